@@ -1,0 +1,688 @@
+#!/usr/bin/env python3
+"""Export PyTorch models as memsched seed-format graphs (ALLOC / op / FREE DAGs).
+
+Traces a model (inference, or forward + backward for training) with
+torch.fx.experimental.proxy_tensor.make_fx in fake-tensor mode (no real
+compute, no weights downloaded), then turns the aten-level fx graph into the
+seed JSON format read by memsched:
+
+  {"Nodes": [{"Id": 0, "Op": "ALLOC", "Size": 1024, "BufId": 0},
+             {"Id": 1, "Op": "aten.mm", "Name": "mm", "Target": "aten.mm.default", "Inputs": []},
+             {"Id": 2, "Op": "FREE", "BufId": 0}],
+   "Edges": [[0, 1], [1, 2]]}
+
+Memory model of the export (see scripts/README-export.md for the full list):
+- one buffer per tensor an op produces (Size = numel * element size); views,
+  aliases and in-place results share the buffer of their source;
+- ALLOC right before its op, FREE right after the last op that reads the
+  buffer (through any alias) -- that is the program order written to the file;
+- graph outputs are never freed; graph inputs, parameters and buffers are not
+  counted unless --include-params.
+
+Run `python scripts/export_torch.py --help`, or `--all` to regenerate every
+committed file in datasets/models/ (and datasets/models/manifest.csv).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import operator
+import os
+import shlex
+import sys
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from pathlib import Path
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+import torch  # noqa: E402
+from torch.fx.experimental.proxy_tensor import make_fx  # noqa: E402
+from torch.func import functional_call  # noqa: E402
+from torch.utils import _pytree as pytree  # noqa: E402
+
+REPO = Path(__file__).resolve().parent.parent
+MODELS_DIR = REPO / "datasets" / "models"
+MANIFEST = MODELS_DIR / "manifest.csv"
+MANIFEST_COLUMNS = ["file", "model", "mode", "batch", "input_shape", "dtype",
+                    "torch_version", "allocs", "command"]
+
+MODELS = ["resnet50", "mobilenet_v2", "efficientnet_b0", "bert_base"]
+MODES = ["inference", "training"]
+BERT_SEQ_LEN = 128
+
+# Ops whose result is a view of (shares storage with) their first tensor
+# argument. Most are also recognised from the schema's alias annotation; the
+# list is a fallback and covers _unsafe_view, whose schema has no annotation
+# but which returns a view of its input.
+VIEW_OPS = {
+    "view", "reshape", "expand", "expand_as", "t", "transpose", "permute",
+    "unsqueeze", "squeeze", "slice", "select", "alias", "_unsafe_view",
+    "detach", "as_strided", "narrow", "diagonal", "unfold", "view_as",
+    "_reshape_alias", "unbind", "split", "split_with_sizes", "chunk",
+    "numpy_T", "mT", "movedim", "lift_fresh",
+}
+
+
+# ---------------------------------------------------------------- models ---
+
+def build_model(name: str) -> torch.nn.Module:
+    """Build a model with random initialisation (nothing is downloaded)."""
+    torch.manual_seed(0)
+    if name in ("resnet50", "mobilenet_v2", "efficientnet_b0"):
+        import torchvision
+        return getattr(torchvision.models, name)(weights=None)
+    if name == "bert_base":
+        from transformers import BertConfig, BertModel
+        # eager attention: the math is written out in aten ops (bmm, softmax,
+        # dropout); sdpa would give a backend-specific fused kernel instead.
+        return BertModel(BertConfig(attn_implementation="eager"))
+    raise SystemExit(f"unknown model {name!r}; choose from {', '.join(MODELS)}")
+
+
+def example_input(name: str, batch: int) -> torch.Tensor:
+    if name == "bert_base":
+        return torch.randint(0, 30522, (batch, BERT_SEQ_LEN), dtype=torch.int64)
+    return torch.randn(batch, 3, 224, 224)
+
+
+def input_shape_str(name: str, batch: int) -> str:
+    if name == "bert_base":
+        return f"{batch}x{BERT_SEQ_LEN} int64"
+    return f"{batch}x3x224x224 float32"
+
+
+@dataclass
+class Trace:
+    gm: torch.fx.GraphModule
+    n_params: int  # the first n_params placeholders are parameters and buffers
+    seconds: float
+
+
+def trace(model_name: str, mode: str, batch: int, model: torch.nn.Module | None = None) -> Trace:
+    """Trace model_name with make_fx in fake mode; every tensor is a graph input."""
+    model = model if model is not None else build_model(model_name)
+    params = dict(model.named_parameters())
+    pb = dict(params)
+    pb.update(dict(model.named_buffers()))
+    names = list(pb)
+    pnames = list(params)
+    x = example_input(model_name, batch)
+    n = len(names)
+
+    if mode == "inference":
+        model.eval()
+
+        def fn(*args):
+            d = dict(zip(names, args[:n]))
+            with torch.no_grad():
+                out = functional_call(model, d, (args[n],))
+            if model_name == "bert_base":
+                return (out.last_hidden_state, out.pooler_output)
+            return (out,)
+
+        args = [pb[k] for k in names] + [x]
+    elif mode == "training":
+        model.train()
+
+        def fn(*args):
+            d = dict(zip(names, args[:n]))
+            out = functional_call(model, d, (args[n],))
+            if model_name == "bert_base":
+                # pooler_output depends on every parameter, so all get a gradient
+                loss = out.pooler_output.sum()
+            else:
+                loss = torch.nn.functional.cross_entropy(out, args[n + 1])
+            grads = torch.autograd.grad(loss, [d[k] for k in pnames])
+            return (loss, *grads)
+
+        args = [pb[k] for k in names] + [x]
+        if model_name != "bert_base":
+            args.append(torch.zeros(batch, dtype=torch.int64))  # fixed label 0
+    else:
+        raise SystemExit(f"unknown mode {mode!r}")
+
+    t0 = time.time()
+    gm = make_fx(fn, tracing_mode="fake")(*args)
+    return Trace(gm, n, time.time() - t0)
+
+
+# ------------------------------------------------------- fx -> seed graph ---
+
+@dataclass(eq=False)
+class Buf:
+    """One storage: the output of an op, or a graph input / parameter."""
+    size: int
+    kind: str  # "act" (op output), "param" (parameter/buffer), "input"
+    producer: int | None = None  # index of the producing op record (act)
+    readers: list = field(default_factory=list)  # op record indices, in order
+    is_output: bool = False
+    alloc_id: int | None = None  # seed node id of its ALLOC, once emitted
+    bid: int | None = None
+    last_write: int | None = None  # hazard tracking (in-place writes)
+    readers_since_write: list = field(default_factory=list)
+
+
+@dataclass
+class Val:
+    """A tensor value seen by the fx graph: which storage, which op made it."""
+    buf: Buf
+    producer: int | None  # op record index (None for placeholders)
+
+
+@dataclass
+class OpRec:
+    name: str
+    target: str
+    op: str
+    inputs: list  # Val, one per tensor argument (in argument order)
+    fresh: list  # Buf, new storages produced by this op
+    writes: list  # Buf, storages mutated in place
+    node_id: int | None = None
+
+
+def tensor_nbytes(t) -> int:
+    return int(t.numel()) * int(t.element_size())
+
+
+def op_names(target) -> tuple[str, str]:
+    """(Op, Target) strings, e.g. ("aten.mm", "aten.mm.default")."""
+    if isinstance(target, torch._ops.OpOverload):
+        return str(target.overloadpacket), str(target)
+    name = getattr(target, "__name__", str(target))
+    mod = getattr(target, "__module__", None) or ""
+    full = f"{mod}.{name}" if mod else name
+    return full, full
+
+
+def base_name(target) -> str:
+    if isinstance(target, torch._ops.OpOverload):
+        return target._schema.name.split("::")[-1]
+    return getattr(target, "__name__", str(target))
+
+
+def arg_by_schema(node: torch.fx.Node, schema) -> list:
+    """The fx-level value passed for each schema argument (None if absent)."""
+    out = []
+    pos = 0
+    for a in schema.arguments:
+        if not a.kwarg_only and pos < len(node.args):
+            out.append(node.args[pos])
+            pos += 1
+        else:
+            out.append(node.kwargs.get(a.name))
+    return out
+
+
+def fx_nodes_in(x) -> list:
+    return [v for v in pytree.tree_leaves(x) if isinstance(v, torch.fx.Node)]
+
+
+class Converter:
+    def __init__(self, gm: torch.fx.GraphModule, n_params: int, include_params: bool):
+        self.gm = gm
+        self.n_params = n_params
+        self.include_params = include_params
+        self.vals: dict = {}  # fx node -> Val | list[Val | None] | None
+        self.ops: list[OpRec] = []
+        self.placeholder_bufs: list[Buf] = []
+        self.fx_nodes = len(gm.graph.nodes)
+        self.view_targets: set = set()
+        self.inplace_targets: set = set()
+        self._storage_buf: dict = {}  # fake storage id -> Buf (cross-check)
+        self._buf_storage: dict = {}  # id(Buf) -> fake storage id
+
+    # -- value resolution
+    def resolve(self, x) -> list:
+        res = []
+        for n in fx_nodes_in(x):
+            v = self.vals.get(n)
+            if isinstance(v, Val):
+                res.append(v)
+            elif isinstance(v, list):
+                res.extend(e for e in v if isinstance(e, Val))
+        return res
+
+    def run(self):
+        for node in self.gm.graph.nodes:
+            if node.op == "placeholder":
+                self.placeholder(node)
+            elif node.op == "call_function" and node.target is operator.getitem:
+                src, idx = node.args
+                v = self.vals.get(src)
+                self.vals[node] = v[idx] if isinstance(v, list) else None
+            elif node.op == "call_function":
+                self.call(node)
+            elif node.op == "output":
+                for v in self.resolve(node.args):
+                    v.buf.is_output = True
+            elif node.op == "get_attr":
+                raise SystemExit(f"unexpected get_attr {node.name}: all tensors should be inputs")
+            else:
+                raise SystemExit(f"unsupported fx node {node.op} {node.name}")
+            self.verify_aliasing(node)
+        return self
+
+    def verify_aliasing(self, node):
+        """Cross-check the schema/name-based aliasing against the fake tensors'
+        own storages: two values share a storage iff they share a buffer here."""
+        val = node.meta.get("val")
+        v = self.vals.get(node)
+        outs = list(val) if isinstance(val, (tuple, list)) else [val]
+        ours = v if isinstance(v, list) else [v]
+        for o, mine in zip(outs, ours):
+            if not isinstance(o, torch.Tensor) or not isinstance(mine, Val):
+                continue
+            try:
+                key = o.untyped_storage()._cdata
+            except Exception:  # noqa: BLE001 - no storage to compare with
+                continue
+            known = self._storage_buf.setdefault(key, mine.buf)
+            if known is not mine.buf or self._buf_storage.setdefault(id(mine.buf), key) != key:
+                raise SystemExit(f"aliasing mismatch at fx node {node.name} ({node.target}): "
+                                 "the export's view/in-place rules disagree with tensor storage")
+
+    def placeholder(self, node):
+        idx = len(self.placeholder_bufs)
+        val = node.meta.get("val")
+        kind = "param" if idx < self.n_params else "input"
+        size = tensor_nbytes(val) if isinstance(val, torch.Tensor) else 0
+        b = Buf(size=size, kind=kind)
+        self.placeholder_bufs.append(b)
+        self.vals[node] = Val(b, None) if isinstance(val, torch.Tensor) else None
+
+    def call(self, node):
+        target = node.target
+        op, tgt = op_names(target)
+        base = base_name(target)
+        schema = target._schema if isinstance(target, torch._ops.OpOverload) else None
+        inputs = self.resolve((node.args, node.kwargs))
+        rec_idx = len(self.ops)
+
+        # Which argument does each output alias, and which arguments are written?
+        alias_src: dict = {}  # alias set name -> list[Val]
+        writes: list[Buf] = []
+        list_alias: list | None = None
+        if schema is not None:
+            for a, x in zip(schema.arguments, arg_by_schema(node, schema)):
+                ai = a.alias_info
+                if ai is None:
+                    continue
+                vs = self.resolve(x)
+                for s in ai.before_set:
+                    alias_src.setdefault(s, vs)
+                if "*" in ai.after_set and list_alias is None:
+                    list_alias = vs
+                if ai.is_write:
+                    writes.extend(v.buf for v in vs)
+        first_tensor = inputs[:1]
+        if base.endswith("_") and not base.endswith("__") and not writes and first_tensor:
+            writes.append(first_tensor[0].buf)  # in-place by naming convention
+
+        val = node.meta.get("val")
+        multi = isinstance(val, (tuple, list))
+        outs = list(val) if multi else [val]
+        returns = list(schema.returns) if schema is not None else []
+        fresh: list[Buf] = []
+        out_vals: list = []
+        for j, o in enumerate(outs):
+            if not isinstance(o, torch.Tensor):
+                out_vals.append(None)
+                continue
+            src = None
+            r = returns[j] if j < len(returns) else (returns[0] if len(returns) == 1 else None)
+            if r is not None and r.alias_info is not None:
+                for s in r.alias_info.before_set:
+                    if alias_src.get(s):
+                        src = alias_src[s][0]
+                        break
+            if src is None and r is not None and "List" in str(r.type) and list_alias:
+                src = list_alias[0]
+            if src is None and (base in VIEW_OPS or (base.endswith("_") and not base.endswith("__"))) and first_tensor:
+                src = first_tensor[0]
+            if src is not None:
+                (self.inplace_targets if writes else self.view_targets).add(tgt)
+                out_vals.append(Val(src.buf, rec_idx))
+            else:
+                b = Buf(size=tensor_nbytes(o), kind="act", producer=rec_idx)
+                fresh.append(b)
+                out_vals.append(Val(b, rec_idx))
+
+        rec = OpRec(name=node.name, target=tgt, op=op, inputs=inputs, fresh=fresh, writes=writes)
+        self.ops.append(rec)
+        for v in inputs:
+            if rec_idx not in v.buf.readers[-1:]:
+                v.buf.readers.append(rec_idx)
+        self.vals[node] = out_vals if multi else out_vals[0]
+
+    # -- emission
+    def emit(self, allocs: str) -> dict:
+        nodes: list[dict] = []
+        edges: set = set()
+        next_bid = [0]
+
+        def has_buffer(b: Buf) -> bool:
+            if b.size <= 0:
+                return False  # zero-byte tensors (e.g. empty([0])) carry no memory
+            return b.kind == "act" or self.include_params
+
+        def new_node(d: dict) -> int:
+            d = {"Id": len(nodes), **d}
+            nodes.append(d)
+            return d["Id"]
+
+        def alloc(b: Buf):
+            b.bid = next_bid[0]
+            next_bid[0] += 1
+            b.alloc_id = new_node({"Op": "ALLOC", "Size": b.size, "BufId": b.bid})
+
+        def freed(b: Buf) -> bool:
+            if not has_buffer(b) or b.is_output:
+                return False
+            return b.kind != "param"  # parameters/buffers persist: never freed
+
+        # last op record that touches each buffer (readers include writers and
+        # view ops, since those take the buffer as an argument)
+        frees_after: dict[int, list[Buf]] = {}
+        frees_at_start: list[Buf] = []
+        for b in self._all_bufs():
+            if not freed(b):
+                continue
+            last = b.readers[-1] if b.readers else b.producer
+            if last is None:
+                frees_at_start.append(b)
+            else:
+                frees_after.setdefault(last, []).append(b)
+
+        def free(b: Buf):
+            fid = new_node({"Op": "FREE", "BufId": b.bid})
+            preds = [self.ops[r].node_id for r in b.readers]
+            if not preds:
+                preds = [self.ops[b.producer].node_id] if b.producer is not None else [b.alloc_id]
+            for p in preds:
+                edges.add((p, fid))
+
+        if self.include_params:
+            for b in self.placeholder_bufs:
+                if has_buffer(b):
+                    alloc(b)
+            for b in frees_at_start:
+                free(b)
+
+        def producer_id(v: Val) -> int | None:
+            if v.producer is not None:
+                return self.ops[v.producer].node_id
+            return v.buf.alloc_id  # placeholder: its ALLOC if included, else None
+
+        for i, rec in enumerate(self.ops):
+            preds = []
+            for v in rec.inputs:
+                p = producer_id(v)
+                if p is not None and p not in preds:
+                    preds.append(p)
+            alloc_ids = []
+            for b in rec.fresh:
+                if has_buffer(b):
+                    alloc(b)
+                    alloc_ids.append(b.alloc_id)
+            rec.node_id = new_node({"Op": rec.op, "Name": rec.name, "Target": rec.target,
+                                    "Inputs": [p for p in preds if nodes[p]["Op"] != "ALLOC"]})
+            for p in preds:
+                edges.add((p, rec.node_id))
+            for a in alloc_ids:
+                edges.add((a, rec.node_id))
+                if allocs == "anchored":
+                    for p in preds:
+                        edges.add((p, a))
+            # ordering hazards of in-place writes (read-after-write,
+            # write-after-read, write-after-write) on the same storage
+            seen = set()
+            for v in rec.inputs:
+                b = v.buf
+                if id(b) in seen:
+                    continue
+                seen.add(id(b))
+                if b.last_write is not None and b.last_write != i:
+                    edges.add((self.ops[b.last_write].node_id, rec.node_id))
+                b.readers_since_write.append(i)
+            for b in rec.writes:
+                if b.last_write is not None and b.last_write != i:
+                    edges.add((self.ops[b.last_write].node_id, rec.node_id))
+                for r in b.readers_since_write:
+                    if r != i:
+                        edges.add((self.ops[r].node_id, rec.node_id))
+                b.last_write = i
+                b.readers_since_write = []
+            for b in sorted(frees_after.get(i, []), key=lambda b: b.bid):
+                free(b)
+
+        return {"Nodes": nodes, "Edges": sorted(edges)}
+
+    def _all_bufs(self):
+        seen = set()
+        for b in self.placeholder_bufs:
+            if id(b) not in seen:
+                seen.add(id(b))
+                yield b
+        for rec in self.ops:
+            for b in rec.fresh:
+                if id(b) not in seen:
+                    seen.add(id(b))
+                    yield b
+
+
+def convert(tr: Trace, allocs: str, include_params: bool) -> tuple[dict, Converter]:
+    conv = Converter(tr.gm, tr.n_params, include_params).run()
+    return conv.emit(allocs), conv
+
+
+# ----------------------------------------------------------- checks, io ---
+
+def check_graph(g: dict) -> dict:
+    """Validate the seed graph; return counts and the program-order peak."""
+    nodes, edges = g["Nodes"], g["Edges"]
+    n = len(nodes)
+    for i, nd in enumerate(nodes):
+        assert nd["Id"] == i, f"node at index {i} has Id {nd['Id']}"
+    succ = [[] for _ in range(n)]
+    for u, v in edges:
+        assert 0 <= u < n and 0 <= v < n, f"edge [{u}, {v}] has a missing endpoint"
+        assert u < v, f"edge [{u}, {v}] goes against program order"
+        succ[u].append(v)
+    alloc_of: dict = {}
+    size_of: dict = {}
+    freed: set = set()
+    for nd in nodes:
+        if nd["Op"] == "ALLOC":
+            assert nd["BufId"] not in alloc_of, f"buffer {nd['BufId']} has two ALLOCs"
+            assert isinstance(nd["Size"], int) and nd["Size"] >= 0
+            alloc_of[nd["BufId"]] = nd["Id"]
+            size_of[nd["BufId"]] = nd["Size"]
+    for nd in nodes:
+        if nd["Op"] == "FREE":
+            b = nd["BufId"]
+            assert b in alloc_of, f"FREE {nd['Id']} of buffer {b} without ALLOC"
+            assert b not in freed, f"buffer {b} freed twice"
+            freed.add(b)
+            # reachable from the ALLOC? (edges go forward, so search is bounded)
+            start, goal = alloc_of[b], nd["Id"]
+            seen = {start}
+            dq = deque([start])
+            found = False
+            while dq and not found:
+                u = dq.popleft()
+                for w in succ[u]:
+                    if w == goal:
+                        found = True
+                        break
+                    if w < goal and w not in seen:
+                        seen.add(w)
+                        dq.append(w)
+            assert found, f"FREE {goal} not reachable from ALLOC {start} (buffer {b})"
+    mem = peak = 0
+    for nd in nodes:
+        if nd["Op"] == "ALLOC":
+            mem += nd["Size"]
+        elif nd["Op"] == "FREE":
+            mem -= size_of[nd["BufId"]]
+        peak = max(peak, mem)
+    return {"nodes": n, "edges": len(edges), "allocs": len(alloc_of), "frees": len(freed),
+            "peak": peak, "final": mem,
+            "compute": sum(1 for nd in nodes if nd["Op"] not in ("ALLOC", "FREE"))}
+
+
+def write_json(g: dict, path: Path):
+    """Compact JSON, one node per line, edges grouped one line per source node."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    dump = lambda x: json.dumps(x, separators=(",", ":"))  # noqa: E731
+    lines = ['{"Nodes": [']
+    lines.append(",\n".join(dump(nd) for nd in g["Nodes"]))
+    lines.append('], "Edges": [')
+    groups: list = []
+    cur: list = []
+    for e in g["Edges"]:
+        if cur and cur[0][0] != e[0]:
+            groups.append(cur)
+            cur = []
+        cur.append(list(e))
+    if cur:
+        groups.append(cur)
+    lines.append(",\n".join(",".join(dump(e) for e in grp) for grp in groups))
+    lines.append("]}")
+    path.write_text("\n".join(lines) + "\n")
+
+
+def file_name(model: str, mode: str, batch: int, allocs: str, include_params: bool) -> str:
+    s = f"{model}_{mode}_b{batch}"
+    if allocs == "floating":
+        s += "_floating"
+    if include_params:
+        s += "_params"
+    return s + ".json"
+
+
+def rel(p: Path) -> str:
+    try:
+        return str(p.resolve().relative_to(REPO))
+    except ValueError:
+        return str(p)
+
+
+def command_for(model, mode, batch, allocs, include_params, out: Path) -> str:
+    parts = ["python", "scripts/export_torch.py", "--model", model, "--mode", mode,
+             "--batch", str(batch)]
+    if allocs != "anchored":
+        parts += ["--allocs", allocs]
+    if include_params:
+        parts.append("--include-params")
+    parts += ["-o", rel(out)]
+    return " ".join(shlex.quote(p) for p in parts)
+
+
+def update_manifest(rows: list[dict]):
+    """Add or replace rows (keyed by file) in datasets/models/manifest.csv."""
+    existing: dict = {}
+    if MANIFEST.exists():
+        with MANIFEST.open(newline="") as f:
+            for r in csv.DictReader(f):
+                existing[r["file"]] = r
+    for r in rows:
+        existing[r["file"]] = r
+    MANIFEST.parent.mkdir(parents=True, exist_ok=True)
+    with MANIFEST.open("w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=MANIFEST_COLUMNS, lineterminator="\n")
+        w.writeheader()
+        for k in sorted(existing):
+            w.writerow({c: existing[k].get(c, "") for c in MANIFEST_COLUMNS})
+
+
+def export_one(tr: Trace, model, mode, batch, allocs, include_params, out: Path) -> dict:
+    g, conv = convert(tr, allocs, include_params)
+    stats = check_graph(g)
+    write_json(g, out)
+    mb = out.stat().st_size / 1e6
+    print(f"{rel(out)}: fx_nodes={conv.fx_nodes} nodes={stats['nodes']} edges={stats['edges']} "
+          f"buffers={stats['allocs']} peak={stats['peak']} B ({stats['peak'] / 2**20:.2f} MiB) "
+          f"final={stats['final']} B size={mb:.2f} MB trace={tr.seconds:.1f}s", flush=True)
+    if mb > 15:
+        print(f"WARNING: {rel(out)} is {mb:.1f} MB (> 15 MB)", file=sys.stderr)
+    return {
+        "file": out.name if out.parent.resolve() == MODELS_DIR.resolve() else rel(out),
+        "model": model, "mode": mode, "batch": str(batch),
+        "input_shape": input_shape_str(model, batch), "dtype": "float32",
+        "torch_version": torch.__version__, "allocs": allocs,
+        "command": command_for(model, mode, batch, allocs, include_params, out),
+    }
+
+
+# The committed set: every model x mode x batch in the anchored encoding,
+# plus the floating encoding for batch 1.
+ALL_BATCHES = [1, 32]
+FLOATING_BATCHES = [1]
+
+
+def export_all(check_only: bool = False):
+    t0 = time.time()
+    rows = []
+    for model_name in MODELS:
+        model = build_model(model_name)
+        for mode in MODES:
+            for batch in ALL_BATCHES:
+                tr = trace(model_name, mode, batch, model)
+                variants = ["anchored"] + (["floating"] if batch in FLOATING_BATCHES else [])
+                for allocs in variants:
+                    out = MODELS_DIR / file_name(model_name, mode, batch, allocs, False)
+                    rows.append(export_one(tr, model_name, mode, batch, allocs, False, out))
+    update_manifest(rows)
+    print(f"wrote {len(rows)} files and {rel(MANIFEST)} in {time.time() - t0:.1f}s")
+
+
+def check_files(paths: list[str]):
+    for p in paths:
+        g = json.loads(Path(p).read_text())
+        s = check_graph(g)
+        print(f"{p}: OK nodes={s['nodes']} edges={s['edges']} buffers={s['allocs']} "
+              f"compute={s['compute']} peak={s['peak']} final={s['final']}")
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--model", choices=MODELS)
+    ap.add_argument("--mode", choices=MODES, default="inference")
+    ap.add_argument("--batch", type=int, default=1)
+    ap.add_argument("--allocs", choices=["anchored", "floating"], default="anchored",
+                    help="anchored (default): edges from the producers of an op's inputs to "
+                         "the op's ALLOCs; floating: ALLOCs have no predecessors (the article's encoding)")
+    ap.add_argument("--include-params", action="store_true",
+                    help="count parameters/buffers (ALLOC at the start, never freed) and graph "
+                         "inputs (ALLOC at the start, FREE after their last reader)")
+    ap.add_argument("-o", "--output", type=Path, help="output JSON file")
+    ap.add_argument("--all", action="store_true",
+                    help="write the whole committed set into datasets/models/ and its manifest")
+    ap.add_argument("--check", nargs="+", metavar="FILE",
+                    help="only validate existing seed JSON files and print their peaks")
+    ap.add_argument("--no-manifest", action="store_true", help="do not touch manifest.csv")
+    a = ap.parse_args(argv)
+
+    if a.check:
+        return check_files(a.check)
+    if a.all:
+        return export_all()
+    if not a.model:
+        ap.error("--model is required (or --all / --check)")
+    if a.batch < 1:
+        ap.error("--batch must be >= 1")
+    out = a.output or MODELS_DIR / file_name(a.model, a.mode, a.batch, a.allocs, a.include_params)
+    tr = trace(a.model, a.mode, a.batch)
+    row = export_one(tr, a.model, a.mode, a.batch, a.allocs, a.include_params, out)
+    in_models_dir = out.resolve().parent == MODELS_DIR.resolve()
+    if in_models_dir and not a.no_manifest:
+        update_manifest([row])
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs what building memsched needs beyond cargo, when it is missing:
+# cmake, libclang-dev and g++ for HiGHS (the ILP backend, built from source by
+# highs-sys). Safe to run repeatedly; does nothing when all are present.
+set -euo pipefail
+
+need=()
+command -v cmake >/dev/null 2>&1 || need+=(cmake)
+command -v g++ >/dev/null 2>&1 || need+=(g++)
+if ! ls /usr/lib/llvm-*/lib/libclang*.so* >/dev/null 2>&1 && ! ls /usr/lib/x86_64-linux-gnu/libclang*.so* >/dev/null 2>&1; then
+  need+=(libclang-dev)
+fi
+
+if [ ${#need[@]} -gt 0 ]; then
+  echo "setup: installing ${need[*]} (needed to build HiGHS for the ilp solver)" >&2
+  SUDO=""
+  if [ "$(id -u)" -ne 0 ]; then
+    if command -v sudo >/dev/null 2>&1; then SUDO="sudo"; else
+      echo "setup: not root and no sudo: install ${need[*]} yourself, or build without the ILP: cargo build --no-default-features" >&2
+      exit 1
+    fi
+  fi
+  if command -v apt-get >/dev/null 2>&1; then
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}"
+  else
+    echo "setup: no apt-get: install ${need[*]} with your package manager, or build with --no-default-features" >&2
+    exit 1
+  fi
+fi
+
+command -v cargo >/dev/null 2>&1 || { echo "setup: cargo not found: install Rust from rustup.rs" >&2; exit 1; }

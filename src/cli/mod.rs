@@ -1,0 +1,91 @@
+//! Command-line arguments (one clap struct per subcommand) and dispatch.
+
+mod schedule;
+mod solvers;
+mod validate;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+use memsched::graph::GraphError;
+use memsched::solvers::SolverError;
+
+/// memsched: find execution orders of computation graphs with the lowest peak memory.
+///
+/// Graphs are JSON files in the article's format: {"Nodes": [{"Id", "Op",
+/// "Size"?, "BufId"?}], "Edges": [[u, v], ...]}. ALLOC adds Size bytes, FREE
+/// releases its buffer, any other Op is compute. Edges are the only ordering
+/// constraints. Exit codes: 0 success, 2 invalid input, 1 anything else.
+#[derive(Debug, Parser)]
+#[command(name = "memsched", version, about, long_about, max_term_width = 100)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Check that a graph file is well formed and print its size and program-order peak.
+    Validate(validate::Args),
+    /// Schedule one graph with one solver and report the checked peak.
+    Schedule(schedule::Args),
+    /// List every solver with a one-line description.
+    Solvers(solvers::Args),
+}
+
+/// Runs a parsed command line.
+pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    match cli.command {
+        Command::Validate(a) => validate::run(a),
+        Command::Schedule(a) => schedule::run(a),
+        Command::Solvers(a) => solvers::run(a),
+    }
+}
+
+/// A user error that is not about a graph (a bad flag value, a bad config).
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct InvalidInput(pub String);
+
+/// Exit code for an error: 2 for invalid input, 1 otherwise.
+pub fn exit_code(err: &anyhow::Error) -> u8 {
+    let invalid = err
+        .chain()
+        .any(|e| e.is::<GraphError>() || e.is::<SolverError>() || e.is::<InvalidInput>());
+    if invalid {
+        2
+    } else {
+        1
+    }
+}
+
+/// Writes `text` to `path`, or standard output when `path` is `None` or `-`.
+pub fn emit(path: Option<&str>, text: &str) -> anyhow::Result<()> {
+    use anyhow::Context;
+    match path {
+        None | Some("-") => {
+            print!("{text}");
+            Ok(())
+        }
+        Some(p) => std::fs::write(p, text).with_context(|| format!("cannot write {p}")),
+    }
+}
+
+/// Formats a byte count as `123456 B (120.6 KiB)`.
+pub fn human_bytes(b: u64) -> String {
+    const UNITS: [&str; 5] = ["KiB", "MiB", "GiB", "TiB", "PiB"];
+    if b < 1024 {
+        return format!("{b} B");
+    }
+    let mut x = b as f64;
+    let mut unit = "B";
+    for u in UNITS {
+        if x < 1024.0 {
+            break;
+        }
+        x /= 1024.0;
+        unit = u;
+    }
+    format!("{b} B ({x:.1} {unit})")
+}

@@ -1,0 +1,15 @@
+//! `memsched solvers`: the registry, one line each.
+
+use std::process::ExitCode;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {}
+
+pub fn run(_: Args) -> anyhow::Result<ExitCode> {
+    let infos = memsched::solvers::list();
+    let width = infos.iter().map(|i| i.name.len()).max().unwrap_or(0);
+    for info in infos {
+        println!("{:width$}  {}", info.name, info.summary);
+    }
+    Ok(ExitCode::SUCCESS)
+}

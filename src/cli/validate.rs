@@ -1,0 +1,49 @@
+//! `memsched validate`: read, validate and summarise graph files.
+
+use std::process::ExitCode;
+
+use memsched::graph::{seed, NodeKind};
+use memsched::solvers::{self, ProgramOrder, SolveContext};
+
+use super::human_bytes;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Graph files in seed JSON format (`-` reads standard input).
+    #[arg(required = true, value_name = "GRAPH")]
+    graphs: Vec<String>,
+}
+
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let mut failed = false;
+    for path in &args.graphs {
+        match seed::read_path(path) {
+            Ok(g) => {
+                let buffers = g.nodes().filter(|&v| g.kind(v) == NodeKind::Alloc).count();
+                let program = solvers::run(&ProgramOrder, &g, &SolveContext::default());
+                let peak = match program.peak {
+                    Some(p) => human_bytes(p),
+                    None => format!("n/a ({})", program.status),
+                };
+                println!(
+                    "{path}: ok: {} nodes, {} edges, {buffers} buffers, {} allocated in all, program-order peak {peak}",
+                    g.node_count(),
+                    g.edge_count(),
+                    human_bytes(g.total_allocated() as u64),
+                );
+            }
+            Err(e) if args.graphs.len() == 1 => {
+                return Err(anyhow::Error::new(e).context(format!("{path} is not a valid graph")))
+            }
+            Err(e) => {
+                eprintln!("{path}: invalid: {e}");
+                failed = true;
+            }
+        }
+    }
+    Ok(if failed {
+        ExitCode::from(2)
+    } else {
+        ExitCode::SUCCESS
+    })
+}

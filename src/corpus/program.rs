@@ -1,0 +1,174 @@
+//! Tensor programs: ops that read and produce tensors, lowered to the seed
+//! format's ALLOC / op / FREE nodes.
+//!
+//! Lowering, in program order, for each op: one ALLOC per output tensor, the
+//! op itself (edges ALLOC -> op, producer -> op), then a FREE for every tensor
+//! whose last reader this op is (edges reader -> FREE). A tensor nobody reads
+//! is a graph output and is never freed. This is the convention the PyTorch
+//! exporter (`scripts/export_torch.py`) follows too.
+
+use serde_json::json;
+
+use crate::graph::{Graph, GraphBuilder, GraphError};
+
+/// Where an ALLOC sits in the graph.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Default,
+    clap::ValueEnum,
+    serde::Serialize,
+    serde::Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum AllocEncoding {
+    /// Each ALLOC depends on the producers of its op's inputs: it cannot run
+    /// before the op could.
+    #[default]
+    Anchored,
+    /// The article's encoding: an ALLOC has no predecessor at all.
+    Floating,
+}
+
+/// A tensor: output `output` of op `op`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TensorRef {
+    pub op: usize,
+    pub output: usize,
+}
+
+/// One op: its name, the tensors it reads, the byte sizes of its outputs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OpSpec {
+    pub name: String,
+    pub inputs: Vec<TensorRef>,
+    pub outputs: Vec<u64>,
+}
+
+/// A straight-line program of ops; ops may only read earlier ops' outputs.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TensorProgram {
+    pub ops: Vec<OpSpec>,
+}
+
+impl TensorProgram {
+    /// An empty program.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Appends an op; returns its index. Inputs must refer to earlier ops.
+    pub fn push(
+        &mut self,
+        name: impl Into<String>,
+        inputs: Vec<TensorRef>,
+        outputs: Vec<u64>,
+    ) -> usize {
+        let i = self.ops.len();
+        debug_assert!(inputs
+            .iter()
+            .all(|t| t.op < i && t.output < self.ops[t.op].outputs.len()));
+        self.ops.push(OpSpec {
+            name: name.into(),
+            inputs,
+            outputs,
+        });
+        i
+    }
+
+    /// Appends a one-output op; returns a reference to its output.
+    pub fn op1(&mut self, name: impl Into<String>, inputs: &[TensorRef], bytes: u64) -> TensorRef {
+        let op = self.push(name, inputs.to_vec(), vec![bytes]);
+        TensorRef { op, output: 0 }
+    }
+
+    /// Lowers to a graph builder (ids in program order).
+    ///
+    /// # Complexity
+    /// O(total inputs + total outputs).
+    pub fn lower(&self, encoding: AllocEncoding) -> GraphBuilder {
+        // Last reader of each tensor, to place its FREE.
+        let mut last_reader: Vec<Vec<Option<usize>>> = self
+            .ops
+            .iter()
+            .map(|op| vec![None; op.outputs.len()])
+            .collect();
+        for (i, op) in self.ops.iter().enumerate() {
+            for t in &op.inputs {
+                last_reader[t.op][t.output] = Some(i);
+            }
+        }
+        let mut frees_after: Vec<Vec<TensorRef>> = vec![Vec::new(); self.ops.len()];
+        for (p, outs) in last_reader.iter().enumerate() {
+            for (o, r) in outs.iter().enumerate() {
+                if let Some(r) = r {
+                    frees_after[*r].push(TensorRef { op: p, output: o });
+                }
+            }
+        }
+        let buf = |t: TensorRef, base: &[i64]| base[t.op] + t.output as i64;
+        let mut buf_base = Vec::with_capacity(self.ops.len());
+        let mut next_buf = 0i64;
+        for op in &self.ops {
+            buf_base.push(next_buf);
+            next_buf += op.outputs.len() as i64;
+        }
+        let mut b = GraphBuilder::new();
+        let mut op_node = vec![0i64; self.ops.len()];
+        let mut readers: Vec<Vec<Vec<i64>>> = self
+            .ops
+            .iter()
+            .map(|op| vec![Vec::new(); op.outputs.len()])
+            .collect();
+        for (i, op) in self.ops.iter().enumerate() {
+            let mut producers: Vec<i64> = op.inputs.iter().map(|t| op_node[t.op]).collect();
+            producers.sort_unstable();
+            producers.dedup();
+            let allocs: Vec<i64> = op
+                .outputs
+                .iter()
+                .enumerate()
+                .map(|(o, &bytes)| {
+                    let a = b.alloc(bytes, buf(TensorRef { op: i, output: o }, &buf_base));
+                    if encoding == AllocEncoding::Anchored {
+                        for &p in &producers {
+                            b.edge(p, a);
+                        }
+                    }
+                    a
+                })
+                .collect();
+            let v = b.op(&op.name);
+            op_node[i] = v;
+            let input_ids: Vec<i64> = op.inputs.iter().map(|t| op_node[t.op]).collect();
+            b.set_extra(v, "Inputs", json!(input_ids));
+            for &a in &allocs {
+                b.edge(a, v);
+            }
+            for &p in &producers {
+                b.edge(p, v);
+            }
+            for t in &op.inputs {
+                readers[t.op][t.output].push(v);
+            }
+            for &t in &frees_after[i] {
+                let f = b.free(buf(t, &buf_base));
+                let rs = &mut readers[t.op][t.output];
+                rs.sort_unstable();
+                rs.dedup();
+                for &r in rs.iter() {
+                    b.edge(r, f);
+                }
+            }
+        }
+        b
+    }
+
+    /// Lowers and validates.
+    pub fn to_graph(&self, encoding: AllocEncoding) -> Result<Graph, GraphError> {
+        self.lower(encoding).build()
+    }
+}

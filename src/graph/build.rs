@@ -1,0 +1,411 @@
+//! Validation: turns a [`RawGraph`] into a [`Graph`] or a typed error.
+//!
+//! Checks, in this order: node count, duplicate ids, ALLOC/FREE fields,
+//! buffers (one ALLOC, at most one FREE, no FREE without ALLOC), edge
+//! endpoints, cycles, the total size, and that every FREE is reachable from
+//! its ALLOC.
+
+use std::collections::HashMap;
+
+use serde_json::{Map, Value};
+
+use super::seed::{RawGraph, RawNode};
+use super::{Csr, Graph, GraphError, IdIndex, NodeIdx, NodeKind, NONE};
+
+impl Graph {
+    /// Validates a raw graph.
+    ///
+    /// # Complexity
+    /// O((n + m) log n) except the FREE-reachability check, a backward search
+    /// from each FREE pruned by longest-path heights: O(n + m) per buffer in
+    /// the worst case, a few nodes per buffer on real graphs.
+    pub fn from_raw(raw: RawGraph) -> Result<Graph, GraphError> {
+        let RawGraph {
+            nodes,
+            edges,
+            extra: graph_extra,
+        } = raw;
+        let n = nodes.len();
+        if n >= NONE as usize {
+            return Err(GraphError::Capacity {
+                what: format!("{n} nodes"),
+                max: NONE as u64 - 1,
+            });
+        }
+        if edges.len() > u32::MAX as usize {
+            return Err(GraphError::Capacity {
+                what: format!("{} edges", edges.len()),
+                max: u32::MAX as u64,
+            });
+        }
+        let ids: Vec<i64> = nodes.iter().map(|node| node.id).collect();
+        let id_index = index_ids(&ids)?;
+        let lookup = |id: i64| -> Option<NodeIdx> {
+            match &id_index {
+                IdIndex::Dense => (id >= 0 && (id as usize) < n).then_some(id as NodeIdx),
+                IdIndex::Sorted(t) => t
+                    .binary_search_by_key(&id, |&(k, _)| k)
+                    .ok()
+                    .map(|i| t[i].1),
+            }
+        };
+
+        let mut kinds = Vec::with_capacity(n);
+        let mut deltas = vec![0i64; n];
+        let mut buf_ids = vec![0i64; n];
+        let mut op_codes = Vec::with_capacity(n);
+        let mut op_names: Vec<String> = Vec::new();
+        let mut op_table: HashMap<String, u32> = HashMap::new();
+        let mut extras = Vec::with_capacity(n);
+        let mut total: i128 = 0;
+        for (v, node) in nodes.into_iter().enumerate() {
+            let RawNode {
+                id,
+                op,
+                size,
+                buf_id,
+                extra,
+            } = node;
+            let kind = match op.as_str() {
+                "ALLOC" => NodeKind::Alloc,
+                "FREE" => NodeKind::Free,
+                _ => NodeKind::Compute,
+            };
+            let mut extra = extra;
+            match kind {
+                NodeKind::Alloc => {
+                    let size = size.ok_or(GraphError::MissingSize { id })?;
+                    if size < 0 {
+                        return Err(GraphError::NegativeSize { id, size });
+                    }
+                    total += size;
+                    if total > i64::MAX as i128 {
+                        return Err(GraphError::TooLarge { max: i64::MAX });
+                    }
+                    deltas[v] = size as i64;
+                    buf_ids[v] = buf_id.ok_or(GraphError::MissingBufId { id, op: "ALLOC" })?;
+                }
+                NodeKind::Free => {
+                    buf_ids[v] = buf_id.ok_or(GraphError::MissingBufId { id, op: "FREE" })?;
+                    keep_field(&mut extra, "Size", size.map(|s| Value::from(s as i64)));
+                }
+                NodeKind::Compute => {
+                    keep_field(&mut extra, "Size", size.map(|s| Value::from(s as i64)));
+                    keep_field(&mut extra, "BufId", buf_id.map(Value::from));
+                }
+            }
+            let code = *op_table.entry(op).or_insert_with_key(|name| {
+                op_names.push(name.clone());
+                (op_names.len() - 1) as u32
+            });
+            kinds.push(kind);
+            op_codes.push(code);
+            extras.push(extra);
+        }
+
+        let partner = pair_buffers(&ids, &kinds, &buf_ids, &mut deltas)?;
+
+        let mut pairs = Vec::with_capacity(edges.len());
+        for (k, &(from, to)) in edges.iter().enumerate() {
+            let missing = |m| GraphError::EdgeToMissingNode {
+                edge: k,
+                from,
+                to,
+                missing: m,
+            };
+            let u = lookup(from).ok_or_else(|| missing(from))?;
+            let v = lookup(to).ok_or_else(|| missing(to))?;
+            pairs.push((u, v));
+        }
+        let succ = Csr::from_pairs(n, pairs.iter().copied());
+        let pred = Csr::from_pairs(n, pairs.iter().map(|&(u, v)| (v, u)));
+        let program_is_topological = pairs.iter().all(|&(u, v)| u < v);
+        let topo = kahn_topo(&succ, &pred).map_err(|cycle| GraphError::Cycle {
+            cycle: cycle.iter().map(|&v| ids[v as usize]).collect(),
+        })?;
+
+        let graph = Graph {
+            ids,
+            kinds,
+            deltas,
+            buf_ids,
+            partner,
+            op_codes,
+            op_names,
+            extras,
+            graph_extra,
+            succ,
+            pred,
+            topo,
+            program_is_topological,
+            id_index,
+        };
+        check_frees_reachable(&graph)?;
+        Ok(graph)
+    }
+
+    /// The raw form of this graph (for transforms that edit and re-validate).
+    pub fn to_raw(&self) -> RawGraph {
+        let nodes = self
+            .nodes()
+            .map(|v| RawNode {
+                id: self.id(v),
+                op: self.op(v).to_string(),
+                size: (self.kind(v) == NodeKind::Alloc).then(|| self.delta(v) as i128),
+                buf_id: self.buf_id(v),
+                extra: self.extras[v as usize].clone(),
+            })
+            .collect();
+        let edges = self
+            .nodes()
+            .flat_map(|u| self.succs(u).iter().map(move |&v| (self.id(u), self.id(v))))
+            .collect();
+        RawGraph {
+            nodes,
+            edges,
+            extra: self.graph_extra.clone(),
+        }
+    }
+}
+
+/// Keeps a known field that has no meaning for this kind of node as an extra.
+fn keep_field(extra: &mut Option<Box<Map<String, Value>>>, key: &str, value: Option<Value>) {
+    if let Some(value) = value {
+        extra
+            .get_or_insert_with(Default::default)
+            .insert(key.to_string(), value);
+    }
+}
+
+fn index_ids(ids: &[i64]) -> Result<IdIndex, GraphError> {
+    if ids.iter().enumerate().all(|(i, &id)| id == i as i64) {
+        return Ok(IdIndex::Dense);
+    }
+    let mut table: Vec<(i64, NodeIdx)> = ids
+        .iter()
+        .enumerate()
+        .map(|(i, &id)| (id, i as NodeIdx))
+        .collect();
+    table.sort_unstable();
+    if let Some(w) = table.windows(2).find(|w| w[0].0 == w[1].0) {
+        return Err(GraphError::DuplicateId {
+            id: w[0].0,
+            first: w[0].1 as usize,
+            second: w[1].1 as usize,
+        });
+    }
+    Ok(IdIndex::Sorted(table))
+}
+
+/// Links ALLOCs with FREEs and sets each FREE's delta to minus its buffer's size.
+fn pair_buffers(
+    ids: &[i64],
+    kinds: &[NodeKind],
+    buf_ids: &[i64],
+    deltas: &mut [i64],
+) -> Result<Vec<NodeIdx>, GraphError> {
+    let n = ids.len();
+    let mut alloc_of: HashMap<i64, NodeIdx> = HashMap::new();
+    let mut free_of: HashMap<i64, NodeIdx> = HashMap::new();
+    for v in 0..n {
+        let buf = buf_ids[v];
+        let table = match kinds[v] {
+            NodeKind::Alloc => &mut alloc_of,
+            NodeKind::Free => &mut free_of,
+            NodeKind::Compute => continue,
+        };
+        if let Some(&first) = table.get(&buf) {
+            let (first, second) = (ids[first as usize], ids[v]);
+            return Err(if kinds[v] == NodeKind::Alloc {
+                GraphError::DuplicateAlloc { buf, first, second }
+            } else {
+                GraphError::DuplicateFree { buf, first, second }
+            });
+        }
+        table.insert(buf, v as NodeIdx);
+    }
+    let mut partner = vec![NONE; n];
+    for v in 0..n {
+        if kinds[v] != NodeKind::Free {
+            continue;
+        }
+        let buf = buf_ids[v];
+        let a = *alloc_of
+            .get(&buf)
+            .ok_or(GraphError::FreeWithoutAlloc { free: ids[v], buf })?;
+        partner[v] = a;
+        partner[a as usize] = v as NodeIdx;
+        deltas[v] = -deltas[a as usize];
+    }
+    Ok(partner)
+}
+
+/// Kahn's algorithm with a FIFO queue seeded in program order. On a cycle,
+/// returns the nodes of one cycle in edge order.
+///
+/// # Complexity
+/// O(n + m).
+pub(crate) fn kahn_topo(succ: &Csr, pred: &Csr) -> Result<Vec<NodeIdx>, Vec<NodeIdx>> {
+    let n = pred.node_count();
+    let mut indegree: Vec<u32> = (0..n as NodeIdx).map(|v| pred.degree(v) as u32).collect();
+    let mut order: Vec<NodeIdx> = (0..n as NodeIdx)
+        .filter(|&v| indegree[v as usize] == 0)
+        .collect();
+    let mut head = 0;
+    while head < order.len() {
+        let u = order[head];
+        head += 1;
+        for &v in succ.neighbors(u) {
+            indegree[v as usize] -= 1;
+            if indegree[v as usize] == 0 {
+                order.push(v);
+            }
+        }
+    }
+    if order.len() == n {
+        return Ok(order);
+    }
+    // Every unprocessed node has an unprocessed predecessor: walk backwards
+    // until a node repeats, then report that loop forwards.
+    let start = (0..n).find(|&v| indegree[v] > 0).unwrap_or(0) as NodeIdx;
+    let mut seen_at = vec![usize::MAX; n];
+    let mut walk = Vec::new();
+    let mut v = start;
+    loop {
+        if seen_at[v as usize] != usize::MAX {
+            let mut cycle = walk[seen_at[v as usize]..].to_vec();
+            cycle.reverse();
+            return Err(cycle);
+        }
+        seen_at[v as usize] = walk.len();
+        walk.push(v);
+        v = *pred
+            .neighbors(v)
+            .iter()
+            .find(|&&p| indegree[p as usize] > 0)
+            .unwrap_or(&v);
+    }
+}
+
+/// Checks that each FREE has a path from its ALLOC.
+fn check_frees_reachable(g: &Graph) -> Result<(), GraphError> {
+    let height = super::analysis::heights(g);
+    let n = g.node_count();
+    let mut stamp = vec![0u32; n];
+    let mut round = 0u32;
+    let mut stack = Vec::new();
+    for free in g.nodes().filter(|&v| g.kind(v) == NodeKind::Free) {
+        let alloc = g.partner(free).expect("FREE paired by pair_buffers");
+        if g.preds(free).contains(&alloc) {
+            continue;
+        }
+        round += 1;
+        let limit = height[alloc as usize];
+        let mut found = false;
+        stack.clear();
+        stack.push(free);
+        stamp[free as usize] = round;
+        'search: while let Some(x) = stack.pop() {
+            for &p in g.preds(x) {
+                if p == alloc {
+                    found = true;
+                    break 'search;
+                }
+                if stamp[p as usize] != round && height[p as usize] < limit {
+                    stamp[p as usize] = round;
+                    stack.push(p);
+                }
+            }
+        }
+        if !found {
+            return Err(GraphError::FreeNotReachable {
+                buf: g.buf_ids[free as usize],
+                alloc: g.id(alloc),
+                free: g.id(free),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Builds graphs in code: generators, transforms and tests.
+///
+/// Ids are assigned `0, 1, 2, ...` in insertion order, so program order is
+/// insertion order.
+///
+/// ```
+/// use memsched::graph::GraphBuilder;
+/// let mut b = GraphBuilder::new();
+/// let a = b.alloc(1024, 1);
+/// let op = b.op("Matmul");
+/// let f = b.free(1);
+/// b.edge(a, op);
+/// b.edge(op, f);
+/// let g = b.build().unwrap();
+/// assert_eq!(g.node_count(), 3);
+/// ```
+#[derive(Debug, Default, Clone)]
+pub struct GraphBuilder {
+    raw: RawGraph,
+}
+
+impl GraphBuilder {
+    /// An empty builder.
+    pub fn new() -> Self {
+        Self::default()
+    }
+    fn push(&mut self, op: &str, size: Option<i128>, buf_id: Option<i64>) -> i64 {
+        let id = self.raw.nodes.len() as i64;
+        self.raw.nodes.push(RawNode {
+            id,
+            op: op.to_string(),
+            size,
+            buf_id,
+            extra: None,
+        });
+        id
+    }
+    /// Adds `ALLOC size` of buffer `buf`; returns its id.
+    pub fn alloc(&mut self, size: u64, buf: i64) -> i64 {
+        self.push("ALLOC", Some(size as i128), Some(buf))
+    }
+    /// Adds `FREE` of buffer `buf`; returns its id.
+    pub fn free(&mut self, buf: i64) -> i64 {
+        self.push("FREE", None, Some(buf))
+    }
+    /// Adds a compute node; returns its id.
+    pub fn op(&mut self, name: &str) -> i64 {
+        self.push(name, None, None)
+    }
+    /// Adds the edge `u -> v` (u runs before v).
+    pub fn edge(&mut self, u: i64, v: i64) {
+        self.raw.edges.push((u, v));
+    }
+    /// Sets an extra field (`Name`, `Latency`, `Inputs`, ...) on node `id`.
+    pub fn set_extra(&mut self, id: i64, key: &str, value: Value) {
+        let node = &mut self.raw.nodes[id as usize];
+        node.extra
+            .get_or_insert_with(Default::default)
+            .insert(key.to_string(), value);
+    }
+    /// Sets a top-level field (e.g. a generator's parameters).
+    pub fn set_graph_extra(&mut self, key: &str, value: Value) {
+        self.raw.extra.insert(key.to_string(), value);
+    }
+    /// Number of nodes so far.
+    pub fn len(&self) -> usize {
+        self.raw.nodes.len()
+    }
+    /// True before the first node.
+    pub fn is_empty(&self) -> bool {
+        self.raw.nodes.is_empty()
+    }
+    /// The graph so far, unvalidated.
+    pub fn into_raw(self) -> RawGraph {
+        self.raw
+    }
+    /// Validates and builds.
+    pub fn build(self) -> Result<Graph, GraphError> {
+        Graph::from_raw(self.raw)
+    }
+}

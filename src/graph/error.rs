@@ -1,0 +1,92 @@
+//! The one error type for reading and validating graphs.
+
+use thiserror::Error;
+
+/// Why a graph was rejected. Every variant names the original node ids (and
+/// buffer ids) involved, so a user can find the problem in the file.
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum GraphError {
+    /// The text is not valid JSON, or not of the seed format's shape.
+    #[error("malformed graph JSON at line {line}, column {column}: {message}")]
+    Json {
+        line: usize,
+        column: usize,
+        message: String,
+    },
+    /// Reading the file failed.
+    #[error("cannot read {path}: {message}")]
+    Io { path: String, message: String },
+    /// Two nodes share one id.
+    #[error("duplicate node id {id} (nodes #{first} and #{second} of the Nodes array)")]
+    DuplicateId {
+        id: i64,
+        first: usize,
+        second: usize,
+    },
+    /// An edge names a node that does not exist.
+    #[error("edge #{edge} [{from}, {to}] refers to missing node {missing}")]
+    EdgeToMissingNode {
+        edge: usize,
+        from: i64,
+        to: i64,
+        missing: i64,
+    },
+    /// The edges contain a cycle; `cycle` lists its nodes in edge order.
+    #[error("the edges contain a cycle: {}", fmt_cycle(.cycle))]
+    Cycle { cycle: Vec<i64> },
+    /// An ALLOC has no `Size`.
+    #[error("ALLOC node {id} has no Size")]
+    MissingSize { id: i64 },
+    /// An ALLOC has a negative `Size`.
+    #[error("ALLOC node {id} has a negative Size ({size})")]
+    NegativeSize { id: i64, size: i128 },
+    /// An ALLOC or FREE has no `BufId`.
+    #[error("{op} node {id} has no BufId")]
+    MissingBufId { id: i64, op: &'static str },
+    /// A FREE's buffer has no ALLOC.
+    #[error("FREE node {free} releases buffer {buf}, which no ALLOC node allocates")]
+    FreeWithoutAlloc { free: i64, buf: i64 },
+    /// Two ALLOCs of one buffer.
+    #[error("buffer {buf} is allocated twice, by ALLOC nodes {first} and {second}")]
+    DuplicateAlloc { buf: i64, first: i64, second: i64 },
+    /// Two FREEs of one buffer.
+    #[error("buffer {buf} is freed twice, by FREE nodes {first} and {second}")]
+    DuplicateFree { buf: i64, first: i64, second: i64 },
+    /// Some topological order runs the FREE before its ALLOC.
+    #[error(
+        "FREE node {free} of buffer {buf} is not reachable from its ALLOC node {alloc}: \
+         some order would free the buffer before allocating it (add a path of edges from {alloc} to {free})"
+    )]
+    FreeNotReachable { buf: i64, alloc: i64, free: i64 },
+    /// The sizes do not fit the model's integer range.
+    #[error("the ALLOC sizes add up to more than {max} bytes (2^63 - 1); memsched keeps every sum exact in i64")]
+    TooLarge { max: i64 },
+    /// More nodes or edges than the compact storage holds.
+    #[error("graph too large: {what} (at most {max})")]
+    Capacity { what: String, max: u64 },
+}
+
+fn fmt_cycle(cycle: &[i64]) -> String {
+    let mut s: Vec<String> = cycle.iter().map(|id| id.to_string()).collect();
+    if let Some(first) = cycle.first() {
+        s.push(first.to_string());
+    }
+    s.join(" -> ")
+}
+
+impl GraphError {
+    pub(crate) fn from_json(err: &serde_json::Error) -> Self {
+        let message = err.to_string();
+        // serde_json appends " at line L column C"; keep the message clean.
+        let message = match message.rfind(" at line ") {
+            Some(i) => message[..i].to_string(),
+            None => message,
+        };
+        GraphError::Json {
+            line: err.line(),
+            column: err.column(),
+            message,
+        }
+    }
+}

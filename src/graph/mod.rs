@@ -1,0 +1,195 @@
+//! The graph model: nodes with a memory delta, and edges stored compactly.
+//!
+//! [`Graph`] is immutable once built and is the input of every solver. It is
+//! made by validating a [`RawGraph`](seed::RawGraph) ([`Graph::from_raw`]),
+//! which comes from seed JSON ([`seed::parse`]) or from a [`GraphBuilder`]
+//! (generators, transforms, tests). Nodes are indexed `0..n` in program order
+//! (the order of the `Nodes` array); the original ids are kept and are what
+//! every report shows.
+//!
+//! Memory model (normative, see DESIGN.md): ALLOC adds `Size`, FREE subtracts
+//! the size of its buffer's ALLOC, anything else is compute with delta 0.
+//! Edges are the only ordering constraints.
+
+pub mod analysis;
+mod build;
+mod csr;
+mod error;
+pub mod seed;
+
+pub use build::GraphBuilder;
+pub use csr::Csr;
+pub use error::GraphError;
+
+use serde_json::{Map, Value};
+
+/// Index of a node inside a [`Graph`]: its position in the `Nodes` array.
+pub type NodeIdx = u32;
+
+/// Marker for "no node" in compact per-node tables.
+pub(crate) const NONE: NodeIdx = NodeIdx::MAX;
+
+/// The three kinds of node the memory model distinguishes.
+///
+/// The discriminants are the article's priority "type": FREE 0, compute 1,
+/// ALLOC 2.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[repr(u8)]
+pub enum NodeKind {
+    Free = 0,
+    Compute = 1,
+    Alloc = 2,
+}
+
+impl NodeKind {
+    /// The article's priority type: FREE 0, compute 1, ALLOC 2.
+    pub fn type_code(self) -> u8 {
+        self as u8
+    }
+}
+
+/// A validated computation graph.
+///
+/// Invariants (established by [`Graph::from_raw`]):
+/// - the edges form a DAG; `topo` is one topological order;
+/// - every FREE has exactly one ALLOC, reachable from it by edges, and no
+///   buffer has two FREEs; `partner` links each ALLOC with its FREE (if any);
+/// - `delta(v)` is `+Size` for ALLOC, `-Size` for FREE, `0` otherwise, and the
+///   sum of all sizes fits in `i64`, so every prefix sum of deltas does too.
+#[derive(Debug, Clone)]
+pub struct Graph {
+    pub(crate) ids: Vec<i64>,
+    pub(crate) kinds: Vec<NodeKind>,
+    pub(crate) deltas: Vec<i64>,
+    pub(crate) buf_ids: Vec<i64>,
+    pub(crate) partner: Vec<NodeIdx>,
+    pub(crate) op_codes: Vec<u32>,
+    pub(crate) op_names: Vec<String>,
+    pub(crate) extras: Vec<Option<Box<Map<String, Value>>>>,
+    pub(crate) graph_extra: Map<String, Value>,
+    pub(crate) succ: Csr,
+    pub(crate) pred: Csr,
+    pub(crate) topo: Vec<NodeIdx>,
+    pub(crate) program_is_topological: bool,
+    pub(crate) id_index: IdIndex,
+}
+
+/// Id -> index lookup: free when ids are `0..n` in order, a sorted table otherwise.
+#[derive(Debug, Clone)]
+pub(crate) enum IdIndex {
+    Dense,
+    Sorted(Vec<(i64, NodeIdx)>),
+}
+
+impl Graph {
+    /// Number of nodes.
+    pub fn node_count(&self) -> usize {
+        self.ids.len()
+    }
+    /// Number of edges (duplicates counted).
+    pub fn edge_count(&self) -> usize {
+        self.succ.edge_count()
+    }
+    /// The node's original id.
+    pub fn id(&self, v: NodeIdx) -> i64 {
+        self.ids[v as usize]
+    }
+    /// All original ids, in program order.
+    pub fn ids(&self) -> &[i64] {
+        &self.ids
+    }
+    /// The index of the node with original id `id`.
+    pub fn index_of(&self, id: i64) -> Option<NodeIdx> {
+        match &self.id_index {
+            IdIndex::Dense => (id >= 0 && (id as usize) < self.ids.len()).then_some(id as NodeIdx),
+            IdIndex::Sorted(table) => table
+                .binary_search_by_key(&id, |&(k, _)| k)
+                .ok()
+                .map(|i| table[i].1),
+        }
+    }
+    /// Translates an order of indices into original ids.
+    pub fn to_ids(&self, order: &[NodeIdx]) -> Vec<i64> {
+        order.iter().map(|&v| self.id(v)).collect()
+    }
+    /// ALLOC, FREE or compute.
+    pub fn kind(&self, v: NodeIdx) -> NodeKind {
+        self.kinds[v as usize]
+    }
+    /// Memory change when `v` runs: `+Size`, `-Size` or 0.
+    pub fn delta(&self, v: NodeIdx) -> i64 {
+        self.deltas[v as usize]
+    }
+    /// All deltas, indexed by node.
+    pub fn deltas(&self) -> &[i64] {
+        &self.deltas
+    }
+    /// Bytes the node allocates or frees (`|delta|`).
+    pub fn size(&self, v: NodeIdx) -> u64 {
+        self.deltas[v as usize].unsigned_abs()
+    }
+    /// The `Op` string as written (`"ALLOC"`, `"FREE"`, `"Matmul"`, ...).
+    pub fn op(&self, v: NodeIdx) -> &str {
+        &self.op_names[self.op_codes[v as usize] as usize]
+    }
+    /// The buffer id of an ALLOC or FREE.
+    pub fn buf_id(&self, v: NodeIdx) -> Option<i64> {
+        match self.kind(v) {
+            NodeKind::Compute => None,
+            _ => Some(self.buf_ids[v as usize]),
+        }
+    }
+    /// For an ALLOC its FREE (None for a graph output); for a FREE its ALLOC.
+    pub fn partner(&self, v: NodeIdx) -> Option<NodeIdx> {
+        let p = self.partner[v as usize];
+        (p != NONE).then_some(p)
+    }
+    /// Fields other than Id, Op, Size and BufId, as written.
+    pub fn extra(&self, v: NodeIdx) -> Option<&Map<String, Value>> {
+        self.extras[v as usize].as_deref()
+    }
+    /// A numeric extra field (e.g. `Latency`), if present.
+    pub fn extra_f64(&self, v: NodeIdx, key: &str) -> Option<f64> {
+        self.extra(v)?.get(key)?.as_f64()
+    }
+    /// Top-level fields other than Nodes and Edges.
+    pub fn graph_extra(&self) -> &Map<String, Value> {
+        &self.graph_extra
+    }
+    /// Successors of `v`, in the order their edges were written.
+    pub fn succs(&self, v: NodeIdx) -> &[NodeIdx] {
+        self.succ.neighbors(v)
+    }
+    /// Predecessors of `v`.
+    pub fn preds(&self, v: NodeIdx) -> &[NodeIdx] {
+        self.pred.neighbors(v)
+    }
+    /// Successor adjacency.
+    pub fn succ_csr(&self) -> &Csr {
+        &self.succ
+    }
+    /// Predecessor adjacency.
+    pub fn pred_csr(&self) -> &Csr {
+        &self.pred
+    }
+    /// One topological order (Kahn's, FIFO, program order first).
+    pub fn topo_order(&self) -> &[NodeIdx] {
+        &self.topo
+    }
+    /// Whether the `Nodes` array order respects every edge.
+    pub fn program_order_is_topological(&self) -> bool {
+        self.program_is_topological
+    }
+    /// Memory after every node has run (sum of all deltas).
+    pub fn final_memory(&self) -> i64 {
+        self.deltas.iter().sum()
+    }
+    /// Sum of all ALLOC sizes.
+    pub fn total_allocated(&self) -> i64 {
+        self.deltas.iter().filter(|&&d| d > 0).sum()
+    }
+    /// Iterator over all node indices.
+    pub fn nodes(&self) -> std::ops::Range<NodeIdx> {
+        0..self.ids.len() as NodeIdx
+    }
+}

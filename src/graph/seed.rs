@@ -1,0 +1,260 @@
+//! The article's JSON format ("seed format"), read and written.
+//!
+//! `{"Nodes": [{"Id", "Op", "Size"?, "BufId"?, "Inputs"?, ...}], "Edges": [[u, v], ...]}`
+//!
+//! [`parse`] reads text into a [`RawGraph`] (no validation beyond the shape);
+//! [`Graph::from_raw`](super::Graph::from_raw) validates it. Fields other than
+//! `Id`, `Op`, `Size` and `BufId` (`Inputs`, `Name`, `Latency`, ...) are kept
+//! and written back unchanged. [`write`] emits one node per line so that
+//! committed graphs diff well.
+
+use std::fmt;
+use std::io::{self, Write};
+
+use serde::de::{self, Deserializer, MapAccess, Visitor};
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+use super::{Graph, GraphError, NodeKind};
+
+/// One entry of the `Nodes` array, as written.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RawNode {
+    pub id: i64,
+    pub op: String,
+    /// `Size` as written (may be negative: validation rejects that with the id).
+    pub size: Option<i128>,
+    pub buf_id: Option<i64>,
+    /// Every other field, kept verbatim.
+    pub extra: Option<Box<Map<String, Value>>>,
+}
+
+/// A graph as written: nodes in file order, edges as pairs of ids.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RawGraph {
+    pub nodes: Vec<RawNode>,
+    pub edges: Vec<(i64, i64)>,
+    /// Top-level fields other than `Nodes` and `Edges`, kept verbatim.
+    pub extra: Map<String, Value>,
+}
+
+/// Parses seed-format JSON text. Errors carry the line and column.
+///
+/// # Complexity
+/// O(bytes); no intermediate `serde_json::Value` for the known fields.
+pub fn parse(text: &[u8]) -> Result<RawGraph, GraphError> {
+    let mut de = serde_json::Deserializer::from_slice(text);
+    let raw = RawGraph::deserialize(&mut de).map_err(|e| GraphError::from_json(&e))?;
+    de.end().map_err(|e| GraphError::from_json(&e))?;
+    Ok(raw)
+}
+
+/// Reads a seed-format file (`-` is standard input) and validates it.
+pub fn read_path(path: &str) -> Result<Graph, GraphError> {
+    let bytes = read_bytes(path)?;
+    Graph::from_raw(parse(&bytes)?)
+}
+
+/// Reads a file, or standard input for `-`.
+pub fn read_bytes(path: &str) -> Result<Vec<u8>, GraphError> {
+    let io_err = |e: io::Error| GraphError::Io {
+        path: path.to_string(),
+        message: e.to_string(),
+    };
+    if path == "-" {
+        let mut buf = Vec::new();
+        io::Read::read_to_end(&mut io::stdin().lock(), &mut buf).map_err(io_err)?;
+        Ok(buf)
+    } else {
+        std::fs::read(path).map_err(io_err)
+    }
+}
+
+/// Writes `graph` in seed format, one node and one edge per line, nodes in
+/// program order, extra fields preserved.
+pub fn write<W: Write>(graph: &Graph, mut out: W) -> io::Result<()> {
+    out.write_all(b"{\"Nodes\": [\n")?;
+    for v in 0..graph.node_count() as u32 {
+        write!(out, "{{\"Id\": {}, \"Op\": ", graph.id(v))?;
+        serde_json::to_writer(&mut out, graph.op(v))?;
+        match graph.kind(v) {
+            NodeKind::Alloc => write!(
+                out,
+                ", \"Size\": {}, \"BufId\": {}",
+                graph.delta(v),
+                graph.buf_id(v).unwrap_or_default()
+            )?,
+            NodeKind::Free => write!(out, ", \"BufId\": {}", graph.buf_id(v).unwrap_or_default())?,
+            NodeKind::Compute => {}
+        }
+        if let Some(extra) = graph.extra(v) {
+            for (key, value) in extra {
+                out.write_all(b", ")?;
+                serde_json::to_writer(&mut out, key)?;
+                out.write_all(b": ")?;
+                serde_json::to_writer(&mut out, value)?;
+            }
+        }
+        let sep = if (v as usize) + 1 < graph.node_count() {
+            ","
+        } else {
+            ""
+        };
+        writeln!(out, "}}{sep}")?;
+    }
+    out.write_all(b"],\n\"Edges\": [\n")?;
+    let m = graph.edge_count();
+    let mut k = 0;
+    for u in 0..graph.node_count() as u32 {
+        for &v in graph.succs(u) {
+            k += 1;
+            let sep = if k < m { "," } else { "" };
+            writeln!(out, "[{}, {}]{sep}", graph.id(u), graph.id(v))?;
+        }
+    }
+    out.write_all(b"]")?;
+    for (key, value) in graph.graph_extra() {
+        out.write_all(b",\n")?;
+        serde_json::to_writer(&mut out, key)?;
+        out.write_all(b": ")?;
+        serde_json::to_writer(&mut out, value)?;
+    }
+    out.write_all(b"}\n")
+}
+
+/// Writes `graph` to a file, or standard output for `-`.
+pub fn write_path(graph: &Graph, path: &str) -> io::Result<()> {
+    if path == "-" {
+        write(graph, io::BufWriter::new(io::stdout().lock()))
+    } else {
+        let file = std::fs::File::create(path)?;
+        let mut w = io::BufWriter::new(file);
+        write(graph, &mut w)?;
+        w.flush()
+    }
+}
+
+// ---- deserialization -------------------------------------------------------
+
+impl<'de> Deserialize<'de> for RawGraph {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct GraphVisitor;
+        impl<'de> Visitor<'de> for GraphVisitor {
+            type Value = RawGraph;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("an object with \"Nodes\" and \"Edges\"")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawGraph, A::Error> {
+                let mut nodes = None;
+                let mut edges = None;
+                let mut extra = Map::new();
+                while let Some(key) = map.next_key::<String>()? {
+                    match key.as_str() {
+                        "Nodes" => {
+                            if nodes.is_some() {
+                                return Err(de::Error::duplicate_field("Nodes"));
+                            }
+                            nodes = Some(map.next_value::<Vec<RawNode>>()?);
+                        }
+                        "Edges" => {
+                            if edges.is_some() {
+                                return Err(de::Error::duplicate_field("Edges"));
+                            }
+                            let pairs = map.next_value::<Vec<[i64; 2]>>()?;
+                            edges = Some(pairs.into_iter().map(|[u, v]| (u, v)).collect());
+                        }
+                        _ => {
+                            extra.insert(key, map.next_value::<Value>()?);
+                        }
+                    }
+                }
+                Ok(RawGraph {
+                    nodes: nodes.ok_or_else(|| de::Error::missing_field("Nodes"))?,
+                    edges: edges.unwrap_or_default(),
+                    extra,
+                })
+            }
+        }
+        d.deserialize_map(GraphVisitor)
+    }
+}
+
+impl<'de> Deserialize<'de> for RawNode {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct NodeVisitor;
+        impl<'de> Visitor<'de> for NodeVisitor {
+            type Value = RawNode;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a node object with \"Id\" and \"Op\"")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawNode, A::Error> {
+                let mut id = None;
+                let mut op: Option<String> = None;
+                let mut size = None;
+                let mut buf_id = None;
+                let mut extra: Option<Box<Map<String, Value>>> = None;
+                while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+                    match key.as_ref() {
+                        "Id" => id = Some(map.next_value::<Integer>()?.to_i64("Id")?),
+                        "Op" => op = Some(map.next_value::<String>()?),
+                        "Size" => size = Some(map.next_value::<Integer>()?.0),
+                        "BufId" => buf_id = Some(map.next_value::<Integer>()?.to_i64("BufId")?),
+                        _ => {
+                            let value = map.next_value::<Value>()?;
+                            extra
+                                .get_or_insert_with(Default::default)
+                                .insert(key.into_owned(), value);
+                        }
+                    }
+                }
+                Ok(RawNode {
+                    id: id.ok_or_else(|| de::Error::missing_field("Id"))?,
+                    op: op.ok_or_else(|| de::Error::missing_field("Op"))?,
+                    size,
+                    buf_id,
+                    extra,
+                })
+            }
+        }
+        d.deserialize_map(NodeVisitor)
+    }
+}
+
+/// A JSON integer of any sign that fits i128 (floats and strings rejected).
+struct Integer(i128);
+
+impl Integer {
+    fn to_i64<E: de::Error>(&self, field: &str) -> Result<i64, E> {
+        i64::try_from(self.0).map_err(|_| {
+            E::custom(format!(
+                "{field} {} does not fit a 64-bit signed integer",
+                self.0
+            ))
+        })
+    }
+}
+
+impl<'de> Deserialize<'de> for Integer {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct IntVisitor;
+        impl<'de> Visitor<'de> for IntVisitor {
+            type Value = Integer;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("an integer")
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Integer, E> {
+                Ok(Integer(v as i128))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Integer, E> {
+                Ok(Integer(v as i128))
+            }
+            fn visit_i128<E: de::Error>(self, v: i128) -> Result<Integer, E> {
+                Ok(Integer(v))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Integer, E> {
+                Err(E::invalid_type(de::Unexpected::Float(v), &self))
+            }
+        }
+        d.deserialize_any(IntVisitor)
+    }
+}

@@ -1,0 +1,23 @@
+//! memsched: memory-aware scheduling of computation graphs.
+//!
+//! Data flows one way:
+//! corpus -> [`graph::Graph`] -> [`solvers::Scheduler`] -> order checked by
+//! [`schedule::check`] -> result row -> CSV, plots, tables.
+//!
+//! - [`graph`] holds the model (compressed adjacency, per-node memory delta),
+//!   the seed JSON reader and writer, validation, and analyses.
+//! - [`schedule`] is the independent checker: the only code that turns an
+//!   order into a recorded peak.
+//! - [`solvers`] holds every scheduler behind one trait and a registry by name.
+//! - [`rng`] is the project's seeded random generator (stable across versions).
+#![forbid(unsafe_code)]
+
+pub mod corpus;
+pub mod graph;
+pub mod rng;
+pub mod schedule;
+pub mod solvers;
+
+pub use graph::{Graph, GraphError, NodeKind};
+pub use schedule::{check, Evaluation, ScheduleError};
+pub use solvers::{Outcome, Scheduler, SolveContext, Status};

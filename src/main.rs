@@ -1,0 +1,19 @@
+//! The `memsched` command line: parse arguments, hand a plan to the library,
+//! map the result to an exit code (0 success, 2 invalid input, 1 otherwise).
+
+mod cli;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+fn main() -> ExitCode {
+    let args = cli::Cli::parse();
+    match cli::run(args) {
+        Ok(code) => code,
+        Err(err) => {
+            eprintln!("error: {err:#}");
+            ExitCode::from(cli::exit_code(&err))
+        }
+    }
+}

@@ -1,0 +1,100 @@
+//! What a solve may use: seed, deadline and budgets.
+
+use std::time::{Duration, Instant};
+
+use crate::graph::NodeIdx;
+
+/// Limits on a search's work, beside the deadline.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Budget {
+    /// Most states a search may store.
+    pub max_states: u64,
+    /// Most bytes a search's tables may hold (an estimate the search keeps).
+    pub max_memory_bytes: u64,
+}
+
+impl Default for Budget {
+    fn default() -> Self {
+        Budget {
+            max_states: 50_000_000,
+            max_memory_bytes: 4 << 30,
+        }
+    }
+}
+
+/// The inputs of one solve besides the graph.
+#[derive(Debug, Clone, Default)]
+pub struct SolveContext {
+    /// Seed for randomized solvers (ignored by deterministic ones).
+    pub seed: u64,
+    /// Wall-clock limit for the solve; `None` is unlimited.
+    pub time_limit: Option<Duration>,
+    /// Set by [`SolveContext::started`]: when the time limit runs out.
+    pub deadline: Option<Instant>,
+    /// Work limits for searches.
+    pub budget: Budget,
+    /// A known schedule to start from or to bound with (optional ability).
+    pub warm_start: Option<Vec<NodeIdx>>,
+}
+
+impl SolveContext {
+    /// A context with this seed and time limit and default budgets.
+    pub fn new(seed: u64, time_limit: Option<Duration>) -> Self {
+        SolveContext {
+            seed,
+            time_limit,
+            ..Default::default()
+        }
+    }
+
+    /// A copy whose deadline is the time limit from now (kept if already set).
+    pub fn started(&self) -> SolveContext {
+        let mut ctx = self.clone();
+        if ctx.deadline.is_none() {
+            ctx.deadline = ctx.time_limit.map(|t| Instant::now() + t);
+        }
+        ctx
+    }
+
+    /// True once the deadline has passed.
+    pub fn expired(&self) -> bool {
+        self.deadline.is_some_and(|d| Instant::now() >= d)
+    }
+
+    /// Time left before the deadline (`None` if unlimited).
+    pub fn remaining(&self) -> Option<Duration> {
+        self.deadline
+            .map(|d| d.saturating_duration_since(Instant::now()))
+    }
+
+    /// A copy for a sub-solve with a different seed (same deadline).
+    pub fn with_seed(&self, seed: u64) -> SolveContext {
+        SolveContext {
+            seed,
+            ..self.clone()
+        }
+    }
+}
+
+/// Checks the deadline every `period` calls, keeping `Instant::now` off hot loops.
+#[derive(Debug)]
+pub struct DeadlineTicker {
+    count: u32,
+    period: u32,
+}
+
+impl DeadlineTicker {
+    /// A ticker that looks at the clock every `period` ticks.
+    pub fn new(period: u32) -> Self {
+        DeadlineTicker { count: 0, period }
+    }
+    /// True when the deadline has passed (checked every `period` calls).
+    pub fn expired(&mut self, ctx: &SolveContext) -> bool {
+        self.count += 1;
+        if self.count >= self.period {
+            self.count = 0;
+            return ctx.expired();
+        }
+        false
+    }
+}

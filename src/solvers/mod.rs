@@ -1,0 +1,73 @@
+//! Schedulers behind one trait, a registry by name, and the checked runner.
+//!
+//! - [`Scheduler`] is the one signature every solver has: graph and
+//!   [`SolveContext`] (seed, deadline, budgets) in, [`Outcome`] out.
+//! - [`registry`] finds a solver by name (`kahn`, `rule:delta,id`, ...).
+//! - [`run`] calls a solver, times it and passes its order through the
+//!   independent checker ([`crate::schedule::check`]); the [`Report`] it
+//!   returns is the only thing the rest of memsched records.
+//! - [`BestOf`] is a scheduler made of schedulers: it keeps the lowest peak.
+
+mod best_of;
+mod brute;
+mod context;
+mod kahn;
+mod outcome;
+mod program;
+pub mod registry;
+mod seed_greedy;
+
+pub use best_of::BestOf;
+pub use brute::{Brute, BRUTE_MAX_NODES};
+pub use context::{Budget, DeadlineTicker, SolveContext};
+pub use kahn::Kahn;
+pub use outcome::{Outcome, Report, Status};
+pub use program::ProgramOrder;
+pub use registry::{build, list, SolverError, SolverInfo};
+pub use seed_greedy::SeedGreedy;
+
+use std::time::Instant;
+
+use crate::graph::Graph;
+use crate::schedule;
+
+/// What a solver can do beyond returning an order; shown by `memsched solvers`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Abilities {
+    /// The result depends on [`SolveContext::seed`].
+    pub seeded: bool,
+    /// It can prove optimality (status `optimal`) and report lower bounds.
+    pub exact: bool,
+    /// It stops at [`SolveContext::deadline`] with its best order so far.
+    pub anytime: bool,
+}
+
+/// A memory-aware scheduler.
+///
+/// Implementations return an order of node indices; they never compute the
+/// recorded peak themselves (see [`run`]). Every implementation must stop
+/// within the context's deadline (checked cooperatively) and must be
+/// deterministic for a given seed.
+pub trait Scheduler: Send + Sync {
+    /// The registry name that builds this solver (e.g. `rule:delta,id`).
+    fn name(&self) -> String;
+    /// Computes a schedule.
+    fn solve(&self, graph: &Graph, ctx: &SolveContext) -> Outcome;
+    /// Optional abilities; none by default.
+    fn abilities(&self) -> Abilities {
+        Abilities::default()
+    }
+}
+
+/// Runs `solver` on `graph` and checks its answer independently.
+///
+/// A wrong answer (an order that is not a schedule, a claimed peak the checker
+/// does not reproduce, a lower bound above the peak, "optimal" with an open
+/// gap) becomes a report with `status = Invalid`, never a figure.
+pub fn run(solver: &dyn Scheduler, graph: &Graph, ctx: &SolveContext) -> Report {
+    let ctx = ctx.started();
+    let start = Instant::now();
+    let outcome = solver.solve(graph, &ctx);
+    let time = start.elapsed();
+    Report::from_outcome(solver.name(), graph, outcome, time, schedule::check)
+}

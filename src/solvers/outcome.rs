@@ -1,0 +1,242 @@
+//! What a solver returns ([`Outcome`]) and what is recorded after the
+//! independent check ([`Report`]).
+
+use std::fmt;
+use std::time::Duration;
+
+use crate::graph::{Graph, NodeIdx};
+use crate::schedule::{Evaluation, ScheduleError};
+
+/// How a solve ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Status {
+    /// The order's peak is proven minimal (search exhausted or bound closed).
+    Optimal,
+    /// A valid order with no optimality proof.
+    Feasible,
+    /// The time limit or budget ran out before any order was found.
+    TimedOut,
+    /// The solver cannot handle this graph (reason given).
+    Failed(String),
+    /// The solver's answer failed the independent check (set by the runner only).
+    Invalid(String),
+}
+
+impl Status {
+    /// Short machine-readable label: `optimal`, `feasible`, `timed_out`, `failed`, `invalid`.
+    pub fn label(&self) -> &'static str {
+        match self {
+            Status::Optimal => "optimal",
+            Status::Feasible => "feasible",
+            Status::TimedOut => "timed_out",
+            Status::Failed(_) => "failed",
+            Status::Invalid(_) => "invalid",
+        }
+    }
+    /// The reason for `failed` and `invalid`.
+    pub fn reason(&self) -> Option<&str> {
+        match self {
+            Status::Failed(r) | Status::Invalid(r) => Some(r),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Status {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.reason() {
+            Some(r) => write!(f, "{}: {r}", self.label()),
+            None => f.write_str(self.label()),
+        }
+    }
+}
+
+/// A solver's answer, before checking.
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    /// The schedule, as node indices (absent for timed out / failed).
+    pub order: Option<Vec<NodeIdx>>,
+    pub status: Status,
+    /// A proven lower bound on the optimal peak, if the solver has one.
+    pub lower_bound: Option<u64>,
+    /// The peak the solver believes its order has (cross-checked if given).
+    pub claimed_peak: Option<u64>,
+    /// Work counters (`states`, `expanded`, `restarts`, ...).
+    pub counters: Vec<(String, u64)>,
+    /// Free text for the report (e.g. which member of a best-of won).
+    pub note: Option<String>,
+}
+
+impl Outcome {
+    /// A valid order without a proof.
+    pub fn feasible(order: Vec<NodeIdx>) -> Self {
+        Outcome {
+            order: Some(order),
+            status: Status::Feasible,
+            lower_bound: None,
+            claimed_peak: None,
+            counters: Vec::new(),
+            note: None,
+        }
+    }
+    /// An order proven optimal with peak `peak`.
+    pub fn optimal(order: Vec<NodeIdx>, peak: u64) -> Self {
+        Outcome {
+            status: Status::Optimal,
+            lower_bound: Some(peak),
+            claimed_peak: Some(peak),
+            ..Outcome::feasible(order)
+        }
+    }
+    /// The solver does not apply to this graph.
+    pub fn failed(reason: impl Into<String>) -> Self {
+        Outcome {
+            order: None,
+            status: Status::Failed(reason.into()),
+            ..Outcome::feasible(Vec::new())
+        }
+    }
+    /// Nothing found in time.
+    pub fn timed_out() -> Self {
+        Outcome {
+            order: None,
+            status: Status::TimedOut,
+            ..Outcome::feasible(Vec::new())
+        }
+    }
+    /// Adds a work counter.
+    pub fn with_counter(mut self, name: &str, value: u64) -> Self {
+        self.counters.push((name.to_string(), value));
+        self
+    }
+    /// Sets the lower bound.
+    pub fn with_lower_bound(mut self, bound: Option<u64>) -> Self {
+        self.lower_bound = bound;
+        self
+    }
+    /// Sets the note.
+    pub fn with_note(mut self, note: impl Into<String>) -> Self {
+        self.note = Some(note.into());
+        self
+    }
+}
+
+/// A checked result: the only record of a solve that memsched keeps.
+#[derive(Debug, Clone)]
+pub struct Report {
+    pub solver: String,
+    pub status: Status,
+    /// The order (present whenever `peak` is).
+    pub order: Option<Vec<NodeIdx>>,
+    /// The checker's peak; `None` unless the order passed the check.
+    pub peak: Option<u64>,
+    /// The checker's memory after the last node.
+    pub final_memory: Option<i64>,
+    pub lower_bound: Option<u64>,
+    pub counters: Vec<(String, u64)>,
+    pub note: Option<String>,
+    pub time: Duration,
+}
+
+impl Report {
+    /// Checks an outcome with `check` and records it.
+    pub(crate) fn from_outcome(
+        solver: String,
+        graph: &Graph,
+        outcome: Outcome,
+        time: Duration,
+        check: fn(&Graph, &[NodeIdx]) -> Result<Evaluation, ScheduleError>,
+    ) -> Report {
+        let Outcome {
+            order,
+            status,
+            lower_bound,
+            claimed_peak,
+            counters,
+            note,
+        } = outcome;
+        let mut report = Report {
+            solver,
+            status,
+            order: None,
+            peak: None,
+            final_memory: None,
+            lower_bound,
+            counters,
+            note,
+            time,
+        };
+        let Some(order) = order else {
+            if matches!(report.status, Status::Optimal | Status::Feasible) {
+                report.status = Status::Invalid("solver reported success without an order".into());
+            }
+            return report;
+        };
+        if !matches!(report.status, Status::Optimal | Status::Feasible) {
+            // An order beside timed_out/failed is still worth keeping if valid.
+            report.status = Status::Feasible;
+        }
+        match check(graph, &order) {
+            Err(e) => {
+                report.status = Status::Invalid(format!("order rejected by the checker: {e}"))
+            }
+            Ok(eval) => {
+                if let Some(why) =
+                    inconsistency(&report.status, eval.peak, claimed_peak, lower_bound)
+                {
+                    report.status = Status::Invalid(why);
+                } else {
+                    report.peak = Some(eval.peak);
+                    report.final_memory = Some(eval.final_memory);
+                    report.order = Some(order);
+                }
+            }
+        }
+        report
+    }
+
+    /// True when the order passed the checker.
+    pub fn valid(&self) -> bool {
+        self.peak.is_some()
+    }
+
+    /// `(peak - lower_bound) / peak` in percent, when both are known.
+    pub fn gap_pct(&self) -> Option<f64> {
+        let (peak, lb) = (self.peak?, self.lower_bound?);
+        Some(if peak == 0 {
+            0.0
+        } else {
+            100.0 * (peak - lb.min(peak)) as f64 / peak as f64
+        })
+    }
+
+    /// A counter by name.
+    pub fn counter(&self, name: &str) -> Option<u64> {
+        self.counters
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|&(_, v)| v)
+    }
+}
+
+fn inconsistency(
+    status: &Status,
+    peak: u64,
+    claimed: Option<u64>,
+    lb: Option<u64>,
+) -> Option<String> {
+    if let Some(c) = claimed.filter(|&c| c != peak) {
+        return Some(format!(
+            "solver claimed peak {c} but the checker measures {peak}"
+        ));
+    }
+    if let Some(lb) = lb.filter(|&lb| lb > peak) {
+        return Some(format!("lower bound {lb} is above the checked peak {peak}"));
+    }
+    if *status == Status::Optimal && lb != Some(peak) {
+        return Some(format!(
+            "claimed optimal without a matching lower bound (peak {peak}, bound {lb:?})"
+        ));
+    }
+    None
+}

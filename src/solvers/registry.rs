@@ -1,0 +1,145 @@
+//! The registry: every solver by name, with a one-line description.
+//!
+//! A name is either plain (`kahn`) or takes an argument after a colon
+//! (`rule:delta,type,id`). [`build`] turns a name into a solver; [`list`]
+//! describes them all for `memsched solvers` and `--help`.
+
+use thiserror::Error;
+
+use super::{Brute, Kahn, ProgramOrder, Scheduler, SeedGreedy};
+
+/// Why a solver name could not be turned into a solver.
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SolverError {
+    #[error("unknown solver `{name}`; known solvers: {}", .known.join(", "))]
+    Unknown { name: String, known: Vec<String> },
+    #[error("solver `{name}` needs an argument: `{name}:{param}`")]
+    MissingArgument { name: String, param: String },
+    #[error("solver `{name}` takes no argument (got `{arg}`)")]
+    UnexpectedArgument { name: String, arg: String },
+    #[error("bad argument for solver `{name}`: {message}")]
+    BadArgument { name: String, message: String },
+}
+
+/// A registry entry as shown to users.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SolverInfo {
+    /// `kahn`, or `rule:EXPR` for a solver that takes an argument.
+    pub name: String,
+    /// One line saying what it does.
+    pub summary: String,
+}
+
+type Make = fn(Option<&str>) -> Result<Box<dyn Scheduler>, SolverError>;
+
+struct Entry {
+    name: &'static str,
+    /// The argument's placeholder (`EXPR`) if the solver takes one.
+    param: Option<&'static str>,
+    summary: &'static str,
+    make: Make,
+}
+
+fn plain<S: Scheduler + Default + 'static>(
+    _: Option<&str>,
+) -> Result<Box<dyn Scheduler>, SolverError> {
+    Ok(Box::new(S::default()))
+}
+
+const ENTRIES: &[Entry] = &[
+    Entry {
+        name: "program",
+        param: None,
+        summary: "the order of the Nodes array (the baseline); fails if it breaks an edge",
+        make: plain::<ProgramOrder>,
+    },
+    Entry {
+        name: "kahn",
+        param: None,
+        summary: "Kahn's topological sort, FIFO queue, memory-oblivious",
+        make: plain::<Kahn>,
+    },
+    Entry {
+        name: "seed-greedy",
+        param: None,
+        summary: "the article's heap greedy on (delta, type FREE<compute<ALLOC, id), exact replica",
+        make: plain::<SeedGreedy>,
+    },
+    // ---- heuristics: priority rules, published schedulers, randomized (issue 4) ----
+
+    // ---- local search and best-of (issue 4) ----
+
+    // ---- exact solvers (issue 3) ----
+    Entry {
+        name: "brute",
+        param: None,
+        summary: "every topological order (at most 12 nodes); for tests",
+        make: plain::<Brute>,
+    },
+    // ---- ILP (issue 3) ----
+];
+
+/// Every solver, in registry order.
+pub fn list() -> Vec<SolverInfo> {
+    ENTRIES
+        .iter()
+        .map(|e| SolverInfo {
+            name: match e.param {
+                Some(p) => format!("{}:{p}", e.name),
+                None => e.name.to_string(),
+            },
+            summary: e.summary.to_string(),
+        })
+        .collect()
+}
+
+/// Builds the solver called `name` (`kahn`, `rule:delta,id`, ...).
+pub fn build(name: &str) -> Result<Box<dyn Scheduler>, SolverError> {
+    let name = name.trim();
+    let (base, arg) = match name.split_once(':') {
+        Some((b, a)) => (b.trim(), Some(a.trim())),
+        None => (name, None),
+    };
+    let entry = ENTRIES
+        .iter()
+        .find(|e| e.name == base)
+        .ok_or_else(|| SolverError::Unknown {
+            name: name.to_string(),
+            known: list().into_iter().map(|i| i.name).collect(),
+        })?;
+    match (entry.param, arg) {
+        (Some(param), None) | (Some(param), Some("")) => Err(SolverError::MissingArgument {
+            name: base.to_string(),
+            param: param.to_string(),
+        }),
+        (None, Some(arg)) => Err(SolverError::UnexpectedArgument {
+            name: base.to_string(),
+            arg: arg.to_string(),
+        }),
+        _ => (entry.make)(arg),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_listed_plain_name_builds_under_its_name() {
+        for info in list() {
+            if info.name.contains(':') {
+                continue;
+            }
+            let s = build(&info.name).unwrap();
+            assert_eq!(s.name(), info.name);
+        }
+    }
+
+    #[test]
+    fn unknown_name_lists_the_known_ones() {
+        let err = build("nope").err().unwrap().to_string();
+        assert!(err.contains("unknown solver `nope`"), "{err}");
+        assert!(err.contains("seed-greedy"), "{err}");
+    }
+}
