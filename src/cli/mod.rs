@@ -4,6 +4,12 @@ mod schedule;
 mod solvers;
 mod validate;
 
+// Corpus commands.
+
+// Experiment commands.
+
+// Benchmarks.
+
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
@@ -32,6 +38,11 @@ pub enum Command {
     Schedule(schedule::Args),
     /// List every solver with a one-line description.
     Solvers(solvers::Args),
+    // Corpus commands.
+
+    // Experiment commands.
+
+    // Benchmarks.
 }
 
 /// Runs a parsed command line.
@@ -40,6 +51,11 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Validate(a) => validate::run(a),
         Command::Schedule(a) => schedule::run(a),
         Command::Solvers(a) => solvers::run(a),
+        // Corpus commands.
+
+        // Experiment commands.
+
+        // Benchmarks.
     }
 }
 

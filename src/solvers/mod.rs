@@ -9,13 +9,19 @@
 //! - [`BestOf`] is a scheduler made of schedulers: it keeps the lowest peak.
 
 mod best_of;
-mod brute;
 mod context;
 mod kahn;
 mod outcome;
 mod program;
 pub mod registry;
 mod seed_greedy;
+
+// Heuristics: priority rules, published schedulers, randomized, local search.
+
+// Exact solvers.
+mod brute;
+
+// ILP.
 
 pub use best_of::BestOf;
 pub use brute::{Brute, BRUTE_MAX_NODES};
