@@ -38,6 +38,27 @@ pub struct Args {
     /// Seed for randomized solvers.
     #[arg(long, default_value_t = 0)]
     seed: u64,
+    /// Runs of a randomized solver (`random`, `noisy:EXPR`), best kept; run in parallel.
+    #[arg(long, default_value_t = 1, value_name = "K")]
+    restarts: u32,
+    /// What a `rule:EXPR` key ranks: single ready nodes, or moves (a delta <= 0
+    /// node together with the ALLOCs it still needs). `moves` turns `rule:E` into `moves:E`.
+    #[arg(long, value_enum, default_value_t = RuleMode::Nodes)]
+    rule_mode: RuleMode,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum RuleMode {
+    Nodes,
+    Moves,
+}
+
+/// Applies `--rule-mode moves` to a solver name.
+fn with_rule_mode(name: &str, mode: RuleMode) -> String {
+    match (mode, name.trim().strip_prefix("rule:")) {
+        (RuleMode::Moves, Some(expr)) => format!("moves:{expr}"),
+        _ => name.to_string(),
+    }
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
@@ -51,9 +72,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             .into())
         }
     };
-    let solver = solvers::build(&args.solver)?;
+    let solver = solvers::build(&with_rule_mode(&args.solver, args.rule_mode))?;
     let graph = seed::read_path(&args.graph)?;
-    let ctx = SolveContext::new(args.seed, time_limit);
+    let mut ctx = SolveContext::new(args.seed, time_limit);
+    ctx.restarts = args.restarts;
     let report = solvers::run(solver.as_ref(), &graph, &ctx);
     let program = solvers::run(&ProgramOrder, &graph, &SolveContext::default());
     let text = match args.format {

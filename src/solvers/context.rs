@@ -35,6 +35,8 @@ pub struct SolveContext {
     pub budget: Budget,
     /// A known schedule to start from or to bound with (optional ability).
     pub warm_start: Option<Vec<NodeIdx>>,
+    /// Independent runs a randomized solver makes, keeping the best (0 or 1: one run).
+    pub restarts: u32,
 }
 
 impl SolveContext {

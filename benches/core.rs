@@ -1,0 +1,2 @@
+//! Benchmark `core` (to be written).
+fn main() {}

@@ -1,0 +1,2 @@
+//! Benchmark `exact` (to be written).
+fn main() {}

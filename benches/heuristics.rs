@@ -1,0 +1,2 @@
+//! Benchmark `heuristics` (to be written).
+fn main() {}

@@ -1,0 +1,2 @@
+//! Benchmark `runner` (to be written).
+fn main() {}
