@@ -87,10 +87,10 @@ impl Graph {
                 }
                 NodeKind::Free => {
                     buf_ids[v] = buf_id.ok_or(GraphError::MissingBufId { id, op: "FREE" })?;
-                    keep_field(&mut extra, "Size", size.map(|s| Value::from(s as i64)));
+                    keep_field(&mut extra, "Size", size.map(int_value));
                 }
                 NodeKind::Compute => {
-                    keep_field(&mut extra, "Size", size.map(|s| Value::from(s as i64)));
+                    keep_field(&mut extra, "Size", size.map(int_value));
                     keep_field(&mut extra, "BufId", buf_id.map(Value::from));
                 }
             }
@@ -166,6 +166,12 @@ impl Graph {
             extra: self.graph_extra.clone(),
         }
     }
+}
+
+/// A JSON integer as written. `Size` is read as i64 or u64, both of which
+/// `Number` holds exactly (`as i64` would wrap sizes above `i64::MAX`).
+fn int_value(x: i128) -> Value {
+    serde_json::Number::from_i128(x).map_or(Value::Null, Value::Number)
 }
 
 /// Keeps a known field that has no meaning for this kind of node as an extra.
