@@ -349,6 +349,17 @@ fn bad_solver_and_bad_flags_exit_2() {
 }
 
 #[test]
+fn huge_time_limits_do_not_panic() {
+    // Beyond Duration's range: invalid input.
+    let o = run(&["schedule", "-", "--time-limit", "1e30"], Some(EXAMPLE));
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    // Within Duration's range but past what the clock can add: no deadline.
+    let (o, v) = schedule_json(&["--solver", "kahn", "--time-limit", "1e19"], EXAMPLE);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(v["peak"].as_u64(), Some(1024));
+}
+
+#[test]
 fn time_limit_and_seed_are_accepted() {
     let (o, v) = schedule_json(
         &[
