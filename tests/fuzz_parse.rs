@@ -233,6 +233,8 @@ fn wrong_types_are_rejected_and_valid_files_accepted() {
         r#"{"Nodes": [{"Id": 0, "Op": 5}], "Edges": []}"#,
         r#"{"Nodes": [{"Id": 0}], "Edges": []}"#,
         r#"{"Nodes": [], "Nodes": [], "Edges": []}"#,
+        r#"{"Nodes": [{"Id": 0, "Op": "A", "Id": 1}], "Edges": []}"#,
+        r#"{"Nodes": [{"Id": 0, "Op": "ALLOC", "Size": 1, "Size": 2, "BufId": 1}], "Edges": []}"#,
         r#"{"Nodes": []} trailing"#,
     ];
     for text in rejected {

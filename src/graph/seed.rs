@@ -195,10 +195,21 @@ impl<'de> Deserialize<'de> for RawNode {
                 let mut extra: Option<Box<Map<String, Value>>> = None;
                 while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
                     match key.as_ref() {
-                        "Id" => id = Some(map.next_value_seed(Integer::field("Id"))?.to_i64("Id")?),
-                        "Op" => op = Some(map.next_value::<String>()?),
-                        "Size" => size = Some(map.next_value_seed(Integer::field("Size"))?.0),
+                        "Id" => {
+                            once(&id, "Id")?;
+                            let value = map.next_value_seed(Integer::field("Id"))?;
+                            id = Some(value.to_i64("Id")?)
+                        }
+                        "Op" => {
+                            once(&op, "Op")?;
+                            op = Some(map.next_value::<String>()?)
+                        }
+                        "Size" => {
+                            once(&size, "Size")?;
+                            size = Some(map.next_value_seed(Integer::field("Size"))?.0)
+                        }
                         "BufId" => {
+                            once(&buf_id, "BufId")?;
                             let value = map.next_value_seed(Integer::field("BufId"))?;
                             buf_id = Some(value.to_i64("BufId")?)
                         }
@@ -220,6 +231,15 @@ impl<'de> Deserialize<'de> for RawNode {
             }
         }
         d.deserialize_map(NodeVisitor)
+    }
+}
+
+/// Rejects a second occurrence of a known node field (`{"Id": 1, "Id": 2}`)
+/// rather than keeping one silently.
+fn once<T, E: de::Error>(seen: &Option<T>, field: &'static str) -> Result<(), E> {
+    match seen {
+        Some(_) => Err(E::duplicate_field(field)),
+        None => Ok(()),
     }
 }
 
