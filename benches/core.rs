@@ -107,6 +107,7 @@ fn main() {
         );
     }
     println!();
+    println!("graphs: {} (seed 1)", spec_for(nodes, "ENCODING"));
     println!("parse: seed::parse (text -> RawGraph); from_raw: validation (RawGraph -> Graph);");
     println!("check: schedule::check of one order; kahn, seed-greedy: the solve in solvers::run.");
 }

@@ -513,3 +513,39 @@ fn round_trip(g: &Graph) -> Graph {
     seed::write(g, &mut text).unwrap();
     Graph::from_raw(seed::parse(&text).unwrap()).unwrap()
 }
+
+#[test]
+fn solvers_stop_at_the_time_limit() {
+    // 60,000 nodes: more steps than a solver takes between two clock checks (16,384).
+    let spec = memsched::corpus::gen::GenSpec::parse("chain:length=20000").unwrap();
+    let g = memsched::corpus::gen::generate(&spec, 3).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("chain.json");
+    seed::write_path(&g, path.to_str().unwrap()).unwrap();
+    for solver in ["kahn", "seed-greedy"] {
+        let o = run(
+            &[
+                "schedule",
+                path.to_str().unwrap(),
+                "--solver",
+                solver,
+                "--format",
+                "json",
+                "--time-limit",
+                "0.000000001",
+            ],
+            None,
+        );
+        assert_eq!(o.status.code(), Some(1), "{solver}: {}", stderr(&o));
+        let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!(v["status"], "timed_out", "{solver}");
+        assert!(v["peak"].is_null() && v["order"].is_null());
+        assert!(v["program_peak"].is_u64(), "the baseline is still reported");
+        // Without the limit the same solve succeeds.
+        let o = run(
+            &["schedule", path.to_str().unwrap(), "--solver", solver],
+            None,
+        );
+        assert_eq!(o.status.code(), Some(0), "{solver}");
+    }
+}
