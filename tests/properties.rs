@@ -443,3 +443,94 @@ proptest! {
         prop_assert_eq!(got, expected);
     }
 }
+
+/// Random nodes (ALLOC/FREE pairs, unfreed ALLOCs, computes) with random
+/// edges in any direction: some graphs have cycles, some FREEs unreachable.
+fn loose_graph() -> impl Strategy<Value = (Vec<u8>, Vec<(usize, usize)>)> {
+    (
+        prop::collection::vec(0u8..3, 1..=10),
+        prop::collection::vec((0usize..10, 0usize..10), 0..14),
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    /// `Graph::from_raw` accepts exactly the acyclic graphs whose every FREE
+    /// is reachable from its ALLOC; a reported cycle is made of real edges;
+    /// an unreachable FREE reported is the first in program order.
+    #[test]
+    fn validation_verdicts_match_a_transitive_closure((kinds, pairs) in loose_graph()) {
+        // kinds: 0 compute, 1 ALLOC+FREE (two nodes), 2 ALLOC never freed.
+        let mut nodes = Vec::new();
+        let mut free_of_alloc = Vec::new();
+        for (b, &k) in kinds.iter().enumerate() {
+            let node = |op: &str, size: Option<i128>, buf: Option<i64>| RawNode {
+                id: 0,
+                op: op.into(),
+                size,
+                buf_id: buf,
+                extra: None,
+            };
+            match k {
+                0 => nodes.push(node("Conv", None, None)),
+                _ => {
+                    nodes.push(node("ALLOC", Some(4), Some(b as i64)));
+                    if k == 1 {
+                        nodes.push(node("FREE", None, Some(b as i64)));
+                        free_of_alloc.push((nodes.len() - 2, nodes.len() - 1));
+                    }
+                }
+            }
+        }
+        let n = nodes.len();
+        for (i, node) in nodes.iter_mut().enumerate() {
+            node.id = 1000 + i as i64;
+        }
+        let edges: Vec<(usize, usize)> = pairs.iter().map(|&(u, v)| (u % n, v % n)).collect();
+        // Transitive closure: reach[u][v] when a path of >= 1 edge goes u -> v.
+        let mut reach = vec![vec![false; n]; n];
+        for &(u, v) in &edges {
+            reach[u][v] = true;
+        }
+        for k in 0..n {
+            for i in 0..n {
+                for j in 0..n {
+                    if reach[i][k] && reach[k][j] {
+                        reach[i][j] = true;
+                    }
+                }
+            }
+        }
+        let cyclic = (0..n).any(|v| reach[v][v]);
+        let first_unreachable = free_of_alloc
+            .iter()
+            .filter(|&&(a, f)| !reach[a][f])
+            .map(|&(a, f)| (f, a))
+            .min();
+        let raw = RawGraph {
+            nodes,
+            edges: edges.iter().map(|&(u, v)| (1000 + u as i64, 1000 + v as i64)).collect(),
+            extra: Default::default(),
+        };
+        match (Graph::from_raw(raw), cyclic, first_unreachable) {
+            (Err(memsched::GraphError::Cycle { cycle }), true, _) => {
+                let idx: Vec<usize> = cycle.iter().map(|&id| (id - 1000) as usize).collect();
+                prop_assert!(!idx.is_empty());
+                for k in 0..idx.len() {
+                    let (u, v) = (idx[k], idx[(k + 1) % idx.len()]);
+                    prop_assert!(edges.contains(&(u, v)), "{:?} is not a cycle of {:?}", cycle, edges);
+                }
+            }
+            (Err(memsched::GraphError::FreeNotReachable { alloc, free, .. }), false, Some((f, a))) => {
+                prop_assert_eq!((alloc, free), (1000 + a as i64, 1000 + f as i64));
+            }
+            (Ok(_), false, None) => {}
+            (other, cyclic, unreachable) => {
+                return Err(TestCaseError::fail(format!(
+                    "from_raw gave {other:?}; cyclic {cyclic}, first unreachable FREE {unreachable:?}"
+                )));
+            }
+        }
+    }
+}
