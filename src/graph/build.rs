@@ -16,9 +16,10 @@ impl Graph {
     /// Validates a raw graph.
     ///
     /// # Complexity
-    /// O((n + m) log n) except the FREE-reachability check, a backward search
-    /// from each FREE pruned by longest-path heights: O(n + m) per buffer in
-    /// the worst case, a few nodes per buffer on real graphs.
+    /// O((n + m) log n) except the FREE-reachability check: a bounded
+    /// backward search per FREE (a few nodes per buffer on real graphs), then
+    /// O(n + m) per 64 buffers the search leaves unsettled (see
+    /// `check_frees_reachable`).
     pub fn from_raw(raw: RawGraph) -> Result<Graph, GraphError> {
         let RawGraph {
             nodes,
