@@ -62,15 +62,18 @@ fn with_rule_mode(name: &str, mode: RuleMode) -> String {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    // try_from: `from_secs_f64` panics on values beyond Duration's range (1e20).
     let time_limit = match args.time_limit {
         None => None,
-        Some(t) if t.is_finite() && t > 0.0 => Some(Duration::from_secs_f64(t)),
-        Some(t) => {
-            return Err(InvalidInput(format!(
-                "--time-limit must be a positive number of seconds, got {t}"
-            ))
-            .into())
-        }
+        Some(t) => match Duration::try_from_secs_f64(t) {
+            Ok(d) if t > 0.0 => Some(d),
+            _ => {
+                return Err(InvalidInput(format!(
+                    "--time-limit must be a positive number of seconds, got {t}"
+                ))
+                .into())
+            }
+        },
     };
     let solver = solvers::build(&with_rule_mode(&args.solver, args.rule_mode))?;
     let graph = seed::read_path(&args.graph)?;

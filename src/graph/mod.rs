@@ -108,6 +108,14 @@ impl Graph {
                 .map(|i| table[i].1),
         }
     }
+    /// Node indices sorted by original id, or `None` when ids are `0..n` in
+    /// program order (then index order is id order).
+    pub(crate) fn indices_by_id(&self) -> Option<Vec<NodeIdx>> {
+        match &self.id_index {
+            IdIndex::Dense => None,
+            IdIndex::Sorted(table) => Some(table.iter().map(|&(_, v)| v).collect()),
+        }
+    }
     /// Translates an order of indices into original ids.
     pub fn to_ids(&self, order: &[NodeIdx]) -> Vec<i64> {
         order.iter().map(|&v| self.id(v)).collect()

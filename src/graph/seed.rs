@@ -195,10 +195,24 @@ impl<'de> Deserialize<'de> for RawNode {
                 let mut extra: Option<Box<Map<String, Value>>> = None;
                 while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
                     match key.as_ref() {
-                        "Id" => id = Some(map.next_value::<Integer>()?.to_i64("Id")?),
-                        "Op" => op = Some(map.next_value::<String>()?),
-                        "Size" => size = Some(map.next_value::<Integer>()?.0),
-                        "BufId" => buf_id = Some(map.next_value::<Integer>()?.to_i64("BufId")?),
+                        "Id" => {
+                            once(&id, "Id")?;
+                            let value = map.next_value_seed(Integer::field("Id"))?;
+                            id = Some(value.to_i64("Id")?)
+                        }
+                        "Op" => {
+                            once(&op, "Op")?;
+                            op = Some(map.next_value::<String>()?)
+                        }
+                        "Size" => {
+                            once(&size, "Size")?;
+                            size = Some(map.next_value_seed(Integer::field("Size"))?.0)
+                        }
+                        "BufId" => {
+                            once(&buf_id, "BufId")?;
+                            let value = map.next_value_seed(Integer::field("BufId"))?;
+                            buf_id = Some(value.to_i64("BufId")?)
+                        }
                         _ => {
                             let value = map.next_value::<Value>()?;
                             extra
@@ -220,10 +234,23 @@ impl<'de> Deserialize<'de> for RawNode {
     }
 }
 
+/// Rejects a second occurrence of a known node field (`{"Id": 1, "Id": 2}`)
+/// rather than keeping one silently.
+fn once<T, E: de::Error>(seen: &Option<T>, field: &'static str) -> Result<(), E> {
+    match seen {
+        Some(_) => Err(E::duplicate_field(field)),
+        None => Ok(()),
+    }
+}
+
 /// A JSON integer of any sign that fits i128 (floats and strings rejected).
 struct Integer(i128);
 
 impl Integer {
+    /// A seed that reads the integer field `name` (named in type errors).
+    fn field(name: &'static str) -> IntegerField {
+        IntegerField(name)
+    }
     fn to_i64<E: de::Error>(&self, field: &str) -> Result<i64, E> {
         i64::try_from(self.0).map_err(|_| {
             E::custom(format!(
@@ -234,27 +261,33 @@ impl Integer {
     }
 }
 
-impl<'de> Deserialize<'de> for Integer {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct IntVisitor;
-        impl<'de> Visitor<'de> for IntVisitor {
-            type Value = Integer;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("an integer")
-            }
-            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Integer, E> {
-                Ok(Integer(v as i128))
-            }
-            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Integer, E> {
-                Ok(Integer(v as i128))
-            }
-            fn visit_i128<E: de::Error>(self, v: i128) -> Result<Integer, E> {
-                Ok(Integer(v))
-            }
-            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Integer, E> {
-                Err(E::invalid_type(de::Unexpected::Float(v), &self))
-            }
-        }
-        d.deserialize_any(IntVisitor)
+/// Reads an [`Integer`]; type errors say which field expected it
+/// (`invalid type: string "0", expected an integer for Id`).
+#[derive(Clone, Copy)]
+struct IntegerField(&'static str);
+
+impl<'de> de::DeserializeSeed<'de> for IntegerField {
+    type Value = Integer;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Integer, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for IntegerField {
+    type Value = Integer;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(f, "an integer for {}", self.0)
+    }
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Integer, E> {
+        Ok(Integer(v as i128))
+    }
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Integer, E> {
+        Ok(Integer(v as i128))
+    }
+    fn visit_i128<E: de::Error>(self, v: i128) -> Result<Integer, E> {
+        Ok(Integer(v))
+    }
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Integer, E> {
+        Err(E::invalid_type(de::Unexpected::Float(v), &self))
     }
 }

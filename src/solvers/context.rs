@@ -50,10 +50,11 @@ impl SolveContext {
     }
 
     /// A copy whose deadline is the time limit from now (kept if already set).
+    /// A limit too far away for the clock to represent means no deadline.
     pub fn started(&self) -> SolveContext {
         let mut ctx = self.clone();
         if ctx.deadline.is_none() {
-            ctx.deadline = ctx.time_limit.map(|t| Instant::now() + t);
+            ctx.deadline = ctx.time_limit.and_then(|t| Instant::now().checked_add(t));
         }
         ctx
     }

@@ -1,0 +1,551 @@
+//! The command line as a user meets it: every validation error of DESIGN.md
+//! through the binary (exit code 2, a message naming the ids, never a
+//! panic), and the `validate` / `schedule` / `solvers` contract (JSON fields
+//! and their types, `--out`, stdin `-`, original ids, exit codes).
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+use memsched::graph::{seed, Graph};
+use serde_json::Value;
+
+const BIN: &str = env!("CARGO_BIN_EXE_memsched");
+
+/// Runs the binary with `args`, feeding `stdin` if given.
+fn run(args: &[&str], stdin: Option<&str>) -> Output {
+    let mut child = Command::new(BIN)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("memsched binary runs");
+    {
+        let mut pipe = child.stdin.take().unwrap();
+        if let Some(text) = stdin {
+            // The binary may exit (bad flag) before reading: a broken pipe is fine.
+            let _ = pipe.write_all(text.as_bytes());
+        }
+    }
+    child.wait_with_output().unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// Asserts exit code 2, no panic, and that stderr contains every `needle`.
+/// Runs both `validate` (file) and `schedule` (stdin) on the text.
+fn assert_invalid(json: &str, needles: &[&str]) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("g.json");
+    std::fs::write(&path, json).unwrap();
+    let by_file = run(&["validate", path.to_str().unwrap()], None);
+    let by_stdin = run(&["schedule", "-", "--solver", "kahn"], Some(json));
+    for o in [by_file, by_stdin] {
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "exit code for {json}: {err}");
+        assert!(!err.contains("panicked"), "panic on {json}: {err}");
+        for needle in needles {
+            assert!(err.contains(needle), "stderr lacks `{needle}`: {err}");
+        }
+        assert!(o.stdout.is_empty(), "no report on invalid input");
+    }
+}
+
+#[test]
+fn cycle_names_the_nodes_of_one_cycle() {
+    // 10 -> 20 -> 30 -> 10 is a cycle; 40 hangs off it and is not on it.
+    let json = r#"{"Nodes": [{"Id": 10, "Op": "A"}, {"Id": 20, "Op": "B"},
+        {"Id": 30, "Op": "C"}, {"Id": 40, "Op": "D"}],
+        "Edges": [[10, 20], [20, 30], [30, 10], [30, 40]]}"#;
+    assert_invalid(json, &["cycle"]);
+    let o = run(&["schedule", "-"], Some(json));
+    let err = stderr(&o);
+    let line = err.lines().find(|l| l.contains("cycle")).unwrap();
+    let arrow = &line[line.find("cycle:").unwrap() + 6..];
+    let ids: Vec<i64> = arrow
+        .split("->")
+        .map(|t| t.trim().parse().unwrap())
+        .collect();
+    assert_eq!(ids.first(), ids.last(), "the cycle closes: {line}");
+    let mut on_cycle = ids[..ids.len() - 1].to_vec();
+    on_cycle.sort_unstable();
+    assert_eq!(on_cycle, [10, 20, 30], "{line}");
+    // Consecutive ids are edges of the file.
+    for w in ids.windows(2) {
+        assert!(
+            [(10, 20), (20, 30), (30, 10)].contains(&(w[0], w[1])),
+            "{line}"
+        );
+    }
+}
+
+#[test]
+fn self_loop_is_a_cycle() {
+    assert_invalid(
+        r#"{"Nodes": [{"Id": 5, "Op": "A"}], "Edges": [[5, 5]]}"#,
+        &["cycle", "5 -> 5"],
+    );
+}
+
+#[test]
+fn duplicate_id() {
+    assert_invalid(
+        r#"{"Nodes": [{"Id": 7, "Op": "A"}, {"Id": 3, "Op": "B"}, {"Id": 7, "Op": "C"}], "Edges": []}"#,
+        &["duplicate node id 7", "#0", "#2"],
+    );
+}
+
+#[test]
+fn edge_to_missing_node() {
+    assert_invalid(
+        r#"{"Nodes": [{"Id": 0, "Op": "A"}, {"Id": 1, "Op": "B"}], "Edges": [[0, 1], [1, 99]]}"#,
+        &["[1, 99]", "missing node 99"],
+    );
+    assert_invalid(
+        r#"{"Nodes": [{"Id": 0, "Op": "A"}], "Edges": [[-4, 0]]}"#,
+        &["missing node -4"],
+    );
+}
+
+#[test]
+fn free_without_alloc() {
+    assert_invalid(
+        r#"{"Nodes": [{"Id": 0, "Op": "ALLOC", "Size": 8, "BufId": 1}, {"Id": 3, "Op": "FREE", "BufId": 5}],
+            "Edges": [[0, 3]]}"#,
+        &["FREE node 3", "buffer 5"],
+    );
+}
+
+#[test]
+fn two_allocs_of_one_buffer() {
+    assert_invalid(
+        r#"{"Nodes": [{"Id": 0, "Op": "ALLOC", "Size": 8, "BufId": 4},
+            {"Id": 1, "Op": "ALLOC", "Size": 8, "BufId": 4}], "Edges": []}"#,
+        &["buffer 4", "allocated twice", "nodes 0 and 1"],
+    );
+}
+
+#[test]
+fn two_frees_of_one_buffer() {
+    assert_invalid(
+        r#"{"Nodes": [{"Id": 0, "Op": "ALLOC", "Size": 8, "BufId": 4},
+            {"Id": 1, "Op": "FREE", "BufId": 4}, {"Id": 2, "Op": "FREE", "BufId": 4}],
+            "Edges": [[0, 1], [0, 2]]}"#,
+        &["buffer 4", "freed twice", "nodes 1 and 2"],
+    );
+}
+
+#[test]
+fn free_not_reachable_from_its_alloc() {
+    // 0 and 2 both follow 1, but nothing orders ALLOC 0 before FREE 2.
+    assert_invalid(
+        r#"{"Nodes": [{"Id": 0, "Op": "ALLOC", "Size": 8, "BufId": 9},
+            {"Id": 1, "Op": "Conv"}, {"Id": 2, "Op": "FREE", "BufId": 9}],
+            "Edges": [[1, 0], [1, 2]]}"#,
+        &["FREE node 2", "buffer 9", "ALLOC node 0", "not reachable"],
+    );
+}
+
+#[test]
+fn missing_and_negative_size() {
+    assert_invalid(
+        r#"{"Nodes": [{"Id": 4, "Op": "ALLOC", "BufId": 1}], "Edges": []}"#,
+        &["ALLOC node 4 has no Size"],
+    );
+    assert_invalid(
+        r#"{"Nodes": [{"Id": 6, "Op": "ALLOC", "Size": -5, "BufId": 1}], "Edges": []}"#,
+        &["ALLOC node 6", "negative Size (-5)"],
+    );
+}
+
+#[test]
+fn alloc_or_free_without_bufid() {
+    assert_invalid(
+        r#"{"Nodes": [{"Id": 8, "Op": "ALLOC", "Size": 5}], "Edges": []}"#,
+        &["ALLOC node 8 has no BufId"],
+    );
+    assert_invalid(
+        r#"{"Nodes": [{"Id": 0, "Op": "ALLOC", "Size": 5, "BufId": 1}, {"Id": 9, "Op": "FREE"}], "Edges": [[0, 9]]}"#,
+        &["FREE node 9 has no BufId"],
+    );
+}
+
+#[test]
+fn sizes_beyond_the_integer_range() {
+    // Each fits u64, the sum does not fit i64.
+    assert_invalid(
+        r#"{"Nodes": [{"Id": 0, "Op": "ALLOC", "Size": 9223372036854775807, "BufId": 1},
+            {"Id": 1, "Op": "ALLOC", "Size": 1, "BufId": 2}], "Edges": []}"#,
+        &["2^63 - 1"],
+    );
+    // Above u64::MAX: JSON reads it as a float, which is not a size.
+    assert_invalid(
+        "{\"Nodes\": [\n{\"Id\": 0, \"Op\": \"ALLOC\", \"Size\": 36893488147419103232, \"BufId\": 1}], \"Edges\": []}",
+        &["line 2, column"],
+    );
+}
+
+#[test]
+fn malformed_json_reports_line_and_column() {
+    // A missing comma: `"Size"` starts at line 3, column 27.
+    let json = "{\"Nodes\": [\n  {\"Id\": 0, \"Op\": \"A\"},\n  {\"Id\": 1, \"Op\": \"ALLOC\" \"Size\": 4, \"BufId\": 1}\n], \"Edges\": []}";
+    assert_invalid(json, &["malformed graph JSON at line 3, column 27"]);
+    // Wrong shapes are JSON errors too, with their position.
+    assert_invalid(
+        "{\"Nodes\": [{\"Id\": \"zero\", \"Op\": \"A\"}], \"Edges\": []}",
+        &["line 1, column", "Id"],
+    );
+    assert_invalid(
+        "{\"Nodes\": [{\"Id\": 0, \"Op\": \"A\"}],\n \"Edges\": [[0, 1, 2]]}",
+        &["line 2, column"],
+    );
+    assert_invalid("", &["line 1, column 0"]);
+    assert_invalid("{\"Edges\": []}", &["Nodes"]);
+    assert_invalid("[1, 2]", &["line 1"]);
+}
+
+#[test]
+fn missing_file_is_invalid_input_naming_the_path() {
+    let o = run(&["validate", "/nonexistent/graph.json"], None);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("/nonexistent/graph.json"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+fn schedule_json(args: &[&str], stdin: &str) -> (Output, Value) {
+    let mut all = vec!["schedule", "-", "--format", "json"];
+    all.extend_from_slice(args);
+    let o = run(&all, Some(stdin));
+    let v: Value = serde_json::from_slice(&o.stdout)
+        .unwrap_or_else(|e| panic!("stdout is one JSON object ({e}): {}", stdout(&o)));
+    (o, v)
+}
+
+const EXAMPLE: &str = include_str!("../examples/seed_example.json");
+
+#[test]
+fn json_report_has_the_documented_fields_and_types() {
+    let (o, v) = schedule_json(&["--solver", "seed-greedy"], EXAMPLE);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(v["solver"], "seed-greedy");
+    assert_eq!(v["status"], "feasible");
+    assert_eq!(v["peak"].as_u64(), Some(1024));
+    assert_eq!(v["program_peak"].as_u64(), Some(1024));
+    assert_eq!(v["reduction_pct"].as_f64(), Some(0.0));
+    assert!(v["lower_bound"].is_null() || v["lower_bound"].is_u64());
+    assert_eq!(v["order"], serde_json::json!([0, 1, 2]));
+    assert!(v["time_ms"].as_f64().is_some_and(|t| t >= 0.0));
+    // Peaks are integers, not floats.
+    assert!(v["peak"].is_u64() && v["program_peak"].is_u64());
+}
+
+#[test]
+fn brute_reports_a_lower_bound_and_optimal() {
+    let (o, v) = schedule_json(&["--solver", "brute"], EXAMPLE);
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(v["status"], "optimal");
+    assert_eq!(v["lower_bound"].as_u64(), Some(1024));
+}
+
+/// ALLOC 100 (2 bytes), ALLOC 7 (3 bytes), op -3 reads both, FREEs 50 and 60.
+/// Ids are neither 0..n-1 nor sorted; the Nodes order is topological.
+const ODD_IDS: &str = r#"{"Nodes": [
+    {"Id": 100, "Op": "ALLOC", "Size": 2, "BufId": 1},
+    {"Id": 7, "Op": "ALLOC", "Size": 3, "BufId": 2},
+    {"Id": -3, "Op": "Add"},
+    {"Id": 50, "Op": "FREE", "BufId": 1},
+    {"Id": 60, "Op": "FREE", "BufId": 2}],
+  "Edges": [[100, -3], [7, -3], [-3, 50], [-3, 60]]}"#;
+
+#[test]
+fn orders_are_reported_in_original_ids() {
+    for solver in ["program", "kahn", "seed-greedy", "brute"] {
+        let (o, v) = schedule_json(&["--solver", solver], ODD_IDS);
+        assert_eq!(o.status.code(), Some(0), "{solver}: {}", stderr(&o));
+        let mut order: Vec<i64> = v["order"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_i64().unwrap())
+            .collect();
+        assert_eq!(v["peak"].as_u64(), Some(5), "{solver}");
+        assert_eq!(order[2], -3, "{solver}: the op runs third");
+        order.sort_unstable();
+        assert_eq!(order, [-3, 7, 50, 60, 100], "{solver}");
+    }
+    let (_, v) = schedule_json(&["--solver", "program"], ODD_IDS);
+    assert_eq!(v["order"], serde_json::json!([100, 7, -3, 50, 60]));
+}
+
+/// The Nodes array lists the FREE (2) before the op (1) that precedes it.
+const BROKEN_PROGRAM_ORDER: &str = r#"{"Nodes": [
+    {"Id": 0, "Op": "ALLOC", "Size": 4, "BufId": 1},
+    {"Id": 2, "Op": "FREE", "BufId": 1},
+    {"Id": 1, "Op": "Relu"}],
+  "Edges": [[0, 1], [1, 2]]}"#;
+
+#[test]
+fn program_order_that_breaks_an_edge() {
+    let (o, v) = schedule_json(&["--solver", "kahn"], BROKEN_PROGRAM_ORDER);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(v["program_peak"].is_null());
+    assert!(v["reduction_pct"].is_null());
+    assert_eq!(v["peak"].as_u64(), Some(4));
+    assert_eq!(v["order"], serde_json::json!([0, 1, 2]));
+
+    let o = run(
+        &["schedule", "-", "--solver", "program"],
+        Some(BROKEN_PROGRAM_ORDER),
+    );
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    assert!(err.contains("edge [1, 2]"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+
+    // validate accepts the graph and says why there is no program peak.
+    let o = run(&["validate", "-"], Some(BROKEN_PROGRAM_ORDER));
+    assert_eq!(o.status.code(), Some(0));
+    assert!(stdout(&o).contains("[1, 2]"), "{}", stdout(&o));
+}
+
+#[test]
+fn bad_solver_and_bad_flags_exit_2() {
+    let o = run(
+        &["schedule", "-", "--solver", "no-such-solver"],
+        Some(EXAMPLE),
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("no-such-solver") && stderr(&o).contains("kahn"));
+    let o = run(&["schedule", "-", "--solver", "kahn:extra"], Some(EXAMPLE));
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    for bad in ["abc", "-1", "0", "inf", "NaN"] {
+        let o = run(
+            &["schedule", "-", "--solver", "kahn", "--time-limit", bad],
+            Some(EXAMPLE),
+        );
+        assert_eq!(
+            o.status.code(),
+            Some(2),
+            "--time-limit {bad}: {}",
+            stderr(&o)
+        );
+        assert!(!stderr(&o).contains("panicked"));
+    }
+    let o = run(&["schedule", "-", "--seed", "-3"], Some(EXAMPLE));
+    assert_eq!(o.status.code(), Some(2));
+    let o = run(&["schedule", "-", "--format", "yaml"], Some(EXAMPLE));
+    assert_eq!(o.status.code(), Some(2));
+    let o = run(&["frobnicate"], None);
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn huge_time_limits_do_not_panic() {
+    // Beyond Duration's range: invalid input.
+    let o = run(&["schedule", "-", "--time-limit", "1e30"], Some(EXAMPLE));
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    // Within Duration's range but past what the clock can add: no deadline.
+    let (o, v) = schedule_json(&["--solver", "kahn", "--time-limit", "1e19"], EXAMPLE);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(v["peak"].as_u64(), Some(1024));
+}
+
+#[test]
+fn time_limit_and_seed_are_accepted() {
+    let (o, v) = schedule_json(
+        &[
+            "--solver",
+            "seed-greedy",
+            "--time-limit",
+            "0.5",
+            "--seed",
+            "42",
+        ],
+        EXAMPLE,
+    );
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(v["peak"].as_u64(), Some(1024));
+}
+
+#[test]
+fn out_file_receives_the_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let graph = dir.path().join("g.json");
+    std::fs::write(&graph, ODD_IDS).unwrap();
+    let out = dir.path().join("report.json");
+    let o = run(
+        &[
+            "schedule",
+            graph.to_str().unwrap(),
+            "--solver",
+            "kahn",
+            "--format",
+            "json",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(o.stdout.is_empty(), "report goes to the file only");
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert_eq!(v["solver"], "kahn");
+    assert_eq!(v["peak"].as_u64(), Some(5));
+
+    // The text format names the same figures.
+    let o = run(
+        &["schedule", graph.to_str().unwrap(), "--solver", "kahn"],
+        None,
+    );
+    let text = stdout(&o);
+    assert!(text.contains("peak") && text.contains("5 B"), "{text}");
+    assert!(text.contains("order        100 7 -3"), "{text}");
+}
+
+#[test]
+fn solvers_lists_every_registry_name_one_line_each() {
+    let o = run(&["solvers"], None);
+    assert_eq!(o.status.code(), Some(0));
+    let text = stdout(&o);
+    let infos = memsched::solvers::list();
+    assert_eq!(text.lines().count(), infos.len(), "{text}");
+    for (line, info) in text.lines().zip(&infos) {
+        assert!(line.starts_with(&info.name), "{line}");
+        assert!(line.contains(&info.summary), "{line}");
+    }
+    for name in ["program", "kahn", "seed-greedy", "brute"] {
+        assert!(text
+            .lines()
+            .any(|l| l.split_whitespace().next() == Some(name)));
+    }
+}
+
+#[test]
+fn validate_several_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let good1 = dir.path().join("good1.json");
+    let good2 = dir.path().join("good2.json");
+    let bad = dir.path().join("bad.json");
+    std::fs::write(&good1, EXAMPLE).unwrap();
+    std::fs::write(&good2, ODD_IDS).unwrap();
+    std::fs::write(
+        &bad,
+        r#"{"Nodes": [{"Id": 3, "Op": "FREE", "BufId": 5}], "Edges": []}"#,
+    )
+    .unwrap();
+    let (g1, g2, b) = (
+        good1.to_str().unwrap(),
+        good2.to_str().unwrap(),
+        bad.to_str().unwrap(),
+    );
+    let o = run(&["validate", g1, g2], None);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert_eq!(text.lines().count(), 2, "{text}");
+    assert!(text.contains(&format!("{g1}: ok: 3 nodes")), "{text}");
+    assert!(text.contains(&format!("{g2}: ok: 5 nodes")), "{text}");
+    assert!(text.contains("program-order peak 5 B"), "{text}");
+
+    let o = run(&["validate", g1, b, g2], None);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        stdout(&o).lines().count(),
+        2,
+        "the good files are still reported"
+    );
+    let err = stderr(&o);
+    assert!(err.contains(b) && err.contains("FREE node 3"), "{err}");
+}
+
+#[test]
+fn free_with_a_size_keeps_it_as_an_extra_field_and_ignores_it() {
+    let json = r#"{"Nodes": [
+        {"Id": 0, "Op": "ALLOC", "Size": 10, "BufId": 1},
+        {"Id": 1, "Op": "FREE", "BufId": 1, "Size": 999}],
+      "Edges": [[0, 1]]}"#;
+    let (o, v) = schedule_json(&["--solver", "kahn"], json);
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(v["peak"].as_u64(), Some(10));
+    let g = Graph::from_raw(seed::parse(json.as_bytes()).unwrap()).unwrap();
+    assert_eq!(g.delta(1), -10, "a FREE releases its ALLOC's size");
+    assert_eq!(g.extra(1).unwrap()["Size"], 999);
+    let again = round_trip(&g);
+    assert_eq!(again.extra(1).unwrap()["Size"], 999);
+    assert_eq!(again.delta(1), -10);
+}
+
+#[test]
+fn extra_fields_survive_a_round_trip() {
+    let json = r#"{"Nodes": [
+        {"Id": 0, "Op": "ALLOC", "Size": 10, "BufId": 1, "Name": "x", "Shape": [2, 5]},
+        {"Id": 1, "Op": "Matmul", "Inputs": [0, 2], "Latency": 1.5, "Size": 3, "BufId": 8},
+        {"Id": 2, "Op": "FREE", "BufId": 1, "Size": 18446744073709551615}],
+      "Edges": [[0, 1], [1, 2]],
+      "Model": {"name": "toy", "batch": 1}}"#;
+    let g = Graph::from_raw(seed::parse(json.as_bytes()).unwrap()).unwrap();
+    let again = round_trip(&g);
+    assert_eq!(again.to_raw(), g.to_raw());
+    assert_eq!(again.extra(0).unwrap()["Shape"], serde_json::json!([2, 5]));
+    assert_eq!(again.extra_f64(1, "Latency"), Some(1.5));
+    // A compute node's Size and BufId are metadata, kept verbatim.
+    assert_eq!(again.extra(1).unwrap()["Size"], 3);
+    assert_eq!(again.extra(1).unwrap()["BufId"], 8);
+    assert_eq!(again.delta(1), 0);
+    assert_eq!(
+        again.extra(2).unwrap()["Size"].as_u64(),
+        Some(u64::MAX),
+        "a FREE's Size above i64::MAX is kept as written"
+    );
+    assert_eq!(again.graph_extra()["Model"]["name"], "toy");
+}
+
+fn round_trip(g: &Graph) -> Graph {
+    let mut text = Vec::new();
+    seed::write(g, &mut text).unwrap();
+    Graph::from_raw(seed::parse(&text).unwrap()).unwrap()
+}
+
+#[test]
+fn solvers_stop_at_the_time_limit() {
+    // 60,000 nodes: more steps than a solver takes between two clock checks (16,384).
+    let spec = memsched::corpus::gen::GenSpec::parse("chain:length=20000").unwrap();
+    let g = memsched::corpus::gen::generate(&spec, 3).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("chain.json");
+    seed::write_path(&g, path.to_str().unwrap()).unwrap();
+    for solver in ["kahn", "seed-greedy"] {
+        let o = run(
+            &[
+                "schedule",
+                path.to_str().unwrap(),
+                "--solver",
+                solver,
+                "--format",
+                "json",
+                "--time-limit",
+                "0.000000001",
+            ],
+            None,
+        );
+        assert_eq!(o.status.code(), Some(1), "{solver}: {}", stderr(&o));
+        let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!(v["status"], "timed_out", "{solver}");
+        assert!(v["peak"].is_null() && v["order"].is_null());
+        assert!(v["program_peak"].is_u64(), "the baseline is still reported");
+        // Without the limit the same solve succeeds.
+        let o = run(
+            &["schedule", path.to_str().unwrap(), "--solver", solver],
+            None,
+        );
+        assert_eq!(o.status.code(), Some(0), "{solver}");
+    }
+}
