@@ -1,0 +1,184 @@
+//! Re-encoding the ALLOC nodes of any graph: [`to_encoding`].
+//!
+//! Definitions, for a validated graph G:
+//! - **floating**: every in-edge of every ALLOC is dropped (the article's
+//!   encoding: an ALLOC may run at any time before its successors).
+//! - **anchored**: the ALLOCs' in-edges are dropped, then ALLOC a gets an
+//!   edge from every node p such that p is not an ALLOC, p is a direct
+//!   predecessor of some successor of a, and p is an ancestor of *every*
+//!   successor of a. For the usual ALLOC feeding one op c, that is: the
+//!   non-ALLOC predecessors of c (the producers of c's inputs), which is
+//!   what [`TensorProgram::lower`](super::program::TensorProgram::lower)
+//!   emits. An ALLOC without successors gets no edge.
+//!
+//! Properties (tested):
+//! - Orders between non-ALLOC nodes are unchanged: an anchoring edge p -> a
+//!   only adds p -> a -> s where p already precedes every successor s of a,
+//!   so no new constraint reaches beyond a, and no cycle can form (p is not
+//!   a descendant of a: it would then precede itself).
+//! - The graph stays valid: if dropping in-edges leaves a FREE unreachable
+//!   from its ALLOC (only when a path ran through another ALLOC's in-edge),
+//!   the edge ALLOC -> FREE is added; G already forced that order.
+//! - Program order stays valid when it was: floating only removes edges;
+//!   anchored moves an ALLOC that now comes before one of its new
+//!   predecessors to just before its first successor in the Nodes array
+//!   (delaying an ALLOC never raises a prefix sum, so the program-order peak
+//!   cannot grow). Node ids, fields and other edges are kept.
+//! - Idempotent, and anchored(floating(G)) = anchored(G).
+
+use std::collections::HashSet;
+
+use super::program::AllocEncoding;
+use crate::graph::seed::RawGraph;
+use crate::graph::{analysis, Graph, GraphError, NodeIdx, NodeKind};
+
+/// Re-encodes the ALLOCs of `g` (see the module documentation).
+///
+/// # Complexity
+/// O(n + m) for floating. Anchored: O(n + m) plus, for each ALLOC with k > 1
+/// successors, one backward search per candidate bounded by topological
+/// position; O(n + m) per ALLOC in the worst case.
+pub fn to_encoding(g: &Graph, encoding: AllocEncoding) -> Result<Graph, GraphError> {
+    let n = g.node_count();
+    let is_alloc = |v: NodeIdx| g.kind(v) == NodeKind::Alloc;
+    // Kept edges: every edge not entering an ALLOC.
+    let mut edges: Vec<(NodeIdx, NodeIdx)> = g
+        .nodes()
+        .flat_map(|u| g.succs(u).iter().map(move |&v| (u, v)))
+        .filter(|&(_, v)| !is_alloc(v))
+        .collect();
+    let mut order: Vec<NodeIdx> = g.nodes().collect();
+    if encoding == AllocEncoding::Anchored {
+        let topo_pos = analysis::positions(g.topo_order(), n);
+        let mut moved = vec![None::<NodeIdx>; n];
+        for a in g.nodes().filter(|&v| is_alloc(v)) {
+            let anchors = anchors_of(g, a, &topo_pos);
+            if g.program_order_is_topological() && anchors.iter().any(|&p| p > a) {
+                // Before its first successor in the Nodes array.
+                moved[a as usize] = g.succs(a).iter().copied().min();
+            }
+            edges.extend(anchors.into_iter().map(|p| (p, a)));
+        }
+        if moved.iter().any(Option::is_some) {
+            order = reorder(g, &moved);
+        }
+    }
+    add_missing_free_edges(g, &mut edges);
+    rebuild(g, &order, &edges)
+}
+
+/// The anchoring predecessors of ALLOC `a`, ascending and distinct.
+fn anchors_of(g: &Graph, a: NodeIdx, topo_pos: &[u32]) -> Vec<NodeIdx> {
+    let succs = g.succs(a);
+    let mut cand: Vec<NodeIdx> = succs
+        .iter()
+        .flat_map(|&s| g.preds(s).iter().copied())
+        .filter(|&p| p != a && g.kind(p) != NodeKind::Alloc)
+        .collect();
+    cand.sort_unstable();
+    cand.dedup();
+    if succs.len() > 1 {
+        cand.retain(|&p| succs.iter().all(|&s| reaches(g, p, s, topo_pos)));
+    }
+    cand
+}
+
+/// Whether there is a path `from -> ... -> to`, searching backwards from `to`
+/// through nodes that come after `from` in the stored topological order.
+fn reaches(g: &Graph, from: NodeIdx, to: NodeIdx, topo_pos: &[u32]) -> bool {
+    if g.preds(to).contains(&from) {
+        return true;
+    }
+    let limit = topo_pos[from as usize];
+    let mut seen = HashSet::new();
+    let mut stack = vec![to];
+    while let Some(x) = stack.pop() {
+        for &p in g.preds(x) {
+            if p == from {
+                return true;
+            }
+            if topo_pos[p as usize] > limit && seen.insert(p) {
+                stack.push(p);
+            }
+        }
+    }
+    false
+}
+
+/// Nodes array order with each moved ALLOC placed just before its target.
+fn reorder(g: &Graph, moved: &[Option<NodeIdx>]) -> Vec<NodeIdx> {
+    let mut before: Vec<Vec<NodeIdx>> = vec![Vec::new(); g.node_count()];
+    for a in g.nodes() {
+        if let Some(t) = moved[a as usize] {
+            before[t as usize].push(a);
+        }
+    }
+    let mut order = Vec::with_capacity(g.node_count());
+    for v in g.nodes() {
+        if moved[v as usize].is_some() {
+            continue;
+        }
+        order.extend(before[v as usize].iter().copied());
+        order.push(v);
+    }
+    order
+}
+
+/// Adds ALLOC -> FREE for every FREE the kept edges no longer reach from its ALLOC.
+fn add_missing_free_edges(g: &Graph, edges: &mut Vec<(NodeIdx, NodeIdx)>) {
+    let n = g.node_count();
+    let mut preds: Vec<Vec<NodeIdx>> = vec![Vec::new(); n];
+    for &(u, v) in edges.iter() {
+        preds[v as usize].push(u);
+    }
+    let mut extra = Vec::new();
+    let mut seen = vec![u32::MAX; n];
+    for f in g.nodes().filter(|&v| g.kind(v) == NodeKind::Free) {
+        let a = g.partner(f).expect("a valid FREE has an ALLOC");
+        let mut stack = vec![f];
+        let mut found = false;
+        while let Some(x) = stack.pop() {
+            if x == a {
+                found = true;
+                break;
+            }
+            for &p in &preds[x as usize] {
+                if seen[p as usize] != f {
+                    seen[p as usize] = f;
+                    stack.push(p);
+                }
+            }
+        }
+        if !found {
+            extra.push((a, f));
+        }
+    }
+    edges.extend(extra);
+}
+
+/// A new graph with `g`'s nodes in `order` and the given edges (in their
+/// original relative order: sorted by source index, then as listed).
+fn rebuild(
+    g: &Graph,
+    order: &[NodeIdx],
+    edges: &[(NodeIdx, NodeIdx)],
+) -> Result<Graph, GraphError> {
+    let raw = g.to_raw();
+    let mut nodes = raw.nodes;
+    let mut slots: Vec<_> = nodes.drain(..).map(Some).collect();
+    let nodes = order
+        .iter()
+        .map(|&v| slots[v as usize].take().expect("order is a permutation"))
+        .collect();
+    let mut sorted: Vec<(NodeIdx, NodeIdx)> = edges.to_vec();
+    sorted.sort_by_key(|&(u, _)| u); // stable: keeps each source's edge order
+    let edges = sorted
+        .into_iter()
+        .map(|(u, v)| (g.id(u), g.id(v)))
+        .collect();
+    Graph::from_raw(RawGraph {
+        nodes,
+        edges,
+        extra: raw.extra,
+    })
+}
