@@ -182,3 +182,136 @@ fn rebuild(
         extra: raw.extra,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::corpus::gen::{generate, GenSpec};
+    use crate::graph::GraphBuilder;
+
+    fn edge_set(g: &Graph) -> Vec<(i64, i64)> {
+        let mut e: Vec<(i64, i64)> = g
+            .nodes()
+            .flat_map(|u| g.succs(u).iter().map(move |&v| (g.id(u), g.id(v))))
+            .collect();
+        e.sort_unstable();
+        e.dedup();
+        e
+    }
+
+    fn gen(spec: &str, enc: &str) -> Graph {
+        let mut s = GenSpec::parse(spec).unwrap();
+        s.params.insert("allocs".into(), enc.into());
+        generate(&s, 7).unwrap()
+    }
+
+    #[test]
+    fn transform_matches_the_lowering_in_both_directions() {
+        for spec in [
+            "tensor-program:ops=40",
+            "random-layered",
+            "randwire:nodes=8,resolution=32",
+            "tree:kind=out",
+        ] {
+            let (anch, flo) = (gen(spec, "anchored"), gen(spec, "floating"));
+            let a2 = to_encoding(&flo, AllocEncoding::Anchored).unwrap();
+            let f2 = to_encoding(&anch, AllocEncoding::Floating).unwrap();
+            assert_eq!(edge_set(&a2), edge_set(&anch), "{spec}: anchored");
+            assert_eq!(edge_set(&f2), edge_set(&flo), "{spec}: floating");
+            assert_eq!(a2.ids(), anch.ids(), "{spec}: program order kept");
+            // Idempotent.
+            let a3 = to_encoding(&a2, AllocEncoding::Anchored).unwrap();
+            assert_eq!(edge_set(&a3), edge_set(&a2));
+        }
+    }
+
+    #[test]
+    fn the_article_program_order_is_repaired_when_anchoring() {
+        // Article style: both ALLOCs first, floating. 0 ALLOC a; 1 ALLOC b;
+        // 2 op1 writes a; 3 op2 reads a, writes b; 4 FREE a.
+        let mut b = GraphBuilder::new();
+        let a0 = b.alloc(10, 0);
+        let a1 = b.alloc(20, 1);
+        let op1 = b.op("op1");
+        let op2 = b.op("op2");
+        let f = b.free(0);
+        b.edge(a0, op1);
+        b.edge(a1, op2);
+        b.edge(op1, op2);
+        b.edge(op2, f);
+        let g = b.build().unwrap();
+        let t = to_encoding(&g, AllocEncoding::Anchored).unwrap();
+        assert!(t.program_order_is_topological());
+        // ALLOC b (id 1) now follows op1 (id 2) and precedes op2.
+        assert_eq!(t.ids(), &[0, 2, 1, 3, 4]);
+        assert!(edge_set(&t).contains(&(2, 1)));
+        let before = crate::schedule::check(&g, &g.nodes().collect::<Vec<_>>()).unwrap();
+        let after = crate::schedule::check(&t, &t.nodes().collect::<Vec<_>>()).unwrap();
+        assert!(after.peak <= before.peak);
+    }
+
+    #[test]
+    fn an_alloc_feeding_two_ops_is_anchored_only_on_common_ancestors() {
+        // p -> c1, q -> c2, ALLOC x -> c1, c2: p precedes c1 only, q c2 only;
+        // r precedes both (r -> p, r -> q, r -> c1). x is anchored on r only.
+        let mut b = GraphBuilder::new();
+        let r = b.op("r");
+        let p = b.op("p");
+        let q = b.op("q");
+        let x = b.alloc(5, 0);
+        let c1 = b.op("c1");
+        let c2 = b.op("c2");
+        let f = b.free(0);
+        for (u, v) in [
+            (r, p),
+            (r, q),
+            (r, c1),
+            (p, c1),
+            (q, c2),
+            (x, c1),
+            (x, c2),
+            (c1, f),
+            (c2, f),
+        ] {
+            b.edge(u, v);
+        }
+        let g = b.build().unwrap();
+        let t = to_encoding(&g, AllocEncoding::Anchored).unwrap();
+        let into_x: Vec<i64> = edge_set(&t)
+            .into_iter()
+            .filter(|e| e.1 == x)
+            .map(|e| e.0)
+            .collect();
+        assert_eq!(into_x, vec![r]);
+    }
+
+    #[test]
+    fn a_free_reached_only_through_another_alloc_keeps_its_order() {
+        // ALLOC a -> ALLOC b -> op -> FREE a: dropping b's in-edge would let
+        // FREE a run before ALLOC a; the transform adds a -> FREE a.
+        let mut b = GraphBuilder::new();
+        let a = b.alloc(1, 0);
+        let bb = b.alloc(1, 1);
+        let op = b.op("op");
+        let f = b.free(0);
+        b.edge(a, bb);
+        b.edge(bb, op);
+        b.edge(op, f);
+        let g = b.build().unwrap();
+        let t = to_encoding(&g, AllocEncoding::Floating).unwrap();
+        assert!(edge_set(&t).contains(&(a, f)));
+    }
+
+    #[test]
+    fn exported_floating_and_anchored_models_agree() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/datasets/models/");
+        for m in ["resnet50_inference_b1", "bert_base_training_b1"] {
+            let anch = crate::graph::seed::read_path(&format!("{dir}{m}.json")).unwrap();
+            let flo = crate::graph::seed::read_path(&format!("{dir}{m}_floating.json")).unwrap();
+            let f2 = to_encoding(&anch, AllocEncoding::Floating).unwrap();
+            assert_eq!(edge_set(&f2), edge_set(&flo), "{m}");
+            let a2 = to_encoding(&flo, AllocEncoding::Anchored).unwrap();
+            assert!(a2.program_order_is_topological(), "{m}");
+        }
+    }
+}

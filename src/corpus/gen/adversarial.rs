@@ -168,3 +168,52 @@ fn nested(prog: &mut TensorProgram, k: u64, unit: u64) {
         t = prog.op1(format!("join{j}"), &[a_out[j as usize - 1], t], unit);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::{generate, GenSpec};
+    use crate::solvers::{self, SolveContext};
+
+    fn peak(g: &crate::Graph, solver: &str) -> u64 {
+        let s = solvers::build(solver).unwrap();
+        solvers::run(s.as_ref(), g, &SolveContext::default())
+            .peak
+            .unwrap()
+    }
+
+    fn adv(target: &str, k: u64) -> crate::Graph {
+        let spec = format!("adversarial:target={target},scale={k},unit=1");
+        generate(&GenSpec::parse(&spec).unwrap(), 0).unwrap()
+    }
+
+    #[test]
+    fn seed_greedy_and_kahn_peaks_follow_the_stated_formulas() {
+        for k in [2u64, 5, 8, 16] {
+            let g = adv("seed-greedy", k);
+            assert_eq!(peak(&g, "seed-greedy"), k * k + k + 1, "K={k}");
+            assert!(peak(&g, "program") <= 3 * k + 1, "K={k}");
+            assert!(peak(&g, "kahn") >= k * (2 * k + 1), "K={k}");
+        }
+    }
+
+    #[test]
+    fn the_gap_grows_with_scale() {
+        let ratio = |k| {
+            peak(&adv("seed-greedy", k), "seed-greedy") as f64
+                / peak(&adv("seed-greedy", k), "program") as f64
+        };
+        assert!(ratio(4) < ratio(8) && ratio(8) < ratio(16));
+        assert!(ratio(16) > 5.0);
+    }
+
+    #[test]
+    fn program_order_is_within_one_unit_of_the_lower_bound() {
+        // Lower bound on any order: when the last branch's w.2 runs, its w.1
+        // and w.2 are live and every other branch holds at least one tensor
+        // (>= 1 unit): a + b + (K - 1). Program order peaks at 3K + 1 = that + 1.
+        let k = 4;
+        let g = adv("seed-greedy", k);
+        let (a, b, t) = (k, k + 1, 1);
+        assert!(peak(&g, "program") >= a + b + (k - 1) * t);
+    }
+}

@@ -223,3 +223,71 @@ pub(super) fn tree(p: &Params, rng: &mut Rng) -> Result<Graph, GenError> {
     }
     finish(&prog, p, "tree")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::{generate, GenSpec};
+    use crate::solvers::{self, SolveContext};
+
+    fn peak(g: &crate::Graph, solver: &str) -> u64 {
+        let s = solvers::build(solver).unwrap();
+        solvers::run(s.as_ref(), g, &SolveContext::default())
+            .peak
+            .unwrap()
+    }
+
+    #[test]
+    fn fork_join_program_peak_has_its_closed_form_and_kahn_holds_every_branch() {
+        for (k, x, s, y) in [(2u64, 1u64, 1u64, 1u64), (5, 3, 2, 7), (8, 10, 4, 1)] {
+            let spec = format!("fork-join:branches={k},depth=2,size={s},input={x},output={y}");
+            let g = generate(&GenSpec::parse(&spec).unwrap(), 0).unwrap();
+            let closed = (x + k * s).max((k + 1) * s).max(k * s + y);
+            assert_eq!(peak(&g, "program"), closed, "{spec}");
+            // FIFO runs every head, then every tail: 2k tensors live.
+            assert!(peak(&g, "kahn") >= 2 * k * s, "{spec}");
+        }
+    }
+
+    #[test]
+    fn fork_join_optimum_matches_brute_force_on_a_tiny_case() {
+        // k = 2, depth 1: 2 + 2x3 + 2 + 1 FREE of src = 11 nodes.
+        let g = generate(
+            &GenSpec::parse("fork-join:branches=2,depth=1,size=3,input=2,output=5").unwrap(),
+            0,
+        )
+        .unwrap();
+        assert!(g.node_count() <= crate::solvers::BRUTE_MAX_NODES);
+        assert_eq!(peak(&g, "brute"), peak(&g, "program"));
+        assert_eq!(peak(&g, "program"), (2 + 2 * 3).max(2 * 3 + 5));
+    }
+
+    #[test]
+    fn trees_have_the_requested_shape() {
+        let g = generate(&GenSpec::parse("tree:depth=3,arity=1").unwrap(), 0).unwrap();
+        // A path of 4 ops: 4 ALLOCs, 4 ops, 3 FREEs (the root is the output).
+        assert_eq!(g.node_count(), 11);
+        let out = generate(
+            &GenSpec::parse("tree:kind=out,depth=2,arity=2,min=1,max=1").unwrap(),
+            0,
+        )
+        .unwrap();
+        // Out-tree leaves are outputs: final memory counts them (2..=4 leaves).
+        assert!(
+            (2..=4).contains(&out.final_memory()),
+            "{}",
+            out.final_memory()
+        );
+    }
+
+    #[test]
+    fn series_parallel_spends_exactly_its_ops() {
+        for seed in 0..5 {
+            let g = generate(&GenSpec::parse("series-parallel:ops=25").unwrap(), seed).unwrap();
+            let ops = g
+                .nodes()
+                .filter(|&v| g.kind(v) == crate::NodeKind::Compute)
+                .count();
+            assert_eq!(ops, 26, "seed {seed}"); // + the source
+        }
+    }
+}

@@ -24,7 +24,7 @@ use super::program::{AllocEncoding, TensorProgram};
 use crate::graph::{Graph, GraphError};
 use crate::rng::Rng;
 
-mod adversarial;
+pub mod adversarial;
 mod basic;
 mod nas;
 mod random;
@@ -272,6 +272,107 @@ mod tests {
         let b = generate(&spec, 5).unwrap();
         assert_eq!(a.deltas(), b.deltas());
         assert_eq!(a.to_raw(), b.to_raw());
+    }
+
+    /// Small parameters per family so that the generic tests stay fast.
+    fn small(family: &str) -> String {
+        match family {
+            "randwire" => "randwire:nodes=8,resolution=64".into(),
+            "darts" => "darts:cells=3,resolution=64".into(),
+            "nasnet" => "nasnet:cells=3,resolution=64".into(),
+            "adversarial" => "adversarial:scale=3".into(),
+            f => f.into(),
+        }
+    }
+
+    #[test]
+    fn every_family_is_deterministic_and_valid_in_both_encodings() {
+        for info in families() {
+            for enc in ["anchored", "floating"] {
+                let mut spec = GenSpec::parse(&small(info.name)).unwrap();
+                spec.params.insert("allocs".into(), enc.into());
+                let a = generate(&spec, 3).unwrap_or_else(|e| panic!("{spec}: {e}"));
+                let b = generate(&spec, 3).unwrap();
+                assert_eq!(a.to_raw(), b.to_raw(), "{spec} not deterministic");
+                assert!(a.node_count() > 0, "{spec}");
+                assert!(a.program_order_is_topological(), "{spec}");
+                let extra = a.graph_extra().get("Generator").unwrap();
+                assert_eq!(extra["family"], info.name, "{spec}");
+                let allocs = a.nodes().filter(|&v| a.kind(v) == crate::NodeKind::Alloc);
+                if enc == "floating" {
+                    assert!(allocs.clone().all(|v| a.preds(v).is_empty()), "{spec}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn seeds_matter_for_random_families() {
+        for f in [
+            "chain",
+            "fork-join:jitter=0.5",
+            "series-parallel",
+            "tree",
+            "random-layered",
+            "tensor-program",
+            "randwire:nodes=8,resolution=64",
+        ] {
+            let spec = GenSpec::parse(f).unwrap();
+            let a = generate(&spec, 1).unwrap();
+            let b = generate(&spec, 2).unwrap();
+            assert_ne!(a.to_raw(), b.to_raw(), "{f} ignores its seed");
+        }
+    }
+
+    #[test]
+    fn bad_values_name_the_parameter() {
+        for info in families() {
+            for p in info.params {
+                let spec = GenSpec::parse(&format!("{}:{}=oops", info.name, p.name)).unwrap();
+                let err = generate(&spec, 0).unwrap_err();
+                assert!(
+                    matches!(&err, GenError::BadValue { param, .. } if param == p.name),
+                    "{}: {err}",
+                    info.name
+                );
+                assert!(err.to_string().contains(p.name), "{err}");
+            }
+        }
+    }
+
+    #[test]
+    fn every_default_is_accepted_and_documented() {
+        for info in families() {
+            assert!(!info.summary.is_empty());
+            assert!(
+                info.params.iter().any(|p| p.name == "allocs"),
+                "{}",
+                info.name
+            );
+            for p in info.params {
+                assert!(
+                    !p.help.is_empty() && !p.default.is_empty(),
+                    "{}.{}",
+                    info.name,
+                    p.name
+                );
+            }
+        }
+        // Defaults generate (the big NAS nets too: they are a few thousand nodes).
+        for info in families() {
+            generate(&GenSpec::parse(info.name).unwrap(), 0).unwrap();
+        }
+    }
+
+    #[test]
+    fn unknown_family_lists_the_known_ones() {
+        let err = generate(&GenSpec::parse("nope").unwrap(), 0)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("randwire") && err.contains("adversarial"),
+            "{err}"
+        );
     }
 
     #[test]

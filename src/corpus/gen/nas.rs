@@ -440,3 +440,55 @@ pub(super) fn nasnet(p: &Params, _rng: &mut Rng) -> Result<Graph, GenError> {
     net.classifier(prev);
     finish(&net.prog, p, "nasnet")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::{generate, GenSpec};
+    use super::*;
+
+    #[test]
+    fn watts_strogatz_keeps_n_k_over_2_edges() {
+        for seed in 0..5 {
+            let mut rng = Rng::new(seed);
+            let preds = watts_strogatz(32, 4, 0.75, &mut rng);
+            assert_eq!(preds.iter().map(Vec::len).sum::<usize>(), 64);
+            let mut r2 = Rng::new(seed);
+            assert_eq!(preds, watts_strogatz(32, 4, 0.75, &mut r2));
+        }
+        // p = 0: the ring lattice itself.
+        let preds = watts_strogatz(6, 2, 0.0, &mut Rng::new(0));
+        assert_eq!(preds[1], vec![0]);
+        assert_eq!(preds[5], vec![0, 4]);
+    }
+
+    fn sizes(spec: &str) -> Vec<i64> {
+        let g = generate(&GenSpec::parse(spec).unwrap(), 0).unwrap();
+        g.nodes()
+            .filter(|&v| g.kind(v) == crate::NodeKind::Alloc)
+            .map(|v| g.delta(v))
+            .collect()
+    }
+
+    #[test]
+    fn tensor_sizes_follow_the_shape_model() {
+        // randwire: input 3x224x224 fp32, conv1 39x112x112, conv2 78x56x56.
+        let s = sizes("randwire");
+        assert_eq!(
+            &s[..3],
+            &[3 * 224 * 224 * 4, 39 * 112 * 112 * 4, 78 * 56 * 56 * 4]
+        );
+        // A batch of 4 multiplies every tensor by 4.
+        let s4 = sizes("randwire:batch=4");
+        assert!(s.iter().zip(&s4).all(|(a, b)| 4 * a == *b));
+        // darts: stem0 24x112x112, 48x56x56; stem1 48x28x28.
+        let d = sizes("darts");
+        assert_eq!(
+            &d[1..4],
+            &[24 * 112 * 112 * 4, 48 * 56 * 56 * 4, 48 * 28 * 28 * 4]
+        );
+        // nasnet: the classifier writes 1000 floats; the stem 32x112x112.
+        let n = sizes("nasnet");
+        assert_eq!(n[1], 32 * 112 * 112 * 4);
+        assert_eq!(*n.last().unwrap(), 1000 * 4);
+    }
+}
