@@ -82,6 +82,21 @@ fn gen_rejects_bad_input_with_exit_2_naming_the_problem() {
         (vec!["gen", "randwire", "-p", "k=3"], "`k`"),
         (vec!["gen", "chain", "-p", "length"], "KEY=VALUE"),
         (vec!["gen"], "missing FAMILY"),
+        (
+            vec![
+                "gen",
+                "darts",
+                "-p",
+                "cells=100",
+                "-p",
+                "batch=65536",
+                "-p",
+                "resolution=8192",
+                "-p",
+                "channels=100000",
+            ],
+            "2^63 - 1",
+        ),
     ] {
         let o = memsched(&args);
         assert_eq!(code(&o), 2, "{args:?}");

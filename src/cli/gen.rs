@@ -38,7 +38,8 @@ pub fn families_help() -> String {
     for f in gen::families() {
         s += &format!("\n  {}\n      {}\n", f.name, f.summary);
         for p in f.params {
-            s += &format!("      {}={:<12} {}\n", p.name, p.default, p.help);
+            let kv = format!("{}={}", p.name, p.default);
+            s += &format!("      {kv:<22} {}\n", p.help);
         }
     }
     s += "\nExamples:\n  memsched gen randwire --seed 0 -o randwire.json\n  memsched gen fork-join -p branches=8 -p depth=3 --allocs floating\n  memsched gen 'adversarial:target=xla-list,scale=10' -o adv.json\n";
@@ -85,10 +86,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Spec and parameter errors are invalid input (exit 2); a generator that
-/// builds an invalid graph is a bug (exit 1).
+/// Spec and parameter errors (and sizes too large for the model) are invalid
+/// input (exit 2); a generator that builds an otherwise invalid graph is a bug (exit 1).
 fn invalid(e: GenError) -> anyhow::Error {
     match e {
+        // Sizes beyond i64 come from the parameters, not from a bug.
+        GenError::Graph(g @ memsched::GraphError::TooLarge { .. }) => anyhow::Error::new(g),
         GenError::Graph(g) => anyhow::Error::new(g).context("generator bug"),
         other => InvalidInput(other.to_string()).into(),
     }

@@ -182,15 +182,15 @@ pub(super) fn tree(p: &Params, rng: &mut Rng) -> Result<Graph, GenError> {
             } else {
                 rng.range(1, arity)
             };
+            if children.len() as u64 + c > 2_000_000 {
+                return Err(p.bad("depth", "the tree would exceed 2,000,000 ops".into()));
+            }
             for _ in 0..c {
                 children.push(Vec::new());
                 let id = children.len() - 1;
                 children[v].push(id);
                 next.push(id);
             }
-        }
-        if children.len() > 2_000_000 {
-            return Err(p.bad("depth", "the tree would exceed 2,000,000 ops".into()));
         }
         frontier = next;
     }

@@ -71,7 +71,10 @@ impl Net {
     }
     fn op(&mut self, name: String, inputs: &[T], s: Shape) -> T {
         let refs: Vec<TensorRef> = inputs.iter().map(|t| t.r).collect();
-        let bytes = self.batch * s.c * s.h * s.w * 4;
+        // Saturating: absurd shapes fail validation (sizes above i64) instead of wrapping.
+        let bytes = [s.c, s.h, s.w, 4]
+            .iter()
+            .fold(self.batch, |b, &x| b.saturating_mul(x));
         T {
             r: self.prog.op1(name, &refs, bytes),
             s,
@@ -180,7 +183,7 @@ fn watts_strogatz(n: usize, k: usize, p: f64, rng: &mut Rng) -> Vec<Vec<usize>> 
 /// channels and the classifier. At 224 x 224: stages at 28, 14 and 7 pixels.
 #[allow(clippy::needless_range_loop)] // nodes are indices of the WS graph
 pub(super) fn randwire(p: &Params, rng: &mut Rng) -> Result<Graph, GenError> {
-    let n = p.int("nodes", 2, 10_000)? as usize;
+    let n = p.int("nodes", 2, 2_000)? as usize;
     let k = p.int("k", 2, 1000)? as usize;
     if k % 2 != 0 || k >= n {
         return Err(p.bad("k", format!("must be even and below nodes ({n})")));
