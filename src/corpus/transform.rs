@@ -339,4 +339,82 @@ mod tests {
         }
         assert_eq!(pairs, 8);
     }
+
+    /// Reachability among non-ALLOC nodes, as a set of (from id, to id).
+    fn compute_closure(g: &Graph) -> Vec<(i64, i64)> {
+        let mut out = Vec::new();
+        for u in g.nodes().filter(|&v| g.kind(v) != crate::NodeKind::Alloc) {
+            let mut seen = vec![false; g.node_count()];
+            let mut stack = vec![u];
+            while let Some(x) = stack.pop() {
+                for &y in g.succs(x) {
+                    if !seen[y as usize] {
+                        seen[y as usize] = true;
+                        stack.push(y);
+                    }
+                }
+            }
+            for v in g
+                .nodes()
+                .filter(|&v| seen[v as usize] && g.kind(v) != crate::NodeKind::Alloc)
+            {
+                out.push((g.id(u), g.id(v)));
+            }
+        }
+        out.sort_unstable();
+        out
+    }
+
+    /// The article's layout: every ALLOC first in the Nodes array.
+    fn allocs_first(g: &Graph) -> Graph {
+        let mut raw = g.to_raw();
+        raw.nodes.sort_by_key(|n| n.op != "ALLOC");
+        Graph::from_raw(raw).unwrap()
+    }
+
+    #[test]
+    fn random_graphs_keep_compute_orders_program_order_and_the_optimum() {
+        let brute = crate::solvers::Brute;
+        let ctx = crate::solvers::SolveContext::default();
+        let mut compared = 0;
+        for seed in 0..40 {
+            let spec = if seed % 2 == 0 {
+                "tensor-program:ops=12,two=0.3"
+            } else {
+                "series-parallel:ops=10"
+            };
+            let flo = {
+                let mut s = GenSpec::parse(spec).unwrap();
+                s.params.insert("allocs".into(), "floating".into());
+                allocs_first(&generate(&s, seed).unwrap())
+            };
+            assert!(flo.program_order_is_topological());
+            let anch = to_encoding(&flo, AllocEncoding::Anchored).unwrap();
+            assert!(anch.program_order_is_topological(), "{spec} seed {seed}");
+            assert_eq!(
+                compute_closure(&anch),
+                compute_closure(&flo),
+                "{spec} seed {seed}"
+            );
+            let back = to_encoding(&anch, AllocEncoding::Floating).unwrap();
+            assert_eq!(edge_set(&back), edge_set(&flo), "{spec} seed {seed}");
+            let program = |g: &Graph| {
+                crate::schedule::check(g, &g.nodes().collect::<Vec<_>>())
+                    .unwrap()
+                    .peak
+            };
+            assert!(program(&anch) <= program(&flo), "{spec} seed {seed}");
+            // Tiny instances: the same optimum in both encodings (F2).
+            let mut s = GenSpec::parse("tensor-program:ops=3,two=0.3").unwrap();
+            s.params.insert("allocs".into(), "floating".into());
+            let tiny = generate(&s, seed).unwrap();
+            if tiny.node_count() <= crate::solvers::BRUTE_MAX_NODES {
+                let tiny_a = to_encoding(&tiny, AllocEncoding::Anchored).unwrap();
+                let opt = |g: &Graph| crate::solvers::run(&brute, g, &ctx).peak.unwrap();
+                assert_eq!(opt(&tiny), opt(&tiny_a), "seed {seed}");
+                compared += 1;
+            }
+        }
+        assert!(compared >= 10, "only {compared} tiny graphs compared");
+    }
 }
