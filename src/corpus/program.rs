@@ -174,7 +174,7 @@ impl TensorProgram {
 }
 
 /// Expands an order of compute nodes into a full schedule of `g`: before
-/// each compute node, its ALLOC predecessors not yet run (index order); after
+/// each compute node, its ALLOC predecessors not yet run (edge order); after
 /// it, every FREE successor whose predecessors have all run (edge order).
 /// Nodes still missing at the end (ALLOCs feeding no compute node) are
 /// appended in index order. The result is not checked here: pass it to

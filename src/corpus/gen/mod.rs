@@ -376,6 +376,20 @@ mod tests {
     }
 
     #[test]
+    fn known_outputs_are_pinned_across_versions() {
+        // Figures of the first release; a change here breaks every stored corpus.
+        let figures = |spec: &str| {
+            let g = generate(&GenSpec::parse(spec).unwrap(), 0).unwrap();
+            let order: Vec<_> = g.nodes().collect();
+            let peak = crate::schedule::check(&g, &order).unwrap().peak;
+            (g.node_count(), g.edge_count(), g.total_allocated(), peak)
+        };
+        assert_eq!(figures("chain"), (29, 37, 418837, 116517));
+        assert_eq!(figures("random-layered"), (86, 204, 17341651, 5226916));
+        assert_eq!(figures("tensor-program"), (158, 356, 34538046, 9331632));
+    }
+
+    #[test]
     fn unknown_param_is_named() {
         let spec = GenSpec::parse("chain:lenght=3").unwrap();
         let err = generate(&spec, 0).unwrap_err().to_string();
