@@ -5,6 +5,9 @@ mod solvers;
 mod validate;
 
 // Corpus commands.
+mod datasets;
+mod gen;
+mod transform;
 
 // Experiment commands.
 
@@ -39,7 +42,12 @@ pub enum Command {
     /// List every solver with a one-line description.
     Solvers(solvers::Args),
     // Corpus commands.
-
+    /// Generate a graph from a seeded family (`memsched gen --list` lists them).
+    Gen(gen::Args),
+    /// Re-encode the ALLOC nodes of a graph (anchored or floating).
+    Transform(transform::Args),
+    /// Print or update the tables of datasets/README.md.
+    Datasets(datasets::Args),
     // Experiment commands.
 
     // Benchmarks.
@@ -52,7 +60,9 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Schedule(a) => schedule::run(a),
         Command::Solvers(a) => solvers::run(a),
         // Corpus commands.
-
+        Command::Gen(a) => gen::run(a),
+        Command::Transform(a) => transform::run(a),
+        Command::Datasets(a) => datasets::run(a),
         // Experiment commands.
 
         // Benchmarks.

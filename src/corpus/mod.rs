@@ -1,9 +1,15 @@
-//! Graph sources: files and generators.
+//! Graph sources: files, generators and encodings.
 //!
 //! - [`program::TensorProgram`] describes a network as ops producing tensors;
 //!   [`program::TensorProgram::lower`] turns it into ALLOC / op / FREE nodes
 //!   in either encoding ([`program::AllocEncoding`]).
 //! - [`gen`] holds the seeded generators by family name (`memsched gen`).
+//! - [`transform::to_encoding`] re-encodes the ALLOCs of any graph
+//!   (`memsched transform`).
+//! - [`stats`] summarises committed datasets into markdown tables
+//!   (`memsched datasets`).
 
 pub mod gen;
 pub mod program;
+pub mod stats;
+pub mod transform;

@@ -9,7 +9,7 @@
 
 use serde_json::json;
 
-use crate::graph::{Graph, GraphBuilder, GraphError};
+use crate::graph::{Graph, GraphBuilder, GraphError, NodeIdx, NodeKind};
 
 /// Where an ALLOC sits in the graph.
 #[derive(
@@ -171,4 +171,43 @@ impl TensorProgram {
     pub fn to_graph(&self, encoding: AllocEncoding) -> Result<Graph, GraphError> {
         self.lower(encoding).build()
     }
+}
+
+/// Expands an order of compute nodes into a full schedule of `g`: before
+/// each compute node, its ALLOC predecessors not yet run (edge order); after
+/// it, every FREE successor whose predecessors have all run (edge order).
+/// Nodes still missing at the end (ALLOCs feeding no compute node) are
+/// appended in index order. The result is not checked here: pass it to
+/// [`crate::schedule::check`]. Handy to write a witness schedule as an op order.
+///
+/// # Complexity
+/// O(n + m).
+pub fn expand_op_order(g: &Graph, ops: &[NodeIdx]) -> Vec<NodeIdx> {
+    let n = g.node_count();
+    let mut done = vec![false; n];
+    let mut order = Vec::with_capacity(n);
+    for &c in ops {
+        if done[c as usize] {
+            continue;
+        }
+        for &p in g.preds(c) {
+            if g.kind(p) == NodeKind::Alloc && !done[p as usize] {
+                done[p as usize] = true;
+                order.push(p);
+            }
+        }
+        done[c as usize] = true;
+        order.push(c);
+        for &s in g.succs(c) {
+            if g.kind(s) == NodeKind::Free
+                && !done[s as usize]
+                && g.preds(s).iter().all(|&q| done[q as usize])
+            {
+                done[s as usize] = true;
+                order.push(s);
+            }
+        }
+    }
+    order.extend(g.nodes().filter(|&v| !done[v as usize]));
+    order
 }

@@ -5,6 +5,14 @@
 //! for a spec and a seed; the same spec and seed give the same graph in every
 //! version (the generators use [`crate::rng::Rng`]). [`families`] documents
 //! every family and its parameters for `memsched gen --help`.
+//!
+//! Families live in one file per group, each building a
+//! [`TensorProgram`] and lowering it with [`finish`] (so every family takes
+//! `allocs=anchored|floating`):
+//! - [`basic`]: `chain`, `fork-join`, `series-parallel`, `tree`;
+//! - [`random`]: `random-layered`, `tensor-program`;
+//! - [`nas`]: `randwire`, `darts`, `nasnet` (conv-net tensor sizes);
+//! - [`adversarial`]: graphs on which a named heuristic is far from optimal.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -12,9 +20,14 @@ use std::fmt;
 use serde_json::json;
 use thiserror::Error;
 
-use super::program::{AllocEncoding, TensorProgram, TensorRef};
+use super::program::{AllocEncoding, TensorProgram};
 use crate::graph::{Graph, GraphError};
 use crate::rng::Rng;
+
+pub mod adversarial;
+mod basic;
+mod nas;
+mod random;
 
 /// Why a generator spec was rejected.
 #[derive(Debug, Error, Clone, PartialEq)]
@@ -107,7 +120,7 @@ pub struct Params<'a> {
 }
 
 impl Params<'_> {
-    fn raw(&self, name: &str) -> &str {
+    pub(crate) fn raw(&self, name: &str) -> &str {
         self.given.get(name).map(String::as_str).unwrap_or_else(|| {
             self.info
                 .params
@@ -122,7 +135,7 @@ impl Params<'_> {
                 })
         })
     }
-    fn bad(&self, name: &str, message: String) -> GenError {
+    pub(crate) fn bad(&self, name: &str, message: String) -> GenError {
         GenError::BadValue {
             family: self.info.name.into(),
             param: name.into(),
@@ -152,6 +165,15 @@ impl Params<'_> {
         }
         Ok(v)
     }
+    /// A parameter that must be one of `options`.
+    pub fn choice(&self, name: &str, options: &[&'static str]) -> Result<&'static str, GenError> {
+        let v = self.raw(name);
+        options
+            .iter()
+            .find(|o| **o == v)
+            .copied()
+            .ok_or_else(|| self.bad(name, format!("must be one of {}", options.join(", "))))
+    }
     /// The ALLOC encoding parameter `allocs` (anchored|floating).
     pub fn encoding(&self) -> Result<AllocEncoding, GenError> {
         match self.raw("allocs") {
@@ -162,49 +184,31 @@ impl Params<'_> {
     }
 }
 
-type Generate = fn(&Params, &mut Rng) -> Result<Graph, GenError>;
+pub(crate) type Generate = fn(&Params, &mut Rng) -> Result<Graph, GenError>;
 
-const ALLOCS: ParamInfo = ParamInfo {
+pub(crate) const ALLOCS: ParamInfo = ParamInfo {
     name: "allocs",
     default: "anchored",
     help: "ALLOC encoding: anchored (after the op's inputs) or floating (no predecessors, as in the article)",
 };
 
-const FAMILIES: &[(FamilyInfo, Generate)] = &[
-    (
-        FamilyInfo {
-            name: "chain",
-            summary: "a chain of ops, each reading the previous output; sizes random in [min,max]",
-            params: &[
-                ParamInfo { name: "length", default: "10", help: "number of ops" },
-                ParamInfo { name: "min", default: "1024", help: "smallest tensor, bytes" },
-                ParamInfo { name: "max", default: "65536", help: "largest tensor, bytes" },
-                ALLOCS,
-            ],
-        },
-        gen_chain,
-    ),
-    (
-        FamilyInfo {
-            name: "random-layered",
-            summary: "layers of ops reading the previous layer and, with skip density, earlier ones (after Gagrani et al., NeurIPS 2022, app. A)",
-            params: &[
-                ParamInfo { name: "layers", default: "10", help: "number of layers" },
-                ParamInfo { name: "width", default: "4", help: "ops per layer (each layer draws 1..=width)" },
-                ParamInfo { name: "density", default: "0.3", help: "probability of each extra edge from the previous layer" },
-                ParamInfo { name: "skip", default: "0.05", help: "probability of an edge from an op two or more layers back (within 4 layers)" },
-                ParamInfo { name: "min", default: "1024", help: "smallest tensor, bytes" },
-                ParamInfo { name: "max", default: "1048576", help: "largest tensor, bytes" },
-                ALLOCS,
-            ],
-        },
-        gen_random_layered,
-    ),
+/// Every family: its documentation and its generator, in `--help` order.
+const FAMILIES: &[(&FamilyInfo, Generate)] = &[
+    (&basic::CHAIN, basic::chain),
+    (&basic::FORK_JOIN, basic::fork_join),
+    (&basic::SERIES_PARALLEL, basic::series_parallel),
+    (&basic::TREE, basic::tree),
+    (&random::RANDOM_LAYERED, random::random_layered),
+    (&random::TENSOR_PROGRAM, random::tensor_program),
+    (&nas::RANDWIRE, nas::randwire),
+    (&nas::DARTS, nas::darts),
+    (&nas::NASNET, nas::nasnet),
+    (&adversarial::ADVERSARIAL, adversarial::adversarial),
 ];
 
 /// Every generator family, documented.
 pub fn families() -> Vec<FamilyInfo> {
-    FAMILIES.iter().map(|(info, _)| *info).collect()
+    FAMILIES.iter().map(|(info, _)| **info).collect()
 }
 
 /// Generates the graph of `spec` for `seed`.
@@ -236,7 +240,11 @@ pub fn generate(spec: &GenSpec, seed: u64) -> Result<Graph, GenError> {
 }
 
 /// Finishes a generated program: records spec and seed in the graph.
-fn finish(program: &TensorProgram, params: &Params, family: &str) -> Result<Graph, GenError> {
+pub(crate) fn finish(
+    program: &TensorProgram,
+    params: &Params,
+    family: &str,
+) -> Result<Graph, GenError> {
     let mut b = program.lower(params.encoding()?);
     let given: BTreeMap<&str, &str> = params
         .info
@@ -248,57 +256,8 @@ fn finish(program: &TensorProgram, params: &Params, family: &str) -> Result<Grap
     Ok(b.build()?)
 }
 
-fn size(rng: &mut Rng, lo: u64, hi: u64) -> u64 {
+pub(crate) fn size(rng: &mut Rng, lo: u64, hi: u64) -> u64 {
     rng.range(lo.min(hi), hi.max(lo))
-}
-
-fn gen_chain(p: &Params, rng: &mut Rng) -> Result<Graph, GenError> {
-    let n = p.int("length", 1, 10_000_000)?;
-    let (lo, hi) = (p.int("min", 0, 1 << 40)?, p.int("max", 0, 1 << 40)?);
-    let mut prog = TensorProgram::new();
-    let mut prev: Option<TensorRef> = None;
-    for i in 0..n {
-        let inputs: Vec<TensorRef> = prev.into_iter().collect();
-        prev = Some(prog.op1(format!("op{i}"), &inputs, size(rng, lo, hi)));
-    }
-    finish(&prog, p, "chain")
-}
-
-fn gen_random_layered(p: &Params, rng: &mut Rng) -> Result<Graph, GenError> {
-    let layers = p.int("layers", 1, 10_000_000)? as usize;
-    let width = p.int("width", 1, 100_000)?;
-    let density = p.float("density", 0.0, 1.0)?;
-    let skip = p.float("skip", 0.0, 1.0)?;
-    let (lo, hi) = (p.int("min", 0, 1 << 40)?, p.int("max", 0, 1 << 40)?);
-    let mut prog = TensorProgram::new();
-    let mut layer_ops: Vec<Vec<TensorRef>> = Vec::with_capacity(layers);
-    for l in 0..layers {
-        let count = rng.range(1, width) as usize;
-        let mut this = Vec::with_capacity(count);
-        for k in 0..count {
-            let mut inputs = Vec::new();
-            if l > 0 {
-                let prev = &layer_ops[l - 1];
-                // One guaranteed input keeps the graph connected layer to layer.
-                inputs.push(prev[rng.below(prev.len() as u64) as usize]);
-                for &t in prev {
-                    if rng.chance(density) && !inputs.contains(&t) {
-                        inputs.push(t);
-                    }
-                }
-                for back in 2..=4.min(l) {
-                    for &t in &layer_ops[l - back] {
-                        if rng.chance(skip) && !inputs.contains(&t) {
-                            inputs.push(t);
-                        }
-                    }
-                }
-            }
-            this.push(prog.op1(format!("L{l}.{k}"), &inputs, size(rng, lo, hi)));
-        }
-        layer_ops.push(this);
-    }
-    finish(&prog, p, "random-layered")
 }
 
 #[cfg(test)]
@@ -313,6 +272,121 @@ mod tests {
         let b = generate(&spec, 5).unwrap();
         assert_eq!(a.deltas(), b.deltas());
         assert_eq!(a.to_raw(), b.to_raw());
+    }
+
+    /// Small parameters per family so that the generic tests stay fast.
+    fn small(family: &str) -> String {
+        match family {
+            "randwire" => "randwire:nodes=8,resolution=64".into(),
+            "darts" => "darts:cells=3,resolution=64".into(),
+            "nasnet" => "nasnet:cells=3,resolution=64".into(),
+            "adversarial" => "adversarial:scale=3".into(),
+            f => f.into(),
+        }
+    }
+
+    #[test]
+    fn every_family_is_deterministic_and_valid_in_both_encodings() {
+        for info in families() {
+            for enc in ["anchored", "floating"] {
+                let mut spec = GenSpec::parse(&small(info.name)).unwrap();
+                spec.params.insert("allocs".into(), enc.into());
+                let a = generate(&spec, 3).unwrap_or_else(|e| panic!("{spec}: {e}"));
+                let b = generate(&spec, 3).unwrap();
+                assert_eq!(a.to_raw(), b.to_raw(), "{spec} not deterministic");
+                assert!(a.node_count() > 0, "{spec}");
+                assert!(a.program_order_is_topological(), "{spec}");
+                let extra = a.graph_extra().get("Generator").unwrap();
+                assert_eq!(extra["family"], info.name, "{spec}");
+                let allocs = a.nodes().filter(|&v| a.kind(v) == crate::NodeKind::Alloc);
+                if enc == "floating" {
+                    assert!(allocs.clone().all(|v| a.preds(v).is_empty()), "{spec}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn seeds_matter_for_random_families() {
+        for f in [
+            "chain",
+            "fork-join:jitter=0.5",
+            "series-parallel",
+            "tree",
+            "random-layered",
+            "tensor-program",
+            "randwire:nodes=8,resolution=64",
+        ] {
+            let spec = GenSpec::parse(f).unwrap();
+            let a = generate(&spec, 1).unwrap();
+            let b = generate(&spec, 2).unwrap();
+            assert_ne!(a.to_raw(), b.to_raw(), "{f} ignores its seed");
+        }
+    }
+
+    #[test]
+    fn bad_values_name_the_parameter() {
+        for info in families() {
+            for p in info.params {
+                let spec = GenSpec::parse(&format!("{}:{}=oops", info.name, p.name)).unwrap();
+                let err = generate(&spec, 0).unwrap_err();
+                assert!(
+                    matches!(&err, GenError::BadValue { param, .. } if param == p.name),
+                    "{}: {err}",
+                    info.name
+                );
+                assert!(err.to_string().contains(p.name), "{err}");
+            }
+        }
+    }
+
+    #[test]
+    fn every_default_is_accepted_and_documented() {
+        for info in families() {
+            assert!(!info.summary.is_empty());
+            assert!(
+                info.params.iter().any(|p| p.name == "allocs"),
+                "{}",
+                info.name
+            );
+            for p in info.params {
+                assert!(
+                    !p.help.is_empty() && !p.default.is_empty(),
+                    "{}.{}",
+                    info.name,
+                    p.name
+                );
+            }
+        }
+        // Defaults generate (the big NAS nets too: they are a few thousand nodes).
+        for info in families() {
+            generate(&GenSpec::parse(info.name).unwrap(), 0).unwrap();
+        }
+    }
+
+    #[test]
+    fn unknown_family_lists_the_known_ones() {
+        let err = generate(&GenSpec::parse("nope").unwrap(), 0)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("randwire") && err.contains("adversarial"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn known_outputs_are_pinned_across_versions() {
+        // Figures of the first release; a change here breaks every stored corpus.
+        let figures = |spec: &str| {
+            let g = generate(&GenSpec::parse(spec).unwrap(), 0).unwrap();
+            let order: Vec<_> = g.nodes().collect();
+            let peak = crate::schedule::check(&g, &order).unwrap().peak;
+            (g.node_count(), g.edge_count(), g.total_allocated(), peak)
+        };
+        assert_eq!(figures("chain"), (29, 37, 418837, 116517));
+        assert_eq!(figures("random-layered"), (86, 204, 17341651, 5226916));
+        assert_eq!(figures("tensor-program"), (158, 356, 34538046, 9331632));
     }
 
     #[test]

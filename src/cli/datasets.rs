@@ -1,0 +1,51 @@
+//! `memsched datasets`: the tables of `datasets/README.md`, regenerated.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context;
+
+use memsched::corpus::stats;
+
+/// Measure every committed graph (listed in `DIR/models/manifest.csv` and
+/// `DIR/nas/manifest.csv`) and print the two markdown tables, or rewrite
+/// them in place between the `<!-- BEGIN models-table -->` /
+/// `<!-- BEGIN nas-table -->` markers of a document.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The datasets folder.
+    #[arg(long, default_value = "datasets")]
+    dir: PathBuf,
+    /// Rewrite the tables in this markdown file (e.g. datasets/README.md).
+    #[arg(long, value_name = "README")]
+    update: Option<PathBuf>,
+    /// With --update: change nothing, exit 1 if the file is out of date.
+    #[arg(long, requires = "update")]
+    check: bool,
+}
+
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let models = stats::models_table(&args.dir.join("models"))?;
+    let nas = stats::nas_table(&args.dir.join("nas"))?;
+    let Some(path) = args.update else {
+        print!("## models\n\n{models}\n## nas\n\n{nas}");
+        return Ok(ExitCode::SUCCESS);
+    };
+    let doc = std::fs::read_to_string(&path)
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    let new = stats::replace_section(&doc, "models-table", &models)?;
+    let new = stats::replace_section(&new, "nas-table", &nas)?;
+    if args.check {
+        if new != doc {
+            eprintln!(
+                "{} is out of date: run `memsched datasets --update {}`",
+                path.display(),
+                path.display()
+            );
+            return Ok(ExitCode::from(1));
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    std::fs::write(&path, new).with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(ExitCode::SUCCESS)
+}

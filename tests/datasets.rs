@@ -1,0 +1,98 @@
+//! Every committed graph under `datasets/` validates; the NAS instances are
+//! reproducible from their manifest; the README tables are up to date.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use memsched::corpus::gen::{generate, GenSpec};
+use memsched::graph::seed;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn json_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let mut entries: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            json_files(&p, out);
+        } else if p.extension().is_some_and(|e| e == "json") {
+            out.push(p);
+        }
+    }
+}
+
+#[test]
+fn every_json_file_in_datasets_validates() {
+    let mut files = Vec::new();
+    json_files(&root().join("datasets"), &mut files);
+    assert!(
+        files.len() >= 27,
+        "expected the 24 models and 3 NAS graphs, found {}",
+        files.len()
+    );
+    for f in &files {
+        let g =
+            seed::read_path(f.to_str().unwrap()).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+        assert!(
+            g.program_order_is_topological(),
+            "{}: program order breaks an edge",
+            f.display()
+        );
+    }
+}
+
+#[test]
+fn one_dataset_validates_through_the_binary() {
+    let f = root().join("datasets/nas/darts_v2_c48_14cells_224_b1.json");
+    let out = Command::new(env!("CARGO_BIN_EXE_memsched"))
+        .arg("validate")
+        .arg(&f)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains(": ok: 1133 nodes"));
+}
+
+#[test]
+fn nas_instances_regenerate_byte_for_byte() {
+    let dir = root().join("datasets/nas");
+    let manifest = std::fs::read_to_string(dir.join("manifest.csv")).unwrap();
+    let mut rows = 0;
+    for line in manifest.lines().skip(1) {
+        let cols: Vec<&str> = line.split(',').collect();
+        let (file, spec, seed_) = (cols[0], cols[1], cols[2].parse::<u64>().unwrap());
+        let g = generate(&GenSpec::parse(spec).unwrap(), seed_).unwrap();
+        let mut bytes = Vec::new();
+        seed::write(&g, &mut bytes).unwrap();
+        let committed = std::fs::read(dir.join(file)).unwrap();
+        assert!(
+            bytes == committed,
+            "{file} differs from `memsched gen {spec} --seed {seed_}`"
+        );
+        rows += 1;
+    }
+    assert_eq!(rows, 3);
+}
+
+#[test]
+fn readme_tables_are_up_to_date() {
+    let out = Command::new(env!("CARGO_BIN_EXE_memsched"))
+        .current_dir(root())
+        .args(["datasets", "--update", "datasets/README.md", "--check"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

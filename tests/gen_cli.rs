@@ -1,0 +1,168 @@
+//! `memsched gen`, `transform` and `datasets` as a user runs them.
+
+use std::process::{Command, Output};
+
+use memsched::corpus::gen::families;
+use memsched::graph::seed;
+
+fn memsched(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_memsched"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn code(o: &Output) -> i32 {
+    o.status.code().unwrap()
+}
+
+#[test]
+fn help_lists_every_family_with_its_parameters() {
+    let out = memsched(&["gen", "--help"]);
+    assert_eq!(code(&out), 0);
+    let text = String::from_utf8_lossy(&out.stdout);
+    for f in families() {
+        assert!(text.contains(f.name), "--help misses {}", f.name);
+        for p in f.params {
+            assert!(
+                text.contains(&format!("{}={}", p.name, p.default)),
+                "--help misses {}.{}",
+                f.name,
+                p.name
+            );
+        }
+    }
+    let list = memsched(&["gen", "--list"]);
+    assert_eq!(code(&list), 0);
+    assert!(String::from_utf8_lossy(&list.stdout).contains("randwire"));
+}
+
+#[test]
+fn gen_writes_a_valid_deterministic_file_in_both_spec_forms() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("a.json");
+    let b = dir.path().join("b.json");
+    let o = memsched(&[
+        "gen",
+        "fork-join",
+        "-p",
+        "branches=3",
+        "--param",
+        "depth=2",
+        "--seed",
+        "4",
+        "-o",
+        a.to_str().unwrap(),
+    ]);
+    assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
+    let o = memsched(&[
+        "gen",
+        "fork-join:branches=3,depth=2",
+        "--seed",
+        "4",
+        "-o",
+        b.to_str().unwrap(),
+    ]);
+    assert_eq!(code(&o), 0);
+    assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
+    let g = seed::read_path(a.to_str().unwrap()).unwrap();
+    assert_eq!(g.graph_extra()["Generator"]["params"]["branches"], "3");
+    // To standard output without -o.
+    let o = memsched(&["gen", "chain:length=2"]);
+    assert_eq!(code(&o), 0);
+    assert!(String::from_utf8_lossy(&o.stdout).starts_with("{\"Nodes\""));
+}
+
+#[test]
+fn gen_rejects_bad_input_with_exit_2_naming_the_problem() {
+    for (args, needle) in [
+        (vec!["gen", "nope"], "unknown generator family"),
+        (vec!["gen", "chain", "-p", "lenght=3"], "lenght"),
+        (vec!["gen", "chain", "-p", "length=-1"], "length"),
+        (vec!["gen", "randwire", "-p", "k=3"], "`k`"),
+        (vec!["gen", "chain", "-p", "length"], "KEY=VALUE"),
+        (vec!["gen"], "missing FAMILY"),
+        (
+            vec![
+                "gen",
+                "darts",
+                "-p",
+                "cells=100",
+                "-p",
+                "batch=65536",
+                "-p",
+                "resolution=8192",
+                "-p",
+                "channels=100000",
+            ],
+            "2^63 - 1",
+        ),
+    ] {
+        let o = memsched(&args);
+        assert_eq!(code(&o), 2, "{args:?}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains(needle), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn allocs_flag_and_transform_agree() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |n: &str| dir.path().join(n).to_str().unwrap().to_string();
+    assert_eq!(
+        code(&memsched(&[
+            "gen",
+            "tensor-program",
+            "--allocs",
+            "floating",
+            "-o",
+            &p("f.json")
+        ])),
+        0
+    );
+    assert_eq!(
+        code(&memsched(&["gen", "tensor-program", "-o", &p("a.json")])),
+        0
+    );
+    let o = memsched(&[
+        "transform",
+        &p("a.json"),
+        "--allocs",
+        "floating",
+        "-o",
+        &p("t.json"),
+    ]);
+    assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
+    let (f, t) = (
+        seed::read_path(&p("f.json")).unwrap(),
+        seed::read_path(&p("t.json")).unwrap(),
+    );
+    assert_eq!(f.edge_count(), t.edge_count());
+    let o = memsched(&["transform", &p("t.json"), "--allocs", "anchored"]);
+    assert_eq!(code(&o), 0);
+    let back = seed::parse(&o.stdout).unwrap();
+    let a = seed::read_path(&p("a.json")).unwrap();
+    assert_eq!(back.edges.len(), a.edge_count());
+    // A missing file is invalid input.
+    assert_eq!(
+        code(&memsched(&[
+            "transform",
+            &p("missing.json"),
+            "--allocs",
+            "floating"
+        ])),
+        2
+    );
+}
+
+#[test]
+fn datasets_prints_both_tables() {
+    let o = Command::new(env!("CARGO_BIN_EXE_memsched"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .arg("datasets")
+        .output()
+        .unwrap();
+    assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("resnet50_training_b32.json") && text.contains("randwire_"));
+}
