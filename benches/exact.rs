@@ -94,8 +94,12 @@ fn cell(r: &Report) -> String {
         Status::Failed(_) => "fail",
         Status::Invalid(_) => "INVALID",
     };
+    let gap = match (&r.status, r.gap_pct()) {
+        (Status::Feasible, Some(g)) => format!(" gap {g:.1}%"),
+        _ => String::new(),
+    };
     format!(
-        "{:>9.3}s {:<4} {:>9}",
+        "{:>7.3}s {:<4} {:>9}{gap:<10}",
         r.time.as_secs_f64(),
         status,
         r.peak.map_or("-".into(), |p| p.to_string())
@@ -121,7 +125,7 @@ fn main() {
     let ctx = SolveContext::new(0, Some(Duration::from_secs_f64(limit)));
     print!("{:<52} {:>5}", "graph", "nodes");
     for s in &solvers {
-        print!(" | {:<26}", format!("{} time status peak", s.name()));
+        print!(" | {:<34}", format!("{} time status peak", s.name()));
     }
     println!(" | ratios vs exact (time)");
     for (name, g) in graphs() {
@@ -145,5 +149,5 @@ fn main() {
         }
         println!(" | {}", ratios.join(", "));
     }
-    println!("time limit {limit} s per solve; `>=`: the other solver did not finish (ratio is a lower bound)");
+    println!("time limit {limit} s per solve; `>=`: the other solver did not finish (ratio is a lower bound); gap: (peak - proven lower bound) / peak");
 }
