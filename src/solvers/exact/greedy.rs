@@ -28,7 +28,7 @@ impl Scheduler for MoveGreedy {
 
     fn solve(&self, g: &Graph, ctx: &SolveContext) -> Outcome {
         let n = g.node_count();
-        if Reach::bytes_for(n) > ctx.budget.max_memory_bytes / 2 {
+        if Reach::bytes_for(n) > ctx.budget.max_memory_bytes / 8 {
             return Outcome::failed("graph too large for the ancestor bitsets");
         }
         let reach = Reach::new(g);
