@@ -1,2 +1,153 @@
-//! Benchmark `exact` (to be written).
-fn main() {}
+//! Benchmark: `dp` vs `exact` (vs `ilp`, when the registry has it) on a
+//! fixed set of graphs, with a time limit per solve.
+//!
+//! Run: `cargo bench --no-default-features --bench exact` (add `ilp` by
+//! building with default features). Options (environment variables):
+//! `EXACT_BENCH_LIMIT` seconds per solve (default 10), `EXACT_BENCH_SOLVERS`
+//! a comma-separated list (default `dp,exact,ilp`; missing ones are skipped).
+//! Prints one row per graph: nodes, each solver's time, status and peak, and
+//! the time ratios against `exact`.
+
+use std::time::Duration;
+
+use memsched::corpus::gen::{generate, GenSpec};
+use memsched::corpus::program::{AllocEncoding, TensorProgram, TensorRef};
+use memsched::rng::Rng;
+use memsched::solvers::{self, run, Report, SolveContext};
+use memsched::{Graph, Status};
+
+/// A random tensor program: each op reads 1-3 outputs among the last
+/// `window` ops, sizes 1 KiB-1 MiB.
+fn tensor_program(ops: usize, window: usize, seed: u64) -> Graph {
+    let mut rng = Rng::new(seed);
+    let mut p = TensorProgram::new();
+    let mut outs: Vec<TensorRef> = Vec::new();
+    for i in 0..ops {
+        let mut inputs = Vec::new();
+        if !outs.is_empty() {
+            let reads = rng.range(1, 3) as usize;
+            for _ in 0..reads {
+                let lo = outs.len().saturating_sub(window);
+                let t = outs[rng.range(lo as u64, outs.len() as u64 - 1) as usize];
+                if !inputs.contains(&t) {
+                    inputs.push(t);
+                }
+            }
+        }
+        outs.push(p.op1(format!("op{i}"), &inputs, rng.range(1 << 10, 1 << 20)));
+    }
+    p.to_graph(AllocEncoding::Anchored).unwrap()
+}
+
+/// A source, `k` branches of `depth` ops each with random sizes, one join.
+fn fork_join(k: usize, depth: usize, seed: u64) -> Graph {
+    let mut rng = Rng::new(seed);
+    let mut p = TensorProgram::new();
+    let src = p.op1("src", &[], rng.range(1 << 10, 1 << 20));
+    let mut ends = Vec::new();
+    for b in 0..k {
+        let mut t = src;
+        for d in 0..depth {
+            t = p.op1(format!("b{b}.{d}"), &[t], rng.range(1 << 10, 1 << 20));
+        }
+        ends.push(t);
+    }
+    p.op1("join", &ends, 1024);
+    p.to_graph(AllocEncoding::Anchored).unwrap()
+}
+
+fn graphs() -> Vec<(String, Graph)> {
+    let mut out = Vec::new();
+    for (spec, seed) in [
+        ("random-layered:layers=6,width=3", 1),
+        ("random-layered:layers=8,width=3", 2),
+        ("random-layered:layers=10,width=4", 3),
+        ("random-layered:layers=20,width=4", 4),
+        ("random-layered:layers=30,width=4", 5),
+        ("random-layered:layers=40,width=4", 6),
+        ("random-layered:layers=20,width=6", 7),
+        ("random-layered:layers=30,width=6,allocs=floating", 8),
+    ] {
+        let g = generate(&GenSpec::parse(spec).unwrap(), seed).unwrap();
+        out.push((format!("{spec} #{seed}"), g));
+    }
+    for (ops, window, seed) in [(20, 4, 1), (40, 6, 2), (80, 6, 3), (100, 8, 4)] {
+        out.push((
+            format!("tensor-program ops={ops} window={window} #{seed}"),
+            tensor_program(ops, window, seed),
+        ));
+    }
+    for (k, depth, seed) in [(8, 2, 1), (8, 4, 2), (12, 3, 3), (16, 2, 4), (16, 4, 5)] {
+        out.push((
+            format!("fork-join k={k} depth={depth} #{seed}"),
+            fork_join(k, depth, seed),
+        ));
+    }
+    out
+}
+
+fn cell(r: &Report) -> String {
+    let status = match r.status {
+        Status::Optimal => "opt",
+        Status::Feasible => "feas",
+        Status::TimedOut => "t/o",
+        Status::Failed(_) => "fail",
+        Status::Invalid(_) => "INVALID",
+    };
+    let gap = match (&r.status, r.gap_pct()) {
+        (Status::Feasible, Some(g)) => format!(" gap {g:.1}%"),
+        _ => String::new(),
+    };
+    format!(
+        "{:>7.3}s {:<4} {:>9}{gap:<10}",
+        r.time.as_secs_f64(),
+        status,
+        r.peak.map_or("-".into(), |p| p.to_string())
+    )
+}
+
+fn main() {
+    let limit: f64 = std::env::var("EXACT_BENCH_LIMIT")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(10.0);
+    let names = std::env::var("EXACT_BENCH_SOLVERS").unwrap_or_else(|_| "dp,exact,ilp".into());
+    let solvers: Vec<_> = names
+        .split(',')
+        .filter_map(|n| match solvers::build(n) {
+            Ok(s) => Some(s),
+            Err(_) => {
+                eprintln!("skipping `{n}`: not in this build's registry");
+                None
+            }
+        })
+        .collect();
+    let ctx = SolveContext::new(0, Some(Duration::from_secs_f64(limit)));
+    print!("{:<52} {:>5}", "graph", "nodes");
+    for s in &solvers {
+        print!(" | {:<34}", format!("{} time status peak", s.name()));
+    }
+    println!(" | ratios vs exact (time)");
+    for (name, g) in graphs() {
+        print!("{name:<52} {:>5}", g.node_count());
+        let reports: Vec<Report> = solvers.iter().map(|s| run(s.as_ref(), &g, &ctx)).collect();
+        for r in &reports {
+            print!(" | {}", cell(r));
+        }
+        let exact = reports.iter().find(|r| r.solver == "exact");
+        let mut ratios = Vec::new();
+        if let Some(e) = exact {
+            for r in reports.iter().filter(|r| r.solver != "exact") {
+                let x = r.time.as_secs_f64() / e.time.as_secs_f64().max(1e-6);
+                let done = r.status == Status::Optimal;
+                ratios.push(format!(
+                    "{} {}{x:.0}x",
+                    r.solver,
+                    if done { "" } else { ">=" }
+                ));
+            }
+        }
+        println!(" | {}", ratios.join(", "));
+    }
+    println!("time limit {limit} s per solve; `>=`: the other solver did not finish (ratio is a lower bound); gap: (peak - proven lower bound) / peak");
+}

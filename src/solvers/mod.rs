@@ -20,12 +20,16 @@ mod seed_greedy;
 
 // Exact solvers.
 mod brute;
+mod dp;
+pub mod exact;
 
 // ILP.
 
 pub use best_of::BestOf;
 pub use brute::{Brute, BRUTE_MAX_NODES};
 pub use context::{Budget, DeadlineTicker, SolveContext};
+pub use dp::Dp;
+pub use exact::{Exact, MoveGreedy};
 pub use kahn::Kahn;
 pub use outcome::{Outcome, Report, Status};
 pub use program::ProgramOrder;

@@ -6,7 +6,7 @@
 
 use thiserror::Error;
 
-use super::{Brute, Kahn, ProgramOrder, Scheduler, SeedGreedy};
+use super::{Brute, Dp, Exact, Kahn, ProgramOrder, Scheduler, SeedGreedy};
 
 /// Why a solver name could not be turned into a solver.
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
@@ -76,6 +76,18 @@ const ENTRIES: &[Entry] = &[
         param: None,
         summary: "every topological order (at most 12 nodes); for tests",
         make: plain::<Brute>,
+    },
+    Entry {
+        name: "exact",
+        param: None,
+        summary: "best-first search over downsets (F1 closure, F2 moves, F4 bounds); proven optimum or bound + gap",
+        make: plain::<Exact>,
+    },
+    Entry {
+        name: "dp",
+        param: None,
+        summary: "plain DP over downsets, every ready node a branch (SERENITY-style baseline)",
+        make: plain::<Dp>,
     },
     // ---- ILP (issue 3) ----
 ];

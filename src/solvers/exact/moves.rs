@@ -1,0 +1,162 @@
+//! Moves (F2): commit to one node with delta <= 0, pulling in the positive
+//! ancestors it still needs.
+//!
+//! By F2 a positive node (an ALLOC) can wait until just before its first
+//! successor without raising the peak, so from a state `S` some optimal
+//! completion starts with a block: the unexecuted ancestors of one node `w`
+//! with delta <= 0, all of them positive, then `w`. [`Moves::candidates`]
+//! lists exactly those `w` (the ones whose unexecuted ancestors are all
+//! positive); the block's peak is `mem(S) + sum(block)`, reached just before
+//! `w` runs.
+//!
+//! [`Reach`] holds the strict-ancestor bitset of every node (n^2 bits), which
+//! both the moves and the bounds use.
+
+use super::state::{self, has};
+use crate::graph::{Graph, NodeIdx};
+
+/// Strict ancestors of every node, as bitsets.
+pub(crate) struct Reach {
+    pub(crate) words: usize,
+    anc: Vec<u64>,
+    /// Nodes with delta <= 0.
+    pub(crate) nonpos: Vec<u64>,
+}
+
+impl Reach {
+    /// Bytes `Reach::new` would allocate for `n` nodes.
+    pub(crate) fn bytes_for(n: usize) -> u64 {
+        (n as u64) * (state::words(n) as u64) * 8
+    }
+
+    /// # Complexity
+    /// O(m * n / 64) time, n^2 / 8 bytes.
+    pub(crate) fn new(g: &Graph) -> Self {
+        let n = g.node_count();
+        let words = state::words(n);
+        let mut anc = vec![0u64; n * words];
+        for &v in g.topo_order() {
+            let vi = v as usize * words;
+            for &p in g.preds(v) {
+                let pi = p as usize * words;
+                for k in 0..words {
+                    let x = anc[pi + k];
+                    anc[vi + k] |= x;
+                }
+                anc[vi + (p >> 6) as usize] |= 1 << (p & 63);
+            }
+        }
+        let mut nonpos = vec![0u64; words];
+        for v in g.nodes() {
+            if g.delta(v) <= 0 {
+                state::add(&mut nonpos, v);
+            }
+        }
+        Reach { words, anc, nonpos }
+    }
+
+    /// Strict ancestors of `v`.
+    #[inline]
+    pub(crate) fn anc(&self, v: NodeIdx) -> &[u64] {
+        let i = v as usize * self.words;
+        &self.anc[i..i + self.words]
+    }
+
+    /// Whether every node with delta <= 0 is in `set` (then only positive
+    /// nodes remain, and they all run at the end).
+    pub(crate) fn all_nonpos_done(&self, set: &[u64]) -> bool {
+        self.nonpos.iter().zip(set).all(|(&m, &s)| m & !s == 0)
+    }
+}
+
+/// One move from a state: the node committed to and its block's delta sum.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Move {
+    pub(crate) w: NodeIdx,
+    /// Sum of the deltas of the positive ancestors still to run (>= 0).
+    pub(crate) block: i64,
+}
+
+/// Lists the moves of `set` into `out`, in increasing node index.
+///
+/// # Complexity
+/// O(n * (in-degree + n / 64)) per call.
+pub(crate) fn candidates(g: &Graph, reach: &Reach, set: &[u64], out: &mut Vec<Move>) {
+    out.clear();
+    for w in g.nodes() {
+        if g.delta(w) > 0 || has(set, w) {
+            continue;
+        }
+        // Quick filter: a non-positive unexecuted predecessor rules w out.
+        if g.preds(w).iter().any(|&p| !has(set, p) && g.delta(p) <= 0) {
+            continue;
+        }
+        let anc = reach.anc(w);
+        let blocked = anc
+            .iter()
+            .zip(set)
+            .zip(&reach.nonpos)
+            .any(|((&a, &s), &np)| a & !s & np != 0);
+        if blocked {
+            continue;
+        }
+        let mut block = 0;
+        for (k, (&a, &s)) in anc.iter().zip(set).enumerate() {
+            let mut x = a & !s;
+            while x != 0 {
+                let b = x.trailing_zeros();
+                block += g.delta((k as u32) << 6 | b);
+                x &= x - 1;
+            }
+        }
+        out.push(Move { w, block });
+    }
+}
+
+/// Adds the block of `w` and `w` to `set`; calls `added` on each new node
+/// (block first, in index order, then `w`).
+pub(crate) fn apply(reach: &Reach, set: &mut [u64], w: NodeIdx, mut added: impl FnMut(NodeIdx)) {
+    let anc = reach.anc(w);
+    for k in 0..set.len() {
+        let mut x = anc[k] & !set[k];
+        set[k] |= x;
+        while x != 0 {
+            let b = x.trailing_zeros();
+            added((k as u32) << 6 | b);
+            x &= x - 1;
+        }
+    }
+    state::add(set, w);
+    added(w);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::graph::GraphBuilder;
+
+    #[test]
+    fn a_move_pulls_in_the_allocs_its_op_needs() {
+        // ALLOC a(3) -> op1 ; ALLOC b(2) -> op2 ; op1 -> op2.
+        let mut bld = GraphBuilder::new();
+        let a = bld.alloc(3, 0) as u32;
+        let op1 = bld.op("op1") as u32;
+        let b = bld.alloc(2, 1) as u32;
+        let op2 = bld.op("op2") as u32;
+        bld.edge(a as i64, op1 as i64);
+        bld.edge(b as i64, op2 as i64);
+        bld.edge(op1 as i64, op2 as i64);
+        let g = bld.build().unwrap();
+        let reach = Reach::new(&g);
+        let mut set = vec![0u64; 1];
+        let mut out = Vec::new();
+        candidates(&g, &reach, &set, &mut out);
+        assert_eq!(out, vec![Move { w: op1, block: 3 }]);
+        let mut seen = Vec::new();
+        apply(&reach, &mut set, op1, |v| seen.push(v));
+        assert_eq!(seen, vec![a, op1]);
+        candidates(&g, &reach, &set, &mut out);
+        assert_eq!(out, vec![Move { w: op2, block: 2 }]);
+        let _ = b;
+    }
+}
