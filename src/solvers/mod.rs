@@ -22,6 +22,10 @@ mod seed_greedy;
 mod brute;
 
 // ILP.
+#[cfg(feature = "ilp")]
+mod ilp;
+#[cfg(feature = "ilp")]
+pub use ilp::{Ilp, ILP_MAX_BINARIES, ILP_MAX_NODES};
 
 pub use best_of::BestOf;
 pub use brute::{Brute, BRUTE_MAX_NODES};
