@@ -24,6 +24,10 @@ mod dp;
 pub mod exact;
 
 // ILP.
+#[cfg(feature = "ilp")]
+mod ilp;
+#[cfg(feature = "ilp")]
+pub use ilp::{Ilp, ILP_MAX_BINARIES, ILP_MAX_NODES};
 
 pub use best_of::BestOf;
 pub use brute::{Brute, BRUTE_MAX_NODES};

@@ -90,6 +90,14 @@ const ENTRIES: &[Entry] = &[
         make: plain::<Dp>,
     },
     // ---- ILP (issue 3) ----
+    #[cfg(feature = "ilp")]
+    Entry {
+        name: "ilp",
+        param: None,
+        summary:
+            "time-indexed integer program on the reduced graph, HiGHS; optimal or best + dual bound",
+        make: plain::<super::Ilp>,
+    },
 ];
 
 /// Every solver, in registry order.

@@ -1,0 +1,199 @@
+//! `ilp`: a time-indexed integer program, solved by HiGHS through good_lp.
+//!
+//! Pipeline, one module each:
+//! [`reduce`] contracts the graph into clusters (exactly: the optimum is
+//! unchanged) and gives each a role; [`windows`] bounds the step of each
+//! cluster by its ancestors and descendants; [`bounds`] computes the F4
+//! lower bound; [`sim`] runs a sequence of clusters (the starting schedules
+//! and the decoding of HiGHS's answer); [`model`] builds the program and
+//! calls HiGHS. See `docs/ilp.md` for the formulation and what is proven when.
+//!
+//! Status: `optimal` only when HiGHS returns `Optimal` and the decoded,
+//! re-checked order's peak meets HiGHS's dual bound, or when a starting
+//! schedule meets the F4 bound; otherwise `feasible` with the best order
+//! found and the stronger of HiGHS's dual bound and the F4 bound.
+
+mod bounds;
+mod model;
+mod reduce;
+mod sim;
+mod windows;
+
+use super::{Abilities, Outcome, ProgramOrder, Scheduler, SeedGreedy, SolveContext};
+use crate::graph::Graph;
+use crate::schedule;
+
+/// Largest graph `ilp` accepts (beyond it the model could not be solved anyway).
+pub const ILP_MAX_NODES: usize = 20_000;
+/// Largest number of binary variables `ilp` builds.
+pub const ILP_MAX_BINARIES: usize = 300_000;
+
+/// The ILP scheduler.
+///
+/// `Ilp::default()` (registry name `ilp`) solves the reduced model;
+/// [`Ilp::plain`] solves the plain model (one step per node, no
+/// contraction), kept to test the reduction and to measure what it buys.
+#[derive(Debug, Clone, Copy)]
+pub struct Ilp {
+    contract: bool,
+}
+
+impl Default for Ilp {
+    fn default() -> Self {
+        Ilp { contract: true }
+    }
+}
+
+impl Ilp {
+    /// The unreduced model: every node a step of its own.
+    pub fn plain() -> Self {
+        Ilp { contract: false }
+    }
+}
+
+impl Scheduler for Ilp {
+    fn name(&self) -> String {
+        if self.contract {
+            "ilp".into()
+        } else {
+            "ilp-plain".into()
+        }
+    }
+
+    fn abilities(&self) -> Abilities {
+        Abilities {
+            seeded: false,
+            exact: true,
+            anytime: true,
+        }
+    }
+
+    fn solve(&self, g: &Graph, ctx: &SolveContext) -> Outcome {
+        let n = g.node_count();
+        if n == 0 {
+            return Outcome::optimal(Vec::new(), 0);
+        }
+        if n > ILP_MAX_NODES {
+            return Outcome::failed(format!(
+                "model too large: {n} nodes (ilp accepts at most {ILP_MAX_NODES})"
+            ));
+        }
+        let red = reduce::reduce(g, self.contract);
+        let win = windows::windows(&red);
+        let binaries = win.binaries(&red);
+        let steps = red.steps();
+        if binaries > ILP_MAX_BINARIES {
+            return Outcome::failed(format!(
+                "model too large: {binaries} binaries over {steps} steps (limit {ILP_MAX_BINARIES})"
+            ));
+        }
+        let lb = bounds::lower_bound(g);
+        let start = best_start(g, ctx, &red);
+        let counted = |o: Outcome| {
+            o.with_counter("clusters", red.clusters.len() as u64)
+                .with_counter("steps", steps as u64)
+                .with_counter("binaries", binaries as u64)
+        };
+        if start.peak <= lb {
+            return counted(
+                Outcome::optimal(start.order, start.peak)
+                    .with_note("a starting schedule meets the F4 lower bound"),
+            );
+        }
+        let unit = g
+            .deltas()
+            .iter()
+            .fold(0u64, |a, &d| gcd(a, d.unsigned_abs()))
+            .max(1) as i64;
+        let spec = model::Spec {
+            red: &red,
+            win: &win,
+            unit,
+            lb: (lb as i64 + unit - 1) / unit,
+            start: &start,
+            ctx,
+        };
+        let answer = match model::solve(&spec) {
+            Ok(a) => a,
+            Err(e) => {
+                return counted(
+                    Outcome::feasible(start.order)
+                        .with_lower_bound(Some(lb))
+                        .with_note(e),
+                )
+            }
+        };
+        let decoded = answer
+            .steps
+            .as_ref()
+            .map(|at| sim::run_by_key(&red, |_, c| (at[c] as i64, 0)));
+        let best = match decoded {
+            Some(d) if d.peak < start.peak => d,
+            _ => start,
+        };
+        // HiGHS's bound in bytes, rounded up to a whole unit (P is integral)
+        // after allowing for its tolerances (absolute 1e-6, relative 1e-9).
+        let highs_lb = answer.dual_bound.map(|b| {
+            let units = (b - 1e-6 - 1e-9 * b.abs()).ceil().max(0.0) as u64;
+            (units * unit as u64).min(best.peak)
+        });
+        let proven = lb.max(highs_lb.unwrap_or(0));
+        let closed_by_highs = answer.status == "Optimal" && highs_lb == Some(best.peak);
+        let note = format!(
+            "HiGHS: {} (objective {}, bound {:?}); {steps} steps from {n} nodes",
+            answer.status,
+            answer.objective * unit as f64,
+            answer.dual_bound.map(|b| b * unit as f64)
+        );
+        let out = if schedule::check(g, &best.order).is_err() {
+            // Cannot happen (sim only runs ready clusters); never claim anything on it.
+            Outcome::failed("internal error: decoded order rejected by the checker")
+        } else if closed_by_highs || proven >= best.peak {
+            Outcome::optimal(best.order, best.peak)
+        } else {
+            Outcome::feasible(best.order).with_lower_bound(Some(proven))
+        };
+        counted(
+            out.with_counter("rows", answer.rows as u64)
+                .with_counter("mip_nodes", answer.mip_nodes.unwrap_or(0).max(0) as u64)
+                .with_note(note),
+        )
+    }
+}
+
+/// The lowest-peak starting sequence: the memory greedy on the reduced graph
+/// and the projections of the caller's warm start, the article's greedy and
+/// the program order (ties: that order).
+fn best_start(g: &Graph, ctx: &SolveContext, red: &reduce::Reduced) -> sim::Outcome {
+    let n = g.node_count();
+    let mut best = sim::greedy(red);
+    let mut orders: Vec<Vec<u32>> = Vec::new();
+    if let Some(w) = ctx
+        .warm_start
+        .as_ref()
+        .filter(|w| schedule::check(g, w).is_ok())
+    {
+        orders.push(w.clone());
+    }
+    for s in [&SeedGreedy as &dyn Scheduler, &ProgramOrder] {
+        if let Some(o) = s.solve(g, ctx).order.filter(|o| o.len() == n) {
+            orders.push(o);
+        }
+    }
+    orders.push(g.topo_order().to_vec());
+    for o in &orders {
+        let p = sim::project(red, o, n);
+        if p.peak < best.peak {
+            best = p;
+        }
+    }
+    best
+}
+
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
+}

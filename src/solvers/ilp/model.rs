@@ -1,0 +1,275 @@
+//! The time-indexed integer program over the reduced graph, built with
+//! good_lp and solved by HiGHS.
+//!
+//! Variables: `y(c, t)` = "cluster c is done after step t", binary for main
+//! clusters inside their window, continuous in [0, 1] for absorbed clusters
+//! (forced integral by their rows), constants outside the windows; `P`, the
+//! peak in units of the sizes' gcd (integer). Rows, for steps t = 1..T:
+//! - `y(c, t) <= y(c, t+1)` (main clusters);
+//! - `y(v, t) <= y(u, t-1)` for each cluster edge u -> v into a main v;
+//! - `sum over main c of y(c, t) = t` (one main cluster per step);
+//! - absorbed w with predecessors U: `y(w, t) <= y(u, t)` for u in U and
+//!   `y(w, t) >= sum y(u, t) - (|U| - 1)` (done exactly when all are);
+//! - memory: `sum_c total_c y(c, t-1) + sum_main peak_c (y(c, t) - y(c, t-1)) <= P`:
+//!   the memory after step t-1 and its closure, plus the rise of the main
+//!   cluster run at step t to its own peak;
+//! - `LB <= P <= UB`, the bound from [`super::bounds`] and the starting
+//!   schedule's peak (also passed to HiGHS as the MIP start).
+//!
+//! good_lp's `HighsProblem::solve` drops the solved model and with it
+//! HiGHS's dual bound, so this module takes the `highs::Model` out with
+//! `into_inner()` and sets options, the start and reads the result there.
+
+use good_lp::{highs, variable, Expression, ProblemVariables, SolverModel, Variable};
+
+use super::reduce::{Reduced, Role};
+use super::sim;
+use super::windows::Windows;
+use crate::solvers::SolveContext;
+
+/// What the model needs beside the reduced graph.
+pub(crate) struct Spec<'a> {
+    pub red: &'a Reduced,
+    pub win: &'a Windows,
+    /// Bytes per model unit (gcd of the sizes).
+    pub unit: i64,
+    /// Proven lower bound, in units.
+    pub lb: i64,
+    /// The start: its peak (in bytes) bounds P from above.
+    pub start: &'a sim::Outcome,
+    /// Deadline and seed (HiGHS gets the time left once the model is built).
+    pub ctx: &'a SolveContext,
+}
+
+/// What HiGHS said.
+#[derive(Debug, Clone)]
+pub(crate) struct Answer {
+    /// HiGHS's model status, as it names it (`Optimal`, `TimeLimit`, ...).
+    pub status: String,
+    /// For each cluster, the step at which the solution runs it (main
+    /// clusters; 0 for the others), if HiGHS has a solution.
+    pub steps: Option<Vec<usize>>,
+    /// HiGHS's objective and dual bound, in units.
+    pub objective: f64,
+    pub dual_bound: Option<f64>,
+    pub mip_nodes: Option<i64>,
+    pub rows: usize,
+}
+
+#[derive(Clone, Copy)]
+enum Y {
+    Const(f64),
+    Var(Variable),
+}
+
+struct Vars<'a> {
+    win: &'a Windows,
+    y: Vec<Vec<Variable>>,
+}
+
+impl Vars<'_> {
+    fn y(&self, c: usize, t: usize) -> Y {
+        let (lo, hi) = (self.win.lo[c], self.win.hi[c]);
+        if t < lo {
+            Y::Const(0.0)
+        } else if t >= hi {
+            Y::Const(1.0)
+        } else {
+            Y::Var(self.y[c][t - lo])
+        }
+    }
+}
+
+/// A linear expression with its constant kept apart.
+#[derive(Default)]
+struct Lin {
+    expr: Expression,
+    konst: f64,
+    vars: usize,
+}
+
+impl Lin {
+    fn add(&mut self, coef: f64, y: Y) {
+        match y {
+            Y::Const(v) => self.konst += coef * v,
+            Y::Var(x) => {
+                self.expr.add_mul(coef, x);
+                self.vars += 1;
+            }
+        }
+    }
+}
+
+/// Builds and solves the model.
+pub(crate) fn solve(spec: &Spec) -> Result<Answer, String> {
+    let red = spec.red;
+    let win = spec.win;
+    let k = red.clusters.len();
+    let steps = red.steps();
+    let unit = spec.unit as f64;
+    let ub = spec.start.peak as i64 / spec.unit;
+
+    let mut vars = ProblemVariables::new();
+    let mut init = Vec::new();
+    let mut y = vec![Vec::new(); k];
+    for (c, cl) in red.clusters.iter().enumerate() {
+        let def = match cl.role {
+            Role::Main => variable().binary(),
+            Role::Absorbed => variable().min(0).max(1),
+            Role::Tail => continue,
+        };
+        for t in win.lo[c]..win.hi[c] {
+            y[c].push(vars.add(def.clone()));
+            init.push(if spec.start.done_at[c] <= t { 1.0 } else { 0.0 });
+        }
+    }
+    let p = vars.add(
+        variable()
+            .integer()
+            .min(spec.lb.min(ub) as f64)
+            .max(ub as f64),
+    );
+    init.push(ub as f64);
+    let vs = Vars { win, y };
+    let mut problem = vars.minimise(p).using(highs);
+    let mut rows = 0usize;
+    // Adds `lin (- rhs) <= bound`, or `= bound` when `eq`.
+    let mut row = |lin: Lin, rhs: Option<Variable>, bound: f64, eq: bool| {
+        if lin.vars == 0 && rhs.is_none() {
+            return;
+        }
+        let mut lhs = lin.expr;
+        if let Some(r) = rhs {
+            lhs.add_mul(-1.0, r);
+        }
+        let bound = bound - lin.konst;
+        problem.add_constraint(if eq { lhs.eq(bound) } else { lhs.leq(bound) });
+        rows += 1;
+    };
+
+    for (c, cl) in red.clusters.iter().enumerate() {
+        let (lo, hi) = (win.lo[c], win.hi[c]);
+        match cl.role {
+            Role::Main => {
+                for t in lo..hi {
+                    // Monotone.
+                    let mut lin = Lin::default();
+                    lin.add(1.0, vs.y(c, t));
+                    lin.add(-1.0, vs.y(c, t + 1));
+                    row(lin, None, 0.0, false);
+                    // Precedence.
+                    for &u in &red.preds[c] {
+                        if let Y::Const(v) = vs.y(u, t - 1) {
+                            if v == 1.0 {
+                                continue;
+                            }
+                        }
+                        let mut lin = Lin::default();
+                        lin.add(1.0, vs.y(c, t));
+                        lin.add(-1.0, vs.y(u, t - 1));
+                        row(lin, None, 0.0, false);
+                    }
+                }
+            }
+            Role::Absorbed => {
+                let preds = &red.preds[c];
+                for t in lo..hi {
+                    let mut all = Lin::default();
+                    all.add(-1.0, vs.y(c, t));
+                    for &u in preds {
+                        let mut lin = Lin::default();
+                        lin.add(1.0, vs.y(c, t));
+                        lin.add(-1.0, vs.y(u, t));
+                        row(lin, None, 0.0, false);
+                        all.add(1.0, vs.y(u, t));
+                    }
+                    // sum y(u) - y(w) <= |U| - 1
+                    row(all, None, preds.len() as f64 - 1.0, false);
+                }
+            }
+            Role::Tail => {}
+        }
+    }
+    for t in 1..steps {
+        let mut lin = Lin::default();
+        for &c in &red.main {
+            lin.add(1.0, vs.y(c, t));
+        }
+        row(lin, None, t as f64, true);
+    }
+    for t in 1..=steps {
+        let mut lin = Lin::default();
+        for (c, cl) in red.clusters.iter().enumerate() {
+            if cl.role == Role::Tail || t < win.lo[c] {
+                continue;
+            }
+            let total = cl.total as f64 / unit;
+            if cl.role == Role::Main && t <= win.hi[c] {
+                let peak = cl.peak as f64 / unit;
+                lin.add(peak, vs.y(c, t));
+                lin.add(total - peak, vs.y(c, t - 1));
+            } else {
+                lin.add(total, vs.y(c, t - 1));
+            }
+        }
+        row(lin, Some(p), 0.0, false);
+    }
+
+    let mut model = problem
+        .try_into_inner()
+        .map_err(|e| format!("HiGHS rejected the model: {e}"))?;
+    macro_rules! option {
+        ($key:expr, $value:expr) => {
+            model
+                .try_set_option($key, $value)
+                .map_err(|_| format!("HiGHS rejected option {}", $key))?
+        };
+    }
+    option!("output_flag", false);
+    // Equivalent of good_lp's `set_mip_rel_gap(0)`: prove, do not stop at a gap.
+    option!("mip_rel_gap", 0.0);
+    option!("random_seed", (spec.ctx.seed % (i32::MAX as u64)) as i32);
+    if let Some(left) = spec.ctx.remaining() {
+        option!("time_limit", left.as_secs_f64());
+    }
+    model
+        .try_set_solution(Some(&init), None, None, None)
+        .map_err(|e| format!("HiGHS rejected the start: {e:?}"))?;
+    let solved = model
+        .try_solve()
+        .map_err(|e| format!("HiGHS failed: {e:?}"))?;
+    // The `highs` crate is not a direct dependency, so its enums cannot be
+    // named here: read them through their Debug names (versions pinned by
+    // Cargo.lock).
+    let status = format!("{:?}", solved.status());
+    let has_solution = format!("{:?}", solved.primal_solution_status()) == "Feasible";
+    let dual_bound = solved
+        .double_info_value(c"mip_dual_bound")
+        .ok()
+        .filter(|b| b.is_finite());
+    let mip_nodes = solved.int_info_value(c"mip_node_count").ok();
+    let objective = solved.objective_value();
+    let steps_of = has_solution.then(|| {
+        let sol = solved.get_solution();
+        let cols = sol.columns();
+        let mut at = vec![0usize; k];
+        let mut next = 0usize;
+        for (c, cl) in red.clusters.iter().enumerate() {
+            let width = vs.y[c].len();
+            if cl.role == Role::Main {
+                let first = (0..width).find(|&i| cols[next + i] > 0.5);
+                at[c] = first.map_or(win.hi[c], |i| win.lo[c] + i);
+            }
+            next += width;
+        }
+        at
+    });
+    Ok(Answer {
+        status,
+        steps: steps_of,
+        objective,
+        dual_bound,
+        mip_nodes,
+        rows,
+    })
+}

@@ -1,0 +1,172 @@
+//! The `ilp` solver against `brute`, its reduction against the plain model,
+//! and its behaviour under a time limit. The sizes it proves:
+//! `cargo run --example ilp_sizes` (docs/ilp.md).
+#![cfg(feature = "ilp")]
+
+use std::time::{Duration, Instant};
+
+use memsched::corpus::gen::{generate, GenSpec};
+use memsched::corpus::program::{AllocEncoding, TensorProgram, TensorRef};
+use memsched::graph::{Graph, GraphBuilder};
+use memsched::rng::Rng;
+use memsched::solvers::{self, Brute, Ilp, SolveContext, Status};
+
+/// A random DAG of ALLOC / FREE / compute nodes: edges only go forward, each
+/// FREE has an edge from its ALLOC.
+fn random_dag(rng: &mut Rng, n: usize) -> Graph {
+    let mut b = GraphBuilder::new();
+    let mut open: Vec<(i64, i64)> = Vec::new();
+    for i in 0..n as i64 {
+        let v = if !open.is_empty() && rng.chance(0.35) {
+            let (a, buf) = open.swap_remove(rng.below(open.len() as u64) as usize);
+            let f = b.free(buf);
+            b.edge(a, f);
+            f
+        } else if rng.chance(0.5) {
+            let a = b.alloc(rng.range(1, 8), i);
+            open.push((a, i));
+            a
+        } else {
+            b.op("op")
+        };
+        for u in 0..v {
+            if rng.chance(0.25) {
+                b.edge(u, v);
+            }
+        }
+    }
+    b.build().expect("forward edges make a valid DAG")
+}
+
+/// A random tensor program of `ops` ops, lowered with `encoding`.
+fn random_program(rng: &mut Rng, ops: usize, encoding: AllocEncoding) -> Graph {
+    let mut p = TensorProgram::new();
+    let mut outs: Vec<TensorRef> = Vec::new();
+    for i in 0..ops {
+        let mut inputs = Vec::new();
+        for &t in &outs {
+            if rng.chance(0.5) {
+                inputs.push(t);
+            }
+        }
+        outs.push(p.op1(format!("op{i}"), &inputs, rng.range(1, 8)));
+    }
+    p.to_graph(encoding).expect("lowering is valid")
+}
+
+fn small_graphs(count: usize, seed: u64) -> Vec<Graph> {
+    let mut rng = Rng::new(seed);
+    (0..count)
+        .map(|i| match i % 3 {
+            0 => {
+                let n = rng.range(1, 10) as usize;
+                random_dag(&mut rng, n)
+            }
+            1 => {
+                let ops = rng.range(1, 3) as usize;
+                random_program(&mut rng, ops, AllocEncoding::Anchored)
+            }
+            _ => {
+                let ops = rng.range(1, 3) as usize;
+                random_program(&mut rng, ops, AllocEncoding::Floating)
+            }
+        })
+        .filter(|g| g.node_count() <= 10)
+        .collect()
+}
+
+fn ctx(secs: u64) -> SolveContext {
+    SolveContext::new(0, Some(Duration::from_secs(secs)))
+}
+
+#[test]
+fn ilp_matches_brute_on_small_graphs() {
+    let graphs = small_graphs(300, 7);
+    assert!(graphs.len() >= 250, "only {} graphs", graphs.len());
+    for (i, g) in graphs.iter().enumerate() {
+        let truth = solvers::run(&Brute, g, &ctx(60));
+        assert_eq!(truth.status, Status::Optimal);
+        let r = solvers::run(&Ilp::default(), g, &ctx(60));
+        assert_eq!(r.status, Status::Optimal, "graph {i}: {r:?}");
+        assert_eq!(r.peak, truth.peak, "graph {i}: {:?}", g.to_raw());
+    }
+}
+
+#[test]
+fn reduced_model_has_the_plain_models_optimum() {
+    let mut rng = Rng::new(11);
+    for i in 0..60 {
+        let g = match i % 3 {
+            0 => random_dag(&mut rng, 12),
+            1 => random_program(&mut rng, 4, AllocEncoding::Anchored),
+            _ => random_program(&mut rng, 4, AllocEncoding::Floating),
+        };
+        let plain = solvers::run(&Ilp::plain(), &g, &ctx(60));
+        let reduced = solvers::run(&Ilp::default(), &g, &ctx(60));
+        assert_eq!(plain.status, Status::Optimal, "graph {i}: {plain:?}");
+        assert_eq!(reduced.status, Status::Optimal, "graph {i}: {reduced:?}");
+        assert_eq!(plain.peak, reduced.peak, "graph {i}: {:?}", g.to_raw());
+        // The reduction shrinks the model: never more steps than the plain one.
+        assert!(reduced.counter("steps") <= plain.counter("steps"));
+    }
+}
+
+#[test]
+fn anchored_chain_reduces_to_one_step_per_op() {
+    let spec = GenSpec::parse("chain:length=30").unwrap();
+    let g = generate(&spec, 1).unwrap();
+    let r = solvers::run(&Ilp::default(), &g, &ctx(60));
+    assert_eq!(r.status, Status::Optimal);
+    assert!(r.counter("steps").unwrap() <= 30, "{r:?}");
+}
+
+#[test]
+fn time_limited_hard_instance_is_never_a_false_optimal() {
+    let spec = GenSpec::parse("random-layered:layers=100,width=4").unwrap();
+    let g = generate(&spec, 3).unwrap();
+    let limit = Duration::from_millis(2000);
+    let start = Instant::now();
+    let r = solvers::run(&Ilp::default(), &g, &SolveContext::new(0, Some(limit)));
+    let took = start.elapsed();
+    assert!(took < limit + Duration::from_secs(5), "took {took:?}");
+    match &r.status {
+        Status::Optimal => assert_eq!(r.lower_bound, r.peak),
+        Status::Feasible => {
+            let (lb, peak) = (r.lower_bound.unwrap(), r.peak.unwrap());
+            assert!(lb <= peak, "{r:?}");
+        }
+        Status::TimedOut => {}
+        other => panic!("unexpected status {other}"),
+    }
+    // Whatever it says, its order is valid and no worse than the article's greedy.
+    let greedy = solvers::run(&memsched::solvers::SeedGreedy, &g, &ctx(10));
+    if let Some(p) = r.peak {
+        assert!(p <= greedy.peak.unwrap());
+    }
+}
+
+#[test]
+fn empty_graph_is_optimal_at_zero() {
+    let g = GraphBuilder::new().build().unwrap();
+    let r = solvers::run(&Ilp::default(), &g, &ctx(1));
+    assert_eq!(r.status, Status::Optimal);
+    assert_eq!(r.peak, Some(0));
+}
+
+#[test]
+fn registry_builds_ilp() {
+    assert_eq!(solvers::build("ilp").unwrap().name(), "ilp");
+}
+
+#[test]
+fn too_large_graph_fails_quickly() {
+    let spec = GenSpec::parse("chain:length=7000").unwrap();
+    let g = generate(&spec, 1).unwrap();
+    let start = Instant::now();
+    let r = solvers::run(&Ilp::default(), &g, &ctx(60));
+    assert!(
+        matches!(&r.status, Status::Failed(m) if m.contains("model too large")),
+        "{r:?}"
+    );
+    assert!(start.elapsed() < Duration::from_secs(5));
+}
