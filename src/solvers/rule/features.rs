@@ -160,6 +160,7 @@ impl Val {
     }
 }
 
+#[inline]
 fn value(g: &Graph, adj: &Adj, s: &Statics, f: Feature, v: NodeIdx, d: &Dynamic) -> Val {
     let i = v as usize;
     Val::I(match f {
@@ -177,6 +178,22 @@ fn value(g: &Graph, adj: &Adj, s: &Statics, f: Feature, v: NodeIdx, d: &Dynamic)
         Feature::Latency => return Val::F(s.latency[i]),
         Feature::Random => return Val::F(Rng::derive(s.random_seed, v as u64).f64()),
     })
+}
+
+/// The noise of node `v`'s first term. Not inlined: LLVM otherwise hoists
+/// the (pure) logarithms out of the `Some` branch and every key pays for them.
+#[inline(never)]
+fn gumbel_noise(n: Noise, v: NodeIdx) -> f64 {
+    n.scale * Rng::derive(n.seed, v as u64).gumbel()
+}
+
+/// An integer feature's value.
+#[inline]
+fn int_value(g: &Graph, adj: &Adj, s: &Statics, f: Feature, v: NodeIdx, d: &Dynamic) -> i64 {
+    match value(g, adj, s, f, v, d) {
+        Val::I(x) => x,
+        Val::F(_) => unreachable!("integer terms hold integer features"),
+    }
 }
 
 /// An i64 as a word that compares like the integer.
@@ -203,6 +220,7 @@ pub(super) fn stride(key: &Key) -> usize {
 
 /// Writes the key of node (or move target) `v` into `out` (`stride` words):
 /// the terms, then the id and the index, so ties are broken by id then index.
+#[inline]
 pub(super) fn encode(
     g: &Graph,
     adj: &Adj,
@@ -214,20 +232,20 @@ pub(super) fn encode(
 ) {
     for (t, (term, slot)) in key.terms.iter().zip(out.iter_mut()).enumerate() {
         let noise = match (t, s.noise) {
-            (0, Some(n)) => Some(n.scale * Rng::derive(n.seed, v as u64).gumbel()),
+            (0, Some(n)) => Some(gumbel_noise(n, v)),
             _ => None,
         };
         *slot = match term {
             Term::Int(sum) => {
-                let x: i128 = sum
-                    .iter()
-                    .map(|&(w, f)| match value(g, adj, s, f, v, d) {
-                        Val::I(x) => w as i128 * x as i128,
-                        Val::F(_) => unreachable!("integer terms hold integer features"),
-                    })
-                    .sum();
+                let x = match sum.as_slice() {
+                    // The common case: one feature, ascending.
+                    [(1, f)] => int_value(g, adj, s, *f, v, d),
+                    _ => sum.iter().fold(0i64, |acc, &(w, f)| {
+                        acc.saturating_add(w.saturating_mul(int_value(g, adj, s, f, v, d)))
+                    }),
+                };
                 match noise {
-                    None => enc_int(x.clamp(i64::MIN as i128, i64::MAX as i128) as i64),
+                    None => enc_int(x),
                     Some(e) => enc_float(x as f64 + e),
                 }
             }

@@ -13,7 +13,10 @@ pub(super) struct KeyHeap {
     stride: usize,
     words: Vec<u64>,
     meta: Vec<(NodeIdx, u32)>,
-    heap: Vec<u32>,
+    /// Slots in heap order, each with its key's first three words inline
+    /// (every key has at least three: a term, id, index), so most
+    /// comparisons end without touching the arena.
+    heap: Vec<([u64; 3], u32)>,
     free: Vec<u32>,
 }
 
@@ -35,8 +38,12 @@ impl KeyHeap {
     }
 
     #[inline]
-    fn less(&self, a: u32, b: u32) -> bool {
-        self.key(a) < self.key(b)
+    fn less(&self, a: &([u64; 3], u32), b: &([u64; 3], u32)) -> bool {
+        match a.0.cmp(&b.0) {
+            std::cmp::Ordering::Less => true,
+            std::cmp::Ordering::Greater => false,
+            std::cmp::Ordering::Equal => self.stride > 3 && self.key(a.1)[3..] < self.key(b.1)[3..],
+        }
     }
 
     /// Pushes an entry for `(node, version)` whose key `fill` writes.
@@ -57,11 +64,12 @@ impl KeyHeap {
         };
         let s = slot as usize * self.stride;
         fill(&mut self.words[s..s + self.stride]);
-        self.heap.push(slot);
+        let head = [self.words[s], self.words[s + 1], self.words[s + 2]];
+        self.heap.push((head, slot));
         let mut i = self.heap.len() - 1;
         while i > 0 {
             let p = (i - 1) / 2;
-            if !self.less(self.heap[i], self.heap[p]) {
+            if !self.less(&self.heap[i], &self.heap[p]) {
                 break;
             }
             self.heap.swap(i, p);
@@ -74,7 +82,7 @@ impl KeyHeap {
     /// # Complexity
     /// O(stride log size).
     pub fn pop(&mut self) -> Option<(NodeIdx, u32)> {
-        let top = *self.heap.first()?;
+        let (_, top) = *self.heap.first()?;
         let last = self.heap.pop().expect("non-empty");
         if !self.heap.is_empty() {
             self.heap[0] = last;
@@ -86,12 +94,12 @@ impl KeyHeap {
                     break;
                 }
                 let r = l + 1;
-                let c = if r < n && self.less(self.heap[r], self.heap[l]) {
+                let c = if r < n && self.less(&self.heap[r], &self.heap[l]) {
                     r
                 } else {
                     l
                 };
-                if !self.less(self.heap[c], self.heap[i]) {
+                if !self.less(&self.heap[c], &self.heap[i]) {
                     break;
                 }
                 self.heap.swap(i, c);
@@ -110,13 +118,14 @@ mod tests {
 
     #[test]
     fn pops_in_key_order() {
-        let mut h = KeyHeap::new(2, 4);
+        let mut h = KeyHeap::new(3, 4);
         let mut r = Rng::new(3);
         let mut keys: Vec<(u64, u64)> = (0..500).map(|i| (r.below(20), i)).collect();
         for &(a, b) in &keys {
             h.push(b as u32, 0, |w| {
                 w[0] = a;
                 w[1] = b;
+                w[2] = 0;
             });
         }
         keys.sort();

@@ -10,7 +10,8 @@
 //! ```
 //!
 //! `-height` is the sum with weight -1, i.e. "largest height first". A term
-//! whose weights are all integers is evaluated exactly in integers; a term
+//! whose weights are all integers is evaluated exactly in integers (i64,
+//! saturating); a term
 //! with a fractional weight, or with a float feature (`latency`, `random`),
 //! is evaluated in `f64`. The features are listed in [`Feature`].
 
@@ -102,7 +103,7 @@ pub fn feature_list() -> String {
 /// One term of a key: a weighted sum of features.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Term {
-    /// Integer weights: evaluated exactly (in i128, saturated to i64).
+    /// Integer weights: evaluated exactly in i64 (saturating at its bounds).
     Int(Vec<(i64, Feature)>),
     /// Some fractional weight or float feature: evaluated in f64.
     Float(Vec<(f64, Feature)>),
