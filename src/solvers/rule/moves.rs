@@ -28,11 +28,13 @@
 //! another move (its net delta drops), and, if the rule is dynamic, when a
 //! successor of `v` loses an unrun predecessor.
 //!
-//! A greedy over moves is still greedy. Two ops each need a 2-byte ALLOC and
-//! free a 3-byte input, but the first op's FREE also waits on a second op:
-//! the move key sees only one step ahead, and graphs where the optimum must
-//! allocate a large buffer early to free a larger one two moves later defeat
-//! it (the exact solvers find those).
+//! A greedy over moves is still greedy: the net delta hides the transient
+//! rise. Five nodes (found by comparing with `brute` on random graphs):
+//! ALLOC a(72), ALLOC b(15), ALLOC c(89), FREE c after a and c, and an op
+//! after b (a and b are graph outputs). The move for FREE c pulls a and c
+//! (net +72, rise 161); the move for the op pulls b (net +15). The greedy runs
+//! the op first (15 < 72) and then peaks at 15 + 161 = 176; running FREE c's
+//! move first peaks at 161.
 
 use super::features::{encode, stride, Adj, Dynamic, Noise, Statics};
 use super::heap::KeyHeap;
@@ -449,5 +451,24 @@ mod tests {
         // FREE 0; y's move was re-keyed and now pulls only q (2).
         assert_eq!(g.to_ids(&order), vec![0, 1, 3, 5, 2, 4, 7, 6]);
         assert_eq!(check(&g, &order).unwrap().peak, 5);
+    }
+
+    #[test]
+    fn documented_failure_net_delta_hides_the_rise() {
+        let mut b = GraphBuilder::new();
+        let a = b.alloc(72, 0);
+        let bb = b.alloc(15, 1);
+        let c = b.alloc(89, 2);
+        let fc = b.free(2);
+        let op = b.op("op");
+        for (u, v) in [(a, fc), (bb, op), (c, fc)] {
+            b.edge(u, v);
+        }
+        let g = b.build().unwrap();
+        let order = run(&g, "delta,type,id");
+        assert_eq!(check(&g, &order).unwrap().peak, 176);
+        let best = crate::solvers::Brute.solve(&g, &SolveContext::default());
+        let best = check(&g, &best.order.unwrap()).unwrap().peak;
+        assert_eq!(best, 161);
     }
 }
