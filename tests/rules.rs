@@ -55,7 +55,7 @@ fn random_dag(seed: u64, n: usize) -> Graph {
 
 /// Small graphs of every kind: random DAGs, random-layered in both encodings, chains.
 fn corpus() -> Vec<Graph> {
-    let mut gs = Vec::new();
+    let mut gs = vec![GraphBuilder::new().build().unwrap()];
     for seed in 0..25 {
         gs.push(random_dag(seed, 5 + (seed as usize * 7) % 60));
         for enc in ["anchored", "floating"] {
