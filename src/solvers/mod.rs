@@ -17,6 +17,7 @@ pub mod registry;
 mod seed_greedy;
 
 // Heuristics: priority rules, published schedulers, randomized, local search.
+pub mod rule;
 
 // Exact solvers.
 mod brute;

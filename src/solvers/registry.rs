@@ -67,6 +67,48 @@ const ENTRIES: &[Entry] = &[
         make: plain::<SeedGreedy>,
     },
     // ---- heuristics: priority rules, published schedulers, randomized (issue 4) ----
+    Entry {
+        name: "rule",
+        param: Some("EXPR"),
+        summary: "list scheduler: runs the ready node with the smallest key EXPR (e.g. delta,type,id; see docs/rules.md)",
+        make: super::rule::make_rule,
+    },
+    Entry {
+        name: "moves",
+        param: Some("EXPR"),
+        summary: "EXPR applied to moves (a delta<=0 node plus the ALLOCs it still needs); moves:delta,type,id repairs the article's greedy",
+        make: super::rule::make_moves,
+    },
+    Entry {
+        name: "moves-greedy",
+        param: None,
+        summary: "moves:delta,type,id, the article's greedy over moves (ALLOCs just in time)",
+        make: super::rule::make_moves_greedy,
+    },
+    Entry {
+        name: "random",
+        param: None,
+        summary: "uniformly random ready node, seeded; best of --restarts K",
+        make: super::rule::make_random,
+    },
+    Entry {
+        name: "random-moves",
+        param: None,
+        summary: "uniformly random move, seeded; best of --restarts K",
+        make: super::rule::make_random_moves,
+    },
+    Entry {
+        name: "noisy",
+        param: Some("EXPR"),
+        summary: "rule:EXPR with seeded Gumbel noise on the first term; best of --restarts K, in parallel",
+        make: super::rule::make_noisy,
+    },
+    Entry {
+        name: "noisy-moves",
+        param: Some("EXPR"),
+        summary: "moves:EXPR with seeded Gumbel noise on the first term; best of --restarts K, in parallel",
+        make: super::rule::make_noisy_moves,
+    },
 
     // ---- local search and best-of (issue 4) ----
 

@@ -1,0 +1,343 @@
+//! Feature values of a ready node or a move, and the encoding of a key into
+//! words that compare like the rule says.
+//!
+//! Static features (`type`, `id`, `size`, degrees, `depth`, `height`,
+//! `latency`, `random`) are computed once per graph in [`Statics`], and only
+//! those the rule reads. State-dependent ones (`delta` and `rise` of a move,
+//! `unlocks`, `frees_after`, `live_after`) are computed by the scheduler
+//! (list or moves) into a [`Dynamic`] when it (re)keys a node; the
+//! scheduler's module documents when that happens.
+//!
+//! Exact definitions are in `docs/rules.md`; in short, for a ready node `v`
+//! in node mode:
+//! - `delta`: `+Size` / `-Size` / 0; `rise`: `max(delta, 0)`;
+//! - `unlocks`: distinct successors whose only not-yet-run predecessor is `v`;
+//! - `frees_after`: bytes released by the FREE nodes among those;
+//! - `live_after`: memory after `v` runs. All ready nodes share the current
+//!   memory, so ranking by `live_after` is ranking by `delta`; keys store it
+//!   relative to the current memory, which keeps old heap entries exact.
+
+use super::parse::{Feature, Key, Term};
+use crate::graph::{analysis, Csr, Graph, NodeIdx};
+use crate::rng::Rng;
+
+/// Distinct successors and predecessors (duplicate edges merged once).
+///
+/// Borrows the graph's adjacency when it has no duplicate edge (the usual
+/// case), so building it costs one O(n + m) scan.
+pub(super) struct Adj<'g> {
+    g: &'g Graph,
+    own: Option<(Csr, Csr)>,
+}
+
+impl<'g> Adj<'g> {
+    /// # Complexity
+    /// O(n + m).
+    pub fn new(g: &'g Graph) -> Self {
+        let n = g.node_count();
+        let mut seen = vec![u32::MAX; n];
+        let mut duplicates = false;
+        'outer: for u in g.nodes() {
+            for &w in g.succs(u) {
+                if seen[w as usize] == u {
+                    duplicates = true;
+                    break 'outer;
+                }
+                seen[w as usize] = u;
+            }
+        }
+        if !duplicates {
+            return Adj { g, own: None };
+        }
+        seen.fill(u32::MAX);
+        let mut pairs = Vec::with_capacity(g.edge_count());
+        for u in g.nodes() {
+            for &w in g.succs(u) {
+                if seen[w as usize] != u {
+                    seen[w as usize] = u;
+                    pairs.push((u, w));
+                }
+            }
+        }
+        let succ = Csr::from_pairs(n, pairs.iter().copied());
+        let pred = Csr::from_pairs(n, pairs.iter().map(|&(u, w)| (w, u)));
+        Adj {
+            g,
+            own: Some((succ, pred)),
+        }
+    }
+
+    /// Distinct successors of `v`.
+    #[inline]
+    pub fn succs(&self, v: NodeIdx) -> &[NodeIdx] {
+        match &self.own {
+            None => self.g.succs(v),
+            Some((s, _)) => s.neighbors(v),
+        }
+    }
+
+    /// Distinct predecessors of `v`.
+    #[inline]
+    pub fn preds(&self, v: NodeIdx) -> &[NodeIdx] {
+        match &self.own {
+            None => self.g.preds(v),
+            Some((_, p)) => p.neighbors(v),
+        }
+    }
+}
+
+/// Seeded Gumbel noise added to a key's first term (`noisy:EXPR`).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Noise {
+    pub seed: u64,
+    pub scale: f64,
+}
+
+/// The per-graph tables a rule needs, and its seeds.
+pub(super) struct Statics {
+    depth: Vec<u32>,
+    height: Vec<u32>,
+    latency: Vec<f64>,
+    random_seed: u64,
+    noise: Option<Noise>,
+}
+
+/// Salt so the `random` feature and the noise draw different streams.
+const RANDOM_SALT: u64 = 0x7261_6e64_6f6d;
+
+impl Statics {
+    /// Precomputes the static tables `key` reads.
+    ///
+    /// # Complexity
+    /// O(n + m) for `depth` / `height`, O(n) for `latency`; nothing otherwise.
+    pub fn new(g: &Graph, key: &Key, seed: u64, noise: Option<Noise>) -> Self {
+        Statics {
+            depth: if key.uses(Feature::Depth) {
+                analysis::depths(g)
+            } else {
+                Vec::new()
+            },
+            height: if key.uses(Feature::Height) {
+                analysis::heights(g)
+            } else {
+                Vec::new()
+            },
+            latency: if key.uses(Feature::Latency) {
+                g.nodes()
+                    .map(|v| g.extra_f64(v, "Latency").unwrap_or(0.0))
+                    .collect()
+            } else {
+                Vec::new()
+            },
+            random_seed: seed ^ RANDOM_SALT,
+            noise,
+        }
+    }
+}
+
+/// State-dependent feature values of one node or move, filled by the scheduler.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct Dynamic {
+    /// Net memory change (a node's delta, or a move's summed delta).
+    pub delta: i64,
+    /// Bytes allocated before the releasing node runs (`max(delta, 0)` for a node).
+    pub rise: i64,
+    pub unlocks: i64,
+    pub frees_after: i64,
+}
+
+enum Val {
+    I(i64),
+    F(f64),
+}
+
+impl Val {
+    fn f(self) -> f64 {
+        match self {
+            Val::I(x) => x as f64,
+            Val::F(x) => x,
+        }
+    }
+}
+
+#[inline]
+fn value(g: &Graph, adj: &Adj, s: &Statics, f: Feature, v: NodeIdx, d: &Dynamic) -> Val {
+    let i = v as usize;
+    Val::I(match f {
+        Feature::Delta | Feature::LiveAfter => d.delta,
+        Feature::Rise => d.rise,
+        Feature::Type => g.kind(v).type_code() as i64,
+        Feature::Id => g.id(v),
+        Feature::Size => g.size(v) as i64,
+        Feature::InDegree => adj.preds(v).len() as i64,
+        Feature::OutDegree => adj.succs(v).len() as i64,
+        Feature::Depth => s.depth[i] as i64,
+        Feature::Height => s.height[i] as i64,
+        Feature::Unlocks => d.unlocks,
+        Feature::FreesAfter => d.frees_after,
+        Feature::Latency => return Val::F(s.latency[i]),
+        Feature::Random => return Val::F(Rng::derive(s.random_seed, v as u64).f64()),
+    })
+}
+
+/// The noise of node `v`'s first term. Not inlined: LLVM otherwise hoists
+/// the (pure) logarithms out of the `Some` branch and every key pays for them.
+#[inline(never)]
+fn gumbel_noise(n: Noise, v: NodeIdx) -> f64 {
+    n.scale * Rng::derive(n.seed, v as u64).gumbel()
+}
+
+/// An integer feature's value.
+#[inline]
+fn int_value(g: &Graph, adj: &Adj, s: &Statics, f: Feature, v: NodeIdx, d: &Dynamic) -> i64 {
+    match value(g, adj, s, f, v, d) {
+        Val::I(x) => x,
+        Val::F(_) => unreachable!("integer terms hold integer features"),
+    }
+}
+
+/// An i64 as a word that compares like the integer.
+#[inline]
+pub(super) fn enc_int(x: i64) -> u64 {
+    (x as u64) ^ (1 << 63)
+}
+
+/// An f64 as a word that compares like the float (total order; -0 < +0).
+#[inline]
+pub(super) fn enc_float(x: f64) -> u64 {
+    let b = x.to_bits();
+    if b >> 63 == 1 {
+        !b
+    } else {
+        b | (1 << 63)
+    }
+}
+
+/// Number of words of an encoded key: one per term, then id, then index.
+pub(super) fn stride(key: &Key) -> usize {
+    key.terms.len() + 2
+}
+
+/// Writes the key of node (or move target) `v` into `out` (`stride` words):
+/// the terms, then the id and the index, so ties are broken by id then index.
+#[inline]
+pub(super) fn encode(
+    g: &Graph,
+    adj: &Adj,
+    s: &Statics,
+    key: &Key,
+    v: NodeIdx,
+    d: &Dynamic,
+    out: &mut [u64],
+) {
+    for (t, (term, slot)) in key.terms.iter().zip(out.iter_mut()).enumerate() {
+        let noise = match (t, s.noise) {
+            (0, Some(n)) => Some(gumbel_noise(n, v)),
+            _ => None,
+        };
+        *slot = match term {
+            Term::Int(sum) => {
+                let x = match sum.as_slice() {
+                    // The common case: one feature, ascending.
+                    [(1, f)] => int_value(g, adj, s, *f, v, d),
+                    _ => sum.iter().fold(0i64, |acc, &(w, f)| {
+                        acc.saturating_add(w.saturating_mul(int_value(g, adj, s, f, v, d)))
+                    }),
+                };
+                match noise {
+                    None => enc_int(x),
+                    Some(e) => enc_float(x as f64 + e),
+                }
+            }
+            Term::Float(sum) => {
+                let x: f64 = sum
+                    .iter()
+                    .map(|&(w, f)| w * value(g, adj, s, f, v, d).f())
+                    .sum();
+                enc_float(x + noise.unwrap_or(0.0))
+            }
+        };
+    }
+    let n = key.terms.len();
+    out[n] = enc_int(g.id(v));
+    out[n + 1] = v as u64;
+}
+
+/// Mean absolute value of the first term over all nodes, with node-mode
+/// values at the start state (`unlocks` and `frees_after` as if nothing had
+/// run): the scale of `noisy:EXPR`'s Gumbel noise (1 if that mean is 0).
+///
+/// # Complexity
+/// O(n + m).
+pub(super) fn noise_scale(g: &Graph, key: &Key, seed: u64) -> f64 {
+    let adj = Adj::new(g);
+    let s = Statics::new(g, key, seed, None);
+    let Some(first) = key.terms.first() else {
+        return 1.0;
+    };
+    let one = Key {
+        terms: vec![first.clone()],
+        text: String::new(),
+    };
+    let pending: Vec<usize> = g.nodes().map(|v| adj.preds(v).len()).collect();
+    let mut total = 0.0;
+    for v in g.nodes() {
+        let mut d = Dynamic {
+            delta: g.delta(v),
+            rise: g.delta(v).max(0),
+            ..Default::default()
+        };
+        if key.is_dynamic() {
+            for &w in adj.succs(v) {
+                if pending[w as usize] == 1 {
+                    d.unlocks += 1;
+                    if g.delta(w) < 0 {
+                        d.frees_after += g.size(w) as i64;
+                    }
+                }
+            }
+        }
+        let x = match &one.terms[0] {
+            Term::Int(sum) => sum
+                .iter()
+                .map(|&(w, f)| w as f64 * value(g, &adj, &s, f, v, &d).f())
+                .sum::<f64>(),
+            Term::Float(sum) => sum
+                .iter()
+                .map(|&(w, f)| w * value(g, &adj, &s, f, v, &d).f())
+                .sum(),
+        };
+        total += x.abs();
+    }
+    let mean = total / g.node_count().max(1) as f64;
+    if mean > 0.0 && mean.is_finite() {
+        mean
+    } else {
+        1.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn encodings_preserve_order() {
+        let ints = [i64::MIN, -5, -1, 0, 1, 7, i64::MAX];
+        for w in ints.windows(2) {
+            assert!(enc_int(w[0]) < enc_int(w[1]));
+        }
+        let floats = [
+            f64::NEG_INFINITY,
+            -3.5,
+            -1e-300,
+            0.0,
+            1e-300,
+            2.0,
+            f64::INFINITY,
+        ];
+        for w in floats.windows(2) {
+            assert!(enc_float(w[0]) < enc_float(w[1]), "{} {}", w[0], w[1]);
+        }
+    }
+}

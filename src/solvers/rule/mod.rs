@@ -1,0 +1,78 @@
+//! Priority rules and their randomized variants, all registry solvers.
+//!
+//! - [`parse`]: the rule language (`rule:delta,type,id`, `-height`,
+//!   `0.7*delta+0.3*latency`), parsed into a [`Key`]; errors are [`RuleError`].
+//! - [`features`]: what each feature means and how a key is encoded.
+//! - [`Rule`] (`rule:EXPR`): list scheduling of ready nodes by the key.
+//! - [`Moves`] (`moves:EXPR`): the key applied to moves (a delta <= 0 node
+//!   with the ALLOCs it still needs); `moves:delta,type,id` is the repaired
+//!   article greedy.
+//! - [`RandomOrder`] (`random`, `random-moves`): uniform choice, seeded.
+//! - [`Noisy`] (`noisy:EXPR`, `noisy-moves:EXPR`): the key plus Gumbel noise,
+//!   best of `--restarts K` runs in parallel.
+//!
+//! The language and every feature are documented in `docs/rules.md`.
+
+mod features;
+mod heap;
+mod list;
+mod moves;
+mod noisy;
+mod parse;
+mod random;
+
+pub use list::Rule;
+pub use moves::Moves;
+pub use noisy::Noisy;
+pub use parse::{feature_list, parse, Feature, Key, RuleError, Term};
+pub use random::RandomOrder;
+
+// Registry constructors (used by `solvers::registry`): a parse error becomes
+// `SolverError::BadArgument` naming the bad term and listing the features.
+
+use crate::solvers::{Scheduler, SolverError};
+
+type Made = Result<Box<dyn Scheduler>, SolverError>;
+
+fn rule_key(name: &str, arg: Option<&str>) -> Result<Key, SolverError> {
+    parse(arg.unwrap_or("")).map_err(|e| SolverError::BadArgument {
+        name: name.to_string(),
+        message: e.to_string(),
+    })
+}
+
+/// `rule:EXPR`.
+pub fn make_rule(arg: Option<&str>) -> Made {
+    Ok(Box::new(Rule::new(rule_key("rule", arg)?)))
+}
+
+/// `moves:EXPR`.
+pub fn make_moves(arg: Option<&str>) -> Made {
+    Ok(Box::new(Moves::new(rule_key("moves", arg)?)))
+}
+
+/// `moves-greedy`: `moves:delta,type,id` under a plain name.
+pub fn make_moves_greedy(_: Option<&str>) -> Made {
+    let key = rule_key("moves-greedy", Some("delta,type,id"))?;
+    Ok(Box::new(Moves::named(key, "moves-greedy")))
+}
+
+/// `random`.
+pub fn make_random(_: Option<&str>) -> Made {
+    Ok(Box::new(RandomOrder { moves: false }))
+}
+
+/// `random-moves`.
+pub fn make_random_moves(_: Option<&str>) -> Made {
+    Ok(Box::new(RandomOrder { moves: true }))
+}
+
+/// `noisy:EXPR`.
+pub fn make_noisy(arg: Option<&str>) -> Made {
+    Ok(Box::new(Noisy::new(rule_key("noisy", arg)?, false)))
+}
+
+/// `noisy-moves:EXPR`.
+pub fn make_noisy_moves(arg: Option<&str>) -> Made {
+    Ok(Box::new(Noisy::new(rule_key("noisy-moves", arg)?, true)))
+}

@@ -1,0 +1,104 @@
+//! `noisy:EXPR` (and `noisy-moves:EXPR`): a rule with seeded Gumbel noise on
+//! its first term, best of `--restarts K` runs in parallel.
+//!
+//! The first term of each node's key gets `scale * G(v)`, where `G(v)` is a
+//! standard Gumbel sample drawn once per node and run (so a re-keyed node
+//! keeps its noise) and `scale` is the mean absolute value of the first term
+//! over all nodes at the start (1 if that is 0). With the first term `delta`,
+//! two nodes whose deltas differ by much less than a typical buffer are
+//! ordered nearly at random, and a FREE of a large buffer still comes before
+//! an ALLOC of one.
+//!
+//! Restarts: run `i` (0-based) uses the seed `Rng::derive(ctx.seed, i)` for
+//! its noise (and the `random` feature). The runs are spread over rayon's
+//! threads; the result is the lowest checked peak, ties to the smallest
+//! restart index, so it does not depend on the thread count.
+
+use rayon::prelude::*;
+
+use super::features::{noise_scale, Noise};
+use super::list;
+use super::moves::{self, Pick};
+use super::parse::Key;
+use crate::graph::{Graph, NodeIdx};
+use crate::rng::Rng;
+use crate::schedule;
+use crate::solvers::{Abilities, Outcome, Scheduler, SolveContext};
+
+/// A rule with Gumbel noise, best of `ctx.restarts` runs.
+///
+/// # Complexity
+/// K times the rule's (see [`super::Rule`], [`super::Moves`]), over the threads.
+#[derive(Debug, Clone)]
+pub struct Noisy {
+    key: Key,
+    moves: bool,
+}
+
+impl Noisy {
+    /// `noisy:EXPR` (`moves == false`) or `noisy-moves:EXPR`.
+    pub fn new(key: Key, moves: bool) -> Self {
+        Noisy { key, moves }
+    }
+}
+
+impl Scheduler for Noisy {
+    fn name(&self) -> String {
+        let base = if self.moves { "noisy-moves" } else { "noisy" };
+        format!("{base}:{}", self.key)
+    }
+
+    fn abilities(&self) -> Abilities {
+        Abilities {
+            seeded: true,
+            ..Abilities::default()
+        }
+    }
+
+    fn solve(&self, g: &Graph, ctx: &SolveContext) -> Outcome {
+        let scale = noise_scale(g, &self.key, ctx.seed);
+        best_of_runs(g, ctx, |seed| {
+            let noise = Some(Noise { seed, scale });
+            let run_ctx = ctx.with_seed(seed);
+            if self.moves {
+                let pick = Pick::Key {
+                    key: &self.key,
+                    noise,
+                };
+                moves::schedule(g, pick, &run_ctx)
+            } else {
+                list::schedule(g, &self.key, &run_ctx, noise)
+            }
+        })
+    }
+}
+
+/// Seed of restart `i`.
+pub(super) fn restart_seed(seed: u64, i: u32) -> u64 {
+    Rng::derive(seed, i as u64).next_u64()
+}
+
+/// Runs `run` once per restart (at least once) in parallel and keeps the
+/// lowest checked peak, ties to the smaller restart index. A run that hits
+/// the deadline is dropped; if all do, the outcome is `timed_out`.
+pub(super) fn best_of_runs(
+    g: &Graph,
+    ctx: &SolveContext,
+    run: impl Fn(u64) -> Option<Vec<NodeIdx>> + Sync,
+) -> Outcome {
+    let k = ctx.restarts.max(1);
+    let best = (0..k)
+        .into_par_iter()
+        .filter_map(|i| {
+            let order = run(restart_seed(ctx.seed, i))?;
+            let peak = schedule::check(g, &order).ok()?.peak;
+            Some((peak, i, order))
+        })
+        .min_by_key(|(peak, i, _)| (*peak, *i));
+    match best {
+        Some((_, i, order)) => Outcome::feasible(order)
+            .with_counter("restarts", k as u64)
+            .with_note(format!("best restart: {i} of {k}")),
+        None => Outcome::timed_out(),
+    }
+}

@@ -1,0 +1,74 @@
+//! `random` and `random-moves`: uniformly random choice, seeded.
+//!
+//! `random` runs, at each step, a node chosen uniformly among the ready ones;
+//! `random-moves` chooses uniformly among the available moves (see
+//! [`super::moves`]). They are baselines: what a rule gains over chance.
+//! With `--restarts K` they keep the best of K runs (see [`super::noisy`]).
+//!
+//! Uniform among ready nodes is not uniform over schedules, and on the
+//! article's encoding it is poor for the same reason as the article's greedy:
+//! every ALLOC is ready at the start, so the first steps run ALLOCs long
+//! before their ops with high probability.
+
+use super::moves::{self, Pick};
+use super::noisy::best_of_runs;
+use crate::graph::{Graph, NodeIdx};
+use crate::rng::Rng;
+use crate::solvers::{Abilities, DeadlineTicker, Outcome, Scheduler, SolveContext};
+
+/// Uniformly random list scheduling.
+///
+/// # Complexity
+/// O(n + m) per run.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RandomOrder {
+    /// Choose among moves instead of ready nodes.
+    pub moves: bool,
+}
+
+impl Scheduler for RandomOrder {
+    fn name(&self) -> String {
+        if self.moves { "random-moves" } else { "random" }.into()
+    }
+
+    fn abilities(&self) -> Abilities {
+        Abilities {
+            seeded: true,
+            ..Abilities::default()
+        }
+    }
+
+    fn solve(&self, g: &Graph, ctx: &SolveContext) -> Outcome {
+        best_of_runs(g, ctx, |seed| {
+            if self.moves {
+                moves::schedule(g, Pick::Uniform { seed }, ctx)
+            } else {
+                uniform_nodes(g, seed, ctx)
+            }
+        })
+    }
+}
+
+/// One run of uniform choice among ready nodes; `None` past the deadline.
+pub(super) fn uniform_nodes(g: &Graph, seed: u64, ctx: &SolveContext) -> Option<Vec<NodeIdx>> {
+    let mut rng = Rng::new(seed);
+    let mut indegree: Vec<u32> = g.nodes().map(|v| g.preds(v).len() as u32).collect();
+    let mut ready: Vec<NodeIdx> = g.nodes().filter(|&v| indegree[v as usize] == 0).collect();
+    let mut order = Vec::with_capacity(g.node_count());
+    let mut ticker = DeadlineTicker::new(1 << 14);
+    while !ready.is_empty() {
+        if ticker.expired(ctx) {
+            return None;
+        }
+        let i = rng.below(ready.len() as u64) as usize;
+        let u = ready.swap_remove(i);
+        order.push(u);
+        for &v in g.succs(u) {
+            indegree[v as usize] -= 1;
+            if indegree[v as usize] == 0 {
+                ready.push(v);
+            }
+        }
+    }
+    Some(order)
+}
