@@ -17,12 +17,15 @@ pub mod registry;
 mod seed_greedy;
 
 // Heuristics: priority rules, published schedulers, randomized, local search.
+pub mod anneal;
+pub mod published;
 
 // Exact solvers.
 mod brute;
 
 // ILP.
 
+pub use anneal::Anneal;
 pub use best_of::BestOf;
 pub use brute::{Brute, BRUTE_MAX_NODES};
 pub use context::{Budget, DeadlineTicker, SolveContext};
