@@ -233,6 +233,9 @@ impl<'g> MoveState<'g> {
     }
 }
 
+/// Largest distance of a random (non-directed) shift: keeps accepted moves cheap.
+const LOCAL: usize = 32;
+
 /// Default number of proposed moves without a time limit: 64 per node,
 /// at least 20,000 and at most 4,000,000.
 pub fn default_iterations(n: usize) -> u64 {
@@ -244,7 +247,10 @@ pub fn default_iterations(n: usize) -> u64 {
 /// Start: the context's warm start if it is a valid schedule, else the start
 /// solver's order (by default the best of `program`, `kahn`, `seed-greedy`,
 /// `xla-default` and `inductor-default`), else Kahn's order. Each step picks
-/// a node uniformly, a target uniformly in its window, and accepts by the
+/// a node uniformly and a target in its window: one time in four (for an
+/// ALLOC or FREE) the window's end F2/F1 favour (an ALLOC as late, a FREE as
+/// early as allowed), otherwise uniformly within 32 positions of the node.
+/// It accepts by the
 /// Metropolis rule on the energy `peak + steps_at_peak / (n + 1)` (so among
 /// equal peaks, fewer steps at the peak is better). The temperature falls
 /// geometrically from 30% to 0.1% of the mean buffer size. The best order
@@ -260,7 +266,8 @@ pub fn default_iterations(n: usize) -> u64 {
 /// temperature (local search proves nothing; it reports no lower bound).
 ///
 /// # Complexity
-/// O(log n + degree) per proposed move, O(distance) more per accepted one.
+/// O(log n + degree) per proposed move, O(distance) more per accepted one
+/// (at most 32 except for the directed F1/F2 shifts).
 pub struct Anneal {
     start: Box<dyn Scheduler>,
     iterations: Option<u64>,
@@ -388,9 +395,20 @@ impl Scheduler for Anneal {
                 continue;
             }
             let from = state.pos[v as usize] as usize;
-            let mut to = lo + rng.below((hi - lo) as u64) as usize;
-            if to >= from {
-                to += 1;
+            let d = g.delta(v);
+            let to = if d != 0 && rng.below(4) == 0 {
+                // F1/F2 direction: a FREE as early, an ALLOC as late as allowed.
+                if d > 0 {
+                    hi
+                } else {
+                    lo
+                }
+            } else {
+                let (a, b) = (lo.max(from.saturating_sub(LOCAL)), hi.min(from + LOCAL));
+                a + rng.below((b - a + 1) as u64) as usize
+            };
+            if to == from {
+                continue;
             }
             let next = energy(state.evaluate(v, to));
             let temperature = t0 * (t1 / t0).powf(fraction);

@@ -48,11 +48,11 @@ impl Scheduler for InductorLpmf {
         let m = view.op_count();
         let mut exp = Expander::new(g);
         let mut outdegree: Vec<u32> = (0..view.buffers.len() as u32)
-            .map(|b| view.buffer_users.degree(b) as u32)
+            .map(|b| view.buffer_users().degree(b) as u32)
             .collect();
         let mut to_free = vec![0i64; m];
         for op in 0..m as u32 {
-            for &b in view.uses.neighbors(op) {
+            for &b in view.uses().neighbors(op) {
                 if outdegree[b as usize] == 1 {
                     to_free[op as usize] += view.buffer_size(g, b);
                 }
@@ -89,12 +89,12 @@ impl Scheduler for InductorLpmf {
             }
             exp.take_ready(&mut fresh);
             ready.extend(fresh.drain(..).map(|v| view.op_of[v as usize]));
-            for &b in view.uses.neighbors(sel) {
+            for &b in view.uses().neighbors(sel) {
                 let d = &mut outdegree[b as usize];
                 *d -= 1;
                 if *d == 1 {
                     let size = view.buffer_size(g, b);
-                    for &u in view.buffer_users.neighbors(b) {
+                    for &u in view.buffer_users().neighbors(b) {
                         to_free[u as usize] += size;
                     }
                 }
@@ -141,7 +141,7 @@ impl Scheduler for InductorBfs {
         let mut ticker = DeadlineTicker::new(1 << 12);
         let priority = |op: u32, position: &[u32]| {
             let mut p: Vec<u32> = view
-                .operands
+                .operands()
                 .neighbors(op)
                 .iter()
                 .map(|&o| position[o as usize])
@@ -203,7 +203,7 @@ impl Scheduler for InductorDfs {
             .map(|op| {
                 view.defined[op as usize]
                     + view
-                        .uses
+                        .uses()
                         .neighbors(op)
                         .iter()
                         .map(|&b| view.buffer_size(g, b))
@@ -212,7 +212,7 @@ impl Scheduler for InductorDfs {
             .collect();
         let by_key =
             |list: &mut [u32]| list.sort_unstable_by_key(|&o| (size_with_reads[o as usize], o));
-        let children = Children::sorted(&view.operands, by_key);
+        let children = Children::sorted(view.operands(), by_key);
         let mut outer: Vec<u32> = (0..m as u32).collect();
         by_key(&mut outer);
         let order = post_order(m, outer, &children);

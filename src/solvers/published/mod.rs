@@ -40,6 +40,8 @@ pub use inductor::{InductorBfs, InductorDfs, InductorLpmf};
 pub use xla::{XlaDfs, XlaList, XlaPostOrder};
 
 use super::{BestOf, Outcome, ProgramOrder};
+use std::sync::OnceLock;
+
 use crate::graph::{Csr, Graph, NodeIdx, NodeKind};
 
 /// `xla-default`: XLA's `DefaultMemoryScheduler`, the lowest peak of list,
@@ -83,16 +85,17 @@ pub struct OpView {
     pub ops: Vec<NodeIdx>,
     /// Node -> op number (`u32::MAX` for ALLOC and FREE nodes).
     pub op_of: Vec<u32>,
-    /// Operands of each op (deduplicated, in edge-discovery order).
-    pub operands: Csr,
-    /// Users of each op (deduplicated, in edge-discovery order).
-    pub users: Csr,
+    /// Number of users of each op.
+    pub user_count: Vec<u32>,
     /// Bytes of the ALLOCs each op owns ("bytes defined").
     pub defined: Vec<i64>,
-    /// Buffers (indices into `buffers`) each op uses.
-    pub uses: Csr,
-    /// Ops using each buffer.
-    pub buffer_users: Csr,
+    /// (op, user) pairs, in discovery order.
+    op_edges: Vec<(u32, u32)>,
+    /// (op, buffer) pairs, in discovery order.
+    use_pairs: Vec<(u32, u32)>,
+    operands: OnceLock<Csr>,
+    uses: OnceLock<Csr>,
+    buffer_users: OnceLock<Csr>,
     /// The FREE node of each buffer.
     pub buffers: Vec<NodeIdx>,
     /// Bytes of ALLOCs that have no FREE (graph outputs).
@@ -128,7 +131,24 @@ impl OpView {
         for (i, &u) in ops.iter().enumerate() {
             let i = i as u32;
             stamp[u as usize] = i;
-            stack.extend(g.succs(u).iter().rev());
+            // First level inline: most successors are ops or leaf FREEs.
+            for &x in g.succs(u) {
+                if stamp[x as usize] == i {
+                    continue;
+                }
+                match g.kind(x) {
+                    NodeKind::Compute => {
+                        stamp[x as usize] = i;
+                        op_edges.push((i, op_of[x as usize]));
+                    }
+                    NodeKind::Free if g.succs(x).is_empty() => {
+                        stamp[x as usize] = i;
+                        use_pairs.push((i, buf_of[x as usize]));
+                    }
+                    _ => stack.push(x),
+                }
+            }
+            stack.reverse();
             while let Some(x) = stack.pop() {
                 if stamp[x as usize] == i {
                     continue;
@@ -146,22 +166,24 @@ impl OpView {
             }
         }
         let m = ops.len();
-        let users = Csr::from_pairs(m, op_edges.iter().copied());
-        let operands = Csr::from_pairs(m, op_edges.iter().map(|&(a, b)| (b, a)));
-        let uses = Csr::from_pairs(m, use_pairs.iter().copied());
-        let buffer_users = Csr::from_pairs(buffers.len(), use_pairs.iter().map(|&(a, b)| (b, a)));
+        let mut user_count = vec![0u32; m];
+        for &(a, _) in &op_edges {
+            user_count[a as usize] += 1;
+        }
         // Ownership: each op owns the ALLOCs it pulls in, first op wins.
         let mut owned = vec![false; n];
         let mut defined = vec![0i64; m];
+        let unowned_alloc =
+            |a: NodeIdx, owned: &[bool]| g.kind(a) == NodeKind::Alloc && !owned[a as usize];
         for (i, &v) in ops.iter().enumerate() {
-            stack.extend(g.preds(v).iter().rev());
+            stack.extend(g.preds(v).iter().filter(|&&a| unowned_alloc(a, &owned)));
             while let Some(a) = stack.pop() {
-                if g.kind(a) != NodeKind::Alloc || owned[a as usize] {
+                if owned[a as usize] {
                     continue;
                 }
                 owned[a as usize] = true;
                 defined[i] += g.delta(a);
-                stack.extend(g.preds(a).iter().rev());
+                stack.extend(g.preds(a).iter().filter(|&&p| unowned_alloc(p, &owned)));
             }
         }
         let output_bytes = g
@@ -172,14 +194,39 @@ impl OpView {
         OpView {
             ops,
             op_of,
-            operands,
-            users,
+            user_count,
             defined,
-            uses,
-            buffer_users,
+            op_edges,
+            use_pairs,
+            operands: OnceLock::new(),
+            uses: OnceLock::new(),
+            buffer_users: OnceLock::new(),
             buffers,
             output_bytes,
         }
+    }
+
+    /// Operands of each op (deduplicated, in edge-discovery order); built on
+    /// first use.
+    pub fn operands(&self) -> &Csr {
+        self.operands.get_or_init(|| {
+            let pairs = self.op_edges.iter().map(|&(a, b)| (b, a));
+            Csr::from_pairs(self.ops.len(), pairs)
+        })
+    }
+
+    /// Buffers (indices into `buffers`) each op uses; built on first use.
+    pub fn uses(&self) -> &Csr {
+        self.uses
+            .get_or_init(|| Csr::from_pairs(self.ops.len(), self.use_pairs.iter().copied()))
+    }
+
+    /// Ops using each buffer; built on first use.
+    pub fn buffer_users(&self) -> &Csr {
+        self.buffer_users.get_or_init(|| {
+            let pairs = self.use_pairs.iter().map(|&(a, b)| (b, a));
+            Csr::from_pairs(self.buffers.len(), pairs)
+        })
     }
 
     /// Number of ops.
@@ -489,7 +536,7 @@ pub(crate) mod tests {
         // x owns `a` (first in program order); w's operands are x, y (via the FREE) and z.
         assert_eq!(view.defined, vec![5, 0, 0, 0]);
         let w_op = view.op_of[w as usize];
-        let mut ops: Vec<u32> = view.operands.neighbors(w_op).to_vec();
+        let mut ops: Vec<u32> = view.operands().neighbors(w_op).to_vec();
         ops.sort_unstable();
         assert_eq!(ops, vec![0, 1, 2]);
         for op_order in [vec![x, y, z, w], vec![z, y, x, w]] {

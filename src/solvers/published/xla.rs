@@ -52,7 +52,7 @@ impl Scheduler for XlaList {
         let m = view.op_count();
         let mut exp = Expander::new(g);
         let mut unscheduled_uses: Vec<u32> = (0..view.buffers.len() as u32)
-            .map(|b| view.buffer_users.degree(b) as u32)
+            .map(|b| view.buffer_users().degree(b) as u32)
             .collect();
         let mut scheduled = vec![false; m];
         let mut seq_of = vec![NOT_READY; m];
@@ -61,7 +61,7 @@ impl Scheduler for XlaList {
         let mut seq = 0u64;
         let priority = |op: u32, uses: &[u32]| -> (i64, i64) {
             let freed: i64 = view
-                .uses
+                .uses()
                 .neighbors(op)
                 .iter()
                 .filter(|&&b| uses[b as usize] == 1)
@@ -69,12 +69,13 @@ impl Scheduler for XlaList {
                 .sum();
             (
                 freed - view.defined[op as usize],
-                view.users.degree(op) as i64,
+                view.user_count[op as usize] as i64,
             )
         };
         let mut ready: Vec<NodeIdx> = Vec::new();
         let mut op_order = Vec::with_capacity(m);
         let mut ticker = DeadlineTicker::new(1 << 12);
+        let mut down_to_one = Vec::new();
         exp.take_ready(&mut ready);
         loop {
             for v in ready.drain(..) {
@@ -100,8 +101,7 @@ impl Scheduler for XlaList {
             if !exp.run_op(view.ops[best as usize]) {
                 return Outcome::failed("xla-list: internal error, op not ready");
             }
-            let mut down_to_one = Vec::new();
-            for &b in view.uses.neighbors(best) {
+            for &b in view.uses().neighbors(best) {
                 let c = &mut unscheduled_uses[b as usize];
                 *c -= 1;
                 if *c == 1 {
@@ -118,9 +118,9 @@ impl Scheduler for XlaList {
                 prio_of[op as usize] = p;
                 heap.push((p.0, p.1, seq, op));
             }
-            for b in down_to_one {
+            for b in down_to_one.drain(..) {
                 let Some(&u) = view
-                    .buffer_users
+                    .buffer_users()
                     .neighbors(b)
                     .iter()
                     .find(|&&u| !scheduled[u as usize])
@@ -153,13 +153,13 @@ impl Scheduler for XlaList {
 /// instruction order, then the computation root (our graphs name none; the
 /// last user-less op plays it).
 fn roots(view: &OpView) -> impl Iterator<Item = u32> + '_ {
-    (0..view.op_count() as u32).filter(|&o| view.users.degree(o) == 0)
+    (0..view.op_count() as u32).filter(|&o| view.user_count[o as usize] == 0)
 }
 
 /// XLA's `MakeInstructionPostOrder` over ops: from each user-less op in
 /// program order, a DFS that visits operands in edge order.
 fn instruction_post_order(view: &OpView) -> Vec<u32> {
-    let children = Children::sorted(&view.operands, |_| {});
+    let children = Children::sorted(view.operands(), |_| {});
     post_order(view.op_count(), roots(view), &children)
 }
 
@@ -221,18 +221,18 @@ impl Scheduler for XlaDfs {
         let mut cumulative: i64 = 0;
         for op in instruction_post_order(&view) {
             let o = op as usize;
-            let mut extra = (view.users.degree(op) as i64 - 1).max(0);
+            let mut extra = (view.user_count[op as usize] as i64 - 1).max(0);
             let own = view.defined[o];
             let mut total = own;
             cumulative = cumulative.saturating_add(own);
-            for &p in view.operands.neighbors(op) {
+            for &p in view.operands().neighbors(op) {
                 extra = extra.saturating_add(extra_users[p as usize]);
                 total = total.saturating_add(total_sizes[p as usize]);
             }
             total_sizes[o] = total.min(cumulative);
             extra_users[o] = extra.min(m as i64);
         }
-        let children = Children::sorted(&view.operands, |list| {
+        let children = Children::sorted(view.operands(), |list| {
             list.sort_unstable_by(|&a, &b| {
                 let (a, b) = (a as usize, b as usize);
                 extra_users[b]
