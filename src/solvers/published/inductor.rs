@@ -196,7 +196,7 @@ impl Scheduler for InductorDfs {
         "inductor-dfs".into()
     }
 
-    fn solve(&self, g: &Graph, _ctx: &SolveContext) -> Outcome {
+    fn solve(&self, g: &Graph, ctx: &SolveContext) -> Outcome {
         let view = OpView::new(g);
         let m = view.op_count();
         let size_with_reads: Vec<i64> = (0..m as u32)
@@ -216,7 +216,7 @@ impl Scheduler for InductorDfs {
         let mut outer: Vec<u32> = (0..m as u32).collect();
         by_key(&mut outer);
         let order = post_order(m, outer, &children);
-        outcome_from_ops(g, &view, &order)
+        outcome_from_ops(g, &view, &order, ctx)
     }
 }
 

@@ -39,7 +39,7 @@ pub mod xla;
 pub use inductor::{InductorBfs, InductorDfs, InductorLpmf};
 pub use xla::{XlaDfs, XlaList, XlaPostOrder};
 
-use super::{BestOf, Outcome, ProgramOrder};
+use super::{BestOf, Outcome, ProgramOrder, SolveContext};
 use std::sync::OnceLock;
 
 use crate::graph::{Csr, Graph, NodeIdx, NodeKind};
@@ -467,8 +467,18 @@ pub(crate) fn post_order(
     out
 }
 
-/// Expands an order of op numbers into a checked-by-construction [`Outcome`].
-pub(crate) fn outcome_from_ops(g: &Graph, view: &OpView, op_order: &[u32]) -> Outcome {
+/// Expands an order of op numbers into an [`Outcome`] (timed out if the
+/// deadline passed while the order was built: the DFS schedulers check the
+/// clock here, their work before is near-linear).
+pub(crate) fn outcome_from_ops(
+    g: &Graph,
+    view: &OpView,
+    op_order: &[u32],
+    ctx: &SolveContext,
+) -> Outcome {
+    if ctx.expired() {
+        return Outcome::timed_out();
+    }
     let nodes: Vec<NodeIdx> = op_order.iter().map(|&o| view.ops[o as usize]).collect();
     match expand(g, &nodes) {
         Ok(order) => Outcome::feasible(order),

@@ -183,9 +183,9 @@ impl Scheduler for XlaPostOrder {
         "xla-postorder".into()
     }
 
-    fn solve(&self, g: &Graph, _ctx: &SolveContext) -> Outcome {
+    fn solve(&self, g: &Graph, ctx: &SolveContext) -> Outcome {
         let view = OpView::new(g);
-        outcome_from_ops(g, &view, &instruction_post_order(&view))
+        outcome_from_ops(g, &view, &instruction_post_order(&view), ctx)
     }
 }
 
@@ -213,7 +213,7 @@ impl Scheduler for XlaDfs {
         "xla-dfs".into()
     }
 
-    fn solve(&self, g: &Graph, _ctx: &SolveContext) -> Outcome {
+    fn solve(&self, g: &Graph, ctx: &SolveContext) -> Outcome {
         let view = OpView::new(g);
         let m = view.op_count();
         let mut extra_users = vec![0i64; m];
@@ -242,7 +242,7 @@ impl Scheduler for XlaDfs {
             })
         });
         let order = post_order(m, roots(&view), &children);
-        outcome_from_ops(g, &view, &order)
+        outcome_from_ops(g, &view, &order, ctx)
     }
 }
 
