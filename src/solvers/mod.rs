@@ -17,6 +17,8 @@ pub mod registry;
 mod seed_greedy;
 
 // Heuristics: priority rules, published schedulers, randomized, local search.
+pub mod anneal;
+pub mod published;
 pub mod rule;
 
 // Exact solvers.
@@ -30,6 +32,7 @@ mod ilp;
 #[cfg(feature = "ilp")]
 pub use ilp::{Ilp, ILP_MAX_BINARIES, ILP_MAX_NODES};
 
+pub use anneal::Anneal;
 pub use best_of::BestOf;
 pub use brute::{Brute, BRUTE_MAX_NODES};
 pub use context::{Budget, DeadlineTicker, SolveContext};

@@ -6,7 +6,11 @@
 
 use thiserror::Error;
 
-use super::{Brute, Dp, Exact, Kahn, ProgramOrder, Scheduler, SeedGreedy};
+use super::published::{
+    inductor_default, xla_default, InductorBfs, InductorDfs, InductorLpmf, XlaDfs, XlaList,
+    XlaPostOrder,
+};
+use super::{Anneal, Brute, Dp, Exact, Kahn, ProgramOrder, Scheduler, SeedGreedy};
 
 /// Why a solver name could not be turned into a solver.
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
@@ -109,8 +113,62 @@ const ENTRIES: &[Entry] = &[
         summary: "moves:EXPR with seeded Gumbel noise on the first term; best of --restarts K, in parallel",
         make: super::rule::make_noisy_moves,
     },
+    Entry {
+        name: "xla-list",
+        param: None,
+        summary: "XLA's list scheduler: ready op freeing most bytes minus bytes defined, then most users",
+        make: plain::<XlaList>,
+    },
+    Entry {
+        name: "xla-dfs",
+        param: None,
+        summary: "XLA's DFS scheduler: post-order visiting operands by cumulative extra users, then size",
+        make: plain::<XlaDfs>,
+    },
+    Entry {
+        name: "xla-postorder",
+        param: None,
+        summary: "XLA's post-order scheduler: DFS post-order from the user-less ops, no memory heuristic",
+        make: plain::<XlaPostOrder>,
+    },
+    Entry {
+        name: "xla-default",
+        param: None,
+        summary: "XLA's default: the lowest peak of xla-list, xla-dfs and xla-postorder",
+        make: |_| Ok(Box::new(xla_default())),
+    },
+    Entry {
+        name: "inductor-lpmf",
+        param: None,
+        summary: "Inductor's least-peak-memory-first: ready op that keeps the running peak lowest",
+        make: plain::<InductorLpmf>,
+    },
+    Entry {
+        name: "inductor-bfs",
+        param: None,
+        summary: "Inductor's BFS: ready op whose operands ran earliest (FIFO)",
+        make: plain::<InductorBfs>,
+    },
+    Entry {
+        name: "inductor-dfs",
+        param: None,
+        summary: "Inductor's DFS: post-order by increasing bytes defined plus bytes read",
+        make: plain::<InductorDfs>,
+    },
+    Entry {
+        name: "inductor-default",
+        param: None,
+        summary: "Inductor's reorder_for_peak_memory: the lowest peak of program order, lpmf, bfs, dfs",
+        make: |_| Ok(Box::new(inductor_default())),
+    },
 
     // ---- local search and best-of (issue 4) ----
+    Entry {
+        name: "anneal",
+        param: None,
+        summary: "simulated annealing by single-node shifts from the best fast heuristic; seeded, anytime",
+        make: plain::<Anneal>,
+    },
 
     // ---- exact solvers (issue 3) ----
     Entry {

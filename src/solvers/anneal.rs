@@ -1,0 +1,458 @@
+//! `anneal`: simulated annealing over topological orders.
+//!
+//! [`Anneal`] improves a starting schedule (the context's warm start, else the
+//! best of a start solver) by shifting one node at a time to another position
+//! inside the window its predecessors and successors leave it in the current
+//! order, so every order it visits is a schedule. [`MoveState`] keeps the
+//! order, each node's position and a segment tree over the prefix memory: a
+//! move's new peak costs O(log n + degree) to evaluate, an accepted move
+//! O(distance + log n) to apply; nothing is ever re-evaluated from scratch.
+
+use std::time::{Duration, Instant};
+
+use super::{Abilities, BestOf, Kahn, Outcome, ProgramOrder, Scheduler, SeedGreedy, SolveContext};
+use crate::graph::{Graph, NodeIdx};
+use crate::rng::Rng;
+use crate::schedule;
+
+/// Maximum and how many leaves reach it, over a range of prefix sums.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct MaxCount {
+    max: i64,
+    count: u32,
+}
+
+const EMPTY: MaxCount = MaxCount {
+    max: i64::MIN,
+    count: 0,
+};
+
+fn join(a: MaxCount, b: MaxCount) -> MaxCount {
+    match a.max.cmp(&b.max) {
+        std::cmp::Ordering::Greater => a,
+        std::cmp::Ordering::Less => b,
+        std::cmp::Ordering::Equal => MaxCount {
+            max: a.max,
+            count: a.count + b.count,
+        },
+    }
+}
+
+fn shifted(a: MaxCount, by: i64) -> MaxCount {
+    if a.count == 0 {
+        a
+    } else {
+        MaxCount {
+            max: a.max + by,
+            count: a.count,
+        }
+    }
+}
+
+/// A bottom-up segment tree over the prefix memory `P[k]` (memory after the
+/// node at position `k`), answering range max-and-count.
+#[derive(Debug, Clone)]
+struct PrefixTree {
+    size: usize,
+    nodes: Vec<MaxCount>,
+}
+
+impl PrefixTree {
+    fn new(prefix: &[i64]) -> Self {
+        let size = prefix.len().next_power_of_two().max(1);
+        let mut nodes = vec![EMPTY; 2 * size];
+        for (k, &p) in prefix.iter().enumerate() {
+            nodes[size + k] = MaxCount { max: p, count: 1 };
+        }
+        for i in (1..size).rev() {
+            nodes[i] = join(nodes[2 * i], nodes[2 * i + 1]);
+        }
+        PrefixTree { size, nodes }
+    }
+
+    fn leaf(&self, k: usize) -> i64 {
+        self.nodes[self.size + k].max
+    }
+
+    /// Max and count over positions `lo..hi`.
+    fn query(&self, lo: usize, hi: usize) -> MaxCount {
+        let (mut l, mut r) = (lo + self.size, hi + self.size);
+        let mut acc = EMPTY;
+        while l < r {
+            if l & 1 == 1 {
+                acc = join(acc, self.nodes[l]);
+                l += 1;
+            }
+            if r & 1 == 1 {
+                r -= 1;
+                acc = join(acc, self.nodes[r]);
+            }
+            l >>= 1;
+            r >>= 1;
+        }
+        acc
+    }
+
+    /// Sets leaves `lo..lo + values.len()` and repairs their ancestors.
+    fn rewrite(&mut self, lo: usize, values: impl Iterator<Item = i64>) {
+        let mut hi = lo;
+        for (k, v) in values.enumerate() {
+            self.nodes[self.size + lo + k] = MaxCount { max: v, count: 1 };
+            hi = lo + k;
+        }
+        let (mut l, mut r) = ((self.size + lo) >> 1, (self.size + hi) >> 1);
+        while l >= 1 {
+            for i in l..=r {
+                self.nodes[i] = join(self.nodes[2 * i], self.nodes[2 * i + 1]);
+            }
+            l >>= 1;
+            r >>= 1;
+        }
+    }
+}
+
+/// A schedule under local search: the order, positions, and prefix memory.
+///
+/// A *move* takes node `v` from its position to position `to` inside
+/// [`MoveState::window`], shifting the nodes between by one.
+#[derive(Debug, Clone)]
+pub struct MoveState<'g> {
+    g: &'g Graph,
+    order: Vec<NodeIdx>,
+    pos: Vec<u32>,
+    tree: PrefixTree,
+}
+
+impl<'g> MoveState<'g> {
+    /// The state of `order`, which must be a valid schedule of `g`.
+    ///
+    /// # Complexity
+    /// O(n).
+    pub fn new(g: &'g Graph, order: Vec<NodeIdx>) -> Self {
+        let mut pos = vec![0u32; g.node_count()];
+        let mut mem = 0i64;
+        let mut prefix = Vec::with_capacity(order.len());
+        for (k, &v) in order.iter().enumerate() {
+            pos[v as usize] = k as u32;
+            mem += g.delta(v);
+            prefix.push(mem);
+        }
+        MoveState {
+            g,
+            tree: PrefixTree::new(&prefix),
+            order,
+            pos,
+        }
+    }
+
+    /// The current order.
+    pub fn order(&self) -> &[NodeIdx] {
+        &self.order
+    }
+
+    /// The current peak, `max(0, max_k P[k])` as the checker defines it.
+    pub fn peak(&self) -> u64 {
+        self.tree.query(0, self.order.len()).max.max(0) as u64
+    }
+
+    /// Positions `v` may move to: after its last predecessor, before its
+    /// first successor (inclusive bounds). O(degree).
+    pub fn window(&self, v: NodeIdx) -> (usize, usize) {
+        let lo = self
+            .g
+            .preds(v)
+            .iter()
+            .map(|&p| self.pos[p as usize] as usize + 1)
+            .max()
+            .unwrap_or(0);
+        let hi = self
+            .g
+            .succs(v)
+            .iter()
+            .map(|&s| self.pos[s as usize] as usize)
+            .min()
+            .unwrap_or(self.order.len())
+            - 1;
+        (lo, hi)
+    }
+
+    /// Max prefix memory and how many steps reach it if `v` moved to `to`.
+    /// O(log n).
+    fn evaluate(&self, v: NodeIdx, to: usize) -> MaxCount {
+        let n = self.order.len();
+        let from = self.pos[v as usize] as usize;
+        let d = self.g.delta(v);
+        if to < from {
+            // New P over to..=from is old P over to-1..=from-1, plus d.
+            let mut mid = shifted(self.tree.query(to.max(1) - 1, from), d);
+            if to == 0 {
+                mid = join(mid, MaxCount { max: d, count: 1 });
+                // query(0, from) covered old P[0..from-1]; P[-1] = 0 added above.
+            }
+            join(
+                join(self.tree.query(0, to), mid),
+                self.tree.query(from + 1, n),
+            )
+        } else if to > from {
+            // New P over from..to is old P over from+1..=to, minus d.
+            let mid = shifted(self.tree.query(from + 1, to + 1), -d);
+            join(join(self.tree.query(0, from), mid), self.tree.query(to, n))
+        } else {
+            self.tree.query(0, n)
+        }
+    }
+
+    /// The peak if `v` moved to `to` (which must be in its window).
+    pub fn peak_after(&self, v: NodeIdx, to: usize) -> u64 {
+        self.evaluate(v, to).max.max(0) as u64
+    }
+
+    /// Moves `v` to `to` (which must be in its window). O(distance + log n).
+    pub fn apply(&mut self, v: NodeIdx, to: usize) {
+        let from = self.pos[v as usize] as usize;
+        let (lo, hi) = if to < from {
+            self.order[to..=from].rotate_right(1);
+            (to, from)
+        } else {
+            self.order[from..=to].rotate_left(1);
+            (from, to)
+        };
+        for k in lo..=hi {
+            self.pos[self.order[k] as usize] = k as u32;
+        }
+        let mut mem = if lo == 0 { 0 } else { self.tree.leaf(lo - 1) };
+        let g = self.g;
+        let order = &self.order;
+        self.tree.rewrite(
+            lo,
+            (lo..=hi).map(|k| {
+                mem += g.delta(order[k]);
+                mem
+            }),
+        );
+    }
+}
+
+/// Largest distance of a random (non-directed) shift: keeps accepted moves cheap.
+const LOCAL: usize = 32;
+
+/// Default number of proposed moves without a time limit: 64 per node,
+/// at least 20,000 and at most 4,000,000.
+pub fn default_iterations(n: usize) -> u64 {
+    (64 * n as u64).clamp(20_000, 4_000_000)
+}
+
+/// Simulated annealing over single-node shifts.
+///
+/// Start: the context's warm start if it is a valid schedule, else the start
+/// solver's order (by default the best of `program`, `kahn`, `seed-greedy`,
+/// `xla-default` and `inductor-default`), else Kahn's order. Each step picks
+/// a node uniformly and a target in its window: one time in four (for an
+/// ALLOC or FREE) the window's end F2/F1 favour (an ALLOC as late, a FREE as
+/// early as allowed), otherwise uniformly within 32 positions of the node.
+/// It accepts by the
+/// Metropolis rule on the energy `peak + steps_at_peak / (n + 1)` (so among
+/// equal peaks, fewer steps at the peak is better). The temperature falls
+/// geometrically from 30% to 0.1% of the mean buffer size. The best order
+/// seen is returned: never worse than the start.
+///
+/// Budget: without a time limit, [`default_iterations`] steps (or the number
+/// set with [`Anneal::with_iterations`]), and the result depends on the seed
+/// only. With a time limit, it stops at 90% of the time left after the start,
+/// so the result depends on the machine's speed too.
+///
+/// Wrong on any graph where the optimum needs two nodes to move at once: a
+/// single shift that helps only after another one is never accepted at low
+/// temperature (local search proves nothing; it reports no lower bound).
+///
+/// # Complexity
+/// O(log n + degree) per proposed move, O(distance) more per accepted one
+/// (at most 32 except for the directed F1/F2 shifts).
+pub struct Anneal {
+    start: Box<dyn Scheduler>,
+    iterations: Option<u64>,
+}
+
+impl Default for Anneal {
+    fn default() -> Self {
+        Anneal::with_start(Box::new(BestOf::new(
+            "start",
+            vec![
+                Box::new(ProgramOrder),
+                Box::new(Kahn),
+                Box::new(SeedGreedy),
+                Box::new(super::published::xla_default()),
+                Box::new(super::published::inductor_default()),
+            ],
+        )))
+    }
+}
+
+impl Anneal {
+    /// Annealing that starts from `start`'s order (when no warm start is given).
+    pub fn with_start(start: Box<dyn Scheduler>) -> Self {
+        Anneal {
+            start,
+            iterations: None,
+        }
+    }
+
+    /// Sets the number of proposed moves when there is no time limit.
+    pub fn with_iterations(mut self, iterations: u64) -> Self {
+        self.iterations = Some(iterations);
+        self
+    }
+
+    fn start_order(&self, g: &Graph, ctx: &SolveContext) -> (Vec<NodeIdx>, String) {
+        if let Some(w) = &ctx.warm_start {
+            if schedule::check(g, w).is_ok() {
+                return (w.clone(), "start: warm start".into());
+            }
+        }
+        let out = self.start.solve(g, ctx);
+        match out.order {
+            Some(o) if schedule::check(g, &o).is_ok() => {
+                let why = out.note.unwrap_or_default();
+                (o, format!("start: {} ({why})", self.start.name()))
+            }
+            _ => (
+                g.topo_order().to_vec(),
+                "start: kahn (start solver failed)".into(),
+            ),
+        }
+    }
+}
+
+impl Scheduler for Anneal {
+    fn name(&self) -> String {
+        "anneal".into()
+    }
+
+    fn abilities(&self) -> Abilities {
+        Abilities {
+            seeded: true,
+            anytime: true,
+            ..Abilities::default()
+        }
+    }
+
+    fn solve(&self, g: &Graph, ctx: &SolveContext) -> Outcome {
+        let n = g.node_count();
+        let (start, note) = self.start_order(g, ctx);
+        if n < 2 {
+            return Outcome::feasible(start).with_note(note);
+        }
+        let mut state = MoveState::new(g, start);
+        let mut best_peak = state.peak();
+        let mut best = state.order().to_vec();
+        let allocs: Vec<i64> = g.deltas().iter().copied().filter(|&d| d > 0).collect();
+        let mean = if allocs.is_empty() {
+            1.0
+        } else {
+            allocs.iter().map(|&d| d as f64).sum::<f64>() / allocs.len() as f64
+        };
+        let (t0, t1) = ((0.3 * mean).max(1e-9), (0.001 * mean).max(1e-12));
+        let timed = ctx.deadline.map(|d| {
+            let now = Instant::now();
+            let left = d.saturating_duration_since(now);
+            (now, now + left.mul_f64(0.9), left.mul_f64(0.9))
+        });
+        let iterations = self.iterations.unwrap_or_else(|| default_iterations(n));
+        let mut rng = Rng::new(ctx.seed);
+        let energy = |mc: MaxCount| -> f64 {
+            if mc.max <= 0 {
+                0.0
+            } else {
+                mc.max as f64 + mc.count as f64 / (n as f64 + 1.0)
+            }
+        };
+        let mut current = energy(state.tree.query(0, n));
+        let (mut proposed, mut accepted) = (0u64, 0u64);
+        let mut fraction = 0.0f64;
+        loop {
+            match timed {
+                Some((began, stop, span)) => {
+                    if proposed % 256 == 0 {
+                        let now = Instant::now();
+                        if now >= stop {
+                            break;
+                        }
+                        fraction = (now - began).as_secs_f64()
+                            / span.max(Duration::from_nanos(1)).as_secs_f64();
+                    }
+                }
+                None => {
+                    if proposed >= iterations {
+                        break;
+                    }
+                    fraction = proposed as f64 / iterations as f64;
+                }
+            }
+            proposed += 1;
+            let v = rng.below(n as u64) as NodeIdx;
+            let (lo, hi) = state.window(v);
+            if hi <= lo {
+                continue;
+            }
+            let from = state.pos[v as usize] as usize;
+            let d = g.delta(v);
+            let to = if d != 0 && rng.below(4) == 0 {
+                // F1/F2 direction: a FREE as early, an ALLOC as late as allowed.
+                if d > 0 {
+                    hi
+                } else {
+                    lo
+                }
+            } else {
+                let (a, b) = (lo.max(from.saturating_sub(LOCAL)), hi.min(from + LOCAL));
+                a + rng.below((b - a + 1) as u64) as usize
+            };
+            if to == from {
+                continue;
+            }
+            let next = energy(state.evaluate(v, to));
+            let temperature = t0 * (t1 / t0).powf(fraction);
+            if next <= current || rng.f64() < ((current - next) / temperature).exp() {
+                state.apply(v, to);
+                current = next;
+                accepted += 1;
+                let peak = state.peak();
+                if peak < best_peak {
+                    best_peak = peak;
+                    best.copy_from_slice(state.order());
+                }
+            }
+        }
+        Outcome::feasible(best)
+            .with_counter("proposed", proposed)
+            .with_counter("accepted", accepted)
+            .with_note(note)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::corpus::gen::{generate, GenSpec};
+
+    #[test]
+    fn move_state_tracks_the_checker() {
+        let g = generate(
+            &GenSpec::parse("random-layered:layers=8,width=3").unwrap(),
+            3,
+        )
+        .unwrap();
+        let mut s = MoveState::new(&g, g.topo_order().to_vec());
+        let mut rng = Rng::new(1);
+        for _ in 0..2000 {
+            let v = rng.below(g.node_count() as u64) as NodeIdx;
+            let (lo, hi) = s.window(v);
+            let to = lo + rng.below((hi - lo + 1) as u64) as usize;
+            let predicted = s.peak_after(v, to);
+            s.apply(v, to);
+            let eval = schedule::check(&g, s.order()).unwrap();
+            assert_eq!(eval.peak, predicted);
+            assert_eq!(s.peak(), eval.peak);
+        }
+    }
+}

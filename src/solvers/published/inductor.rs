@@ -1,0 +1,274 @@
+//! PyTorch Inductor's `reorder_for_peak_memory` orders: `inductor-lpmf`,
+//! `inductor-bfs`, `inductor-dfs` (and `inductor-default`, the best of the
+//! original order and these three, built in the registry).
+//!
+//! Source: pytorch/pytorch, `torch/_inductor/memory.py`
+//! (`topological_sort_lpmf`, `topological_sort_bfs`, `topological_sort_dfs`,
+//! `reorder_for_peak_memory`, which starts its candidate list with the
+//! original order as "baseline" and keeps the first lowest estimate).
+//! Inductor's scheduler nodes are our ops ([`OpView`]): a node's `size` is
+//! the bytes it defines, its `pred_buffers` the buffers it uses, a buffer's
+//! `succ_nodes` its users; buffers without a FREE are graph outputs. Inductor
+//! has no freeable graph inputs here (every buffer is allocated by the graph).
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use super::{outcome_from_ops, post_order, Children, Expander, OpView};
+use crate::graph::{Graph, NodeIdx};
+use crate::solvers::{DeadlineTicker, Outcome, Scheduler, SolveContext};
+
+/// Inductor's `topological_sort_lpmf` (least peak memory first).
+///
+/// It tracks the live memory and the peak so far. Among ready ops it takes
+/// the one minimising `(max(live + size, peak), size - memory_to_free,
+/// program order)`: while some op fits under the peak so far, the one that
+/// leaves the least memory; otherwise the one that raises the peak least.
+/// `memory_to_free` of an op is the size of each buffer it uses whose other
+/// users have all run; it grows as buffers come down to one pending user.
+/// (Inductor also counts an op's own outputs that nobody uses; here such a
+/// buffer's FREE runs the moment it is ready (F1), so that term is 0.)
+///
+/// Wrong on `A -> a[10]; B -> b[10]; C(b) -> c[1]; D(a, c)`: A and B tie on
+/// every key but program order, so A runs first and a stays live while b
+/// and c are computed: peak 21; `B, C, A, D` peaks at 11 (unit test
+/// `lpmf_is_wrong_here`, checked with brute).
+///
+/// # Complexity
+/// O(n · w + m) after [`OpView`], with w the largest ready set (Inductor scans
+/// the ready set each step; so does this replica).
+#[derive(Debug, Default, Clone, Copy)]
+pub struct InductorLpmf;
+
+impl Scheduler for InductorLpmf {
+    fn name(&self) -> String {
+        "inductor-lpmf".into()
+    }
+
+    fn solve(&self, g: &Graph, ctx: &SolveContext) -> Outcome {
+        let view = OpView::new(g);
+        let m = view.op_count();
+        let mut exp = Expander::new(g);
+        let mut outdegree: Vec<u32> = (0..view.buffers.len() as u32)
+            .map(|b| view.buffer_users().degree(b) as u32)
+            .collect();
+        let mut to_free = vec![0i64; m];
+        for op in 0..m as u32 {
+            for &b in view.uses().neighbors(op) {
+                if outdegree[b as usize] == 1 {
+                    to_free[op as usize] += view.buffer_size(g, b);
+                }
+            }
+        }
+        let mut live: i64 = 0;
+        let mut peak: i64 = live.max(view.output_bytes);
+        let mut ready: Vec<u32> = Vec::new();
+        let mut fresh: Vec<NodeIdx> = Vec::new();
+        let mut op_order = Vec::with_capacity(m);
+        let mut ticker = DeadlineTicker::new(1 << 12);
+        exp.take_ready(&mut fresh);
+        ready.extend(fresh.drain(..).map(|v| view.op_of[v as usize]));
+        while !ready.is_empty() {
+            if ticker.expired(ctx) {
+                return Outcome::timed_out();
+            }
+            let key = |op: u32| {
+                let size = view.defined[op as usize];
+                ((live + size).max(peak), size - to_free[op as usize], op)
+            };
+            let (slot, _) = ready
+                .iter()
+                .enumerate()
+                .min_by_key(|&(_, &op)| key(op))
+                .expect("ready is not empty");
+            let sel = ready.swap_remove(slot);
+            op_order.push(sel);
+            live += view.defined[sel as usize];
+            peak = peak.max(live);
+            live -= to_free[sel as usize];
+            if !exp.run_op(view.ops[sel as usize]) {
+                return Outcome::failed("inductor-lpmf: internal error, op not ready");
+            }
+            exp.take_ready(&mut fresh);
+            ready.extend(fresh.drain(..).map(|v| view.op_of[v as usize]));
+            for &b in view.uses().neighbors(sel) {
+                let d = &mut outdegree[b as usize];
+                *d -= 1;
+                if *d == 1 {
+                    let size = view.buffer_size(g, b);
+                    for &u in view.buffer_users().neighbors(b) {
+                        to_free[u as usize] += size;
+                    }
+                }
+            }
+        }
+        if op_order.len() != m {
+            return Outcome::failed("inductor-lpmf: some op never became ready");
+        }
+        match exp.finish() {
+            Some(order) => Outcome::feasible(order),
+            None => Outcome::failed("inductor-lpmf: the expansion left nodes unscheduled"),
+        }
+    }
+}
+
+/// Inductor's `topological_sort_bfs`: among ready ops, the one whose operands
+/// ran earliest (the sorted list of its operands' positions in the schedule,
+/// compared lexicographically), then program order. A FIFO that keeps
+/// buffers short-lived.
+///
+/// Wrong on `A -> a[10]; B -> b[10]; C(b); D(a)`: both sources have no
+/// operands, so A (first in program order) runs first and a waits for D
+/// while b is live: peak 20; `B, C, A, D` peaks at 10 (unit test
+/// `bfs_is_wrong_here`).
+///
+/// # Complexity
+/// O((n + m) log n) after [`OpView`] plus the priority lists (Σ operands).
+#[derive(Debug, Default, Clone, Copy)]
+pub struct InductorBfs;
+
+impl Scheduler for InductorBfs {
+    fn name(&self) -> String {
+        "inductor-bfs".into()
+    }
+
+    fn solve(&self, g: &Graph, ctx: &SolveContext) -> Outcome {
+        let view = OpView::new(g);
+        let m = view.op_count();
+        let mut exp = Expander::new(g);
+        let mut position = vec![u32::MAX; m];
+        let mut heap: BinaryHeap<Reverse<(Vec<u32>, u32)>> = BinaryHeap::new();
+        let mut fresh: Vec<NodeIdx> = Vec::new();
+        let mut op_order: Vec<u32> = Vec::with_capacity(m);
+        let mut ticker = DeadlineTicker::new(1 << 12);
+        let priority = |op: u32, position: &[u32]| {
+            let mut p: Vec<u32> = view
+                .operands()
+                .neighbors(op)
+                .iter()
+                .map(|&o| position[o as usize])
+                .collect();
+            p.sort_unstable();
+            p.dedup();
+            Reverse((p, op))
+        };
+        exp.take_ready(&mut fresh);
+        for v in fresh.drain(..) {
+            heap.push(priority(view.op_of[v as usize], &position));
+        }
+        while let Some(Reverse((_, sel))) = heap.pop() {
+            if ticker.expired(ctx) {
+                return Outcome::timed_out();
+            }
+            position[sel as usize] = op_order.len() as u32;
+            op_order.push(sel);
+            if !exp.run_op(view.ops[sel as usize]) {
+                return Outcome::failed("inductor-bfs: internal error, op not ready");
+            }
+            exp.take_ready(&mut fresh);
+            for v in fresh.drain(..) {
+                heap.push(priority(view.op_of[v as usize], &position));
+            }
+        }
+        if op_order.len() != m {
+            return Outcome::failed("inductor-bfs: some op never became ready");
+        }
+        match exp.finish() {
+            Some(order) => Outcome::feasible(order),
+            None => Outcome::failed("inductor-bfs: the expansion left nodes unscheduled"),
+        }
+    }
+}
+
+/// Inductor's `topological_sort_dfs`: a DFS post-order whose outer loop and
+/// operand visits both go in increasing `size_with_reads` (bytes the op
+/// defines plus the bytes of the buffers it uses), then program order.
+///
+/// Wrong on `A -> a[10]; B -> b[10]; C(b); D(a)`: A and B have equal
+/// `size_with_reads`, A is visited first and a stays live while b is: peak
+/// 20; `B, C, A, D` peaks at 10 (unit test `dfs_is_wrong_here`).
+///
+/// # Complexity
+/// O((n + m) log n) after [`OpView`].
+#[derive(Debug, Default, Clone, Copy)]
+pub struct InductorDfs;
+
+impl Scheduler for InductorDfs {
+    fn name(&self) -> String {
+        "inductor-dfs".into()
+    }
+
+    fn solve(&self, g: &Graph, ctx: &SolveContext) -> Outcome {
+        let view = OpView::new(g);
+        let m = view.op_count();
+        let size_with_reads: Vec<i64> = (0..m as u32)
+            .map(|op| {
+                view.defined[op as usize]
+                    + view
+                        .uses()
+                        .neighbors(op)
+                        .iter()
+                        .map(|&b| view.buffer_size(g, b))
+                        .sum::<i64>()
+            })
+            .collect();
+        let by_key =
+            |list: &mut [u32]| list.sort_unstable_by_key(|&o| (size_with_reads[o as usize], o));
+        let children = Children::sorted(view.operands(), by_key);
+        let mut outer: Vec<u32> = (0..m as u32).collect();
+        by_key(&mut outer);
+        let order = post_order(m, outer, &children);
+        outcome_from_ops(g, &view, &order, ctx)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::{assert_wrong, lowered};
+    use super::*;
+
+    #[test]
+    fn lpmf_is_wrong_here() {
+        let g = lowered(&[
+            (&[], &[10]),
+            (&[], &[10]),
+            (&[(1, 0)], &[1]),
+            (&[(0, 0), (2, 0)], &[]),
+        ]);
+        assert_wrong(&InductorLpmf, &g, 21, 11);
+    }
+
+    #[test]
+    fn bfs_is_wrong_here() {
+        let g = lowered(&[
+            (&[], &[10]),
+            (&[], &[10]),
+            (&[(1, 0)], &[]),
+            (&[(0, 0)], &[]),
+        ]);
+        assert_wrong(&InductorBfs, &g, 20, 10);
+    }
+
+    #[test]
+    fn dfs_is_wrong_here() {
+        let g = lowered(&[
+            (&[], &[10]),
+            (&[], &[10]),
+            (&[(1, 0)], &[]),
+            (&[(0, 0)], &[]),
+        ]);
+        assert_wrong(&InductorDfs, &g, 20, 10);
+    }
+
+    #[test]
+    fn default_is_wrong_here() {
+        // Program order is A, B, C, D too: every member peaks at 21.
+        let g = lowered(&[
+            (&[], &[10]),
+            (&[], &[10]),
+            (&[(1, 0)], &[1]),
+            (&[(0, 0), (2, 0)], &[]),
+        ]);
+        assert_wrong(&super::super::inductor_default(), &g, 21, 11);
+    }
+}

@@ -1,0 +1,560 @@
+//! The compilers' published memory schedulers, mapped onto our graphs.
+//!
+//! XLA ([`xla`]) and PyTorch Inductor ([`inductor`]) schedule *ops* whose
+//! outputs are buffers: an op **defines** its output buffers, and a buffer is
+//! freed after its last **user**. Our graphs spell the same thing with nodes:
+//! an op's output buffer is an ALLOC feeding it (`ALLOC -> op`), and the
+//! buffer's FREE comes after its readers (`reader -> FREE`). This module holds
+//! the two pieces every published scheduler shares:
+//!
+//! - [`OpView`]: the op-level graph. Ops are the compute nodes. `u` is an
+//!   operand of `v` when a path `u -> .. -> v` runs through ALLOC/FREE nodes
+//!   only (so every ordering constraint between ops is kept). Op `v` defines
+//!   the ALLOCs it pulls in (ALLOC-only paths backwards from `v`); when several
+//!   ops could pull one ALLOC, the first in program order owns it. A buffer
+//!   (a FREE node) is used by the ops that reach its FREE through ALLOC/FREE
+//!   nodes only, normally its direct readers.
+//! - [`Expander`]: turns op decisions into a full node order. An ALLOC runs
+//!   just before the first node that needs it (fact F2), a FREE runs as soon
+//!   as it is ready (fact F1), and ALLOCs nobody needs run at the very end
+//!   (F2 again).
+//!
+//! # Graphs off the pattern
+//! The output is always a topological order of *all* nodes:
+//! - an ALLOC feeding several nodes is pulled in by whichever runs first; the
+//!   heuristics charge it to its owner (first in program order), so when
+//!   another op runs first its priority did not count those bytes;
+//! - an ALLOC with no successor (a graph output nobody reads) runs last;
+//! - a compute node with no ALLOC defines 0 bytes;
+//! - a FREE with extra edges: edges into it delay it (it still runs the
+//!   moment it is ready); edges out of it become operand edges between the ops
+//!   on either side; a FREE that needs an ALLOC not yet run (an ALLOC -> FREE
+//!   edge for a buffer nobody reads) pulls that ALLOC in just before itself;
+//! - a graph with no compute node at all: FREEs and their ALLOCs as soon as
+//!   possible, the remaining ALLOCs last.
+
+pub mod inductor;
+pub mod xla;
+
+pub use inductor::{InductorBfs, InductorDfs, InductorLpmf};
+pub use xla::{XlaDfs, XlaList, XlaPostOrder};
+
+use super::{BestOf, Outcome, ProgramOrder, SolveContext};
+use std::sync::OnceLock;
+
+use crate::graph::{Csr, Graph, NodeIdx, NodeKind};
+
+/// `xla-default`: XLA's `DefaultMemoryScheduler`, the lowest peak of list,
+/// DFS and post-order (ties in that order, as XLA breaks them).
+pub fn xla_default() -> BestOf {
+    BestOf::new(
+        "xla-default",
+        vec![Box::new(XlaList), Box::new(XlaDfs), Box::new(XlaPostOrder)],
+    )
+}
+
+/// `inductor-default`: Inductor's `reorder_for_peak_memory`, the lowest peak
+/// of the original order (when it is a schedule), LPMF, BFS and DFS (ties in
+/// that order, as Inductor's `min` keeps the first).
+pub fn inductor_default() -> BestOf {
+    BestOf::new(
+        "inductor-default",
+        vec![
+            Box::new(ProgramOrder),
+            Box::new(InductorLpmf),
+            Box::new(InductorBfs),
+            Box::new(InductorDfs),
+        ],
+    )
+}
+
+/// Marker for "no op" in op-indexed tables.
+const NO_OP: u32 = u32::MAX;
+
+/// The op-level view of a graph: ops, their operands and users, the bytes
+/// each defines and the buffers each uses. Ops are numbered `0..op_count()`
+/// in program order.
+///
+/// # Complexity
+/// O(n + m) on graphs where each op reaches few ALLOC/FREE nodes (every
+/// lowered graph); in general O(Σ over ops of the ALLOC/FREE region reachable
+/// from the op), O(n · m) in the worst case.
+#[derive(Debug, Clone)]
+pub struct OpView {
+    /// The compute node of each op.
+    pub ops: Vec<NodeIdx>,
+    /// Node -> op number (`u32::MAX` for ALLOC and FREE nodes).
+    pub op_of: Vec<u32>,
+    /// Number of users of each op.
+    pub user_count: Vec<u32>,
+    /// Bytes of the ALLOCs each op owns ("bytes defined").
+    pub defined: Vec<i64>,
+    /// (op, user) pairs, in discovery order.
+    op_edges: Vec<(u32, u32)>,
+    /// (op, buffer) pairs, in discovery order.
+    use_pairs: Vec<(u32, u32)>,
+    operands: OnceLock<Csr>,
+    uses: OnceLock<Csr>,
+    buffer_users: OnceLock<Csr>,
+    /// The FREE node of each buffer.
+    pub buffers: Vec<NodeIdx>,
+    /// Bytes of ALLOCs that have no FREE (graph outputs).
+    pub output_bytes: i64,
+}
+
+impl OpView {
+    /// Builds the op-level view of `g`.
+    pub fn new(g: &Graph) -> OpView {
+        let n = g.node_count();
+        let mut op_of = vec![NO_OP; n];
+        let mut ops = Vec::new();
+        let mut buf_of = vec![NO_OP; n];
+        let mut buffers = Vec::new();
+        for v in g.nodes() {
+            match g.kind(v) {
+                NodeKind::Compute => {
+                    op_of[v as usize] = ops.len() as u32;
+                    ops.push(v);
+                }
+                NodeKind::Free => {
+                    buf_of[v as usize] = buffers.len() as u32;
+                    buffers.push(v);
+                }
+                NodeKind::Alloc => {}
+            }
+        }
+        // Forward search from each op through ALLOC/FREE nodes.
+        let mut stamp = vec![NO_OP; n];
+        let mut stack = Vec::new();
+        let mut op_edges: Vec<(u32, u32)> = Vec::new();
+        let mut use_pairs: Vec<(u32, u32)> = Vec::new();
+        for (i, &u) in ops.iter().enumerate() {
+            let i = i as u32;
+            stamp[u as usize] = i;
+            // First level inline: most successors are ops or leaf FREEs.
+            for &x in g.succs(u) {
+                if stamp[x as usize] == i {
+                    continue;
+                }
+                match g.kind(x) {
+                    NodeKind::Compute => {
+                        stamp[x as usize] = i;
+                        op_edges.push((i, op_of[x as usize]));
+                    }
+                    NodeKind::Free if g.succs(x).is_empty() => {
+                        stamp[x as usize] = i;
+                        use_pairs.push((i, buf_of[x as usize]));
+                    }
+                    _ => stack.push(x),
+                }
+            }
+            stack.reverse();
+            while let Some(x) = stack.pop() {
+                if stamp[x as usize] == i {
+                    continue;
+                }
+                stamp[x as usize] = i;
+                match g.kind(x) {
+                    NodeKind::Compute => op_edges.push((i, op_of[x as usize])),
+                    kind => {
+                        if kind == NodeKind::Free {
+                            use_pairs.push((i, buf_of[x as usize]));
+                        }
+                        stack.extend(g.succs(x).iter().rev());
+                    }
+                }
+            }
+        }
+        let m = ops.len();
+        let mut user_count = vec![0u32; m];
+        for &(a, _) in &op_edges {
+            user_count[a as usize] += 1;
+        }
+        // Ownership: each op owns the ALLOCs it pulls in, first op wins.
+        let mut owned = vec![false; n];
+        let mut defined = vec![0i64; m];
+        let unowned_alloc =
+            |a: NodeIdx, owned: &[bool]| g.kind(a) == NodeKind::Alloc && !owned[a as usize];
+        for (i, &v) in ops.iter().enumerate() {
+            stack.extend(g.preds(v).iter().filter(|&&a| unowned_alloc(a, &owned)));
+            while let Some(a) = stack.pop() {
+                if owned[a as usize] {
+                    continue;
+                }
+                owned[a as usize] = true;
+                defined[i] += g.delta(a);
+                stack.extend(g.preds(a).iter().filter(|&&p| unowned_alloc(p, &owned)));
+            }
+        }
+        let output_bytes = g
+            .nodes()
+            .filter(|&v| g.kind(v) == NodeKind::Alloc && g.partner(v).is_none())
+            .map(|v| g.delta(v))
+            .sum();
+        OpView {
+            ops,
+            op_of,
+            user_count,
+            defined,
+            op_edges,
+            use_pairs,
+            operands: OnceLock::new(),
+            uses: OnceLock::new(),
+            buffer_users: OnceLock::new(),
+            buffers,
+            output_bytes,
+        }
+    }
+
+    /// Operands of each op (deduplicated, in edge-discovery order); built on
+    /// first use.
+    pub fn operands(&self) -> &Csr {
+        self.operands.get_or_init(|| {
+            let pairs = self.op_edges.iter().map(|&(a, b)| (b, a));
+            Csr::from_pairs(self.ops.len(), pairs)
+        })
+    }
+
+    /// Buffers (indices into `buffers`) each op uses; built on first use.
+    pub fn uses(&self) -> &Csr {
+        self.uses
+            .get_or_init(|| Csr::from_pairs(self.ops.len(), self.use_pairs.iter().copied()))
+    }
+
+    /// Ops using each buffer; built on first use.
+    pub fn buffer_users(&self) -> &Csr {
+        self.buffer_users.get_or_init(|| {
+            let pairs = self.use_pairs.iter().map(|&(a, b)| (b, a));
+            Csr::from_pairs(self.buffers.len(), pairs)
+        })
+    }
+
+    /// Number of ops.
+    pub fn op_count(&self) -> usize {
+        self.ops.len()
+    }
+
+    /// Bytes of a buffer (its FREE's size).
+    pub fn buffer_size(&self, g: &Graph, b: u32) -> i64 {
+        g.size(self.buffers[b as usize]) as i64
+    }
+}
+
+/// Builds the full node order from op decisions (F1 for FREEs, F2 for ALLOCs).
+///
+/// A node is *settled* once it has run or, for an ALLOC, once everything
+/// before it has settled (it could run at any moment, so it waits). An op is
+/// ready when all its predecessors are settled; running it first runs the
+/// ALLOCs it still needs (in post-order of their own ALLOC predecessors), then
+/// every FREE that becomes ready, in the order they become ready.
+///
+/// # Complexity
+/// O(n + m) over a whole run.
+#[derive(Debug)]
+pub struct Expander<'g> {
+    g: &'g Graph,
+    /// Predecessors not yet settled.
+    unsettled: Vec<u32>,
+    ran: Vec<bool>,
+    order: Vec<NodeIdx>,
+    free_queue: std::collections::VecDeque<NodeIdx>,
+    ready_ops: Vec<NodeIdx>,
+    settle_stack: Vec<NodeIdx>,
+    pull_stack: Vec<(NodeIdx, u32)>,
+}
+
+impl<'g> Expander<'g> {
+    /// A fresh expansion; FREEs ready at the start have already run.
+    pub fn new(g: &'g Graph) -> Self {
+        let n = g.node_count();
+        let mut e = Expander {
+            g,
+            unsettled: g.nodes().map(|v| g.preds(v).len() as u32).collect(),
+            ran: vec![false; n],
+            order: Vec::with_capacity(n),
+            free_queue: Default::default(),
+            ready_ops: Vec::new(),
+            settle_stack: Vec::new(),
+            pull_stack: Vec::new(),
+        };
+        let sources: Vec<NodeIdx> = g.nodes().filter(|&v| g.preds(v).is_empty()).collect();
+        for v in sources {
+            e.became_ready(v);
+        }
+        e.ready_ops.sort_unstable();
+        e.drain_frees();
+        e
+    }
+
+    /// Compute nodes that became ready since the last call, in the order
+    /// they became ready (the ops ready at the start in program order).
+    pub fn take_ready(&mut self, into: &mut Vec<NodeIdx>) {
+        into.append(&mut self.ready_ops);
+    }
+
+    /// Whether compute node `v` can run now.
+    pub fn is_ready(&self, v: NodeIdx) -> bool {
+        !self.ran[v as usize] && self.unsettled[v as usize] == 0
+    }
+
+    /// Runs op `v` (with the ALLOCs it needs, then the FREEs it releases).
+    /// Returns false, doing nothing, if `v` is not ready.
+    pub fn run_op(&mut self, v: NodeIdx) -> bool {
+        if !self.is_ready(v) {
+            return false;
+        }
+        self.run_with_allocs(v);
+        self.drain_frees();
+        true
+    }
+
+    /// The node order, once every op has run: any ALLOC still waiting (no
+    /// successor) runs last, in program order. `None` if some op never ran.
+    pub fn finish(mut self) -> Option<Vec<NodeIdx>> {
+        for v in self.g.nodes() {
+            if !self.ran[v as usize] {
+                if self.g.kind(v) != NodeKind::Alloc || self.unsettled[v as usize] != 0 {
+                    return None;
+                }
+                // Already settled: run it after the ALLOCs before it, no re-settling.
+                self.pull(v);
+            }
+        }
+        Some(self.order)
+    }
+
+    fn became_ready(&mut self, v: NodeIdx) {
+        match self.g.kind(v) {
+            NodeKind::Compute => self.ready_ops.push(v),
+            NodeKind::Free => self.free_queue.push_back(v),
+            NodeKind::Alloc => {
+                self.settle_stack.push(v);
+                self.settle_from_stack();
+            }
+        }
+    }
+
+    /// Settles the nodes on the settle stack and everything that follows.
+    fn settle_from_stack(&mut self) {
+        while let Some(x) = self.settle_stack.pop() {
+            for &s in self.g.succs(x) {
+                let c = &mut self.unsettled[s as usize];
+                *c -= 1;
+                if *c == 0 {
+                    match self.g.kind(s) {
+                        NodeKind::Compute => self.ready_ops.push(s),
+                        NodeKind::Free => self.free_queue.push_back(s),
+                        NodeKind::Alloc => self.settle_stack.push(s),
+                    }
+                }
+            }
+        }
+    }
+
+    /// Runs the ALLOCs `v` still needs (post-order), then `v`, then settles
+    /// its successors.
+    fn run_with_allocs(&mut self, v: NodeIdx) {
+        self.pull(v);
+        self.settle_stack.push(v);
+        self.settle_from_stack();
+    }
+
+    /// Runs the ALLOCs `v` still needs (post-order of their own ALLOC
+    /// predecessors), then `v`.
+    fn pull(&mut self, v: NodeIdx) {
+        self.pull_stack.push((v, 0));
+        while let Some(&(x, next)) = self.pull_stack.last() {
+            if let Some(&p) = self.g.preds(x).get(next as usize) {
+                if let Some(top) = self.pull_stack.last_mut() {
+                    top.1 += 1;
+                }
+                if !self.ran[p as usize] && self.g.kind(p) == NodeKind::Alloc {
+                    self.ran[p as usize] = true; // claimed; pushed to order below
+                    self.pull_stack.push((p, 0));
+                }
+                continue;
+            }
+            self.pull_stack.pop();
+            self.ran[x as usize] = true;
+            self.order.push(x);
+        }
+    }
+
+    fn drain_frees(&mut self) {
+        while let Some(f) = self.free_queue.pop_front() {
+            self.run_with_allocs(f);
+        }
+    }
+}
+
+/// Expands a complete op order (ops given as compute nodes) into a node order.
+///
+/// Fails if the op order breaks an operand edge (a bug in the caller).
+pub fn expand(g: &Graph, op_order: &[NodeIdx]) -> Result<Vec<NodeIdx>, String> {
+    let mut e = Expander::new(g);
+    for &v in op_order {
+        if !e.run_op(v) {
+            return Err(format!("op {} is not ready when its turn comes", g.id(v)));
+        }
+    }
+    e.finish()
+        .ok_or_else(|| "the op order leaves some node unscheduled".to_string())
+}
+
+/// Children lists (`offsets`, `targets`) copied from a CSR, each list
+/// reordered by `sort`: the operand order a DFS visits.
+pub(crate) struct Children {
+    offsets: Vec<u32>,
+    targets: Vec<u32>,
+}
+
+impl Children {
+    /// `csr`'s lists, each sorted in place by `sort`.
+    pub(crate) fn sorted(csr: &Csr, mut sort: impl FnMut(&mut [u32])) -> Self {
+        let rows = csr.node_count();
+        let mut offsets = Vec::with_capacity(rows + 1);
+        let mut targets = Vec::with_capacity(csr.edge_count());
+        offsets.push(0);
+        for r in 0..rows as u32 {
+            let start = targets.len();
+            targets.extend_from_slice(csr.neighbors(r));
+            sort(&mut targets[start..]);
+            offsets.push(targets.len() as u32);
+        }
+        Children { offsets, targets }
+    }
+
+    fn of(&self, r: u32) -> &[u32] {
+        &self.targets[self.offsets[r as usize] as usize..self.offsets[r as usize + 1] as usize]
+    }
+}
+
+/// Depth-first post-order over ops: from each root in turn, visit the
+/// children of an op in the given order, skipping ops already visited, and
+/// emit an op after its children (the order of a recursive DFS).
+///
+/// # Complexity
+/// O(ops + operand edges), iterative.
+pub(crate) fn post_order(
+    op_count: usize,
+    roots: impl IntoIterator<Item = u32>,
+    children: &Children,
+) -> Vec<u32> {
+    let mut visited = vec![false; op_count];
+    let mut out = Vec::with_capacity(op_count);
+    let mut stack: Vec<(u32, u32)> = Vec::new();
+    for r in roots {
+        if visited[r as usize] {
+            continue;
+        }
+        visited[r as usize] = true;
+        stack.push((r, 0));
+        while let Some(&(x, next)) = stack.last() {
+            if let Some(&c) = children.of(x).get(next as usize) {
+                if let Some(top) = stack.last_mut() {
+                    top.1 += 1;
+                }
+                if !visited[c as usize] {
+                    visited[c as usize] = true;
+                    stack.push((c, 0));
+                }
+                continue;
+            }
+            stack.pop();
+            out.push(x);
+        }
+    }
+    out
+}
+
+/// Expands an order of op numbers into an [`Outcome`] (timed out if the
+/// deadline passed while the order was built: the DFS schedulers check the
+/// clock here, their work before is near-linear).
+pub(crate) fn outcome_from_ops(
+    g: &Graph,
+    view: &OpView,
+    op_order: &[u32],
+    ctx: &SolveContext,
+) -> Outcome {
+    if ctx.expired() {
+        return Outcome::timed_out();
+    }
+    let nodes: Vec<NodeIdx> = op_order.iter().map(|&o| view.ops[o as usize]).collect();
+    match expand(g, &nodes) {
+        Ok(order) => Outcome::feasible(order),
+        Err(e) => Outcome::failed(e),
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::corpus::program::{AllocEncoding, TensorProgram, TensorRef};
+    use crate::graph::GraphBuilder;
+    use crate::schedule;
+    use crate::solvers::{build, run, Scheduler, SolveContext};
+
+    /// One op of a test program: inputs as (op, output) pairs, output sizes.
+    pub(crate) type TestOp<'a> = (&'a [(usize, usize)], &'a [u64]);
+
+    /// A lowered (anchored) tensor program.
+    pub(crate) fn lowered(ops: &[TestOp]) -> Graph {
+        let mut p = TensorProgram::new();
+        for (i, (inputs, outputs)) in ops.iter().enumerate() {
+            let inputs = inputs
+                .iter()
+                .map(|&(op, output)| TensorRef { op, output })
+                .collect();
+            p.push(format!("op{i}"), inputs, outputs.to_vec());
+        }
+        p.to_graph(AllocEncoding::Anchored).unwrap()
+    }
+
+    /// `solver` peaks at `peak` on `g` where brute proves `optimum`.
+    pub(crate) fn assert_wrong(solver: &dyn Scheduler, g: &Graph, peak: u64, optimum: u64) {
+        let ctx = SolveContext::default();
+        let brute = run(build("brute").unwrap().as_ref(), g, &ctx);
+        assert_eq!(brute.status, crate::solvers::Status::Optimal);
+        assert_eq!(brute.peak, Some(optimum));
+        let r = run(solver, g, &ctx);
+        assert_eq!(r.peak, Some(peak), "{}: {}", solver.name(), r.status);
+    }
+
+    /// Graphs off the lowering pattern still expand to valid orders.
+    #[test]
+    fn odd_graphs_expand_to_valid_orders() {
+        let mut b = GraphBuilder::new();
+        let a = b.alloc(5, 1); // feeds two ops
+        let x = b.op("x");
+        let y = b.op("y");
+        let z = b.op("z"); // no ALLOC
+        let dangling = b.alloc(7, 2); // no successor
+        let lone = b.alloc(3, 3); // ALLOC -> FREE only
+        let lone_free = b.free(3);
+        let fa = b.free(1);
+        let w = b.op("w"); // after a FREE
+        b.edge(a, x);
+        b.edge(a, y);
+        b.edge(x, fa);
+        b.edge(y, fa);
+        b.edge(fa, w);
+        b.edge(z, w);
+        b.edge(lone, lone_free);
+        let g = b.build().unwrap();
+        let view = OpView::new(&g);
+        assert_eq!(view.op_count(), 4);
+        // x owns `a` (first in program order); w's operands are x, y (via the FREE) and z.
+        assert_eq!(view.defined, vec![5, 0, 0, 0]);
+        let w_op = view.op_of[w as usize];
+        let mut ops: Vec<u32> = view.operands().neighbors(w_op).to_vec();
+        ops.sort_unstable();
+        assert_eq!(ops, vec![0, 1, 2]);
+        for op_order in [vec![x, y, z, w], vec![z, y, x, w]] {
+            let op_order: Vec<u32> = op_order.into_iter().map(|v| v as u32).collect();
+            let order = expand(&g, &op_order).unwrap();
+            schedule::check(&g, &order).unwrap();
+            assert_eq!(*order.last().unwrap(), dangling as u32);
+        }
+        assert!(expand(&g, &[w as u32]).is_err());
+    }
+}

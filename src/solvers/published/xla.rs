@@ -1,0 +1,298 @@
+//! XLA's memory schedulers: `xla-list`, `xla-dfs`, `xla-postorder` (and
+//! `xla-default`, the best of the three, built in the registry).
+//!
+//! Source: openxla/xla, `xla/service/hlo_memory_scheduler.cc`
+//! (`ListScheduler`, `DFSMemoryScheduler`, `PostOrderMemoryScheduler`,
+//! `DefaultMemoryScheduler`) and `xla/hlo/ir/hlo_computation.cc`
+//! (`MakeInstructionPostOrder`, `AcceptWithOperandOrder`). Ops, operands,
+//! users, defined bytes and buffer uses come from [`OpView`]; the node order
+//! from [`Expander`](super::Expander). What has no counterpart in our graphs
+//! is left out and said so: parameters/constants (ignored by XLA's
+//! heuristics), scalars (XLA's maximum priority), infeed/outfeed,
+//! subcomputation memory, control predecessors (all our edges are operands).
+
+use std::collections::BinaryHeap;
+
+use super::{outcome_from_ops, post_order, Children, Expander, OpView};
+use crate::graph::{Graph, NodeIdx};
+use crate::solvers::{DeadlineTicker, Outcome, Scheduler, SolveContext};
+
+const NOT_READY: u64 = u64::MAX;
+
+/// XLA's `ListScheduler`: a ready list ordered by *bytes freed minus bytes
+/// defined*, then by number of users, largest first.
+///
+/// Bytes freed by an op: the buffers it uses whose only unscheduled user it
+/// is. Bytes defined: the ALLOCs it owns. Ties go to the op inserted into
+/// the ready list last (XLA keeps a `std::multimap` and takes `end() - 1`;
+/// equal keys sit in insertion order); the initial ready list is in program
+/// order. When a buffer is left with one unscheduled user, that user's
+/// priority is recomputed and, if it changed, it is re-inserted (XLA reaches
+/// the same ops through the scheduled op's operands' users).
+///
+/// Wrong on (ops with their output sizes; `C(a)` reads `a`):
+/// `A -> a[10]; B -> b[10]; C(a) -> c[4]; D(b, c)`. A and B tie at
+/// `(-10, 1 user)`; the later-inserted B runs first and stays live through
+/// A and C: peak 24. `A, C, B, D` peaks at 14 (unit test
+/// `list_is_wrong_here`, checked with brute). XLA's own comment draws a
+/// seven-op graph where it peaks at 6 against an optimum of 5.
+///
+/// # Complexity
+/// O((n + m) log n) after [`OpView`].
+#[derive(Debug, Default, Clone, Copy)]
+pub struct XlaList;
+
+impl Scheduler for XlaList {
+    fn name(&self) -> String {
+        "xla-list".into()
+    }
+
+    fn solve(&self, g: &Graph, ctx: &SolveContext) -> Outcome {
+        let view = OpView::new(g);
+        let m = view.op_count();
+        let mut exp = Expander::new(g);
+        let mut unscheduled_uses: Vec<u32> = (0..view.buffers.len() as u32)
+            .map(|b| view.buffer_users().degree(b) as u32)
+            .collect();
+        let mut scheduled = vec![false; m];
+        let mut seq_of = vec![NOT_READY; m];
+        let mut prio_of = vec![(0i64, 0i64); m];
+        let mut heap: BinaryHeap<(i64, i64, u64, u32)> = BinaryHeap::new();
+        let mut seq = 0u64;
+        let priority = |op: u32, uses: &[u32]| -> (i64, i64) {
+            let freed: i64 = view
+                .uses()
+                .neighbors(op)
+                .iter()
+                .filter(|&&b| uses[b as usize] == 1)
+                .map(|&b| view.buffer_size(g, b))
+                .sum();
+            (
+                freed - view.defined[op as usize],
+                view.user_count[op as usize] as i64,
+            )
+        };
+        let mut ready: Vec<NodeIdx> = Vec::new();
+        let mut op_order = Vec::with_capacity(m);
+        let mut ticker = DeadlineTicker::new(1 << 12);
+        let mut down_to_one = Vec::new();
+        exp.take_ready(&mut ready);
+        loop {
+            for v in ready.drain(..) {
+                let op = view.op_of[v as usize];
+                let p = priority(op, &unscheduled_uses);
+                seq += 1;
+                seq_of[op as usize] = seq;
+                prio_of[op as usize] = p;
+                heap.push((p.0, p.1, seq, op));
+            }
+            let Some((_, _, s, best)) = heap.pop() else {
+                break;
+            };
+            if seq_of[best as usize] != s {
+                continue; // stale entry of a re-inserted op
+            }
+            if ticker.expired(ctx) {
+                return Outcome::timed_out();
+            }
+            seq_of[best as usize] = NOT_READY;
+            scheduled[best as usize] = true;
+            op_order.push(best);
+            if !exp.run_op(view.ops[best as usize]) {
+                return Outcome::failed("xla-list: internal error, op not ready");
+            }
+            for &b in view.uses().neighbors(best) {
+                let c = &mut unscheduled_uses[b as usize];
+                *c -= 1;
+                if *c == 1 {
+                    down_to_one.push(b);
+                }
+            }
+            // New ready ops first (XLA adds them before adjusting priorities).
+            exp.take_ready(&mut ready);
+            for v in ready.drain(..) {
+                let op = view.op_of[v as usize];
+                let p = priority(op, &unscheduled_uses);
+                seq += 1;
+                seq_of[op as usize] = seq;
+                prio_of[op as usize] = p;
+                heap.push((p.0, p.1, seq, op));
+            }
+            for b in down_to_one.drain(..) {
+                let Some(&u) = view
+                    .buffer_users()
+                    .neighbors(b)
+                    .iter()
+                    .find(|&&u| !scheduled[u as usize])
+                else {
+                    continue;
+                };
+                if seq_of[u as usize] == NOT_READY {
+                    continue;
+                }
+                let p = priority(u, &unscheduled_uses);
+                if p != prio_of[u as usize] {
+                    seq += 1;
+                    seq_of[u as usize] = seq;
+                    prio_of[u as usize] = p;
+                    heap.push((p.0, p.1, seq, u));
+                }
+            }
+        }
+        if op_order.len() != m {
+            return Outcome::failed("xla-list: some op never became ready");
+        }
+        match exp.finish() {
+            Some(order) => Outcome::feasible(order),
+            None => Outcome::failed("xla-list: the expansion left nodes unscheduled"),
+        }
+    }
+}
+
+/// Ops with no users, in program order: XLA's "unreachable roots" in
+/// instruction order, then the computation root (our graphs name none; the
+/// last user-less op plays it).
+fn roots(view: &OpView) -> impl Iterator<Item = u32> + '_ {
+    (0..view.op_count() as u32).filter(|&o| view.user_count[o as usize] == 0)
+}
+
+/// XLA's `MakeInstructionPostOrder` over ops: from each user-less op in
+/// program order, a DFS that visits operands in edge order.
+fn instruction_post_order(view: &OpView) -> Vec<u32> {
+    let children = Children::sorted(view.operands(), |_| {});
+    post_order(view.op_count(), roots(view), &children)
+}
+
+/// XLA's `PostOrderMemoryScheduler`: the computation's DFS post-order, no
+/// memory heuristic at all.
+///
+/// Operands are visited in the order their edges were written, from each
+/// user-less op in program order.
+///
+/// Wrong on `A -> a[10]; B -> b[10]; C(b) -> c[1]; D(a, c)`: it visits D's
+/// operands in order, so `A, B, C, D` holds a while b is computed: peak 21;
+/// `B, C, A, D` peaks at 11 (unit test `postorder_is_wrong_here`).
+///
+/// # Complexity
+/// O(n + m) after [`OpView`].
+#[derive(Debug, Default, Clone, Copy)]
+pub struct XlaPostOrder;
+
+impl Scheduler for XlaPostOrder {
+    fn name(&self) -> String {
+        "xla-postorder".into()
+    }
+
+    fn solve(&self, g: &Graph, ctx: &SolveContext) -> Outcome {
+        let view = OpView::new(g);
+        outcome_from_ops(g, &view, &instruction_post_order(&view), ctx)
+    }
+}
+
+/// XLA's `DFSMemoryScheduler`: a DFS post-order that visits operands in
+/// decreasing cumulative *extra users*, then decreasing cumulative *total
+/// size*, then program order (XLA: by name).
+///
+/// Over the instruction post-order, each op gets `extra_users = max(users -
+/// 1, 0)` plus its distinct operands' values, and `total_sizes = bytes
+/// defined` plus its operands' values; both are capped as XLA does (by the
+/// running sum of defined bytes and by the op count), since a DAG
+/// double-counts shared ancestors.
+///
+/// Wrong on `A -> a[10]; B -> b[6]; C(b) -> c[3]; D(a, c)`: A has the larger
+/// cumulative size, so it is visited first and a stays live through B and C:
+/// peak 19; `B, C, A, D` peaks at 13 (unit test `dfs_is_wrong_here`).
+///
+/// # Complexity
+/// O((n + m) log n) after [`OpView`] (sorting operand lists).
+#[derive(Debug, Default, Clone, Copy)]
+pub struct XlaDfs;
+
+impl Scheduler for XlaDfs {
+    fn name(&self) -> String {
+        "xla-dfs".into()
+    }
+
+    fn solve(&self, g: &Graph, ctx: &SolveContext) -> Outcome {
+        let view = OpView::new(g);
+        let m = view.op_count();
+        let mut extra_users = vec![0i64; m];
+        let mut total_sizes = vec![0i64; m];
+        let mut cumulative: i64 = 0;
+        for op in instruction_post_order(&view) {
+            let o = op as usize;
+            let mut extra = (view.user_count[op as usize] as i64 - 1).max(0);
+            let own = view.defined[o];
+            let mut total = own;
+            cumulative = cumulative.saturating_add(own);
+            for &p in view.operands().neighbors(op) {
+                extra = extra.saturating_add(extra_users[p as usize]);
+                total = total.saturating_add(total_sizes[p as usize]);
+            }
+            total_sizes[o] = total.min(cumulative);
+            extra_users[o] = extra.min(m as i64);
+        }
+        let children = Children::sorted(view.operands(), |list| {
+            list.sort_unstable_by(|&a, &b| {
+                let (a, b) = (a as usize, b as usize);
+                extra_users[b]
+                    .cmp(&extra_users[a])
+                    .then(total_sizes[b].cmp(&total_sizes[a]))
+                    .then(a.cmp(&b))
+            })
+        });
+        let order = post_order(m, roots(&view), &children);
+        outcome_from_ops(g, &view, &order, ctx)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::{assert_wrong, lowered};
+    use super::*;
+
+    #[test]
+    fn list_is_wrong_here() {
+        let g = lowered(&[
+            (&[], &[10]),
+            (&[], &[10]),
+            (&[(0, 0)], &[4]),
+            (&[(1, 0), (2, 0)], &[]),
+        ]);
+        assert_wrong(&XlaList, &g, 24, 14);
+    }
+
+    #[test]
+    fn postorder_is_wrong_here() {
+        let g = lowered(&[
+            (&[], &[10]),
+            (&[], &[10]),
+            (&[(1, 0)], &[1]),
+            (&[(0, 0), (2, 0)], &[]),
+        ]);
+        assert_wrong(&XlaPostOrder, &g, 21, 11);
+    }
+
+    #[test]
+    fn dfs_is_wrong_here() {
+        let g = lowered(&[
+            (&[], &[10]),
+            (&[], &[6]),
+            (&[(1, 0)], &[3]),
+            (&[(0, 0), (2, 0)], &[]),
+        ]);
+        assert_wrong(&XlaDfs, &g, 19, 13);
+    }
+
+    #[test]
+    fn default_is_wrong_here() {
+        // A -> a[10], a2[4]; B(a) -> b[4]; C(b); D(a2).
+        let g = lowered(&[
+            (&[], &[10, 4]),
+            (&[(0, 0)], &[4]),
+            (&[(1, 0)], &[]),
+            (&[(0, 1)], &[]),
+        ]);
+        assert_wrong(&super::super::xla_default(), &g, 18, 14);
+    }
+}
