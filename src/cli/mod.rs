@@ -7,6 +7,8 @@ mod validate;
 // Corpus commands.
 
 // Experiment commands.
+mod merge;
+mod run;
 
 // Benchmarks.
 
@@ -41,7 +43,10 @@ pub enum Command {
     // Corpus commands.
 
     // Experiment commands.
-
+    /// Run an experiment config (graphs x solvers x seeds) in parallel; resumes.
+    Run(run::Args),
+    /// Join shard output directories into one results directory.
+    Merge(merge::Args),
     // Benchmarks.
 }
 
@@ -54,7 +59,8 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         // Corpus commands.
 
         // Experiment commands.
-
+        Command::Run(a) => run::run(a),
+        Command::Merge(a) => merge::run(a),
         // Benchmarks.
     }
 }
