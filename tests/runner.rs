@@ -109,6 +109,7 @@ fn tiny_run_writes_every_row_column_and_file() {
     assert_eq!(srows.len(), 4);
     let readme = fs::read_to_string(out.join("README.md")).unwrap();
     assert!(readme.contains("| graph |") && readme.contains("seed-greedy"));
+    assert!(readme.contains("article's claim") && readme.contains("| 15.0 |"));
     for stem in ["reduction", "gap", "time", "tetris"] {
         let png = fs::read(out.join(format!("{stem}.png"))).unwrap();
         assert!(png.len() > 1000, "{stem}.png is too small");

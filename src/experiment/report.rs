@@ -15,8 +15,17 @@ fn mib(b: u64) -> String {
     format!("{:.2}", b as f64 / 1048576.0)
 }
 
+/// Two decimals, never `-0.00`.
+fn two(x: f64) -> String {
+    if x.abs() < 0.005 {
+        "0.00".into()
+    } else {
+        format!("{x:.2}")
+    }
+}
+
 fn opt_pct(x: Option<f64>) -> String {
-    x.map_or("-".into(), |x| format!("{x:.2}"))
+    x.map_or("-".into(), two)
 }
 
 /// One cell: the best seed's reduction, `*` when proven optimal, or why nothing.
@@ -33,7 +42,7 @@ fn cell(rows: &[&Row]) -> String {
                 ""
             };
             match r.reduction_pct {
-                Some(x) => format!("{x:.2}{star}"),
+                Some(x) => format!("{}{star}", two(x)),
                 None => format!("{} MiB{star}", mib(r.peak_bytes.unwrap_or(0))),
             }
         }
@@ -41,6 +50,61 @@ fn cell(rows: &[&Row]) -> String {
             .first()
             .map_or("-".into(), |r| r.status.replace('_', " ")),
     }
+}
+
+/// One generated sentence on what the table shows: the solver with the largest
+/// mean reduction, the article's greedy, and the claims beside our figures.
+pub fn headline(
+    rows: &[Row],
+    summary: &[SolverSummary],
+    claims: &BTreeMap<String, f64>,
+    baselines: &[String],
+) -> String {
+    let mut parts = Vec::new();
+    let best = summary
+        .iter()
+        .filter(|x| x.mean_reduction_pct.is_some() && !baselines.contains(&x.solver))
+        .max_by(|a, b| {
+            a.mean_reduction_pct
+                .unwrap_or(f64::MIN)
+                .total_cmp(&b.mean_reduction_pct.unwrap_or(f64::MIN))
+        });
+    if let Some(b) = best {
+        parts.push(format!(
+            "Of the solvers other than the baselines, `{}` has the largest mean reduction, {}% (median {}%, max {}%, {} of {} runs valid)",
+            b.solver,
+            opt_pct(b.mean_reduction_pct),
+            opt_pct(b.median_reduction_pct),
+            opt_pct(b.max_reduction_pct),
+            b.valid,
+            b.runs
+        ));
+    }
+    if let Some(g) = summary.iter().find(|x| x.solver == "seed-greedy") {
+        parts.push(format!(
+            "the article's greedy (`seed-greedy`) averages {}% (max {}%)",
+            opt_pct(g.mean_reduction_pct),
+            opt_pct(g.max_reduction_pct)
+        ));
+    }
+    if !claims.is_empty() {
+        let measured: Vec<f64> = rows
+            .iter()
+            .filter(|r| r.solver == "seed-greedy" && claims.contains_key(&r.graph))
+            .filter_map(|r| r.reduction_pct)
+            .collect();
+        let claimed: Vec<f64> = claims.values().copied().collect();
+        let mean = |v: &[f64]| (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64);
+        parts.push(format!(
+            "on the graphs with a published claim, the claims average {}% and our measurement of the article's greedy {}%",
+            opt_pct(mean(&claimed)),
+            opt_pct(mean(&measured))
+        ));
+    }
+    if parts.is_empty() {
+        return String::new();
+    }
+    format!("{}.", parts.join("; "))
 }
 
 /// The generated README.
@@ -163,7 +227,12 @@ pub fn readme(
             s.push('\n');
         }
     }
-    let _ = writeln!(s, "\n## Per solver\n");
+    let _ = writeln!(
+        s,
+        "\n{}\n",
+        headline(rows, summary, &claims, &config.baselines)
+    );
+    let _ = writeln!(s, "## Per solver\n");
     let _ = writeln!(
         s,
         "Reduction is against the baseline; gap is `100 * (peak - best known) / best known`. \

@@ -143,7 +143,8 @@ pub fn write_rows(path: &Path, rows: &[Row]) -> io::Result<()> {
 
 /// Rounds a percentage to 4 decimals so the CSV text is stable.
 fn pct(x: f64) -> f64 {
-    (x * 1e4).round() / 1e4
+    // `+ 0.0` turns -0.0 into 0.0.
+    (x * 1e4).round() / 1e4 + 0.0
 }
 
 /// Fills the per-graph columns and sorts by (item, graph, solver, seed).

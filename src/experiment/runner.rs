@@ -12,7 +12,7 @@ use std::io::{self, Write};
 use std::panic::{self, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
@@ -77,23 +77,52 @@ pub const RUNS: &str = "runs.csv";
 pub const CONFIG: &str = "config.toml";
 pub const PROFILES: &str = "tetris.jsonl";
 
-/// Graphs loaded on first use and shared by every item (generated ones included).
+/// Graphs loaded on first use, shared by the items that need them, and
+/// dropped after their last pending item (so a scaling run holds only the
+/// graphs in flight, not every million-node graph at once).
 struct GraphStore<'a> {
     entries: &'a [GraphEntry],
-    cells: Vec<OnceLock<Result<Arc<Graph>, String>>>,
+    slots: Vec<Mutex<Slot>>,
+}
+
+struct Slot {
+    graph: Option<Result<Arc<Graph>, String>>,
+    remaining: usize,
 }
 
 impl<'a> GraphStore<'a> {
-    fn new(entries: &'a [GraphEntry]) -> Self {
+    fn new(entries: &'a [GraphEntry], pending: &[Item]) -> Self {
+        let mut remaining = vec![0usize; entries.len()];
+        for it in pending {
+            remaining[it.graph] += 1;
+        }
         GraphStore {
             entries,
-            cells: entries.iter().map(|_| OnceLock::new()).collect(),
+            slots: remaining
+                .into_iter()
+                .map(|remaining| {
+                    Mutex::new(Slot {
+                        graph: None,
+                        remaining,
+                    })
+                })
+                .collect(),
         }
     }
+    /// The graph, loaded by the first caller (others wait for it).
     fn get(&self, i: usize) -> Result<Arc<Graph>, String> {
-        self.cells[i]
-            .get_or_init(|| load(&self.entries[i]).map(Arc::new))
+        let mut slot = self.slots[i].lock().unwrap_or_else(|e| e.into_inner());
+        slot.graph
+            .get_or_insert_with(|| load(&self.entries[i]).map(Arc::new))
             .clone()
+    }
+    /// One item of graph `i` is done; the last one drops the graph.
+    fn release(&self, i: usize) {
+        let mut slot = self.slots[i].lock().unwrap_or_else(|e| e.into_inner());
+        slot.remaining = slot.remaining.saturating_sub(1);
+        if slot.remaining == 0 {
+            slot.graph = None;
+        }
     }
 }
 
@@ -182,7 +211,7 @@ pub fn run(config: &Config, opts: &RunOptions) -> Result<RunSummary, ExperimentE
     let bar = progress(pending.len() as u64, opts.quiet);
     let broken = AtomicUsize::new(0);
     let write_error: Mutex<Option<ExperimentError>> = Mutex::new(None);
-    let store = GraphStore::new(&plan.graphs);
+    let store = GraphStore::new(&plan.graphs, &pending);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(opts.threads.unwrap_or(0))
         .build()
@@ -196,6 +225,7 @@ pub fn run(config: &Config, opts: &RunOptions) -> Result<RunSummary, ExperimentE
     pool.install(|| {
         pending.par_iter().with_max_len(1).for_each(|item| {
             let (row, profile) = solve_item(&plan, &store, item, &ctx, tetris);
+            store.release(item.graph);
             if row.status == "invalid" || row.reason.starts_with("panicked") {
                 broken.fetch_add(1, Ordering::Relaxed);
                 bar.println(format!(

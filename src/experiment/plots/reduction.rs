@@ -15,6 +15,9 @@ use super::{color, err, render, shorten, Draw, FONT};
 use crate::experiment::rows::Row;
 use crate::experiment::ExperimentError;
 
+/// Ratios above this are drawn cut at the edge, labelled with their value.
+pub const CLIP: f64 = 2.0;
+
 /// Most bar groups drawn one per graph.
 pub const MAX_GROUPS: usize = 30;
 
@@ -92,10 +95,14 @@ impl Draw for Bars<'_> {
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), String> {
         let (title, what, groups, solvers) = (self.title, &self.what, &self.groups, self.solvers);
         let k = solvers.len().max(1);
+        // Bars beyond CLIP (a heuristic far worse than the baseline) are cut
+        // at the edge and labelled with their value, so they do not flatten
+        // the differences near 1.0.
         let xmax = groups
             .iter()
             .flat_map(|(_, v)| v.iter().flatten())
             .fold(1.0f64, |a, &b| a.max(b))
+            .min(CLIP)
             * 1.08;
         let n = groups.len() as f64;
         let mut chart = ChartBuilder::on(root)
@@ -125,7 +132,7 @@ impl Draw for Bars<'_> {
                 // Group 0 at the top.
                 let top = n - gi as f64 - 0.1 - 0.8 * s as f64 / k as f64;
                 Some(Rectangle::new(
-                    [(0.0, top - 0.8 / k as f64), (v, top)],
+                    [(0.0, top - 0.8 / k as f64), (v.min(xmax), top)],
                     c.filled(),
                 ))
             });
@@ -141,6 +148,23 @@ impl Draw for Bars<'_> {
                 BLACK.stroke_width(1),
             ))
             .map_err(err)?;
+        for (gi, (_, vals)) in groups.iter().enumerate() {
+            for (si, v) in vals.iter().enumerate() {
+                let Some(v) = v.filter(|&v| v > xmax) else {
+                    continue;
+                };
+                let mid = n - gi as f64 - 0.1 - 0.8 * (si as f64 + 0.5) / k as f64;
+                let (px, py) = chart.backend_coord(&(xmax, mid));
+                root.draw(&Text::new(
+                    format!("{v:.1}x"),
+                    (px - 4, py),
+                    TextStyle::from((FONT, 12).into_font())
+                        .color(&WHITE)
+                        .pos(Pos::new(HPos::Right, VPos::Center)),
+                ))
+                .map_err(err)?;
+            }
+        }
         for (gi, (name, _)) in groups.iter().enumerate() {
             let (px, py) = chart.backend_coord(&(0.0, n - gi as f64 - 0.5));
             root.draw(&Text::new(
