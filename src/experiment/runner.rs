@@ -25,7 +25,7 @@ use super::ExperimentError;
 use crate::corpus::gen;
 use crate::graph::{seed, Graph};
 use crate::schedule;
-use crate::solvers::{self, SolveContext, Status};
+use crate::solvers::{self, Scheduler, SolveContext, Status};
 
 /// How to run (the CLI flags, resolved).
 #[derive(Debug, Clone, Default)]
@@ -224,7 +224,7 @@ pub fn run(config: &Config, opts: &RunOptions) -> Result<RunSummary, ExperimentE
     panic::set_hook(Box::new(|_| {}));
     pool.install(|| {
         pending.par_iter().with_max_len(1).for_each(|item| {
-            let (row, profile) = solve_item(&plan, &store, item, &ctx, tetris);
+            let (row, profile) = solve_item(&plan, &store, item, &ctx, tetris, registry_build);
             store.release(item.graph);
             if row.status == "invalid" || row.reason.starts_with("panicked") {
                 broken.fetch_add(1, Ordering::Relaxed);
@@ -289,6 +289,13 @@ fn progress(len: u64, quiet: bool) -> ProgressBar {
     bar
 }
 
+/// Builds a solver by name (the registry; tests pass their own).
+type Build = fn(&str) -> Result<Box<dyn Scheduler>, String>;
+
+fn registry_build(name: &str) -> Result<Box<dyn Scheduler>, String> {
+    solvers::build(name).map_err(|e| e.to_string())
+}
+
 /// One solve, caught if it panics, as a row (and a profile for the Tetris graph).
 fn solve_item(
     plan: &Plan,
@@ -296,6 +303,7 @@ fn solve_item(
     item: &Item,
     ctx: &SolveContext,
     tetris: Option<usize>,
+    build: Build,
 ) -> (Row, Option<Profile>) {
     let entry = &plan.graphs[item.graph];
     let solver_name = &plan.solvers[item.solver].name;
@@ -331,7 +339,7 @@ fn solve_item(
     row.edges = graph.edge_count();
     let ctx = ctx.with_seed(item.seed);
     let result = panic::catch_unwind(AssertUnwindSafe(|| {
-        let solver = solvers::build(solver_name).map_err(|e| e.to_string())?;
+        let solver = build(solver_name)?;
         Ok::<_, String>(solvers::run(solver.as_ref(), &graph, &ctx))
     }));
     let report = match result {
@@ -417,6 +425,56 @@ pub fn read_profiles(path: &Path) -> Vec<Profile> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::experiment::Config;
+    use crate::solvers::Outcome;
+
+    struct Panics;
+    impl Scheduler for Panics {
+        fn name(&self) -> String {
+            "panics".into()
+        }
+        fn solve(&self, _: &Graph, _: &SolveContext) -> Outcome {
+            panic!("boom")
+        }
+    }
+
+    #[test]
+    fn a_panicking_solver_becomes_a_failed_row() {
+        let config = Config::parse(
+            "solvers = [\"kahn\"]\n[graphs]\ngenerate = [{ spec = \"chain:length=3\" }]\n",
+            "t.toml",
+            "t",
+        )
+        .unwrap();
+        let plan = Plan::new(&config).unwrap();
+        let store = GraphStore::new(&plan.graphs, &plan.items);
+        let hook = panic::take_hook();
+        panic::set_hook(Box::new(|_| {}));
+        let (row, profile) = solve_item(
+            &plan,
+            &store,
+            &plan.items[1],
+            &SolveContext::default(),
+            Some(0),
+            |_| Ok(Box::new(Panics)),
+        );
+        panic::set_hook(hook);
+        assert_eq!(row.status, "failed");
+        assert!(!row.valid && row.peak_bytes.is_none());
+        assert_eq!(row.reason, "panicked: boom");
+        assert!(profile.is_none());
+        // The same item with the registry's solver succeeds and gives a profile.
+        let (row, profile) = solve_item(
+            &plan,
+            &store,
+            &plan.items[1],
+            &SolveContext::default(),
+            Some(0),
+            registry_build,
+        );
+        assert!(row.valid && row.nodes > 0);
+        assert_eq!(profile.unwrap().steps, row.nodes);
+    }
 
     #[test]
     fn downsample_keeps_the_peak() {
