@@ -286,3 +286,47 @@ fn resume_after_a_killed_run_loses_and_doubles_nothing() {
         assert_eq!(found[col("peak_bytes")], f[col("peak_bytes")]);
     }
 }
+
+#[test]
+fn adding_a_solver_runs_only_its_rows() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = tmp.path().join("grow.toml");
+    let out = dir(&tmp, "out");
+    let body =
+        "[graphs]\ngenerate = [{ spec = \"random-layered:layers=4,width=3\", seeds = \"0..5\" }]\n";
+    fs::write(&cfg, format!("solvers = [\"kahn\"]\n{body}")).unwrap();
+    let args = [
+        "run",
+        cfg.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "-q",
+    ];
+    run_ok(&args);
+    let first = read_csv(&out.join("runs.csv"));
+    assert_eq!(first.1.len(), 10);
+    fs::write(
+        &cfg,
+        format!("solvers = [\"kahn\", \"seed-greedy\"]\n{body}"),
+    )
+    .unwrap();
+    let out2 = memsched(&args);
+    assert!(out2.status.success());
+    let stderr = String::from_utf8_lossy(&out2.stderr);
+    assert!(stderr.contains("5 run now, 10 already done"), "{stderr}");
+    let (h, rows) = read_csv(&out.join("runs.csv"));
+    assert_eq!(rows.len(), 15);
+    let t = h.iter().position(|x| x == "time_ms").unwrap();
+    let s = h.iter().position(|x| x == "solver").unwrap();
+    let old: Vec<&String> = first.1.iter().map(|r| &r[t]).collect();
+    let kept: Vec<&String> = rows
+        .iter()
+        .filter(|r| r[s] != "seed-greedy")
+        .map(|r| &r[t])
+        .collect();
+    assert_eq!(old, kept, "earlier rows are kept as they were");
+    // Rows are in plan order: graph-major, seed-greedy after kahn.
+    let item = h.iter().position(|x| x == "item").unwrap();
+    let ids: Vec<usize> = rows.iter().map(|r| r[item].parse().unwrap()).collect();
+    assert_eq!(ids, (0..15).collect::<Vec<_>>());
+}

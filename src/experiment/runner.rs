@@ -177,7 +177,26 @@ pub fn run(config: &Config, opts: &RunOptions) -> Result<RunSummary, ExperimentE
             }
         }
     }
-    let existing = rows::read_rows(&runs_path).map_err(|e| ExperimentError::io(&runs_path, e))?;
+    let mut existing =
+        rows::read_rows(&runs_path).map_err(|e| ExperimentError::io(&runs_path, e))?;
+    // Rows from an earlier version of the config take their item id in this plan.
+    let ids: std::collections::BTreeMap<_, _> = plan
+        .items
+        .iter()
+        .map(|it| {
+            let key = (
+                plan.graphs[it.graph].name.clone(),
+                plan.solvers[it.solver].name.clone(),
+                it.seed,
+            );
+            (key, it.id)
+        })
+        .collect();
+    for r in &mut existing {
+        if let Some(&id) = ids.get(&r.key()) {
+            r.item = id;
+        }
+    }
     // Rewrite what survived so appends start on a clean line.
     rows::write_rows(&runs_path, &existing).map_err(|e| ExperimentError::io(&runs_path, e))?;
     let done: std::collections::BTreeSet<_> = existing.iter().map(Row::key).collect();
