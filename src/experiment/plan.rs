@@ -103,7 +103,11 @@ impl Plan {
     /// Resolves files, globs and generator specs and numbers the items.
     ///
     /// Errors (a missing file, an empty glob, two graphs with one name) name
-    /// the offending entry.
+    /// the offending entry. No graph is loaded or generated here.
+    ///
+    /// # Complexity
+    /// O(G * S * K) items for G graphs, S solvers and K seeds, plus one
+    /// directory listing per glob.
     pub fn new(config: &Config) -> Result<Plan, String> {
         let mut graphs = Vec::new();
         let mut names = BTreeSet::new();

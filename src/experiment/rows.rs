@@ -151,6 +151,9 @@ fn pct(x: f64) -> f64 {
 ///
 /// The baseline of a graph is the first name in `baselines` with a valid
 /// row (lowest seed); `best_known_bytes` is the lowest valid peak.
+///
+/// # Complexity
+/// O(R log R) for R rows (grouping by graph and the final sort).
 pub fn finalize(mut rows: Vec<Row>, baselines: &[String]) -> Vec<Row> {
     let mut by_graph: BTreeMap<String, Vec<usize>> = BTreeMap::new();
     for (i, r) in rows.iter().enumerate() {

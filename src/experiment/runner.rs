@@ -403,6 +403,9 @@ fn solve_item(
 }
 
 /// Keeps every step, or the maximum of each of [`MAX_PROFILE_POINTS`] buckets.
+///
+/// # Complexity
+/// O(n) for an order of n steps.
 fn downsample(mem: &[i64]) -> Vec<(usize, i64)> {
     if mem.len() <= MAX_PROFILE_POINTS {
         return mem.iter().enumerate().map(|(i, &m)| (i + 1, m)).collect();
