@@ -228,7 +228,8 @@ pub fn run(config: &Config, opts: &RunOptions) -> Result<RunSummary, ExperimentE
         },
     });
     let bar = progress(pending.len() as u64, opts.quiet);
-    let broken = AtomicUsize::new(0);
+    // Solver bugs recorded by an earlier, interrupted run still count.
+    let broken = AtomicUsize::new(existing.iter().filter(|r| is_broken(r)).count());
     let write_error: Mutex<Option<ExperimentError>> = Mutex::new(None);
     let store = GraphStore::new(&plan.graphs, &pending);
     let pool = rayon::ThreadPoolBuilder::new()
@@ -245,12 +246,17 @@ pub fn run(config: &Config, opts: &RunOptions) -> Result<RunSummary, ExperimentE
         pending.par_iter().with_max_len(1).for_each(|item| {
             let (row, profile) = solve_item(&plan, &store, item, &ctx, tetris, registry_build);
             store.release(item.graph);
-            if row.status == "invalid" || row.reason.starts_with("panicked") {
+            if is_broken(&row) {
                 broken.fetch_add(1, Ordering::Relaxed);
-                bar.println(format!(
+                let msg = format!(
                     "{} / {}: {}: {}",
                     row.graph, row.solver, row.status, row.reason
-                ));
+                );
+                if opts.quiet {
+                    eprintln!("{msg}");
+                } else {
+                    bar.println(msg);
+                }
             }
             let mut s = sink.lock().unwrap_or_else(|e| e.into_inner());
             let written = profile
@@ -280,6 +286,11 @@ pub fn run(config: &Config, opts: &RunOptions) -> Result<RunSummary, ExperimentE
         broken: broken.into_inner(),
         out: out.clone(),
     })
+}
+
+/// A row that shows a solver bug: an order the checker rejected, or a panic.
+fn is_broken(row: &Row) -> bool {
+    row.status == "invalid" || row.reason.starts_with("panicked")
 }
 
 /// The graph whose memory profiles are kept for the Tetris plot.
