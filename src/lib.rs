@@ -13,6 +13,7 @@
 #![forbid(unsafe_code)]
 
 pub mod corpus;
+pub mod experiment;
 pub mod graph;
 pub mod rng;
 pub mod schedule;

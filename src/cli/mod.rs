@@ -10,6 +10,8 @@ mod gen;
 mod transform;
 
 // Experiment commands.
+mod merge;
+mod run;
 
 // Benchmarks.
 
@@ -49,7 +51,10 @@ pub enum Command {
     /// Print or update the tables of datasets/README.md.
     Datasets(datasets::Args),
     // Experiment commands.
-
+    /// Run an experiment config (graphs x solvers x seeds) in parallel; resumes.
+    Run(run::Args),
+    /// Join shard output directories into one results directory.
+    Merge(merge::Args),
     // Benchmarks.
 }
 
@@ -64,7 +69,8 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Transform(a) => transform::run(a),
         Command::Datasets(a) => datasets::run(a),
         // Experiment commands.
-
+        Command::Run(a) => run::run(a),
+        Command::Merge(a) => merge::run(a),
         // Benchmarks.
     }
 }

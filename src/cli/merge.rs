@@ -1,0 +1,33 @@
+//! `memsched merge`: join shard outputs into one results directory.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use memsched::experiment::{merge, ExperimentError};
+
+use super::InvalidInput;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Shard output directories (each with runs.csv and config.toml).
+    #[arg(value_name = "DIR", required = true)]
+    dirs: Vec<PathBuf>,
+    /// Where to write the merged runs.csv, summary, plots and README.
+    #[arg(long, short, value_name = "DIR")]
+    out: PathBuf,
+}
+
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let done = merge::merge(&args.dirs, &args.out).map_err(|e| match e {
+        ExperimentError::Config(m) => anyhow::Error::from(InvalidInput(m)),
+        e => e.into(),
+    })?;
+    eprintln!(
+        "merged {} rows from {} directories into {} ({} plot files)",
+        done.rows,
+        args.dirs.len(),
+        args.out.display(),
+        done.plots.len()
+    );
+    Ok(ExitCode::SUCCESS)
+}

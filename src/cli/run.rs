@@ -1,0 +1,80 @@
+//! `memsched run`: run an experiment config (resuming), then the final pass.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use memsched::experiment::{self, Config, ExperimentError, RunOptions, Shard};
+
+use super::InvalidInput;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Experiment config (`experiments/NAME.toml`).
+    #[arg(value_name = "CONFIG")]
+    config: PathBuf,
+    /// Worker threads (default: every core).
+    #[arg(long, short = 'j', value_name = "N")]
+    threads: Option<usize>,
+    /// Output directory (default: `results/NAME`, or `results/NAME/shard-K-of-N` with --shard).
+    #[arg(long, short, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// No progress bar (for CI and batch jobs).
+    #[arg(long, short)]
+    quiet: bool,
+    /// Run only the items with `id % N == K` (K from 0); join shards with `memsched merge`.
+    #[arg(long, value_name = "K/N")]
+    shard: Option<String>,
+    /// Discard existing results instead of resuming.
+    #[arg(long)]
+    fresh: bool,
+}
+
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let config = Config::load(&args.config).map_err(|e| InvalidInput(e.to_string()))?;
+    let shard = args
+        .shard
+        .as_deref()
+        .map(str::parse::<Shard>)
+        .transpose()
+        .map_err(|e| InvalidInput(format!("--shard: {e}")))?;
+    if args.threads == Some(0) {
+        return Err(InvalidInput("--threads must be at least 1".into()).into());
+    }
+    let out = args.out.unwrap_or_else(|| {
+        let base = PathBuf::from("results").join(&config.name);
+        match shard {
+            Some(s) => base.join(format!("shard-{}-of-{}", s.index, s.count)),
+            None => base,
+        }
+    });
+    let opts = RunOptions {
+        out,
+        threads: args.threads,
+        quiet: args.quiet,
+        shard,
+        fresh: args.fresh,
+    };
+    let start = Instant::now();
+    let summary = experiment::run(&config, &opts).map_err(|e| match e {
+        ExperimentError::Config(m) => anyhow::Error::from(InvalidInput(m)),
+        e => e.into(),
+    })?;
+    eprintln!(
+        "{}: {} solves ({} run now, {} already done) in {:.1} s; results in {}",
+        config.name,
+        summary.items,
+        summary.ran,
+        summary.resumed,
+        start.elapsed().as_secs_f64(),
+        summary.out.display()
+    );
+    if summary.broken > 0 {
+        eprintln!(
+            "error: {} solve(s) returned an invalid order or panicked (see `reason` in runs.csv)",
+            summary.broken
+        );
+        return Ok(ExitCode::from(1));
+    }
+    Ok(ExitCode::SUCCESS)
+}

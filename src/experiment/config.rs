@@ -1,0 +1,476 @@
+//! Experiment configs (`experiments/NAME.toml`): what to run, read and validated.
+//!
+//! [`Config::load`] parses the TOML with unknown keys rejected (the error names
+//! the key and the file), checks every solver name against the registry and
+//! every generator spec against [`crate::corpus::gen`], so a typo fails before
+//! any work starts. The keys are documented in `docs/experiments.md`.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+use crate::corpus::gen::{families, GenSpec};
+use crate::solvers::{self, Budget};
+
+/// Why a config was rejected.
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum ConfigError {
+    #[error("cannot read config {path}: {source}")]
+    Read {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("invalid config {path}: {message}")]
+    Invalid { path: String, message: String },
+}
+
+/// The plots an experiment can draw (`plots = [...]`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PlotKind {
+    /// Per graph, peak by solver normalised to the baseline (bars).
+    Reduction,
+    /// Distribution (CDF) of the gap to the best known peak, by solver.
+    Gap,
+    /// Solve time against graph size, log-log, by solver.
+    Time,
+    /// Memory over the steps of one graph (the article's "Tetris" picture).
+    Tetris,
+}
+
+impl PlotKind {
+    /// Every plot, in drawing order.
+    pub const ALL: [PlotKind; 4] = [
+        PlotKind::Reduction,
+        PlotKind::Gap,
+        PlotKind::Time,
+        PlotKind::Tetris,
+    ];
+    /// File stem of the plot (`reduction` -> `reduction.png`, `reduction.svg`).
+    pub fn stem(self) -> &'static str {
+        match self {
+            PlotKind::Reduction => "reduction",
+            PlotKind::Gap => "gap",
+            PlotKind::Time => "time",
+            PlotKind::Tetris => "tetris",
+        }
+    }
+}
+
+/// `generate = [{ spec = "random-layered:layers=20", seeds = "0..50" }]`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GenerateEntry {
+    /// A generator spec, `FAMILY[:key=value,...]`.
+    pub spec: String,
+    /// Seeds: `"A..B"` (B excluded), a single number, or a list.
+    #[serde(default = "default_gen_seeds")]
+    pub seeds: Seeds,
+}
+
+fn default_gen_seeds() -> Seeds {
+    Seeds::List(vec![0])
+}
+
+/// Seeds written as a list `[0, 1, 2]`, a number `3`, or a range `"0..50"`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Seeds {
+    List(Vec<u64>),
+    One(u64),
+    Range(String),
+}
+
+impl Seeds {
+    /// The seeds, in order, or a message saying why the range is malformed.
+    pub fn expand(&self) -> Result<Vec<u64>, String> {
+        match self {
+            Seeds::List(v) => Ok(v.clone()),
+            Seeds::One(s) => Ok(vec![*s]),
+            Seeds::Range(r) => {
+                let (a, b) = r
+                    .split_once("..")
+                    .ok_or_else(|| format!("seed range `{r}` is not `A..B`"))?;
+                let parse = |s: &str| {
+                    s.trim()
+                        .parse::<u64>()
+                        .map_err(|_| format!("seed range `{r}`: `{s}` is not a number"))
+                };
+                let (a, b) = (parse(a)?, parse(b)?);
+                if b <= a {
+                    return Err(format!("seed range `{r}` is empty"));
+                }
+                Ok((a..b).collect())
+            }
+        }
+    }
+}
+
+/// `[graphs]`: files, globs and generated graphs, in that order.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GraphsSection {
+    /// Graph files (seed JSON), relative to the current directory.
+    #[serde(default)]
+    pub files: Vec<String>,
+    /// `dir/pattern` where the last component may hold `*` and `?`.
+    #[serde(default)]
+    pub globs: Vec<String>,
+    /// Generated graphs.
+    #[serde(default)]
+    pub generate: Vec<GenerateEntry>,
+}
+
+/// `[budget]`: work limits of searches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BudgetSection {
+    #[serde(default = "default_states")]
+    pub max_states: u64,
+    #[serde(default = "default_memory")]
+    pub max_memory_bytes: u64,
+}
+
+fn default_states() -> u64 {
+    Budget::default().max_states
+}
+fn default_memory() -> u64 {
+    Budget::default().max_memory_bytes
+}
+
+impl Default for BudgetSection {
+    fn default() -> Self {
+        let b = Budget::default();
+        BudgetSection {
+            max_states: b.max_states,
+            max_memory_bytes: b.max_memory_bytes,
+        }
+    }
+}
+
+/// `[[claims]]`: a published reduction to show beside ours.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Claim {
+    /// Graph name (as in the `graph` column).
+    pub graph: String,
+    /// Claimed peak reduction in percent against the same baseline.
+    pub reduction_pct: f64,
+    /// Where the claim comes from.
+    #[serde(default)]
+    pub source: String,
+}
+
+/// An experiment config, as written.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    /// Experiment name; default: the file stem. Results go to `results/NAME/`.
+    #[serde(default)]
+    pub name: String,
+    /// One line shown at the top of the generated README.
+    #[serde(default)]
+    pub description: String,
+    #[serde(default)]
+    pub graphs: GraphsSection,
+    /// Solver names (see `memsched solvers`).
+    pub solvers: Vec<String>,
+    /// Seeds for randomized solvers; deterministic ones run with seed 0 only.
+    #[serde(default = "default_seeds")]
+    pub seeds: Seeds,
+    /// Wall-clock limit per solve, in seconds.
+    #[serde(default = "default_time_limit")]
+    pub time_limit: f64,
+    #[serde(default)]
+    pub budget: BudgetSection,
+    /// Baselines in order of preference: the first valid one on a graph is
+    /// that graph's baseline.
+    #[serde(default = "default_baselines")]
+    pub baselines: Vec<String>,
+    /// Plots to draw (default: all).
+    #[serde(default = "default_plots")]
+    pub plots: Vec<PlotKind>,
+    /// The graph of the "Tetris" plot (default: the first graph).
+    #[serde(default)]
+    pub tetris_graph: Option<String>,
+    /// Published reductions shown in a column of the README table.
+    #[serde(default)]
+    pub claims: Vec<Claim>,
+}
+
+fn default_seeds() -> Seeds {
+    Seeds::List(vec![0])
+}
+fn default_time_limit() -> f64 {
+    60.0
+}
+fn default_baselines() -> Vec<String> {
+    vec!["program".into()]
+}
+fn default_plots() -> Vec<PlotKind> {
+    PlotKind::ALL.to_vec()
+}
+
+impl Config {
+    /// Reads and validates a config file.
+    pub fn load(path: &Path) -> Result<Config, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+            path: path.display().to_string(),
+            source,
+        })?;
+        let stem = path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        Config::parse(&text, &path.display().to_string(), &stem)
+    }
+
+    /// Parses and validates config text; `origin` names the file in errors.
+    pub fn parse(text: &str, origin: &str, default_name: &str) -> Result<Config, ConfigError> {
+        let invalid = |message: String| ConfigError::Invalid {
+            path: origin.to_string(),
+            message,
+        };
+        let mut config: Config = toml::from_str(text).map_err(|e| invalid(e.to_string()))?;
+        if config.name.is_empty() {
+            config.name = default_name.to_string();
+        }
+        config.validate().map_err(invalid)?;
+        Ok(config)
+    }
+
+    fn validate(&self) -> Result<(), String> {
+        if self.name.is_empty()
+            || !self
+                .name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        {
+            return Err(format!(
+                "`name` must be letters, digits, `_` or `-` (got `{}`)",
+                self.name
+            ));
+        }
+        if self.solvers.is_empty() {
+            return Err("`solvers` is empty".into());
+        }
+        if self.baselines.is_empty() {
+            return Err("`baselines` is empty".into());
+        }
+        for name in self.baselines.iter().chain(&self.solvers) {
+            solvers::build(name).map_err(|e| format!("in `solvers`/`baselines`: {e}"))?;
+        }
+        if self.seeds.expand()?.is_empty() {
+            return Err("`seeds` is empty".into());
+        }
+        if !(self.time_limit.is_finite() && self.time_limit > 0.0) {
+            return Err(format!(
+                "`time_limit` must be a positive number of seconds (got {})",
+                self.time_limit
+            ));
+        }
+        for g in &self.graphs.generate {
+            let spec = GenSpec::parse(&g.spec).map_err(|e| format!("in `graphs.generate`: {e}"))?;
+            check_spec(&spec).map_err(|e| format!("in `graphs.generate`: {e}"))?;
+            if g.seeds.expand()?.is_empty() {
+                return Err(format!("generator `{}` has no seeds", g.spec));
+            }
+        }
+        Ok(())
+    }
+
+    /// The time limit as a duration.
+    pub fn time_limit(&self) -> Duration {
+        Duration::from_secs_f64(self.time_limit)
+    }
+
+    /// The budget for searches.
+    pub fn budget(&self) -> Budget {
+        Budget {
+            max_states: self.budget.max_states,
+            max_memory_bytes: self.budget.max_memory_bytes,
+        }
+    }
+
+    /// Baselines, then solvers, each once, in config order.
+    pub fn all_solvers(&self) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for s in self.baselines.iter().chain(&self.solvers) {
+            let s = s.trim().to_string();
+            if !out.contains(&s) {
+                out.push(s);
+            }
+        }
+        out
+    }
+
+    /// Claims by graph name.
+    pub fn claims_by_graph(&self) -> BTreeMap<String, f64> {
+        self.claims
+            .iter()
+            .map(|c| (c.graph.clone(), c.reduction_pct))
+            .collect()
+    }
+
+    /// The config as TOML (saved beside the results so `merge` can redo the final pass).
+    pub fn to_toml(&self) -> String {
+        toml::to_string(self).expect("a config always serializes")
+    }
+}
+
+/// Checks a spec's family and parameter names without generating a graph
+/// (values are checked when the graph is generated).
+fn check_spec(spec: &GenSpec) -> Result<(), String> {
+    let families = families();
+    let info = families
+        .iter()
+        .find(|f| f.name == spec.family)
+        .ok_or_else(|| {
+            let known: Vec<&str> = families.iter().map(|f| f.name).collect();
+            format!(
+                "unknown generator family `{}`; known families: {}",
+                spec.family,
+                known.join(", ")
+            )
+        })?;
+    if let Some(k) = spec
+        .params
+        .keys()
+        .find(|k| !info.params.iter().any(|p| p.name == k.as_str()))
+    {
+        let known: Vec<&str> = info.params.iter().map(|p| p.name).collect();
+        return Err(format!(
+            "generator `{}` has no parameter `{k}`; its parameters: {}",
+            info.name,
+            known.join(", ")
+        ));
+    }
+    Ok(())
+}
+
+/// Expands `dir/pattern` (wildcards `*` and `?` in the last component only),
+/// sorted by path so the order is the same on every machine.
+pub fn expand_glob(pattern: &str) -> Result<Vec<PathBuf>, String> {
+    let path = Path::new(pattern);
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .map(|s| s.to_string_lossy().into_owned())
+        .ok_or_else(|| format!("glob `{pattern}` has no file-name pattern"))?;
+    if dir.to_string_lossy().contains(['*', '?']) {
+        return Err(format!(
+            "glob `{pattern}`: wildcards are allowed in the last component only"
+        ));
+    }
+    let entries = std::fs::read_dir(dir)
+        .map_err(|e| format!("glob `{pattern}`: cannot read {}: {e}", dir.display()))?;
+    let mut out: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_type().map(|t| t.is_file()).unwrap_or(false))
+        .filter(|e| wildcard(&name, &e.file_name().to_string_lossy()))
+        .map(|e| e.path())
+        .collect();
+    out.sort();
+    Ok(out)
+}
+
+/// Matches `*` (any run) and `?` (one character).
+///
+/// # Complexity
+/// O(|pattern| * |text|) worst case (greedy star with backtracking to the last star).
+fn wildcard(pattern: &str, text: &str) -> bool {
+    let (p, t): (Vec<char>, Vec<char>) = (pattern.chars().collect(), text.chars().collect());
+    let (mut i, mut j) = (0, 0);
+    let mut star: Option<(usize, usize)> = None;
+    while j < t.len() {
+        if i < p.len() && (p[i] == '?' || p[i] == t[j]) {
+            i += 1;
+            j += 1;
+        } else if i < p.len() && p[i] == '*' {
+            star = Some((i, j));
+            i += 1;
+        } else if let Some((si, sj)) = star {
+            i = si + 1;
+            j = sj + 1;
+            star = Some((si, sj + 1));
+        } else {
+            return false;
+        }
+    }
+    p[i..].iter().all(|&c| c == '*')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MINIMAL: &str = "solvers = [\"kahn\"]\n";
+
+    #[test]
+    fn defaults_fill_in() {
+        let c = Config::parse(MINIMAL, "x.toml", "x").unwrap();
+        assert_eq!(c.name, "x");
+        assert_eq!(c.baselines, vec!["program"]);
+        assert_eq!(c.plots.len(), 4);
+        assert_eq!(c.all_solvers(), vec!["program", "kahn"]);
+    }
+
+    #[test]
+    fn unknown_key_is_named_with_the_file() {
+        let err = Config::parse("solvers = [\"kahn\"]\ntime_limt = 3\n", "exp.toml", "e")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("time_limt") && err.contains("exp.toml"),
+            "{err}"
+        );
+        let err = Config::parse(
+            "solvers = [\"kahn\"]\n[graphs]\nfile = []\n",
+            "exp.toml",
+            "e",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("`file`"), "{err}");
+    }
+
+    #[test]
+    fn unknown_solver_and_family_are_named() {
+        let err = Config::parse("solvers = [\"kahnn\"]\n", "e.toml", "e")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("kahnn"), "{err}");
+        let err = Config::parse(
+            "solvers = [\"kahn\"]\n[graphs]\ngenerate = [{ spec = \"nosuch:a=1\" }]\n",
+            "e.toml",
+            "e",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("nosuch"), "{err}");
+    }
+
+    #[test]
+    fn seeds_forms() {
+        assert_eq!(Seeds::Range("2..5".into()).expand().unwrap(), vec![2, 3, 4]);
+        assert_eq!(Seeds::One(7).expand().unwrap(), vec![7]);
+        assert!(Seeds::Range("5..5".into()).expand().is_err());
+        assert!(Seeds::Range("a..5".into()).expand().is_err());
+    }
+
+    #[test]
+    fn wildcards() {
+        assert!(wildcard("*.json", "a_b.json"));
+        assert!(wildcard("res*_b?.json", "resnet50_b1.json"));
+        assert!(!wildcard("*.json", "a.csv"));
+        assert!(wildcard("*", ""));
+        assert!(!wildcard("a?", "a"));
+    }
+}

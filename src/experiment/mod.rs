@@ -1,0 +1,83 @@
+//! Experiments: a TOML config in, `runs.csv`, `summary.csv`, plots and a
+//! README out.
+//!
+//! - [`config`] reads and validates `experiments/NAME.toml`.
+//! - [`plan`] turns it into numbered work items (graph x solver x seed) and shards.
+//! - [`runner`] runs the pending items in parallel, appending [`rows::Row`]s.
+//! - [`finish`] is the final pass: [`rows::finalize`] fills the per-graph
+//!   columns, then [`summary`], [`plots`] and [`report`] write their files.
+//! - [`merge`] joins shard directories and runs the final pass on the union.
+
+pub mod config;
+pub mod merge;
+pub mod plan;
+pub mod plots;
+pub mod report;
+pub mod rows;
+pub mod runner;
+pub mod summary;
+
+use std::path::Path;
+
+use thiserror::Error;
+
+pub use config::{Config, ConfigError, PlotKind};
+pub use plan::{Plan, Shard};
+pub use rows::Row;
+pub use runner::{run, RunOptions, RunSummary};
+
+/// Why an experiment could not run or finish.
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum ExperimentError {
+    /// The config or its graphs are unusable (invalid input).
+    #[error("{0}")]
+    Config(String),
+    #[error("{path}: {source}")]
+    Io {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("plot {plot}: {message}")]
+    Plot { plot: String, message: String },
+}
+
+impl ExperimentError {
+    pub(crate) fn io(path: &Path, source: std::io::Error) -> Self {
+        ExperimentError::Io {
+            path: path.display().to_string(),
+            source,
+        }
+    }
+}
+
+/// What the final pass wrote.
+#[derive(Debug, Clone, Default)]
+pub struct Finished {
+    pub rows: usize,
+    /// Plot files written (PNG and SVG).
+    pub plots: Vec<String>,
+}
+
+/// The final pass over a results directory: recomputes the per-graph columns
+/// of `runs.csv` and rewrites it sorted, then writes `summary.csv`, the plots
+/// and `README.md`.
+pub fn finish(out: &Path, config: &Config) -> Result<Finished, ExperimentError> {
+    let runs = out.join(runner::RUNS);
+    let rows = rows::read_rows(&runs).map_err(|e| ExperimentError::io(&runs, e))?;
+    let rows = rows::finalize(rows, &config.baselines);
+    rows::write_rows(&runs, &rows).map_err(|e| ExperimentError::io(&runs, e))?;
+    let order = config.all_solvers();
+    let summary = summary::summarize(&rows, &order);
+    let path = out.join("summary.csv");
+    summary::write(&path, &summary).map_err(|e| ExperimentError::io(&path, e))?;
+    let profiles = runner::read_profiles(&out.join(runner::PROFILES));
+    let plots = plots::draw_all(out, config, &rows, &order, &profiles)?;
+    let readme = report::readme(config, &rows, &summary, &order, &plots);
+    let path = out.join("README.md");
+    std::fs::write(&path, readme).map_err(|e| ExperimentError::io(&path, e))?;
+    Ok(Finished {
+        rows: rows.len(),
+        plots,
+    })
+}

@@ -1,0 +1,271 @@
+//! The work of an experiment: graphs x solvers x seeds, in a fixed order.
+//!
+//! [`Plan::new`] resolves a [`Config`] into named graphs ([`GraphEntry`]),
+//! solvers ([`SolverEntry`], with whether they are seeded) and work items
+//! ([`Item`]). Items are numbered graph-major (graph, then solver in config
+//! order with baselines first, then seed), so the same config gives the same
+//! ids on every machine; [`Shard`] keeps every N-th item for cluster arrays.
+//! Randomized solvers (`abilities().seeded`) run once per seed in `seeds`;
+//! deterministic ones run with seed 0 only.
+
+use std::collections::BTreeSet;
+use std::fmt;
+use std::path::PathBuf;
+use std::str::FromStr;
+
+use super::config::{expand_glob, Config};
+use crate::corpus::gen::GenSpec;
+use crate::solvers;
+
+/// Where a graph comes from.
+#[derive(Debug, Clone, PartialEq)]
+pub enum GraphSource {
+    /// A seed JSON file.
+    File(PathBuf),
+    /// A generator spec and seed.
+    Generated { spec: GenSpec, seed: u64 },
+}
+
+/// A named graph of the experiment.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GraphEntry {
+    /// `resnet50_inference_b1` (file stem) or `random-layered:layers=20#3` (spec#seed).
+    pub name: String,
+    /// Generator family, or the directory name for files (`models`).
+    pub family: String,
+    pub source: GraphSource,
+}
+
+/// A solver of the experiment.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SolverEntry {
+    pub name: String,
+    /// Runs once per seed (otherwise once, with seed 0).
+    pub seeded: bool,
+    /// Can prove optimality.
+    pub exact: bool,
+}
+
+/// One solve: indices into [`Plan::graphs`] and [`Plan::solvers`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Item {
+    /// Position in the full plan (stable across shards and resumes).
+    pub id: usize,
+    pub graph: usize,
+    pub solver: usize,
+    pub seed: u64,
+}
+
+/// `--shard K/N`: item ids with `id % N == K` (K counts from 0, as Slurm's
+/// `SLURM_ARRAY_TASK_ID` and Kubernetes' `JOB_COMPLETION_INDEX` do).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shard {
+    pub index: usize,
+    pub count: usize,
+}
+
+impl FromStr for Shard {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Shard, String> {
+        let (k, n) = s
+            .split_once('/')
+            .ok_or_else(|| format!("shard `{s}` is not K/N"))?;
+        let k: usize = k
+            .trim()
+            .parse()
+            .map_err(|_| format!("shard `{s}`: `{k}` is not a number"))?;
+        let n: usize = n
+            .trim()
+            .parse()
+            .map_err(|_| format!("shard `{s}`: `{n}` is not a number"))?;
+        if n == 0 || k >= n {
+            return Err(format!("shard `{s}`: need 0 <= K < N"));
+        }
+        Ok(Shard { index: k, count: n })
+    }
+}
+
+impl fmt::Display for Shard {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}/{}", self.index, self.count)
+    }
+}
+
+/// Graphs, solvers and items of one config.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    pub graphs: Vec<GraphEntry>,
+    pub solvers: Vec<SolverEntry>,
+    pub items: Vec<Item>,
+}
+
+impl Plan {
+    /// Resolves files, globs and generator specs and numbers the items.
+    ///
+    /// Errors (a missing file, an empty glob, two graphs with one name) name
+    /// the offending entry. No graph is loaded or generated here.
+    ///
+    /// # Complexity
+    /// O(G * S * K) items for G graphs, S solvers and K seeds, plus one
+    /// directory listing per glob.
+    pub fn new(config: &Config) -> Result<Plan, String> {
+        let mut graphs = Vec::new();
+        let mut names = BTreeSet::new();
+        let mut push = |g: GraphEntry| -> Result<(), String> {
+            if !names.insert(g.name.clone()) {
+                return Err(format!(
+                    "two graphs are named `{}` (graph names are file stems)",
+                    g.name
+                ));
+            }
+            graphs.push(g);
+            Ok(())
+        };
+        let mut files: Vec<PathBuf> = Vec::new();
+        for f in &config.graphs.files {
+            let p = PathBuf::from(f);
+            if !p.is_file() {
+                return Err(format!("graph file `{f}` does not exist"));
+            }
+            files.push(p);
+        }
+        for pattern in &config.graphs.globs {
+            let found = expand_glob(pattern)?;
+            if found.is_empty() {
+                return Err(format!("glob `{pattern}` matches no file"));
+            }
+            files.extend(found);
+        }
+        let mut seen = BTreeSet::new();
+        for p in files {
+            if !seen.insert(p.clone()) {
+                continue;
+            }
+            let name = p
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let family = p
+                .parent()
+                .and_then(|d| d.file_name())
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "file".into());
+            push(GraphEntry {
+                name,
+                family,
+                source: GraphSource::File(p),
+            })?;
+        }
+        for g in &config.graphs.generate {
+            let spec = GenSpec::parse(&g.spec).map_err(|e| e.to_string())?;
+            for seed in g.seeds.expand()? {
+                push(GraphEntry {
+                    name: format!("{spec}#{seed}"),
+                    family: spec.family.clone(),
+                    source: GraphSource::Generated {
+                        spec: spec.clone(),
+                        seed,
+                    },
+                })?;
+            }
+        }
+        let solvers = config
+            .all_solvers()
+            .into_iter()
+            .map(|name| {
+                let s = solvers::build(&name).map_err(|e| e.to_string())?;
+                let a = s.abilities();
+                Ok(SolverEntry {
+                    name,
+                    seeded: a.seeded,
+                    exact: a.exact,
+                })
+            })
+            .collect::<Result<Vec<_>, String>>()?;
+        let seeds = config.seeds.expand()?;
+        let mut items = Vec::new();
+        for g in 0..graphs.len() {
+            for (s, entry) in solvers.iter().enumerate() {
+                let list: &[u64] = if entry.seeded { &seeds } else { &[0] };
+                for &seed in list {
+                    items.push(Item {
+                        id: items.len(),
+                        graph: g,
+                        solver: s,
+                        seed,
+                    });
+                }
+            }
+        }
+        Ok(Plan {
+            graphs,
+            solvers,
+            items,
+        })
+    }
+
+    /// The items of one shard (all items without a shard).
+    pub fn shard_items(&self, shard: Option<Shard>) -> Vec<Item> {
+        self.items
+            .iter()
+            .filter(|it| match shard {
+                None => true,
+                Some(s) => it.id % s.count == s.index,
+            })
+            .copied()
+            .collect()
+    }
+
+    /// The index of the graph called `name`.
+    pub fn graph_index(&self, name: &str) -> Option<usize> {
+        self.graphs.iter().position(|g| g.name == name)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plan(text: &str) -> Plan {
+        Plan::new(&Config::parse(text, "t.toml", "t").unwrap()).unwrap()
+    }
+
+    #[test]
+    fn items_are_graph_major_and_deterministic_solvers_get_seed_zero() {
+        let p = plan(
+            "solvers = [\"kahn\", \"seed-greedy\"]\nseeds = \"0..3\"\n[graphs]\ngenerate = [{ spec = \"chain:length=4\", seeds = \"0..2\" }]\n",
+        );
+        assert_eq!(p.graphs.len(), 2);
+        assert_eq!(p.graphs[1].name, "chain:length=4#1");
+        assert_eq!(p.graphs[1].family, "chain");
+        // program, kahn, seed-greedy: all deterministic, one seed each.
+        assert_eq!(p.items.len(), 6);
+        assert!(p.items.iter().all(|i| i.seed == 0));
+        assert_eq!(p.items[3].graph, 1);
+        assert!(p.items.iter().enumerate().all(|(k, i)| i.id == k));
+    }
+
+    #[test]
+    fn shards_partition_the_items() {
+        let p = plan(
+            "solvers = [\"kahn\"]\n[graphs]\ngenerate = [{ spec = \"chain\", seeds = \"0..5\" }]\n",
+        );
+        let a = p.shard_items(Some("0/2".parse().unwrap()));
+        let b = p.shard_items(Some("1/2".parse().unwrap()));
+        assert_eq!(a.len() + b.len(), p.items.len());
+        assert!(a.iter().all(|i| !b.contains(i)));
+        assert!("2/2".parse::<Shard>().is_err());
+        assert!("x".parse::<Shard>().is_err());
+    }
+
+    #[test]
+    fn missing_file_is_named() {
+        let c = Config::parse(
+            "solvers = [\"kahn\"]\n[graphs]\nfiles = [\"/no/such.json\"]\n",
+            "t.toml",
+            "t",
+        )
+        .unwrap();
+        assert!(Plan::new(&c).unwrap_err().contains("/no/such.json"));
+    }
+}

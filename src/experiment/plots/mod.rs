@@ -1,0 +1,143 @@
+//! The experiment's plots, each drawn as PNG and SVG with plotters.
+//!
+//! Text is rendered by ab_glyph from DejaVu Sans, registered once at start-up
+//! ([`register_font`]), so no system font, fontconfig or freetype is needed.
+//! One file per plot: [`reduction`] (peak normalised to the baseline, bars),
+//! [`gap`] (CDF of the gap to the best known peak), [`time`] (solve time
+//! against graph size, log-log), [`tetris`] (memory over the steps of one graph).
+
+pub mod gap;
+pub mod reduction;
+pub mod tetris;
+pub mod time;
+
+use std::path::Path;
+use std::sync::Once;
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::{FontStyle, RGBAColor};
+
+use super::config::{Config, PlotKind};
+use super::rows::Row;
+use super::runner::Profile;
+use super::ExperimentError;
+
+/// The font family every plot uses.
+pub const FONT: &str = "sans-serif";
+
+static REGISTER: Once = Once::new();
+
+/// Registers DejaVu Sans as `sans-serif` (idempotent).
+pub fn register_font() {
+    REGISTER.call_once(|| {
+        // The bundled font is a valid TrueType file; a failure would leave
+        // plots without text, which the plot tests catch.
+        let _ = plotters::style::register_font(FONT, FontStyle::Normal, dejavu::sans::regular());
+    });
+}
+
+/// The colour of the `i`-th solver (stable per solver position in the config).
+pub fn color(i: usize) -> RGBAColor {
+    const COLORS: [(u8, u8, u8); 10] = [
+        (31, 119, 180),
+        (255, 127, 14),
+        (44, 160, 44),
+        (214, 39, 40),
+        (148, 103, 189),
+        (140, 86, 75),
+        (227, 119, 194),
+        (127, 127, 127),
+        (188, 189, 34),
+        (23, 190, 207),
+    ];
+    let (r, g, b) = COLORS[i % COLORS.len()];
+    RGBAColor(r, g, b, 1.0)
+}
+
+/// A drawing error as text.
+pub(crate) fn err<E: std::fmt::Debug>(e: E) -> String {
+    format!("{e:?}")
+}
+
+/// A plot that can be drawn on any plotters backend (PNG and SVG).
+pub(crate) trait Draw {
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), String>;
+}
+
+/// Draws `plot` into `DIR/STEM.png` and `DIR/STEM.svg`; returns the file names.
+pub(crate) fn render(
+    dir: &Path,
+    stem: &str,
+    size: (u32, u32),
+    plot: &impl Draw,
+) -> Result<Vec<String>, ExperimentError> {
+    let fail = |message: String| ExperimentError::Plot {
+        plot: stem.to_string(),
+        message,
+    };
+    let png = dir.join(format!("{stem}.png"));
+    let svg = dir.join(format!("{stem}.svg"));
+    {
+        let root = BitMapBackend::new(&png, size).into_drawing_area();
+        root.fill(&WHITE).map_err(|e| fail(err(e)))?;
+        plot.draw(&root).map_err(fail)?;
+        root.present().map_err(|e| fail(err(e)))?;
+    }
+    {
+        let root = SVGBackend::new(&svg, size).into_drawing_area();
+        root.fill(&WHITE).map_err(|e| fail(err(e)))?;
+        plot.draw(&root).map_err(fail)?;
+        root.present().map_err(|e| fail(err(e)))?;
+    }
+    Ok(vec![format!("{stem}.png"), format!("{stem}.svg")])
+}
+
+/// Draws every plot the config asks for; a plot without data is skipped.
+pub fn draw_all(
+    dir: &Path,
+    config: &Config,
+    rows: &[Row],
+    solvers: &[String],
+    profiles: &[Profile],
+) -> Result<Vec<String>, ExperimentError> {
+    register_font();
+    let mut files = Vec::new();
+    for kind in &config.plots {
+        let title = &config.name;
+        files.extend(match kind {
+            PlotKind::Reduction => reduction::draw(dir, title, rows, solvers)?,
+            PlotKind::Gap => gap::draw(dir, title, rows, solvers)?,
+            PlotKind::Time => time::draw(dir, title, rows, solvers)?,
+            PlotKind::Tetris => tetris::draw(dir, title, rows, solvers, profiles)?,
+        });
+    }
+    Ok(files)
+}
+
+/// A unit for a byte range: (divisor, name).
+pub fn byte_unit(max: f64) -> (f64, &'static str) {
+    const UNITS: [(f64, &str); 4] = [
+        (1.0, "B"),
+        (1024.0, "KiB"),
+        (1048576.0, "MiB"),
+        (1073741824.0, "GiB"),
+    ];
+    UNITS
+        .iter()
+        .rev()
+        .find(|(d, _)| max >= *d * 2.0)
+        .copied()
+        .unwrap_or(UNITS[0])
+}
+
+/// Shortens a label to `max` characters (keeping the end, which differs most).
+pub fn shorten(s: &str, max: usize) -> String {
+    let n = s.chars().count();
+    if n <= max {
+        s.to_string()
+    } else {
+        let tail: String = s.chars().skip(n - (max - 1)).collect();
+        format!("…{tail}")
+    }
+}

@@ -1,0 +1,210 @@
+//! Plot 1: per graph, each solver's peak divided by the baseline's (bars).
+//!
+//! The article's table as a chart: a bar left of 1.0 is a reduction. A
+//! randomized solver shows its best seed. With more than [`MAX_GROUPS`]
+//! graphs, bars show the mean ratio per graph family instead.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+
+use super::{color, err, render, shorten, Draw, FONT};
+use crate::experiment::rows::Row;
+use crate::experiment::ExperimentError;
+
+/// Ratios above this are drawn cut at the edge, labelled with their value.
+pub const CLIP: f64 = 2.0;
+
+/// Most bar groups drawn one per graph.
+pub const MAX_GROUPS: usize = 30;
+
+/// Bar groups: a label and, per solver, the ratio peak / baseline.
+pub type Groups = Vec<(String, Vec<Option<f64>>)>;
+
+/// What the groups are (graphs or families), and the groups.
+pub fn ratios(rows: &[Row], solvers: &[String]) -> (String, Groups) {
+    let mut graphs: Vec<&str> = Vec::new();
+    let mut best: BTreeMap<(&str, &str), f64> = BTreeMap::new();
+    for r in rows {
+        if !graphs.contains(&r.graph.as_str()) {
+            graphs.push(&r.graph);
+        }
+        if let (Some(p), Some(b)) = (r.peak_bytes, r.baseline_peak_bytes) {
+            if b > 0 {
+                let x = p as f64 / b as f64;
+                let e = best.entry((&r.graph, &r.solver)).or_insert(x);
+                *e = e.min(x);
+            }
+        }
+    }
+    let per_graph = |g: &str| -> Vec<Option<f64>> {
+        solvers
+            .iter()
+            .map(|s| best.get(&(g, s.as_str())).copied())
+            .collect()
+    };
+    if graphs.len() <= MAX_GROUPS {
+        let groups = graphs
+            .iter()
+            .map(|g| (g.to_string(), per_graph(g)))
+            .collect();
+        return ("graph".into(), groups);
+    }
+    let mut families: Vec<String> = Vec::new();
+    let mut sums: BTreeMap<(String, usize), (f64, usize)> = BTreeMap::new();
+    for g in &graphs {
+        let fam = rows
+            .iter()
+            .find(|r| r.graph == *g)
+            .map(|r| r.family.clone())
+            .unwrap_or_default();
+        if !families.contains(&fam) {
+            families.push(fam.clone());
+        }
+        for (s, v) in per_graph(g).into_iter().enumerate() {
+            if let Some(v) = v {
+                let e = sums.entry((fam.clone(), s)).or_insert((0.0, 0));
+                e.0 += v;
+                e.1 += 1;
+            }
+        }
+    }
+    let groups = families
+        .into_iter()
+        .map(|f| {
+            let vals = (0..solvers.len())
+                .map(|s| sums.get(&(f.clone(), s)).map(|(t, n)| t / *n as f64))
+                .collect();
+            (f, vals)
+        })
+        .collect();
+    ("family (mean over graphs)".into(), groups)
+}
+
+struct Bars<'a> {
+    title: &'a str,
+    what: String,
+    groups: Groups,
+    solvers: &'a [String],
+}
+
+impl Draw for Bars<'_> {
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), String> {
+        let (title, what, groups, solvers) = (self.title, &self.what, &self.groups, self.solvers);
+        let k = solvers.len().max(1);
+        // Bars beyond CLIP (a heuristic far worse than the baseline) are cut
+        // at the edge and labelled with their value, so they do not flatten
+        // the differences near 1.0.
+        let xmax = groups
+            .iter()
+            .flat_map(|(_, v)| v.iter().flatten())
+            .fold(1.0f64, |a, &b| a.max(b))
+            .min(CLIP)
+            * 1.08;
+        let n = groups.len() as f64;
+        let mut chart = ChartBuilder::on(root)
+            .caption(
+                format!("{title}: peak memory relative to the baseline, per {what}"),
+                (FONT, 22),
+            )
+            .margin(12)
+            .x_label_area_size(45)
+            .y_label_area_size(300)
+            .build_cartesian_2d(0f64..xmax, 0f64..n)
+            .map_err(err)?;
+        chart
+            .configure_mesh()
+            .disable_y_mesh()
+            .y_labels(0)
+            .x_desc("peak / baseline peak (lower is better; 1.0 = baseline)")
+            .y_desc(what.as_str())
+            .label_style((FONT, 14))
+            .axis_desc_style((FONT, 16))
+            .draw()
+            .map_err(err)?;
+        for (s, name) in solvers.iter().enumerate() {
+            let c = color(s);
+            let bars = groups.iter().enumerate().filter_map(|(gi, (_, vals))| {
+                let v = vals[s]?;
+                // Group 0 at the top.
+                let top = n - gi as f64 - 0.1 - 0.8 * s as f64 / k as f64;
+                Some(Rectangle::new(
+                    [(0.0, top - 0.8 / k as f64), (v.min(xmax), top)],
+                    c.filled(),
+                ))
+            });
+            chart
+                .draw_series(bars)
+                .map_err(err)?
+                .label(name.as_str())
+                .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], c.filled()));
+        }
+        chart
+            .draw_series(LineSeries::new(
+                vec![(1.0, 0.0), (1.0, n)],
+                BLACK.stroke_width(1),
+            ))
+            .map_err(err)?;
+        for (gi, (_, vals)) in groups.iter().enumerate() {
+            for (si, v) in vals.iter().enumerate() {
+                let Some(v) = v.filter(|&v| v > xmax) else {
+                    continue;
+                };
+                let mid = n - gi as f64 - 0.1 - 0.8 * (si as f64 + 0.5) / k as f64;
+                let (px, py) = chart.backend_coord(&(xmax, mid));
+                root.draw(&Text::new(
+                    format!("{v:.1}x"),
+                    (px - 4, py),
+                    TextStyle::from((FONT, 12).into_font())
+                        .color(&WHITE)
+                        .pos(Pos::new(HPos::Right, VPos::Center)),
+                ))
+                .map_err(err)?;
+            }
+        }
+        for (gi, (name, _)) in groups.iter().enumerate() {
+            let (px, py) = chart.backend_coord(&(0.0, n - gi as f64 - 0.5));
+            root.draw(&Text::new(
+                shorten(name, 42),
+                (px - 8, py),
+                TextStyle::from((FONT, 13).into_font()).pos(Pos::new(HPos::Right, VPos::Center)),
+            ))
+            .map_err(err)?;
+        }
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::LowerRight)
+            .label_font((FONT, 14))
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK)
+            .draw()
+            .map_err(err)?;
+        Ok(())
+    }
+}
+
+/// Draws `reduction.png` and `reduction.svg`.
+pub fn draw(
+    dir: &Path,
+    title: &str,
+    rows: &[Row],
+    solvers: &[String],
+) -> Result<Vec<String>, ExperimentError> {
+    let (what, groups) = ratios(rows, solvers);
+    if groups.iter().all(|(_, v)| v.iter().all(Option::is_none)) {
+        return Ok(Vec::new());
+    }
+    let k = solvers.len().max(1) as u32;
+    let group_px = (k * 9 + 8).max(22);
+    let height = (160 + groups.len() as u32 * group_px + 20 * k).clamp(400, 6000);
+    let plot = Bars {
+        title,
+        what,
+        groups,
+        solvers,
+    };
+    render(dir, "reduction", (1200, height), &plot)
+}

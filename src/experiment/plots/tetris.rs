@@ -1,0 +1,166 @@
+//! Plot 4: memory over the steps of one graph (the article's "Tetris" picture)
+//! for the baseline, the article's greedy, the best heuristic and the optimum.
+//!
+//! The lines come from `tetris.jsonl` (profiles recorded by the runner from
+//! checked orders). "Best heuristic" is the solver without an exactness
+//! ability, other than the baseline and `seed-greedy`, with the lowest peak
+//! (ties: config order). The optimum is a row with status `optimal`; without
+//! one the lowest peak of an exact solver is drawn as "best found (no proof)".
+
+use std::path::Path;
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+
+use super::{byte_unit, color, err, render, Draw, FONT};
+use crate::experiment::rows::Row;
+use crate::experiment::runner::Profile;
+use crate::experiment::ExperimentError;
+use crate::solvers;
+
+/// The lines to draw: (label, solver position for the colour, profile).
+pub fn pick<'a>(
+    rows: &[Row],
+    solvers: &[String],
+    profiles: &'a [Profile],
+) -> Vec<(String, usize, &'a Profile)> {
+    let Some(graph) = profiles.first().map(|p| p.graph.as_str()) else {
+        return Vec::new();
+    };
+    let mine: Vec<&Row> = rows
+        .iter()
+        .filter(|r| r.graph == graph && r.valid)
+        .collect();
+    let profile = |r: &Row| {
+        profiles
+            .iter()
+            .find(|p| p.graph == graph && p.solver == r.solver && p.seed == r.seed)
+    };
+    let pos = |s: &str| solvers.iter().position(|x| x == s).unwrap_or(0);
+    let is_exact = |s: &str| solvers::build(s).is_ok_and(|x| x.abilities().exact);
+    let lowest = |f: &dyn Fn(&Row) -> bool| {
+        mine.iter()
+            .copied()
+            .filter(|r| f(r))
+            .min_by_key(|r| (r.peak_bytes, pos(&r.solver), r.seed))
+    };
+    let baseline = mine.first().map(|r| r.baseline.clone()).unwrap_or_default();
+    let mut out = Vec::new();
+    let mut push = |label: String, r: Option<&Row>| {
+        if let Some(r) = r {
+            if let Some(p) = profile(r) {
+                out.push((label, pos(&r.solver), p));
+            }
+        }
+    };
+    let peak = |r: Option<&Row>| r.and_then(|r| r.peak_bytes);
+    let b = lowest(&|r| r.solver == baseline);
+    push(format!("baseline: {baseline}"), b);
+    let g = lowest(&|r| r.solver == "seed-greedy");
+    push("article's greedy (seed-greedy)".into(), g);
+    let h = lowest(&|r| r.solver != baseline && r.solver != "seed-greedy" && !is_exact(&r.solver));
+    if let Some(h) = h {
+        push(format!("best heuristic: {}", h.solver), Some(h));
+    }
+    let opt = lowest(&|r| r.status == "optimal");
+    if opt.is_some() {
+        push(format!("optimum ({})", opt.map_or("", |r| &r.solver)), opt);
+    } else {
+        let e = lowest(&|r| is_exact(&r.solver));
+        if peak(e) < peak(h).or(peak(g)) || h.is_none() {
+            if let Some(e) = e {
+                push(format!("best found, no proof ({})", e.solver), Some(e));
+            }
+        }
+    }
+    out
+}
+
+struct Steps<'a> {
+    title: String,
+    lines: Vec<(String, usize, &'a Profile)>,
+    unit: (f64, &'static str),
+    xmax: f64,
+    ymax: f64,
+}
+
+impl Draw for Steps<'_> {
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), String> {
+        let (div, unit) = self.unit;
+        let mut chart = ChartBuilder::on(root)
+            .caption(&self.title, (FONT, 20))
+            .margin(12)
+            .x_label_area_size(45)
+            .y_label_area_size(80)
+            .build_cartesian_2d(0f64..self.xmax, 0f64..self.ymax / div * 1.08)
+            .map_err(err)?;
+        chart
+            .configure_mesh()
+            .x_desc("step (nodes executed)")
+            .x_label_formatter(&|x| format!("{x:.0}"))
+            .y_desc(format!("live memory ({unit})"))
+            .label_style((FONT, 14))
+            .axis_desc_style((FONT, 16))
+            .draw()
+            .map_err(err)?;
+        for (label, ci, p) in &self.lines {
+            let c = color(*ci);
+            let peak = p.points.iter().map(|q| q.1).max().unwrap_or(0) as f64 / div;
+            // A staircase: memory after step s holds from s - 1 to s.
+            let mut pts = vec![(0.0, 0.0)];
+            let mut prev = 0usize;
+            for &(s, m) in &p.points {
+                let y = m as f64 / div;
+                pts.push((prev as f64, y));
+                pts.push((s as f64, y));
+                prev = s;
+            }
+            chart
+                .draw_series(LineSeries::new(pts, c.stroke_width(2)))
+                .map_err(err)?
+                .label(format!("{label} - peak {peak:.2} {unit}"))
+                .legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2))
+                });
+        }
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperRight)
+            .label_font((FONT, 14))
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK)
+            .draw()
+            .map_err(err)?;
+        Ok(())
+    }
+}
+
+/// Draws `tetris.png` and `tetris.svg` (nothing when no profile was recorded).
+pub fn draw(
+    dir: &Path,
+    title: &str,
+    rows: &[Row],
+    solvers: &[String],
+    profiles: &[Profile],
+) -> Result<Vec<String>, ExperimentError> {
+    let lines = pick(rows, solvers, profiles);
+    if lines.is_empty() {
+        return Ok(Vec::new());
+    }
+    let graph = &lines[0].2.graph;
+    let xmax = lines.iter().map(|l| l.2.steps).max().unwrap_or(1).max(1) as f64;
+    let ymax = lines
+        .iter()
+        .flat_map(|l| l.2.points.iter().map(|q| q.1))
+        .max()
+        .unwrap_or(1)
+        .max(1) as f64;
+    let plot = Steps {
+        title: format!("{title}: memory over the steps of {graph}"),
+        lines,
+        unit: byte_unit(ymax),
+        xmax,
+        ymax,
+    };
+    render(dir, "tetris", (1100, 650), &plot)
+}

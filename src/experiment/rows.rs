@@ -1,0 +1,251 @@
+//! The CSV schema ([`Row`], one per graph x solver x seed) and the final pass
+//! that fills the per-graph columns.
+//!
+//! Rows are appended to `runs.csv` as solves finish, with the per-graph
+//! columns (`baseline*`, `reduction_pct`, `best_known_bytes`, `gap_pct`)
+//! empty; [`finalize`] recomputes them over the whole file and sorts the rows
+//! by item id, so the same config gives the same file except `time_ms`.
+//! [`read_rows`] tolerates a file cut mid-line by a killed run.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+use std::io::{self, Write};
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+/// One solve: the schema of `runs.csv`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Row {
+    /// Position in the experiment's plan (sort key).
+    pub item: usize,
+    pub graph: String,
+    pub family: String,
+    pub nodes: usize,
+    pub edges: usize,
+    pub solver: String,
+    pub seed: u64,
+    /// `optimal`, `feasible`, `timed_out`, `failed`, `invalid`.
+    pub status: String,
+    /// The order passed the independent checker.
+    pub valid: bool,
+    /// The checker's peak (empty unless valid).
+    pub peak_bytes: Option<u64>,
+    /// The baseline used for this graph (first valid of `baselines`).
+    pub baseline: String,
+    pub baseline_peak_bytes: Option<u64>,
+    /// `100 * (baseline - peak) / baseline`.
+    pub reduction_pct: Option<f64>,
+    /// The solver's proven lower bound, if any.
+    pub lower_bound_bytes: Option<u64>,
+    /// Lowest valid peak over all solvers on this graph (a proven optimum
+    /// when some solver proved one).
+    pub best_known_bytes: Option<u64>,
+    /// `100 * (peak - best_known) / best_known`.
+    pub gap_pct: Option<f64>,
+    /// Wall-clock time of the solve (the only column that varies between runs).
+    pub time_ms: f64,
+    /// States a search stored (the `states` counter), if it reports one.
+    pub states: Option<u64>,
+    /// Why a solve failed or was invalid (one line).
+    pub reason: String,
+}
+
+impl Row {
+    /// The resume key.
+    pub fn key(&self) -> (String, String, u64) {
+        (self.graph.clone(), self.solver.clone(), self.seed)
+    }
+}
+
+/// The header line of `runs.csv`.
+pub fn header() -> String {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    // Serializing a row writes the header first.
+    w.serialize(blank()).expect("in-memory write");
+    let bytes = w.into_inner().expect("in-memory write");
+    let text = String::from_utf8(bytes).expect("utf-8");
+    text.lines().next().unwrap_or_default().to_string() + "\n"
+}
+
+/// A row with every field empty (a template).
+pub(crate) fn blank() -> Row {
+    Row {
+        item: 0,
+        graph: String::new(),
+        family: String::new(),
+        nodes: 0,
+        edges: 0,
+        solver: String::new(),
+        seed: 0,
+        status: String::new(),
+        valid: false,
+        peak_bytes: None,
+        baseline: String::new(),
+        baseline_peak_bytes: None,
+        reduction_pct: None,
+        lower_bound_bytes: None,
+        best_known_bytes: None,
+        gap_pct: None,
+        time_ms: 0.0,
+        states: None,
+        reason: String::new(),
+    }
+}
+
+/// One row as a CSV line (no header).
+pub fn to_line(row: &Row) -> Vec<u8> {
+    let mut w = csv::WriterBuilder::new()
+        .has_headers(false)
+        .from_writer(Vec::new());
+    w.serialize(row).expect("in-memory write");
+    w.into_inner().expect("in-memory write")
+}
+
+/// Reads `runs.csv`: a trailing partial line (a killed write) and rows that
+/// do not parse are dropped, and a key seen twice keeps its first row.
+pub fn read_rows(path: &Path) -> io::Result<Vec<Row>> {
+    let text = match fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(e),
+    };
+    let complete = match text.rfind('\n') {
+        Some(i) => &text[..=i],
+        None => "",
+    };
+    let mut reader = csv::ReaderBuilder::new()
+        .flexible(true)
+        .from_reader(complete.as_bytes());
+    let mut seen = BTreeSet::new();
+    let mut rows = Vec::new();
+    for row in reader.deserialize::<Row>().flatten() {
+        if seen.insert(row.key()) {
+            rows.push(row);
+        }
+    }
+    Ok(rows)
+}
+
+/// Writes `rows` (header first) to `path` through a temporary file and a rename.
+pub fn write_rows(path: &Path, rows: &[Row]) -> io::Result<()> {
+    let tmp = path.with_extension("csv.tmp");
+    {
+        let mut f = io::BufWriter::new(fs::File::create(&tmp)?);
+        f.write_all(header().as_bytes())?;
+        for r in rows {
+            f.write_all(&to_line(r))?;
+        }
+        f.flush()?;
+    }
+    fs::rename(tmp, path)
+}
+
+/// Rounds a percentage to 4 decimals so the CSV text is stable.
+fn pct(x: f64) -> f64 {
+    // `+ 0.0` turns -0.0 into 0.0.
+    (x * 1e4).round() / 1e4 + 0.0
+}
+
+/// Fills the per-graph columns and sorts by (item, graph, solver, seed).
+///
+/// The baseline of a graph is the first name in `baselines` with a valid
+/// row (lowest seed); `best_known_bytes` is the lowest valid peak.
+///
+/// # Complexity
+/// O(R log R) for R rows (grouping by graph and the final sort).
+pub fn finalize(mut rows: Vec<Row>, baselines: &[String]) -> Vec<Row> {
+    let mut by_graph: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+    for (i, r) in rows.iter().enumerate() {
+        by_graph.entry(r.graph.clone()).or_default().push(i);
+    }
+    for idx in by_graph.values() {
+        let base = baselines.iter().find_map(|b| {
+            idx.iter()
+                .map(|&i| &rows[i])
+                .filter(|r| &r.solver == b && r.peak_bytes.is_some())
+                .min_by_key(|r| r.seed)
+                .map(|r| (b.clone(), r.peak_bytes))
+        });
+        let best = idx.iter().filter_map(|&i| rows[i].peak_bytes).min();
+        for &i in idx {
+            let r = &mut rows[i];
+            match &base {
+                Some((name, peak)) => {
+                    r.baseline = name.clone();
+                    r.baseline_peak_bytes = *peak;
+                }
+                None => {
+                    r.baseline = String::new();
+                    r.baseline_peak_bytes = None;
+                }
+            }
+            r.reduction_pct = match (r.peak_bytes, r.baseline_peak_bytes) {
+                (Some(p), Some(b)) if b > 0 => Some(pct(100.0 * (b as f64 - p as f64) / b as f64)),
+                (Some(_), Some(_)) => Some(0.0),
+                _ => None,
+            };
+            r.best_known_bytes = best;
+            r.gap_pct = match (r.peak_bytes, best) {
+                (Some(p), Some(b)) if b > 0 => Some(pct(100.0 * (p - b) as f64 / b as f64)),
+                (Some(_), Some(_)) => Some(0.0),
+                _ => None,
+            };
+        }
+    }
+    rows.sort_by(|a, b| {
+        (a.item, &a.graph, &a.solver, a.seed).cmp(&(b.item, &b.graph, &b.solver, b.seed))
+    });
+    rows
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(item: usize, graph: &str, solver: &str, peak: Option<u64>) -> Row {
+        Row {
+            item,
+            graph: graph.into(),
+            solver: solver.into(),
+            valid: peak.is_some(),
+            peak_bytes: peak,
+            status: if peak.is_some() { "feasible" } else { "failed" }.into(),
+            ..blank()
+        }
+    }
+
+    #[test]
+    fn finalize_uses_first_valid_baseline_and_best_peak() {
+        let rows = vec![
+            row(2, "g", "seed-greedy", Some(80)),
+            row(0, "g", "program", None),
+            row(1, "g", "kahn", Some(100)),
+        ];
+        let out = finalize(rows, &["program".into(), "kahn".into()]);
+        assert_eq!(out[0].solver, "program");
+        let greedy = &out[2];
+        assert_eq!(greedy.baseline, "kahn");
+        assert_eq!(greedy.reduction_pct, Some(20.0));
+        assert_eq!(greedy.best_known_bytes, Some(80));
+        assert_eq!(greedy.gap_pct, Some(0.0));
+        assert_eq!(out[1].gap_pct, Some(25.0));
+        assert_eq!(out[0].reduction_pct, None);
+    }
+
+    #[test]
+    fn a_cut_line_and_duplicates_are_dropped() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("runs.csv");
+        let a = row(0, "g", "kahn", Some(5));
+        let b = row(1, "g", "program", Some(6));
+        let mut text = header().into_bytes();
+        text.extend(to_line(&a));
+        text.extend(to_line(&a));
+        let cut = to_line(&b);
+        text.extend(&cut[..cut.len() / 2]);
+        fs::write(&path, text).unwrap();
+        let rows = read_rows(&path).unwrap();
+        assert_eq!(rows, vec![a]);
+    }
+}

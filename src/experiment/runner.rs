@@ -1,0 +1,521 @@
+//! Runs the pending items of a plan in parallel and appends rows as they finish.
+//!
+//! [`run`] is the whole `memsched run`: it writes the config beside the
+//! results, reads the rows already in `runs.csv` (resume), runs the missing
+//! items on a rayon pool (graphs loaded once and shared, each solve checked by
+//! [`crate::solvers::run`], a panicking solver recorded as a `failed` row),
+//! appends and flushes each row behind a mutex, and ends with the final pass
+//! ([`super::finish`]). One item failing never stops the others.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Write};
+use std::panic::{self, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use indicatif::{ProgressBar, ProgressStyle};
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use super::config::Config;
+use super::plan::{GraphEntry, GraphSource, Item, Plan, Shard};
+use super::rows::{self, Row};
+use super::ExperimentError;
+use crate::corpus::gen;
+use crate::graph::{seed, Graph};
+use crate::schedule;
+use crate::solvers::{self, Scheduler, SolveContext, Status};
+
+/// How to run (the CLI flags, resolved).
+#[derive(Debug, Clone, Default)]
+pub struct RunOptions {
+    /// Output directory (default `results/NAME`).
+    pub out: PathBuf,
+    /// Worker threads (default: all cores).
+    pub threads: Option<usize>,
+    /// No progress bar.
+    pub quiet: bool,
+    /// Run only this shard of the items (its directory gets its own final pass).
+    pub shard: Option<Shard>,
+    /// Discard existing rows instead of resuming.
+    pub fresh: bool,
+}
+
+/// What a run did.
+#[derive(Debug, Clone, Default)]
+pub struct RunSummary {
+    /// Items of this run (the shard's, or all).
+    pub items: usize,
+    /// Items already in `runs.csv` (skipped).
+    pub resumed: usize,
+    /// Items run now.
+    pub ran: usize,
+    /// Rows with status `invalid` or a solver panic: solver bugs.
+    pub broken: usize,
+    pub out: PathBuf,
+}
+
+/// The memory profile of one solve of the Tetris graph (`tetris.jsonl`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Profile {
+    pub graph: String,
+    pub solver: String,
+    pub seed: u64,
+    /// Steps of the full order.
+    pub steps: usize,
+    /// `(step, memory)` points: every step, or per bucket the step of its maximum
+    /// when the order is longer than [`MAX_PROFILE_POINTS`].
+    pub points: Vec<(usize, i64)>,
+}
+
+/// Points kept per profile (a bucket keeps its maximum, so peaks survive).
+pub const MAX_PROFILE_POINTS: usize = 4000;
+
+/// File names inside an output directory.
+pub const RUNS: &str = "runs.csv";
+pub const CONFIG: &str = "config.toml";
+pub const PROFILES: &str = "tetris.jsonl";
+
+/// Graphs loaded on first use, shared by the items that need them, and
+/// dropped after their last pending item (so a scaling run holds only the
+/// graphs in flight, not every million-node graph at once).
+struct GraphStore<'a> {
+    entries: &'a [GraphEntry],
+    slots: Vec<Mutex<Slot>>,
+}
+
+struct Slot {
+    graph: Option<Result<Arc<Graph>, String>>,
+    remaining: usize,
+}
+
+impl<'a> GraphStore<'a> {
+    fn new(entries: &'a [GraphEntry], pending: &[Item]) -> Self {
+        let mut remaining = vec![0usize; entries.len()];
+        for it in pending {
+            remaining[it.graph] += 1;
+        }
+        GraphStore {
+            entries,
+            slots: remaining
+                .into_iter()
+                .map(|remaining| {
+                    Mutex::new(Slot {
+                        graph: None,
+                        remaining,
+                    })
+                })
+                .collect(),
+        }
+    }
+    /// The graph, loaded by the first caller (others wait for it).
+    fn get(&self, i: usize) -> Result<Arc<Graph>, String> {
+        let mut slot = self.slots[i].lock().unwrap_or_else(|e| e.into_inner());
+        slot.graph
+            .get_or_insert_with(|| load(&self.entries[i]).map(Arc::new))
+            .clone()
+    }
+    /// One item of graph `i` is done; the last one drops the graph.
+    fn release(&self, i: usize) {
+        let mut slot = self.slots[i].lock().unwrap_or_else(|e| e.into_inner());
+        slot.remaining = slot.remaining.saturating_sub(1);
+        if slot.remaining == 0 {
+            slot.graph = None;
+        }
+    }
+}
+
+/// Loads or generates one graph.
+pub fn load(entry: &GraphEntry) -> Result<Graph, String> {
+    match &entry.source {
+        GraphSource::File(p) => seed::read_path(&p.to_string_lossy()).map_err(|e| e.to_string()),
+        GraphSource::Generated { spec, seed } => {
+            gen::generate(spec, *seed).map_err(|e| e.to_string())
+        }
+    }
+}
+
+/// Appends rows and profiles, one flushed write each.
+struct Sink {
+    runs: File,
+    profiles: Option<File>,
+}
+
+impl Sink {
+    fn row(&mut self, row: &Row) -> io::Result<()> {
+        self.runs.write_all(&rows::to_line(row))?;
+        self.runs.flush()
+    }
+    fn profile(&mut self, p: &Profile) -> io::Result<()> {
+        if let Some(f) = &mut self.profiles {
+            let mut line = serde_json::to_vec(p).map_err(io::Error::other)?;
+            line.push(b'\n');
+            f.write_all(&line)?;
+            f.flush()?;
+        }
+        Ok(())
+    }
+}
+
+/// Runs an experiment (resuming), then the final pass.
+pub fn run(config: &Config, opts: &RunOptions) -> Result<RunSummary, ExperimentError> {
+    let plan = Plan::new(config).map_err(ExperimentError::Config)?;
+    let out = &opts.out;
+    fs::create_dir_all(out).map_err(|e| ExperimentError::io(out, e))?;
+    let config_path = out.join(CONFIG);
+    fs::write(&config_path, config.to_toml()).map_err(|e| ExperimentError::io(&config_path, e))?;
+    let runs_path = out.join(RUNS);
+    let profiles_path = out.join(PROFILES);
+    if opts.fresh {
+        for p in [&runs_path, &profiles_path] {
+            match fs::remove_file(p) {
+                Err(e) if e.kind() != io::ErrorKind::NotFound => {
+                    return Err(ExperimentError::io(p, e))
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut existing =
+        rows::read_rows(&runs_path).map_err(|e| ExperimentError::io(&runs_path, e))?;
+    // Rows from an earlier version of the config take their item id in this plan.
+    let ids: std::collections::BTreeMap<_, _> = plan
+        .items
+        .iter()
+        .map(|it| {
+            let key = (
+                plan.graphs[it.graph].name.clone(),
+                plan.solvers[it.solver].name.clone(),
+                it.seed,
+            );
+            (key, it.id)
+        })
+        .collect();
+    for r in &mut existing {
+        if let Some(&id) = ids.get(&r.key()) {
+            r.item = id;
+        }
+    }
+    // Rewrite what survived so appends start on a clean line.
+    rows::write_rows(&runs_path, &existing).map_err(|e| ExperimentError::io(&runs_path, e))?;
+    let done: std::collections::BTreeSet<_> = existing.iter().map(Row::key).collect();
+    let items = plan.shard_items(opts.shard);
+    let pending: Vec<Item> = items
+        .iter()
+        .filter(|it| {
+            !done.contains(&(
+                plan.graphs[it.graph].name.clone(),
+                plan.solvers[it.solver].name.clone(),
+                it.seed,
+            ))
+        })
+        .copied()
+        .collect();
+    let tetris = tetris_graph(config, &plan);
+    let open = |p: &Path| {
+        OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(p)
+            .map_err(|e| ExperimentError::io(p, e))
+    };
+    let sink = Mutex::new(Sink {
+        runs: open(&runs_path)?,
+        profiles: match tetris {
+            Some(_) => Some(open(&profiles_path)?),
+            None => None,
+        },
+    });
+    let bar = progress(pending.len() as u64, opts.quiet);
+    // Solver bugs recorded by an earlier, interrupted run still count.
+    let broken = AtomicUsize::new(existing.iter().filter(|r| is_broken(r)).count());
+    let write_error: Mutex<Option<ExperimentError>> = Mutex::new(None);
+    let store = GraphStore::new(&plan.graphs, &pending);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(opts.threads.unwrap_or(0))
+        .build()
+        .map_err(|e| ExperimentError::Config(format!("cannot start threads: {e}")))?;
+    let ctx = SolveContext {
+        budget: config.budget(),
+        ..SolveContext::new(0, Some(config.time_limit()))
+    };
+    let hook = panic::take_hook();
+    panic::set_hook(Box::new(|_| {}));
+    pool.install(|| {
+        pending.par_iter().with_max_len(1).for_each(|item| {
+            let (row, profile) = solve_item(&plan, &store, item, &ctx, tetris, registry_build);
+            store.release(item.graph);
+            if is_broken(&row) {
+                broken.fetch_add(1, Ordering::Relaxed);
+                let msg = format!(
+                    "{} / {}: {}: {}",
+                    row.graph, row.solver, row.status, row.reason
+                );
+                if opts.quiet {
+                    eprintln!("{msg}");
+                } else {
+                    bar.println(msg);
+                }
+            }
+            let mut s = sink.lock().unwrap_or_else(|e| e.into_inner());
+            let written = profile
+                .as_ref()
+                .map_or(Ok(()), |p| s.profile(p))
+                .and_then(|_| s.row(&row));
+            if let Err(e) = written {
+                write_error
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .get_or_insert(ExperimentError::io(&runs_path, e));
+            }
+            drop(s);
+            bar.inc(1);
+        })
+    });
+    panic::set_hook(hook);
+    bar.finish_and_clear();
+    if let Some(e) = write_error.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        return Err(e);
+    }
+    super::finish(out, config)?;
+    Ok(RunSummary {
+        items: items.len(),
+        resumed: items.len() - pending.len(),
+        ran: pending.len(),
+        broken: broken.into_inner(),
+        out: out.clone(),
+    })
+}
+
+/// A row that shows a solver bug: an order the checker rejected, or a panic.
+fn is_broken(row: &Row) -> bool {
+    row.status == "invalid" || row.reason.starts_with("panicked")
+}
+
+/// The graph whose memory profiles are kept for the Tetris plot.
+fn tetris_graph(config: &Config, plan: &Plan) -> Option<usize> {
+    if !config.plots.contains(&super::config::PlotKind::Tetris) || plan.graphs.is_empty() {
+        return None;
+    }
+    match &config.tetris_graph {
+        Some(name) => plan.graph_index(name),
+        None => Some(0),
+    }
+}
+
+fn progress(len: u64, quiet: bool) -> ProgressBar {
+    if quiet {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new(len);
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{elapsed_precise} [{bar:40}] {pos}/{len} solves, {per_sec}, ETA {eta}",
+        )
+        .expect("a valid template")
+        .progress_chars("=> "),
+    );
+    bar
+}
+
+/// Builds a solver by name (the registry; tests pass their own).
+type Build = fn(&str) -> Result<Box<dyn Scheduler>, String>;
+
+fn registry_build(name: &str) -> Result<Box<dyn Scheduler>, String> {
+    solvers::build(name).map_err(|e| e.to_string())
+}
+
+/// One solve, caught if it panics, as a row (and a profile for the Tetris graph).
+fn solve_item(
+    plan: &Plan,
+    store: &GraphStore,
+    item: &Item,
+    ctx: &SolveContext,
+    tetris: Option<usize>,
+    build: Build,
+) -> (Row, Option<Profile>) {
+    let entry = &plan.graphs[item.graph];
+    let solver_name = &plan.solvers[item.solver].name;
+    let mut row = Row {
+        item: item.id,
+        graph: entry.name.clone(),
+        family: entry.family.clone(),
+        nodes: 0,
+        edges: 0,
+        solver: solver_name.clone(),
+        seed: item.seed,
+        status: "failed".into(),
+        valid: false,
+        peak_bytes: None,
+        baseline: String::new(),
+        baseline_peak_bytes: None,
+        reduction_pct: None,
+        lower_bound_bytes: None,
+        best_known_bytes: None,
+        gap_pct: None,
+        time_ms: 0.0,
+        states: None,
+        reason: String::new(),
+    };
+    let graph = match store.get(item.graph) {
+        Ok(g) => g,
+        Err(e) => {
+            row.reason = one_line(&format!("cannot load graph: {e}"));
+            return (row, None);
+        }
+    };
+    row.nodes = graph.node_count();
+    row.edges = graph.edge_count();
+    let ctx = ctx.with_seed(item.seed);
+    let result = panic::catch_unwind(AssertUnwindSafe(|| {
+        let solver = build(solver_name)?;
+        Ok::<_, String>(solvers::run(solver.as_ref(), &graph, &ctx))
+    }));
+    let report = match result {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => {
+            row.reason = one_line(&e);
+            return (row, None);
+        }
+        Err(payload) => {
+            let msg = payload
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".into());
+            row.reason = one_line(&format!("panicked: {msg}"));
+            return (row, None);
+        }
+    };
+    row.status = report.status.label().to_string();
+    row.valid = report.valid();
+    row.peak_bytes = report.peak;
+    row.lower_bound_bytes = report.lower_bound;
+    row.time_ms = (report.time.as_secs_f64() * 1e6).round() / 1e3;
+    row.states = report.counter("states");
+    row.reason = match &report.status {
+        Status::Failed(r) | Status::Invalid(r) => one_line(r),
+        _ => String::new(),
+    };
+    let profile = match (&report.order, tetris) {
+        (Some(order), Some(t)) if t == item.graph => {
+            schedule::profile(&graph, order).ok().map(|mem| Profile {
+                graph: entry.name.clone(),
+                solver: solver_name.clone(),
+                seed: item.seed,
+                steps: mem.len(),
+                points: downsample(&mem),
+            })
+        }
+        _ => None,
+    };
+    (row, profile)
+}
+
+/// Keeps every step, or the maximum of each of [`MAX_PROFILE_POINTS`] buckets.
+///
+/// # Complexity
+/// O(n) for an order of n steps.
+fn downsample(mem: &[i64]) -> Vec<(usize, i64)> {
+    if mem.len() <= MAX_PROFILE_POINTS {
+        return mem.iter().enumerate().map(|(i, &m)| (i + 1, m)).collect();
+    }
+    let per = mem.len().div_ceil(MAX_PROFILE_POINTS);
+    mem.chunks(per)
+        .enumerate()
+        .map(|(c, chunk)| {
+            let (k, &m) = chunk
+                .iter()
+                .enumerate()
+                .max_by_key(|&(k, &m)| (m, std::cmp::Reverse(k)))
+                .expect("chunks are non-empty");
+            (c * per + k + 1, m)
+        })
+        .collect()
+}
+
+fn one_line(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Reads `tetris.jsonl` (the last profile per graph, solver and seed wins;
+/// a cut last line is ignored).
+pub fn read_profiles(path: &Path) -> Vec<Profile> {
+    let Ok(text) = fs::read_to_string(path) else {
+        return Vec::new();
+    };
+    let mut by_key = std::collections::BTreeMap::new();
+    for p in text
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Profile>(l).ok())
+    {
+        by_key.insert((p.graph.clone(), p.solver.clone(), p.seed), p);
+    }
+    by_key.into_values().collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::experiment::Config;
+    use crate::solvers::Outcome;
+
+    struct Panics;
+    impl Scheduler for Panics {
+        fn name(&self) -> String {
+            "panics".into()
+        }
+        fn solve(&self, _: &Graph, _: &SolveContext) -> Outcome {
+            panic!("boom")
+        }
+    }
+
+    #[test]
+    fn a_panicking_solver_becomes_a_failed_row() {
+        let config = Config::parse(
+            "solvers = [\"kahn\"]\n[graphs]\ngenerate = [{ spec = \"chain:length=3\" }]\n",
+            "t.toml",
+            "t",
+        )
+        .unwrap();
+        let plan = Plan::new(&config).unwrap();
+        let store = GraphStore::new(&plan.graphs, &plan.items);
+        let hook = panic::take_hook();
+        panic::set_hook(Box::new(|_| {}));
+        let (row, profile) = solve_item(
+            &plan,
+            &store,
+            &plan.items[1],
+            &SolveContext::default(),
+            Some(0),
+            |_| Ok(Box::new(Panics)),
+        );
+        panic::set_hook(hook);
+        assert_eq!(row.status, "failed");
+        assert!(!row.valid && row.peak_bytes.is_none());
+        assert_eq!(row.reason, "panicked: boom");
+        assert!(profile.is_none());
+        // The same item with the registry's solver succeeds and gives a profile.
+        let (row, profile) = solve_item(
+            &plan,
+            &store,
+            &plan.items[1],
+            &SolveContext::default(),
+            Some(0),
+            registry_build,
+        );
+        assert!(row.valid && row.nodes > 0);
+        assert_eq!(profile.unwrap().steps, row.nodes);
+    }
+
+    #[test]
+    fn downsample_keeps_the_peak() {
+        let mut mem: Vec<i64> = (0..10_000).map(|i| i % 7).collect();
+        mem[5_555] = 100;
+        let pts = downsample(&mem);
+        assert!(pts.len() <= MAX_PROFILE_POINTS);
+        assert!(pts.contains(&(5_556, 100)));
+        assert_eq!(downsample(&[3, 4]), vec![(1, 3), (2, 4)]);
+    }
+}

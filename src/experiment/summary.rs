@@ -1,0 +1,144 @@
+//! `summary.csv`: one line per solver over all its rows.
+
+use std::io;
+use std::path::Path;
+
+use serde::Serialize;
+
+use super::rows::Row;
+
+/// Per-solver statistics.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SolverSummary {
+    pub solver: String,
+    /// Rows (graph x seed).
+    pub runs: usize,
+    /// Rows whose order passed the checker.
+    pub valid: usize,
+    pub mean_reduction_pct: Option<f64>,
+    pub median_reduction_pct: Option<f64>,
+    pub max_reduction_pct: Option<f64>,
+    pub mean_gap_pct: Option<f64>,
+    pub median_gap_pct: Option<f64>,
+    pub max_gap_pct: Option<f64>,
+    /// Rows with a lower peak than the baseline.
+    pub wins: usize,
+    /// Rows with the baseline's peak.
+    pub ties: usize,
+    /// Rows with a higher peak than the baseline.
+    pub losses: usize,
+    /// Rows where the solver's peak equals the best known peak.
+    pub best_known: usize,
+    /// Rows with status `optimal` (a proof).
+    pub proven_optimal: usize,
+    pub timed_out: usize,
+    pub failed: usize,
+    pub invalid: usize,
+    pub mean_time_ms: f64,
+}
+
+fn stats(mut xs: Vec<f64>) -> (Option<f64>, Option<f64>, Option<f64>) {
+    if xs.is_empty() {
+        return (None, None, None);
+    }
+    xs.sort_by(f64::total_cmp);
+    let n = xs.len();
+    let mean = xs.iter().sum::<f64>() / n as f64;
+    let median = if n % 2 == 1 {
+        xs[n / 2]
+    } else {
+        (xs[n / 2 - 1] + xs[n / 2]) / 2.0
+    };
+    let round = |x: f64| (x * 1e4).round() / 1e4;
+    (
+        Some(round(mean)),
+        Some(round(median)),
+        Some(round(xs[n - 1])),
+    )
+}
+
+/// Summarizes rows per solver, in `order` (solvers missing from it follow, sorted).
+pub fn summarize(rows: &[Row], order: &[String]) -> Vec<SolverSummary> {
+    let mut names: Vec<String> = order
+        .iter()
+        .filter(|s| rows.iter().any(|r| &r.solver == *s))
+        .cloned()
+        .collect();
+    let mut extra: Vec<String> = rows
+        .iter()
+        .map(|r| r.solver.clone())
+        .filter(|s| !names.contains(s))
+        .collect();
+    extra.sort();
+    extra.dedup();
+    names.extend(extra);
+    names
+        .into_iter()
+        .map(|name| {
+            let mine: Vec<&Row> = rows.iter().filter(|r| r.solver == name).collect();
+            let (mr, medr, maxr) = stats(mine.iter().filter_map(|r| r.reduction_pct).collect());
+            let (mg, medg, maxg) = stats(mine.iter().filter_map(|r| r.gap_pct).collect());
+            let cmp = |f: fn(u64, u64) -> bool| {
+                mine.iter()
+                    .filter(|r| match (r.peak_bytes, r.baseline_peak_bytes) {
+                        (Some(p), Some(b)) => f(p, b),
+                        _ => false,
+                    })
+                    .count()
+            };
+            let status = |s: &str| mine.iter().filter(|r| r.status == s).count();
+            SolverSummary {
+                runs: mine.len(),
+                valid: mine.iter().filter(|r| r.valid).count(),
+                mean_reduction_pct: mr,
+                median_reduction_pct: medr,
+                max_reduction_pct: maxr,
+                mean_gap_pct: mg,
+                median_gap_pct: medg,
+                max_gap_pct: maxg,
+                wins: cmp(|p, b| p < b),
+                ties: cmp(|p, b| p == b),
+                losses: cmp(|p, b| p > b),
+                best_known: mine
+                    .iter()
+                    .filter(|r| r.peak_bytes.is_some() && r.peak_bytes == r.best_known_bytes)
+                    .count(),
+                proven_optimal: status("optimal"),
+                timed_out: status("timed_out"),
+                failed: status("failed"),
+                invalid: status("invalid"),
+                mean_time_ms: if mine.is_empty() {
+                    0.0
+                } else {
+                    ((mine.iter().map(|r| r.time_ms).sum::<f64>() / mine.len() as f64) * 1e3)
+                        .round()
+                        / 1e3
+                },
+                solver: name,
+            }
+        })
+        .collect()
+}
+
+/// Writes `summary.csv`.
+pub fn write(path: &Path, summary: &[SolverSummary]) -> io::Result<()> {
+    let mut w = csv::Writer::from_path(path)?;
+    for s in summary {
+        w.serialize(s)?;
+    }
+    w.flush()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn median_and_counts() {
+        assert_eq!(
+            stats(vec![3.0, 1.0, 2.0, 10.0]),
+            (Some(4.0), Some(2.5), Some(10.0))
+        );
+        assert_eq!(stats(vec![]), (None, None, None));
+    }
+}

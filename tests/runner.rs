@@ -1,0 +1,332 @@
+//! `memsched run` and `memsched merge` end to end, through the binary:
+//! rows and columns, resume after a killed run, determinism, plot files,
+//! config errors, and shards merged back into one run.
+
+use std::collections::BTreeSet;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_memsched");
+const TINY: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/configs/tiny.toml");
+
+const COLUMNS: [&str; 17] = [
+    "graph",
+    "family",
+    "nodes",
+    "edges",
+    "solver",
+    "seed",
+    "status",
+    "valid",
+    "peak_bytes",
+    "baseline",
+    "baseline_peak_bytes",
+    "reduction_pct",
+    "lower_bound_bytes",
+    "best_known_bytes",
+    "gap_pct",
+    "time_ms",
+    "states",
+];
+
+fn memsched(args: &[&str]) -> Output {
+    Command::new(BIN).args(args).output().expect("runs")
+}
+
+fn run_ok(args: &[&str]) {
+    let out = memsched(args);
+    assert!(
+        out.status.success(),
+        "memsched {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// The CSV as (header, rows), each row a list of fields.
+fn read_csv(path: &Path) -> (Vec<String>, Vec<Vec<String>>) {
+    let mut r = csv::Reader::from_path(path).unwrap();
+    let header = r.headers().unwrap().iter().map(String::from).collect();
+    let rows = r
+        .records()
+        .map(|rec| rec.unwrap().iter().map(String::from).collect())
+        .collect();
+    (header, rows)
+}
+
+/// The CSV with the `time_ms` column blanked (the only column that may vary).
+fn without_time(path: &Path) -> Vec<Vec<String>> {
+    let (header, mut rows) = read_csv(path);
+    let t = header.iter().position(|h| h == "time_ms").unwrap();
+    for r in &mut rows {
+        r[t].clear();
+    }
+    rows
+}
+
+fn keys(path: &Path) -> Vec<(String, String, String)> {
+    let (h, rows) = read_csv(path);
+    let col = |n: &str| h.iter().position(|x| x == n).unwrap();
+    let (g, s, d) = (col("graph"), col("solver"), col("seed"));
+    rows.iter()
+        .map(|r| (r[g].clone(), r[s].clone(), r[d].clone()))
+        .collect()
+}
+
+fn dir(tmp: &tempfile::TempDir, name: &str) -> PathBuf {
+    tmp.path().join(name)
+}
+
+#[test]
+fn tiny_run_writes_every_row_column_and_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = dir(&tmp, "a");
+    run_ok(&["run", TINY, "--out", out.to_str().unwrap(), "--quiet"]);
+    let (header, rows) = read_csv(&out.join("runs.csv"));
+    for c in COLUMNS {
+        assert!(header.iter().any(|h| h == c), "missing column {c}");
+    }
+    // 6 graphs x 4 deterministic solvers (program, kahn, seed-greedy, brute).
+    assert_eq!(rows.len(), 24);
+    let col = |n: &str| header.iter().position(|x| x == n).unwrap();
+    let valid: Vec<&Vec<String>> = rows.iter().filter(|r| r[col("valid")] == "true").collect();
+    assert!(valid.len() >= 20);
+    for r in &valid {
+        let peak: u64 = r[col("peak_bytes")].parse().unwrap();
+        let best: u64 = r[col("best_known_bytes")].parse().unwrap();
+        assert!(best <= peak);
+        if r[col("status")] == "optimal" {
+            assert_eq!(peak, best, "an optimum is the best known peak");
+        }
+    }
+    // brute fails beyond 12 nodes: recorded, not fatal.
+    assert!(rows
+        .iter()
+        .any(|r| r[col("solver")] == "brute" && r[col("status")] == "failed"));
+    let (sh, srows) = read_csv(&out.join("summary.csv"));
+    assert!(sh.iter().any(|h| h == "wins") && sh.iter().any(|h| h == "proven_optimal"));
+    assert_eq!(srows.len(), 4);
+    let readme = fs::read_to_string(out.join("README.md")).unwrap();
+    assert!(readme.contains("| graph |") && readme.contains("seed-greedy"));
+    assert!(readme.contains("article's claim") && readme.contains("| 15.0 |"));
+    for stem in ["reduction", "gap", "time", "tetris"] {
+        let png = fs::read(out.join(format!("{stem}.png"))).unwrap();
+        assert!(png.len() > 1000, "{stem}.png is too small");
+        assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n", "{stem}.png signature");
+        let svg = fs::read_to_string(out.join(format!("{stem}.svg"))).unwrap();
+        assert!(svg.contains("<svg") && svg.trim_end().ends_with("</svg>"));
+        assert!(svg.contains("<text"), "{stem}.svg has no text");
+    }
+}
+
+#[test]
+fn same_config_same_csv_except_time() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (a, b) = (dir(&tmp, "a"), dir(&tmp, "b"));
+    run_ok(&["run", TINY, "--out", a.to_str().unwrap(), "-q", "-j", "2"]);
+    run_ok(&["run", TINY, "--out", b.to_str().unwrap(), "-q", "-j", "1"]);
+    assert_eq!(
+        without_time(&a.join("runs.csv")),
+        without_time(&b.join("runs.csv"))
+    );
+    // Running again on a complete CSV only redoes the final pass.
+    run_ok(&["run", TINY, "--out", a.to_str().unwrap(), "-q"]);
+    let before = fs::read_to_string(b.join("runs.csv")).unwrap();
+    run_ok(&["run", TINY, "--out", b.to_str().unwrap(), "-q"]);
+    assert_eq!(
+        fs::read_to_string(b.join("runs.csv")).unwrap(),
+        before,
+        "nothing rerun"
+    );
+}
+
+#[test]
+fn shards_merged_equal_one_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (all, s0, s1, m) = (
+        dir(&tmp, "all"),
+        dir(&tmp, "s0"),
+        dir(&tmp, "s1"),
+        dir(&tmp, "m"),
+    );
+    run_ok(&["run", TINY, "--out", all.to_str().unwrap(), "-q"]);
+    run_ok(&[
+        "run",
+        TINY,
+        "-q",
+        "--shard",
+        "0/2",
+        "--out",
+        s0.to_str().unwrap(),
+    ]);
+    run_ok(&[
+        "run",
+        TINY,
+        "-q",
+        "--shard",
+        "1/2",
+        "--out",
+        s1.to_str().unwrap(),
+    ]);
+    let n0 = read_csv(&s0.join("runs.csv")).1.len();
+    assert!(n0 > 0 && n0 < 24);
+    run_ok(&[
+        "merge",
+        s0.to_str().unwrap(),
+        s1.to_str().unwrap(),
+        "--out",
+        m.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        without_time(&all.join("runs.csv")),
+        without_time(&m.join("runs.csv"))
+    );
+    assert!(m.join("reduction.png").is_file() && m.join("README.md").is_file());
+}
+
+#[test]
+fn unknown_key_exits_2_naming_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = tmp.path().join("bad.toml");
+    fs::write(&cfg, "solvers = [\"kahn\"]\ntime_limitt = 3\n").unwrap();
+    let out = memsched(&["run", cfg.to_str().unwrap(), "-q"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("time_limitt") && err.contains("bad.toml"),
+        "{err}"
+    );
+    fs::write(&cfg, "solvers = [\"no-such-solver\"]\n").unwrap();
+    let out = memsched(&["run", cfg.to_str().unwrap(), "-q"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no-such-solver"));
+}
+
+#[test]
+fn resume_after_a_killed_run_loses_and_doubles_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = tmp.path().join("slow.toml");
+    // About 150 solves of a few ms to tens of ms each on one thread.
+    fs::write(
+        &cfg,
+        "solvers = [\"kahn\", \"seed-greedy\"]\ntime_limit = 30\nplots = []\n\
+         [graphs]\ngenerate = [{ spec = \"random-layered:layers=1500,width=6\", seeds = \"0..50\" }]\n",
+    )
+    .unwrap();
+    let out = dir(&tmp, "out");
+    let runs = out.join("runs.csv");
+    let args = [
+        "run",
+        cfg.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "-q",
+        "-j",
+        "1",
+    ];
+    let mut child = Command::new(BIN)
+        .args(args)
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while start.elapsed() < Duration::from_secs(60) {
+        let lines = fs::read_to_string(&runs).map_or(0, |t| t.lines().count());
+        if lines > 20 || child.try_wait().unwrap().is_some() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // SIGKILL: no chance to clean up.
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let partial = fs::read_to_string(&runs).unwrap();
+    let before: BTreeSet<String> = partial
+        .lines()
+        .skip(1)
+        .filter(|l| partial.contains(&format!("{l}\n")))
+        .map(String::from)
+        .collect();
+    assert!(
+        before.len() >= 10,
+        "the run was killed before it wrote rows"
+    );
+    assert!(
+        before.len() < 150,
+        "the run finished before it was killed; make the config bigger"
+    );
+    run_ok(&args);
+    let k = keys(&runs);
+    let unique: BTreeSet<_> = k.iter().cloned().collect();
+    assert_eq!(k.len(), 150, "every item has a row");
+    assert_eq!(unique.len(), 150, "no row doubled");
+    // Rows written before the kill survive (same peaks), apart from the
+    // per-graph columns the final pass fills in.
+    let (h, rows) = read_csv(&runs);
+    let col = |n: &str| h.iter().position(|x| x == n).unwrap();
+    for line in &before {
+        let f: Vec<String> = csv::ReaderBuilder::new()
+            .has_headers(false)
+            .from_reader(line.as_bytes())
+            .records()
+            .next()
+            .unwrap()
+            .unwrap()
+            .iter()
+            .map(String::from)
+            .collect();
+        let found = rows.iter().find(|r| {
+            r[col("graph")] == f[col("graph")]
+                && r[col("solver")] == f[col("solver")]
+                && r[col("seed")] == f[col("seed")]
+        });
+        let found = found.expect("a row from before the kill is kept");
+        assert_eq!(found[col("time_ms")], f[col("time_ms")], "kept, not rerun");
+        assert_eq!(found[col("peak_bytes")], f[col("peak_bytes")]);
+    }
+}
+
+#[test]
+fn adding_a_solver_runs_only_its_rows() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = tmp.path().join("grow.toml");
+    let out = dir(&tmp, "out");
+    let body =
+        "[graphs]\ngenerate = [{ spec = \"random-layered:layers=4,width=3\", seeds = \"0..5\" }]\n";
+    fs::write(&cfg, format!("solvers = [\"kahn\"]\n{body}")).unwrap();
+    let args = [
+        "run",
+        cfg.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "-q",
+    ];
+    run_ok(&args);
+    let first = read_csv(&out.join("runs.csv"));
+    assert_eq!(first.1.len(), 10);
+    fs::write(
+        &cfg,
+        format!("solvers = [\"kahn\", \"seed-greedy\"]\n{body}"),
+    )
+    .unwrap();
+    let out2 = memsched(&args);
+    assert!(out2.status.success());
+    let stderr = String::from_utf8_lossy(&out2.stderr);
+    assert!(stderr.contains("5 run now, 10 already done"), "{stderr}");
+    let (h, rows) = read_csv(&out.join("runs.csv"));
+    assert_eq!(rows.len(), 15);
+    let t = h.iter().position(|x| x == "time_ms").unwrap();
+    let s = h.iter().position(|x| x == "solver").unwrap();
+    let old: Vec<&String> = first.1.iter().map(|r| &r[t]).collect();
+    let kept: Vec<&String> = rows
+        .iter()
+        .filter(|r| r[s] != "seed-greedy")
+        .map(|r| &r[t])
+        .collect();
+    assert_eq!(old, kept, "earlier rows are kept as they were");
+    // Rows are in plan order: graph-major, seed-greedy after kahn.
+    let item = h.iter().position(|x| x == "item").unwrap();
+    let ids: Vec<usize> = rows.iter().map(|r| r[item].parse().unwrap()).collect();
+    assert_eq!(ids, (0..15).collect::<Vec<_>>());
+}
