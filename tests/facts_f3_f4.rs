@@ -107,7 +107,7 @@ fn best_first(g: &Graph) -> i64 {
             }
             let t = s | 1 << v;
             let k = key.max(mem(t));
-            if best.get(&t).map_or(true, |&b| k < b) {
+            if best.get(&t).is_none_or(|&b| k < b) {
                 best.insert(t, k);
                 heap.push(Reverse((k, t)));
             }

@@ -112,7 +112,7 @@ fn build(s: &Spec) -> Case {
             .reader
             .filter(|_| c > 0)
             .map(|r| r % c)
-            .filter(|&r| anchor.map_or(true, |a| r > a));
+            .filter(|&r| anchor.is_none_or(|a| r > a));
         let a = protos.len();
         protos.push((alloc_rank, NodeKind::Alloc, buf.size, b as i64));
         if let Some(k) = anchor {

@@ -222,7 +222,7 @@ fn naive_move_targets(g: &Graph, move_key: MoveKey) -> Vec<NodeIdx> {
                 continue;
             }
             let key = move_key(g, &done, v, &closure);
-            if best.as_ref().map_or(true, |(k, _)| key < *k) {
+            if best.as_ref().is_none_or(|(k, _)| key < *k) {
                 best = Some((key, closure));
             }
         }

@@ -10,7 +10,7 @@
 
 use std::time::{Duration, Instant};
 
-use super::{Abilities, BestOf, Kahn, Outcome, ProgramOrder, Scheduler, SeedGreedy, SolveContext};
+use super::{Abilities, Outcome, Scheduler, SolveContext};
 use crate::graph::{Graph, NodeIdx};
 use crate::rng::Rng;
 use crate::schedule;
@@ -275,16 +275,7 @@ pub struct Anneal {
 
 impl Default for Anneal {
     fn default() -> Self {
-        Anneal::with_start(Box::new(BestOf::new(
-            "start",
-            vec![
-                Box::new(ProgramOrder),
-                Box::new(Kahn),
-                Box::new(SeedGreedy),
-                Box::new(super::published::xla_default()),
-                Box::new(super::published::inductor_default()),
-            ],
-        )))
+        Anneal::with_start(Box::new(super::best_heuristic()))
     }
 }
 

@@ -75,7 +75,7 @@ impl Enumeration<'_> {
         }
         if self.order.len() == self.g.node_count() {
             self.orders += 1;
-            if self.best.as_ref().map_or(true, |(b, _)| (peak as u64) < *b) {
+            if self.best.as_ref().is_none_or(|(b, _)| (peak as u64) < *b) {
                 self.best = Some((peak as u64, self.order.clone()));
             }
             if self.ticker.expired(self.ctx) {

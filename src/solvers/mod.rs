@@ -18,6 +18,7 @@ mod seed_greedy;
 
 // Heuristics: priority rules, published schedulers, randomized, local search.
 pub mod anneal;
+mod best_heuristic;
 pub mod published;
 pub mod rule;
 
@@ -33,6 +34,7 @@ mod ilp;
 pub use ilp::{Ilp, ILP_MAX_BINARIES, ILP_MAX_NODES};
 
 pub use anneal::Anneal;
+pub use best_heuristic::best_heuristic;
 pub use best_of::BestOf;
 pub use brute::{Brute, BRUTE_MAX_NODES};
 pub use context::{Budget, DeadlineTicker, SolveContext};

@@ -164,6 +164,12 @@ const ENTRIES: &[Entry] = &[
 
     // ---- local search and best-of (issue 4) ----
     Entry {
+        name: "best-heuristic",
+        param: None,
+        summary: "the lowest peak of every fast heuristic (program, kahn, seed-greedy, moves-greedy, XLA, Inductor, ...)",
+        make: |_| Ok(Box::new(super::best_heuristic())),
+    },
+    Entry {
         name: "anneal",
         param: None,
         summary: "simulated annealing by single-node shifts from the best fast heuristic; seeded, anytime",

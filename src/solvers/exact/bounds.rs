@@ -50,7 +50,7 @@ impl Bounds {
         for b in &buffers {
             for v in g.nodes() {
                 let after_alloc = v == b.alloc || has(reach.anc(v), b.alloc);
-                let before_free = b.free.map_or(true, |f| has(reach.anc(f), v));
+                let before_free = b.free.is_none_or(|f| has(reach.anc(f), v));
                 if after_alloc && before_free {
                     node[v as usize] += b.size;
                 }
@@ -98,7 +98,7 @@ impl Bounds {
         live.extend(
             self.buffers
                 .iter()
-                .filter(|b| has(set, b.alloc) && b.free.map_or(true, |f| !has(set, f))),
+                .filter(|b| has(set, b.alloc) && b.free.is_none_or(|f| !has(set, f))),
         );
         let total: i64 = live.iter().map(|b| b.size).sum();
         let mut best = floor;
@@ -110,7 +110,7 @@ impl Bounds {
             let mut sum = self.node[v as usize];
             for b in live.iter() {
                 let counted = has(anc, b.alloc);
-                let before_free = b.free.map_or(true, |f| has(reach.anc(f), v));
+                let before_free = b.free.is_none_or(|f| has(reach.anc(f), v));
                 if !counted && before_free {
                     sum += b.size;
                 }

@@ -23,7 +23,7 @@ pub(crate) mod state;
 
 pub use greedy::MoveGreedy;
 
-use super::{Abilities, BestOf, Kahn, Outcome, ProgramOrder, Scheduler, SeedGreedy, SolveContext};
+use super::{Abilities, Outcome, Scheduler, SolveContext};
 use crate::graph::{Graph, NodeIdx};
 use crate::schedule;
 use bounds::Bounds;
@@ -50,18 +50,10 @@ impl Exact {
         Exact { upper }
     }
 
-    /// The default upper-bound source: the best of the F2 greedy, the
-    /// article's greedy, Kahn and program order.
+    /// The default upper-bound source: `best-heuristic` (every fast
+    /// heuristic, including this search's own move greedy).
     pub fn default_upper() -> Box<dyn Scheduler> {
-        Box::new(BestOf::new(
-            "upper",
-            vec![
-                Box::new(MoveGreedy),
-                Box::new(SeedGreedy),
-                Box::new(Kahn),
-                Box::new(ProgramOrder),
-            ],
-        ))
+        Box::new(super::best_heuristic())
     }
 }
 
@@ -94,7 +86,7 @@ impl Scheduler for Exact {
         let mut consider = |order: Option<Vec<NodeIdx>>, from: &str| {
             let Some(order) = order else { return };
             if let Ok(e) = schedule::check(g, &order) {
-                if best.as_ref().map_or(true, |(p, _, _)| e.peak < *p) {
+                if best.as_ref().is_none_or(|(p, _, _)| e.peak < *p) {
                     best = Some((e.peak, order, from.to_string()));
                 }
             }
