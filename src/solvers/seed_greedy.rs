@@ -16,16 +16,8 @@ use crate::graph::{Graph, NodeIdx};
 /// Wrong by design on the article's own encoding, where an ALLOC has no
 /// predecessor: every ALLOC is ready at the start and, once the FREEs and
 /// computes run out, they are run smallest-first long before their op needs
-/// them. On `ALLOC a(1); ALLOC b(1); op1 reads a; FREE a; op2 reads b; FREE b`
-/// it allocates both before either op (peak 2; the optimum is 1).
-///
-/// Implementation (same order as one heap of `(delta, type, id)` tuples):
-/// each key is packed into one `u128` (biased delta, type, rank of the id
-/// among all ids), and the nodes ready at the start, which are most of the
-/// graph in the floating encoding, are sorted once instead of being pushed
-/// through the heap. Each step pops the smaller of the sorted list's head
-/// and the heap's top; both are minima of their part, so the result is the
-/// minimum of the whole ready set, as with a single heap.
+/// them. On a floating-encoding chain of 20 ops with shrinking tensors it
+/// peaks at 210 units where `moves-greedy` needs 39 (`tests/rules.rs`).
 ///
 /// # Complexity
 /// O((n + m) log n).
