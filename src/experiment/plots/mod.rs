@@ -23,6 +23,25 @@ use super::rows::Row;
 use super::runner::Profile;
 use super::ExperimentError;
 
+/// Draws a chart's legend at `position` in the style every plot shares.
+pub(crate) fn draw_legend<'a, DB, CT>(
+    chart: &mut ChartContext<'a, DB, CT>,
+    position: SeriesLabelPosition,
+) -> Result<(), String>
+where
+    DB: DrawingBackend + 'a,
+    CT: plotters::coord::CoordTranslate,
+{
+    chart
+        .configure_series_labels()
+        .position(position)
+        .label_font((FONT, 14))
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .draw()
+        .map_err(err)
+}
+
 /// The font family every plot uses.
 pub const FONT: &str = "sans-serif";
 

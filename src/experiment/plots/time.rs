@@ -49,14 +49,7 @@ impl Draw for Times<'_> {
                 .label(name.as_str())
                 .legend(move |(x, y)| Circle::new((x + 8, y), 4, c.filled()));
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperLeft)
-            .label_font((FONT, 14))
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .draw()
-            .map_err(err)?;
+        super::draw_legend(&mut chart, SeriesLabelPosition::UpperLeft)?;
         Ok(())
     }
 }
