@@ -331,8 +331,7 @@ proptest! {
     fn exhaustive_minimum_is_never_above_any_solver(s in spec(), seed in any::<u64>()) {
         let case = build(&s);
         let min = case.min_peak();
-        // No time limit: every solver is iteration- or search-bounded on
-        // n <= 10, and anytime solvers (anneal) would otherwise use the limit.
+        // No time limit: every solver is iteration- or search-bounded on n <= 10.
         let ctx = SolveContext::new(seed, None);
         let brute = solvers::run(&solvers::Brute, &case.g, &ctx);
         prop_assert_eq!(brute.status, Status::Optimal);

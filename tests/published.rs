@@ -216,6 +216,21 @@ fn anneal_respects_a_time_limit() {
     );
 }
 
+#[test]
+fn anneal_under_a_generous_time_limit_depends_on_the_seed_only() {
+    let g = generate(
+        &GenSpec::parse("random-layered:layers=30,width=4").unwrap(),
+        5,
+    )
+    .unwrap();
+    let ctx = SolveContext::new(3, Some(std::time::Duration::from_secs(60)));
+    let a = run(&Anneal::default(), &g, &ctx);
+    let b = run(&Anneal::default(), &g, &ctx);
+    assert!(a.valid());
+    assert_eq!(a.order, b.order);
+    assert!(a.time < std::time::Duration::from_secs(10), "{:?}", a.time);
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(48))]
 

@@ -236,7 +236,7 @@ impl<'g> MoveState<'g> {
 /// Largest distance of a random (non-directed) shift: keeps accepted moves cheap.
 const LOCAL: usize = 32;
 
-/// Default number of proposed moves without a time limit: 64 per node,
+/// Default number of proposed moves: 64 per node,
 /// at least 20,000 and at most 4,000,000.
 pub fn default_iterations(n: usize) -> u64 {
     (64 * n as u64).clamp(20_000, 4_000_000)
@@ -256,10 +256,12 @@ pub fn default_iterations(n: usize) -> u64 {
 /// geometrically from 30% to 0.1% of the mean buffer size. The best order
 /// seen is returned: never worse than the start.
 ///
-/// Budget: without a time limit, [`default_iterations`] steps (or the number
-/// set with [`Anneal::with_iterations`]), and the result depends on the seed
-/// only. With a time limit, it stops at 90% of the time left after the start,
-/// so the result depends on the machine's speed too.
+/// Budget: [`default_iterations`] proposed moves (or the number set with
+/// [`Anneal::with_iterations`]); the temperature follows the fraction of
+/// that budget spent. A time limit caps it: past 90% of the time left after
+/// the start it stops, and the schedule then follows whichever budget is
+/// further along. When the iterations finish first (the usual case below a
+/// few hundred thousand nodes), the result depends on the seed only.
 ///
 /// Wrong on any graph where the optimum needs two nodes to move at once: a
 /// single shift that helps only after another one is never accepted at low
@@ -359,25 +361,22 @@ impl Scheduler for Anneal {
         };
         let mut current = energy(state.tree.query(0, n));
         let (mut proposed, mut accepted) = (0u64, 0u64);
-        let mut fraction = 0.0f64;
+        let mut time_fraction = 0.0f64;
         loop {
-            match timed {
-                Some((began, stop, span)) => {
-                    if proposed % 256 == 0 {
-                        let now = Instant::now();
-                        if now >= stop {
-                            break;
-                        }
-                        fraction = (now - began).as_secs_f64()
-                            / span.max(Duration::from_nanos(1)).as_secs_f64();
-                    }
-                }
-                None => {
-                    if proposed >= iterations {
+            if proposed >= iterations {
+                break;
+            }
+            let mut fraction = proposed as f64 / iterations as f64;
+            if let Some((began, stop, span)) = timed {
+                if proposed % 256 == 0 {
+                    let now = Instant::now();
+                    if now >= stop {
                         break;
                     }
-                    fraction = proposed as f64 / iterations as f64;
+                    time_fraction = (now - began).as_secs_f64()
+                        / span.max(Duration::from_nanos(1)).as_secs_f64();
                 }
+                fraction = fraction.max(time_fraction);
             }
             proposed += 1;
             let v = rng.below(n as u64) as NodeIdx;
