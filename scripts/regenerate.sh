@@ -5,7 +5,7 @@
 #
 #   scripts/regenerate.sh [--fresh] [--threads N] [EXPERIMENT...]
 #
-# Without EXPERIMENT names it runs quick, seed_table, optimality, nas,
+# Without EXPERIMENT names it runs quick, seed_table, heuristics, optimality, nas,
 # scaling and rules, in that order. Timings go to results/TIMINGS.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,21 +20,35 @@ while [[ $# -gt 0 ]]; do
   esac
 done
 if [[ ${#names[@]} -eq 0 ]]; then
-  names=(quick seed_table optimality nas scaling rules)
+  names=(quick seed_table heuristics optimality nas scaling rules)
 fi
 
 cargo build --release --locked
 bin=target/release/memsched
 mkdir -p results
+# results/TIMINGS.md keeps one row per experiment: a run replaces that
+# experiment's row and leaves the others, so experiments can be regenerated
+# one at a time.
 timings=results/TIMINGS.md
-{
-  echo "# Time to regenerate the committed results"
-  echo
-  echo "Machine: $(nproc) cores, $(uname -sm); command: scripts/regenerate.sh ${extra[*]:-}"
-  echo
-  echo "| experiment | wall-clock (s) | exit |"
-  echo "|---|---:|---:|"
-} > "$timings"
+rows=$(mktemp)
+trap 'rm -f "$rows"' EXIT
+if [[ -f "$timings" ]]; then
+  grep '^| [a-z_]* |' "$timings" | grep -v '^| experiment |' > "$rows" || true
+fi
+record() { # name seconds exit
+  grep -v "^| $1 |" "$rows" > "$rows.new" || true
+  echo "| $1 | $2 | $3 | $(nproc) cores, ${extra[*]:-default threads} | $(date -u +%Y-%m-%d) |" >> "$rows.new"
+  mv "$rows.new" "$rows"
+  {
+    echo "# Time to regenerate the committed results"
+    echo
+    echo "Written by scripts/regenerate.sh on $(uname -sm); one row per experiment, from its last run."
+    echo
+    echo "| experiment | wall-clock (s) | exit | machine, options | date |"
+    echo "|---|---:|---:|---|---|"
+    cat "$rows"
+  } > "$timings"
+}
 total_start=$(date +%s)
 status=0
 for name in "${names[@]}"; do
@@ -44,11 +58,10 @@ for name in "${names[@]}"; do
   rc=$?
   set -e
   end=$(date +%s)
-  echo "| $name | $((end - start)) | $rc |" >> "$timings"
+  record "$name" "$((end - start))" "$rc"
   echo "$name: $((end - start)) s (exit $rc)"
   [[ $rc -eq 0 ]] || status=$rc
 done
 total=$(( $(date +%s) - total_start ))
-echo "| all | $total | $status |" >> "$timings"
-echo "all experiments: $total s; timings in $timings"
+echo "all requested experiments: $total s; timings in $timings"
 exit "$status"
