@@ -341,22 +341,10 @@ fn solve_item(
         item: item.id,
         graph: entry.name.clone(),
         family: entry.family.clone(),
-        nodes: 0,
-        edges: 0,
         solver: solver_name.clone(),
         seed: item.seed,
         status: "failed".into(),
-        valid: false,
-        peak_bytes: None,
-        baseline: String::new(),
-        baseline_peak_bytes: None,
-        reduction_pct: None,
-        lower_bound_bytes: None,
-        best_known_bytes: None,
-        gap_pct: None,
-        time_ms: 0.0,
-        states: None,
-        reason: String::new(),
+        ..rows::blank()
     };
     let graph = match store.get(item.graph) {
         Ok(g) => g,
