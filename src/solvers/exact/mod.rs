@@ -10,17 +10,23 @@
 //! - [`search`]: the best-first (bottleneck) search with upper-bound pruning
 //!   and budgets;
 //! - [`greedy`]: [`MoveGreedy`], the F2 greedy that seeds the upper bound;
-//! - [`symmetry`]: groups of identical branches, one stored state per orbit.
+//! - [`cuts`] and [`split`]: cut points, and the pieces between them as
+//!   graphs of their own;
+//! - [`symmetry`]: groups of identical branches, one stored state per orbit;
+//! - [`pieces`]: solving the pieces one by one and joining their orders.
 //!
-//! [`Exact`] ties them together: an
+//! [`Exact`] ties them together: split at cut points (if any); per piece an
 //! upper bound from a fast scheduler (and the warm start, if any), the
 //! global lower bound (closing at once when they meet), then the search for
 //! anything strictly better.
 
 mod bounds;
+mod cuts;
 mod greedy;
 mod moves;
+mod pieces;
 mod search;
+mod split;
 pub(crate) mod state;
 mod symmetry;
 
@@ -38,13 +44,21 @@ use symmetry::Symmetry;
 /// off to check that they never change the optimum.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Options {
+    /// Split at cut points and solve the pieces one after another.
+    pub split: bool,
+    /// Consecutive pieces are merged until each has at least this many nodes.
+    pub min_piece: usize,
     /// Store one state per orbit of the identical-branch symmetry.
     pub symmetry: bool,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { symmetry: true }
+        Options {
+            split: true,
+            min_piece: 16,
+            symmetry: true,
+        }
     }
 }
 
@@ -104,6 +118,15 @@ impl Scheduler for Exact {
         let n = g.node_count();
         if n == 0 {
             return Outcome::optimal(Vec::new(), 0);
+        }
+        let splittable = self.options.split && n >= 2 * self.options.min_piece.max(1);
+        if splittable && Reach::bytes_for(n) <= ctx.budget.max_memory_bytes / 8 {
+            let parts = cuts::pieces(g, &Reach::new(g), self.options.min_piece);
+            if parts.len() > 1 {
+                if let Some(out) = pieces::solve(self, g, &parts, &ctx.started()) {
+                    return out;
+                }
+            }
         }
         let prep = self.prepare(g, ctx);
         self.attempt(g, &prep, ctx, 0).into_outcome()
