@@ -65,27 +65,27 @@ fn agree(g: &Graph, reference: &dyn Scheduler, what: &str, seen: &mut Seen) {
     }
 }
 
-#[test]
-fn split_and_symmetry_agree_with_brute_on_random_small_graphs() {
+/// `count` small graphs of each kind against `brute`; returns what applied.
+fn agree_small(count: u64, seed: u64) -> Seen {
     let brute = solvers::build("brute").unwrap();
     let mut seen = Seen::default();
-    for i in 0..600 {
-        let g = common::graph(11, i);
+    for i in 0..count {
+        let g = common::graph(seed, i);
         agree(&g, brute.as_ref(), &format!("graph {i}"), &mut seen);
-        let mut rng = Rng::derive(12, i);
+        let mut rng = Rng::derive(seed + 1, i);
         let parts = rng.range(2, 3) as usize;
         let g = common::series_dag(&mut rng, parts, 10 / parts);
         agree(&g, brute.as_ref(), &format!("series {i}"), &mut seen);
     }
-    assert!(seen.split > 300, "the split applied too rarely: {seen:?}");
+    seen
 }
 
-#[test]
-fn split_and_symmetry_agree_with_dp_on_graphs_with_cuts_and_identical_branches() {
+/// `count` larger graphs of each kind against `dp`; returns what applied.
+fn agree_larger(count: u64, seed: u64) -> Seen {
     let dp = solvers::build("dp").unwrap();
     let mut seen = Seen::default();
-    for i in 0..150 {
-        let mut rng = Rng::derive(13, i);
+    for i in 0..count {
+        let mut rng = Rng::derive(seed, i);
         let k = rng.range(2, 4) as usize;
         let m = rng.range(1, 5) as usize;
         let g = common::identical_branches(&mut rng, k, m);
@@ -93,11 +93,32 @@ fn split_and_symmetry_agree_with_dp_on_graphs_with_cuts_and_identical_branches()
         let g = common::series_dag(&mut rng, 3, 6);
         agree(&g, dp.as_ref(), &format!("series {i}"), &mut seen);
     }
+    seen
+}
+
+#[test]
+fn split_and_symmetry_agree_with_brute_on_random_small_graphs() {
+    let seen = agree_small(600, 11);
+    assert!(seen.split > 300, "the split applied too rarely: {seen:?}");
+}
+
+#[test]
+fn split_and_symmetry_agree_with_dp_on_graphs_with_cuts_and_identical_branches() {
+    let seen = agree_larger(150, 13);
     assert!(
         seen.symmetric > 200,
         "symmetry applied too rarely: {seen:?}"
     );
     assert!(seen.split > 150, "the split applied too rarely: {seen:?}");
+}
+
+/// The long run: `cargo test --release --no-default-features --test exact_reductions -- --ignored`.
+#[test]
+#[ignore]
+fn split_and_symmetry_agree_on_12000_more_graphs() {
+    let small = agree_small(5000, 21);
+    let larger = agree_larger(1000, 23);
+    assert!(small.split > 0 && larger.symmetric > 0 && larger.split > 0);
 }
 
 /// A source (size `s`), `k` identical branches reading it, each a chain
