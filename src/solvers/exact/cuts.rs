@@ -19,10 +19,12 @@
 //!    moved earlier only lowers the memory at the positions it skips). Its
 //!    predecessors are ancestors of `c`, so it now runs before `c`.
 //!
-//! A floating node is no predecessor of a sinking one (their successors
-//! descend from `c`, which the sinking node does not), so round 2 leaves
-//! round 1's nodes after their cuts; both rounds serve every cut at once.
-//! So some optimal schedule runs, for every cut `c`, exactly `before(c)` =
+//! Both rounds serve every cut of a chain at once: a move never reorders
+//! the nodes it does not move, cuts are never moved (they are related to
+//! each other and non-positive), a floating node of `c` lands before a
+//! descendant of `c`, hence after `c`, and a sinking node of `c` lands
+//! right after an ancestor of `c`, hence before `c`. So some optimal
+//! schedule runs, for every cut `c`, exactly `before(c)` =
 //! anc(c) + c + sinking(c) first. Nothing else is used: a positive node is
 //! only ever moved later, a non-positive one only earlier. A positive node
 //! unrelated to `c` whose successor is another positive node unrelated to

@@ -59,8 +59,8 @@ impl Symmetry {
     /// The groups of identical branches of `g`.
     ///
     /// # Complexity
-    /// O(rounds * (n + m) log) for the refinement, rounds <= n; O(n + m) to
-    /// check the swaps.
+    /// O(rounds * (n + m) log n) for the refinement, rounds <= 256; O(n + m)
+    /// to check the swaps.
     pub(crate) fn find(g: &Graph) -> Self {
         let n = g.node_count();
         let colour = refine(g);
@@ -207,7 +207,12 @@ fn combine(h: u64, x: u64) -> u64 {
     mix(h ^ x.wrapping_add(0x9e37_79b9_7f4a_7c15).wrapping_add(h << 6))
 }
 
-/// Colour refinement until the number of colours stops growing.
+/// Most refinement rounds: enough for branches this deep; a colouring cut
+/// short is only coarser, and the swaps are checked anyway.
+const MAX_ROUNDS: usize = 256;
+
+/// Colour refinement until the number of colours stops growing (or
+/// [`MAX_ROUNDS`]).
 fn refine(g: &Graph) -> Vec<u64> {
     let mut colour: Vec<u64> = g
         .nodes()
@@ -221,7 +226,7 @@ fn refine(g: &Graph) -> Vec<u64> {
     };
     let mut classes = distinct(&colour);
     let mut buf = Vec::new();
-    for _ in 0..g.node_count() {
+    for _ in 0..g.node_count().min(MAX_ROUNDS) {
         let next: Vec<u64> = g
             .nodes()
             .map(|v| {
