@@ -4,7 +4,9 @@
 //! Run: `cargo bench --no-default-features --bench exact` (add `ilp` by
 //! building with default features). Options (environment variables):
 //! `EXACT_BENCH_LIMIT` seconds per solve (default 10), `EXACT_BENCH_SOLVERS`
-//! a comma-separated list (default `dp,exact,ilp`; missing ones are skipped).
+//! a comma-separated list (default `dp,exact,ilp`; missing ones are skipped;
+//! `exact-plain` is `exact` without cut points and symmetry),
+//! `EXACT_BENCH_FILTER` a substring the graph names must contain.
 //! Prints one row per graph: nodes, each solver's time, status and peak, and
 //! the time ratios against `exact`.
 
@@ -13,7 +15,8 @@ use std::time::Duration;
 use memsched::corpus::gen::{generate, GenSpec};
 use memsched::corpus::program::{AllocEncoding, TensorProgram, TensorRef};
 use memsched::rng::Rng;
-use memsched::solvers::{self, run, Report, SolveContext};
+use memsched::solvers::exact::Options;
+use memsched::solvers::{self, run, Exact, Report, Scheduler, SolveContext};
 use memsched::{Graph, Status};
 
 /// A random tensor program: each op reads 1-3 outputs among the last
@@ -56,6 +59,65 @@ fn fork_join(k: usize, depth: usize, seed: u64) -> Graph {
     p.to_graph(AllocEncoding::Anchored).unwrap()
 }
 
+/// Like [`fork_join`], but every branch has the same sizes (random per
+/// depth): the branches are identical, so `exact` stores one state per orbit.
+fn identical_fork_join(k: usize, depth: usize, seed: u64) -> Graph {
+    let mut rng = Rng::new(seed);
+    let mut p = TensorProgram::new();
+    let src = p.op1("src", &[], rng.range(1 << 10, 1 << 20));
+    let sizes: Vec<u64> = (0..depth).map(|_| rng.range(1 << 10, 1 << 20)).collect();
+    let mut ends = Vec::new();
+    for b in 0..k {
+        let mut t = src;
+        for (d, &bytes) in sizes.iter().enumerate() {
+            t = p.op1(format!("b{b}.{d}"), &[t], bytes);
+        }
+        ends.push(t);
+    }
+    p.op1("join", &ends, 1024);
+    p.to_graph(AllocEncoding::Anchored).unwrap()
+}
+
+/// `parts` random tensor programs in series: each part's first op reads the
+/// previous part's last output, so every part boundary is a cut point.
+fn series_of_programs(parts: usize, ops: usize, window: usize, seed: u64) -> Graph {
+    let mut rng = Rng::new(seed);
+    let mut p = TensorProgram::new();
+    let mut outs: Vec<TensorRef> = Vec::new();
+    for part in 0..parts {
+        let start = outs.len();
+        let mut read = vec![false; ops];
+        for i in 0..ops {
+            let mut inputs = Vec::new();
+            if i == 0 {
+                inputs.extend(outs.last().copied());
+            } else {
+                let reads = rng.range(1, 3) as usize;
+                for _ in 0..reads {
+                    let lo = outs.len().saturating_sub(window).max(start);
+                    let t = outs[rng.range(lo as u64, outs.len() as u64 - 1) as usize];
+                    if !inputs.contains(&t) {
+                        read[outs.iter().position(|o| *o == t).unwrap() - start] = true;
+                        inputs.push(t);
+                    }
+                }
+            }
+            outs.push(p.op1(
+                format!("p{part}.op{i}"),
+                &inputs,
+                rng.range(1 << 10, 1 << 20),
+            ));
+        }
+        // One op closes the part, reading every output of it nobody read.
+        let ends: Vec<TensorRef> = (0..ops)
+            .filter(|&i| !read[i])
+            .map(|i| outs[start + i])
+            .collect();
+        outs.push(p.op1(format!("p{part}.end"), &ends, rng.range(1 << 10, 1 << 20)));
+    }
+    p.to_graph(AllocEncoding::Anchored).unwrap()
+}
+
 fn graphs() -> Vec<(String, Graph)> {
     let mut out = Vec::new();
     for (spec, seed) in [
@@ -83,7 +145,37 @@ fn graphs() -> Vec<(String, Graph)> {
             fork_join(k, depth, seed),
         ));
     }
+    for (k, depth, seed) in [(12, 3, 3), (16, 2, 4), (16, 4, 5)] {
+        out.push((
+            format!("identical fork-join k={k} depth={depth} #{seed}"),
+            identical_fork_join(k, depth, seed),
+        ));
+    }
+    for (parts, ops, window, seed) in [(4, 40, 8, 1), (4, 60, 8, 2), (3, 100, 8, 4)] {
+        out.push((
+            format!("series parts={parts} ops={ops} window={window} #{seed}"),
+            series_of_programs(parts, ops, window, seed),
+        ));
+    }
+    let filter = std::env::var("EXACT_BENCH_FILTER").unwrap_or_default();
+    out.retain(|(name, _)| name.contains(&filter));
     out
+}
+
+/// A solver by registry name, or `exact-plain`.
+fn solver(name: &str) -> Option<Box<dyn Scheduler>> {
+    if name == "exact-plain" {
+        let options = Options {
+            split: false,
+            symmetry: false,
+            ..Options::default()
+        };
+        return Some(Box::new(Exact::with_options(
+            Exact::default_upper(),
+            options,
+        )));
+    }
+    solvers::build(name).ok()
 }
 
 fn cell(r: &Report) -> String {
@@ -112,11 +204,11 @@ fn main() {
         .and_then(|s| s.parse().ok())
         .unwrap_or(10.0);
     let names = std::env::var("EXACT_BENCH_SOLVERS").unwrap_or_else(|_| "dp,exact,ilp".into());
-    let solvers: Vec<_> = names
+    let solvers: Vec<(&str, Box<dyn Scheduler>)> = names
         .split(',')
-        .filter_map(|n| match solvers::build(n) {
-            Ok(s) => Some(s),
-            Err(_) => {
+        .filter_map(|n| match solver(n) {
+            Some(s) => Some((n, s)),
+            None => {
                 eprintln!("skipping `{n}`: not in this build's registry");
                 None
             }
@@ -124,27 +216,26 @@ fn main() {
         .collect();
     let ctx = SolveContext::new(0, Some(Duration::from_secs_f64(limit)));
     print!("{:<52} {:>5}", "graph", "nodes");
-    for s in &solvers {
-        print!(" | {:<34}", format!("{} time status peak", s.name()));
+    for (n, _) in &solvers {
+        print!(" | {:<34}", format!("{n} time status peak"));
     }
     println!(" | ratios vs exact (time)");
     for (name, g) in graphs() {
         print!("{name:<52} {:>5}", g.node_count());
-        let reports: Vec<Report> = solvers.iter().map(|s| run(s.as_ref(), &g, &ctx)).collect();
-        for r in &reports {
+        let reports: Vec<(&str, Report)> = solvers
+            .iter()
+            .map(|(n, s)| (*n, run(s.as_ref(), &g, &ctx)))
+            .collect();
+        for (_, r) in &reports {
             print!(" | {}", cell(r));
         }
-        let exact = reports.iter().find(|r| r.solver == "exact");
+        let exact = reports.iter().find(|(n, _)| *n == "exact");
         let mut ratios = Vec::new();
-        if let Some(e) = exact {
-            for r in reports.iter().filter(|r| r.solver != "exact") {
+        if let Some((_, e)) = exact {
+            for (n, r) in reports.iter().filter(|(n, _)| *n != "exact") {
                 let x = r.time.as_secs_f64() / e.time.as_secs_f64().max(1e-6);
                 let done = r.status == Status::Optimal;
-                ratios.push(format!(
-                    "{} {}{x:.0}x",
-                    r.solver,
-                    if done { "" } else { ">=" }
-                ));
+                ratios.push(format!("{n} {}{x:.0}x", if done { "" } else { ">=" }));
             }
         }
         println!(" | {}", ratios.join(", "));

@@ -9,17 +9,26 @@
 //! - [`bounds`]: the F4 lower bounds, per node and per state;
 //! - [`search`]: the best-first (bottleneck) search with upper-bound pruning
 //!   and budgets;
-//! - [`greedy`]: [`MoveGreedy`], the F2 greedy that seeds the upper bound.
+//! - [`greedy`]: [`MoveGreedy`], the F2 greedy that seeds the upper bound;
+//! - [`cuts`] and [`split`]: cut points, and the pieces between them as
+//!   graphs of their own;
+//! - [`symmetry`]: groups of identical branches, one stored state per orbit;
+//! - [`pieces`]: solving the pieces one by one and joining their orders.
 //!
-//! [`Exact`] ties them together: an upper bound from a fast scheduler (and
-//! the warm start, if any), the global lower bound (closing at once when they
-//! meet), then the search for anything strictly better.
+//! [`Exact`] ties them together: split at cut points (if any); per piece an
+//! upper bound from a fast scheduler (and the warm start, if any), the
+//! global lower bound (closing at once when they meet), then the search for
+//! anything strictly better.
 
 mod bounds;
+mod cuts;
 mod greedy;
 mod moves;
+mod pieces;
 mod search;
+mod split;
 pub(crate) mod state;
+mod symmetry;
 
 pub use greedy::MoveGreedy;
 
@@ -28,7 +37,30 @@ use crate::graph::{Graph, NodeIdx};
 use crate::schedule;
 use bounds::Bounds;
 use moves::Reach;
-use search::{Found, Work};
+use search::{Found, Problem, Work};
+use symmetry::Symmetry;
+
+/// Which reductions [`Exact`] uses. All are on by default; tests turn them
+/// off to check that they never change the optimum.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Options {
+    /// Split at cut points and solve the pieces one after another.
+    pub split: bool,
+    /// Consecutive pieces are merged until each has at least this many nodes.
+    pub min_piece: usize,
+    /// Store one state per orbit of the identical-branch symmetry.
+    pub symmetry: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            split: true,
+            min_piece: 16,
+            symmetry: true,
+        }
+    }
+}
 
 /// The exact solver. See the module docs for the algorithm.
 ///
@@ -42,12 +74,18 @@ use search::{Found, Work};
 /// [`search`] for the per-state cost. Precomputation is O(n^2 / 64 * m).
 pub struct Exact {
     upper: Box<dyn Scheduler>,
+    options: Options,
 }
 
 impl Exact {
     /// An exact solver whose initial upper bound comes from `upper`.
     pub fn new(upper: Box<dyn Scheduler>) -> Self {
-        Exact { upper }
+        Exact::with_options(upper, Options::default())
+    }
+
+    /// An exact solver with the given reductions.
+    pub fn with_options(upper: Box<dyn Scheduler>, options: Options) -> Self {
+        Exact { upper, options }
     }
 
     /// The default upper-bound source: `best-heuristic` (every fast
@@ -81,7 +119,61 @@ impl Scheduler for Exact {
         if n == 0 {
             return Outcome::optimal(Vec::new(), 0);
         }
-        // The upper bound: the best checked order among the source and the warm start.
+        let splittable = self.options.split && n >= 2 * self.options.min_piece.max(1);
+        if splittable && Reach::bytes_for(n) <= ctx.budget.max_memory_bytes / 8 {
+            let parts = cuts::pieces(g, &Reach::new(g), self.options.min_piece);
+            if parts.len() > 1 {
+                if let Some(out) = pieces::solve(self, g, &parts, &ctx.started()) {
+                    return out;
+                }
+            }
+        }
+        let prep = self.prepare(g, ctx);
+        self.attempt(g, &prep, ctx, 0).into_outcome()
+    }
+}
+
+/// A graph ready to search: the best order known and the bounds.
+pub(crate) struct Prepared {
+    ub: u64,
+    ub_order: Vec<NodeIdx>,
+    ub_from: String,
+    /// Ancestor bitsets and F4 bounds; `None` if the graph is too large.
+    tools: Option<(Reach, Bounds)>,
+    /// The F4 bound of the whole graph (at least its final memory).
+    global: u64,
+}
+
+/// What one solve established about one graph.
+pub(crate) struct Attempt {
+    order: Vec<NodeIdx>,
+    peak: u64,
+    /// Every schedule of the graph peaks at or above this.
+    lower: u64,
+    work: Work,
+    /// Identical branches the search stored once (0: none or not searched).
+    branches: usize,
+    note: String,
+}
+
+impl Attempt {
+    fn into_outcome(self) -> Outcome {
+        let out = close_or_feasible(self.order, self.peak, self.lower)
+            .with_note(self.note)
+            .with_counter("states", self.work.states)
+            .with_counter("expanded", self.work.expanded);
+        if self.branches > 0 {
+            out.with_counter("symmetric_branches", self.branches as u64)
+        } else {
+            out
+        }
+    }
+}
+
+impl Exact {
+    /// The upper bound (the best checked order among the upper-bound
+    /// source, the warm start and the stored topological order) and bounds.
+    fn prepare(&self, g: &Graph, ctx: &SolveContext) -> Prepared {
         let mut best: Option<(u64, Vec<NodeIdx>, String)> = None;
         let mut consider = |order: Option<Vec<NodeIdx>>, from: &str| {
             let Some(order) = order else { return };
@@ -97,35 +189,94 @@ impl Scheduler for Exact {
         consider(up.order, &up_note);
         consider(Some(g.topo_order().to_vec()), "topological order");
         let (ub, ub_order, ub_from) = best.expect("the stored topological order is a schedule");
-
-        if Reach::bytes_for(n) > ctx.budget.max_memory_bytes / 8 {
-            let lb = g.final_memory().max(0) as u64;
-            return close_or_feasible(ub_order, ub, lb).with_note(format!(
-                "graph too large for ancestor bitsets; upper bound from {ub_from}"
-            ));
-        }
-        let reach = Reach::new(g);
-        let bounds = Bounds::new(g, &reach);
-        let global = bounds.global() as u64;
-        if ub <= global {
-            return Outcome::optimal(ub_order, ub)
-                .with_counter("states", 0)
-                .with_counter("expanded", 0)
-                .with_note(format!("upper bound from {ub_from} meets the F4 bound"));
-        }
-        let mut work = Work::default();
-        let found = search::search(g, &reach, &bounds, ub as i64, ctx, &mut work);
-        let out = match found {
-            Found::Better(order, peak) => Outcome::optimal(order, peak as u64)
-                .with_note(format!("search improved on {ub_from} ({ub})")),
-            Found::UpperIsOptimal => {
-                Outcome::optimal(ub_order, ub).with_note(format!("search proved {ub_from} optimal"))
-            }
-            Found::Stopped(lb) => close_or_feasible(ub_order, ub, (lb.max(global as i64)) as u64)
-                .with_note(format!("budget reached; best order from {ub_from}")),
+        let n = g.node_count();
+        let (tools, global) = if Reach::bytes_for(n) > ctx.budget.max_memory_bytes / 8 {
+            (None, g.final_memory().max(0) as u64)
+        } else {
+            let reach = Reach::new(g);
+            let bounds = Bounds::new(g, &reach);
+            let global = bounds.global() as u64;
+            (Some((reach, bounds)), global)
         };
-        out.with_counter("states", work.states)
-            .with_counter("expanded", work.expanded)
+        Prepared {
+            ub,
+            ub_order,
+            ub_from,
+            tools,
+            global,
+        }
+    }
+
+    /// Searches `g` for an order below the upper bound, content with one at
+    /// or below `target` (0: the optimum).
+    fn attempt(&self, g: &Graph, prep: &Prepared, ctx: &SolveContext, target: u64) -> Attempt {
+        let from = &prep.ub_from;
+        let known = |lower: u64, note: String| Attempt {
+            order: prep.ub_order.clone(),
+            peak: prep.ub,
+            lower,
+            work: Work::default(),
+            branches: 0,
+            note,
+        };
+        let Some((reach, bounds)) = &prep.tools else {
+            return known(
+                prep.global,
+                format!("graph too large for ancestor bitsets; upper bound from {from}"),
+            );
+        };
+        if prep.ub <= prep.global {
+            return known(
+                prep.global,
+                format!("upper bound from {from} meets the F4 bound"),
+            );
+        }
+        if prep.ub <= target {
+            return known(
+                prep.global,
+                format!("upper bound from {from} is good enough"),
+            );
+        }
+        let sym = if self.options.symmetry {
+            Symmetry::find(g)
+        } else {
+            Symmetry::none()
+        };
+        let pb = Problem {
+            g,
+            reach,
+            bounds,
+            sym: &sym,
+        };
+        let mut work = Work::default();
+        let found = search::search(&pb, prep.ub as i64, target as i64, ctx, &mut work);
+        // A key at or below the target says nothing beyond the global bound.
+        let proven = |key: i64| {
+            let key = key.max(0) as u64;
+            if key > target {
+                key.max(prep.global)
+            } else {
+                prep.global
+            }
+        };
+        let mut out = match found {
+            Found::Better(order, peak) => Attempt {
+                order,
+                peak: peak as u64,
+                lower: proven(peak),
+                work,
+                branches: 0,
+                note: format!("search improved on {from} ({})", prep.ub),
+            },
+            Found::UpperIsOptimal => known(prep.ub, format!("search proved {from} optimal")),
+            Found::Stopped(key) => known(
+                proven(key),
+                format!("budget reached; best order from {from}"),
+            ),
+        };
+        out.work = work;
+        out.branches = sym.sizes().1;
+        out
     }
 }
 

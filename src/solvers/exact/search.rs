@@ -10,6 +10,16 @@
 //! Ties between equal keys go to the deeper state (more nodes run), then to
 //! the older one: the search dives towards a complete schedule.
 //!
+//! Symmetry: every state is stored in its canonical form under the
+//! identical-branch automorphisms ([`Symmetry`]), so one state stands for its
+//! whole orbit. A record's move is in its parent's stored frame; rebuilding
+//! the order maps each move into the frame of the states actually run.
+//!
+//! Target: keys are raised to at least `target`, so every state below it
+//! ties and the search dives; a complete state popped with a peak at or
+//! below `target` is good enough but not proven optimal (the caller knows
+//! the whole graph cannot do better than `target` anyway).
+//!
 //! # Complexity
 //! O(states * (n * (in-degree + n/64) + n * live buffers)) time, exponential
 //! in the width of the graph in the worst case (the problem is NP-hard).
@@ -20,6 +30,7 @@ use std::collections::BinaryHeap;
 use super::bounds::{Bounds, LiveScratch};
 use super::moves::{self, Move, Reach};
 use super::state::{self, StateTable, Zobrist};
+use super::symmetry::Symmetry;
 use crate::graph::{Graph, NodeIdx};
 use crate::solvers::{DeadlineTicker, SolveContext};
 
@@ -30,7 +41,8 @@ pub(crate) enum Found {
     Better(Vec<NodeIdx>, i64),
     /// Nothing below the upper bound exists: the upper bound is optimal.
     UpperIsOptimal,
-    /// A budget ran out; every schedule peaks at or above this bound.
+    /// A budget ran out; every schedule peaks at or above this bound, or
+    /// at or above the bound of the whole graph if it is `target`.
     Stopped(i64),
 }
 
@@ -54,15 +66,31 @@ struct Record {
     complete: bool,
 }
 
-/// Runs the search below `upper` (exclusive).
+/// The fixed inputs of a search.
+pub(crate) struct Problem<'a> {
+    pub(crate) g: &'a Graph,
+    pub(crate) reach: &'a Reach,
+    pub(crate) bounds: &'a Bounds,
+    pub(crate) sym: &'a Symmetry,
+}
+
+/// Runs the search below `upper` (exclusive), content with any complete
+/// order peaking at or below `target` (pass 0 to ask for the optimum).
 pub(crate) fn search(
-    g: &Graph,
-    reach: &Reach,
-    bounds: &Bounds,
+    pb: &Problem,
     upper: i64,
+    target: i64,
     ctx: &SolveContext,
     work: &mut Work,
 ) -> Found {
+    let Problem {
+        g,
+        reach,
+        bounds,
+        sym,
+    } = *pb;
+    let floor = bounds.global().max(target);
+    let mut scratch = Vec::new();
     let n = g.node_count();
     let zob = Zobrist::new(n);
     let mut table = StateTable::new(n);
@@ -77,8 +105,11 @@ pub(crate) fn search(
     let mut hash = 0u64;
     let mem = state::close_empty(g, &mut set, &mut stack, |v| hash ^= zob.key(v));
     let complete = finish_if_done(g, reach, &mut set, &mut hash, &zob);
+    if sym.canonicalize(&mut set, &mut scratch, None) {
+        hash = table_hash(&zob, &set);
+    }
     let peak = if complete { g.final_memory().max(0) } else { 0 };
-    let key = key_of(g, reach, bounds, &set, peak, complete, &mut live);
+    let key = key_of(g, reach, bounds, &set, peak, complete, floor, &mut live);
     if key >= upper {
         work.states = 0;
         return Found::UpperIsOptimal;
@@ -105,7 +136,8 @@ pub(crate) fn search(
         rec.expanded_at = rec.peak;
         if recs[id as usize].complete {
             work.states = table.len() as u64;
-            return Found::Better(rebuild(g, reach, &table, &recs, id), recs[id as usize].peak);
+            let order = rebuild(pb, &table, &recs, id);
+            return Found::Better(order, recs[id as usize].peak);
         }
         let over_states = table.len() as u64 >= ctx.budget.max_states;
         let over_memory = table.bytes() + recs.len() as u64 * 40 + heap.len() as u64 * 16
@@ -131,11 +163,14 @@ pub(crate) fn search(
             let closed = state::close(g, &mut child, &added, &mut stack, |v| h ^= zob.key(v));
             let c_mem = s_mem + mv.block + g.delta(mv.w) + closed;
             let complete = finish_if_done(g, reach, &mut child, &mut h, &zob);
+            if sym.canonicalize(&mut child, &mut scratch, None) {
+                h = table_hash(&zob, &child);
+            }
             let mut c_peak = s_peak.max(s_mem + mv.block);
             if complete {
                 c_peak = c_peak.max(g.final_memory());
             }
-            let c_key = key_of(g, reach, bounds, &child, c_peak, complete, &mut live);
+            let c_key = key_of(g, reach, bounds, &child, c_peak, complete, floor, &mut live);
             if c_key >= upper {
                 continue;
             }
@@ -192,6 +227,9 @@ fn finish_if_done(g: &Graph, reach: &Reach, set: &mut [u64], h: &mut u64, zob: &
     true
 }
 
+/// A state's key: its peak if complete, else the largest of its peak so far,
+/// `floor` (the global bound, or the target) and its per-state bound.
+#[allow(clippy::too_many_arguments)]
 fn key_of(
     g: &Graph,
     reach: &Reach,
@@ -199,19 +237,21 @@ fn key_of(
     set: &[u64],
     peak: i64,
     complete: bool,
+    floor: i64,
     live: &mut LiveScratch,
 ) -> i64 {
     if complete {
         return peak;
     }
-    let floor = peak.max(bounds.global());
-    bounds.state(g, reach, set, live, floor)
+    bounds.state(g, reach, set, live, peak.max(floor))
 }
 
-/// The order of state `id`: per step, the block (index order), the node
-/// committed to, the F1 closure and any final positive nodes (each in the
-/// stored topological order).
-fn rebuild(g: &Graph, reach: &Reach, table: &StateTable, recs: &[Record], id: u32) -> Vec<NodeIdx> {
+/// The order of state `id`: per step, the block (topological order), the
+/// node committed to, the F1 closure and any final positive nodes (each in
+/// the stored topological order), all mapped from the stored frame into the
+/// frame of the nodes actually run.
+fn rebuild(pb: &Problem, table: &StateTable, recs: &[Record], id: u32) -> Vec<NodeIdx> {
+    let Problem { g, reach, sym, .. } = *pb;
     let mut chain = vec![id];
     while recs[*chain.last().unwrap() as usize].parent != u32::MAX {
         chain.push(recs[*chain.last().unwrap() as usize].parent);
@@ -220,39 +260,55 @@ fn rebuild(g: &Graph, reach: &Reach, table: &StateTable, recs: &[Record], id: u3
     let pos = crate::graph::analysis::positions(g.topo_order(), g.node_count());
     let mut order = Vec::with_capacity(g.node_count());
     let mut done = vec![0u64; reach.words];
-    let push_diff = |done: &mut Vec<u64>, target: &[u64], order: &mut Vec<NodeIdx>| {
-        let mut nonpos = Vec::new();
-        let mut pos_nodes = Vec::new();
-        for k in 0..target.len() {
-            let mut x = target[k] & !done[k];
-            while x != 0 {
-                let v = (k as u32) << 6 | x.trailing_zeros();
-                if g.delta(v) <= 0 {
-                    nonpos.push(v);
-                } else {
-                    pos_nodes.push(v);
-                }
-                x &= x - 1;
-            }
-        }
-        nonpos.sort_by_key(|&v| pos[v as usize]);
-        pos_nodes.sort_by_key(|&v| pos[v as usize]);
-        for v in nonpos.into_iter().chain(pos_nodes) {
-            state::add(done, v);
-            order.push(v);
-        }
-    };
+    let mut frame = sym.identity();
+    let mut moved = sym.identity();
+    let mut scratch = Vec::new();
+    let mut stack = Vec::new();
+    // `stored` is the previous stored state (its frame is `frame`); `next`
+    // becomes the step's result in that frame, before canonicalisation.
+    let mut stored = vec![0u64; reach.words];
+    let mut next = vec![0u64; reach.words];
     for (i, &sid) in chain.iter().enumerate() {
-        if i > 0 {
+        let mut added = Vec::new();
+        if i == 0 {
+            state::close_empty(g, &mut next, &mut stack, |_| {});
+        } else {
+            next.copy_from_slice(&stored);
             let w = recs[sid as usize].w;
+            moves::apply(reach, &mut next, w, |v| added.push(v));
+            state::close(g, &mut next, &added, &mut stack, |_| {});
+            let w_run = sym.actual(&frame, w);
             let mut block: Vec<NodeIdx> = Vec::new();
-            moves::apply(reach, &mut done, w, |v| block.push(v));
+            moves::apply(reach, &mut done, w_run, |v| block.push(v));
             block.pop(); // w itself comes after its block
             block.sort_by_key(|&v| pos[v as usize]);
             order.extend(block);
-            order.push(w);
+            order.push(w_run);
         }
-        push_diff(&mut done, table.get(sid), &mut order);
+        if reach.all_nonpos_done(&next) {
+            g.nodes().for_each(|v| state::add(&mut next, v));
+        }
+        // Everything else the step ran: its closure, then positive leftovers.
+        let mut rest: Vec<NodeIdx> = Vec::new();
+        state::for_each(&next, |v| {
+            let run = sym.actual(&frame, v);
+            if !state::has(&done, run) {
+                rest.push(run);
+            }
+        });
+        rest.sort_by_key(|&v| (g.delta(v) > 0, pos[v as usize]));
+        for v in rest {
+            state::add(&mut done, v);
+            order.push(v);
+        }
+        sym.canonicalize(&mut next, &mut scratch, Some(&mut moved));
+        debug_assert_eq!(
+            next.as_slice(),
+            table.get(sid),
+            "rebuild left the stored path"
+        );
+        frame = Symmetry::compose(&frame, &moved);
+        stored.copy_from_slice(&next);
     }
     order
 }

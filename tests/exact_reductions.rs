@@ -1,0 +1,170 @@
+//! `exact`'s two reductions never change the optimum: splitting at cut
+//! points and storing one state per orbit of identical branches agree with
+//! `brute` and `dp` on random graphs built to have cuts and identical
+//! branches, and fork-joins of 12-16 identical branches are proven optimal
+//! with their closed-form peak.
+
+mod common;
+
+use std::time::Duration;
+
+use memsched::corpus::program::{AllocEncoding, TensorProgram};
+use memsched::rng::Rng;
+use memsched::solvers::exact::Options;
+use memsched::solvers::{self, run, Exact, Report, Scheduler, SolveContext};
+use memsched::{Graph, Status};
+
+/// `exact` with the given reductions; pieces of any size. The upper bound
+/// comes from `kahn` alone, so that the search (and the reductions in it)
+/// runs more often than with the default upper bound.
+fn exact(split: bool, symmetry: bool) -> Exact {
+    let options = Options {
+        split,
+        min_piece: 1,
+        symmetry,
+    };
+    Exact::with_options(solvers::build("kahn").unwrap(), options)
+}
+
+fn optimal(solver: &dyn Scheduler, g: &Graph) -> Report {
+    let ctx = SolveContext::new(0, Some(Duration::from_secs(20)));
+    let r = run(solver, g, &ctx);
+    assert_eq!(
+        r.status,
+        Status::Optimal,
+        "{}: {:?} {:?}",
+        r.solver,
+        r.status,
+        r.note
+    );
+    r
+}
+
+/// How often the reductions actually applied.
+#[derive(Default, Debug)]
+struct Seen {
+    split: u32,
+    symmetric: u32,
+}
+
+/// Every variant of `exact` finds `reference`'s peak on `g`.
+fn agree(g: &Graph, reference: &dyn Scheduler, what: &str, seen: &mut Seen) {
+    let want = optimal(reference, g).peak;
+    for (split, symmetry) in [(true, true), (true, false), (false, true)] {
+        let r = optimal(&exact(split, symmetry), g);
+        assert_eq!(
+            r.peak,
+            want,
+            "{what}: exact(split {split}, symmetry {symmetry}) {:?} vs {} {want:?}\n{:?}",
+            r.note,
+            reference.name(),
+            g.to_raw()
+        );
+        seen.split += u32::from(r.counter("pieces").is_some_and(|p| p > 1));
+        seen.symmetric += u32::from(r.counter("symmetric_branches").is_some());
+    }
+}
+
+/// `count` small graphs of each kind against `brute`; returns what applied.
+fn agree_small(count: u64, seed: u64) -> Seen {
+    let brute = solvers::build("brute").unwrap();
+    let mut seen = Seen::default();
+    for i in 0..count {
+        let g = common::graph(seed, i);
+        agree(&g, brute.as_ref(), &format!("graph {i}"), &mut seen);
+        let mut rng = Rng::derive(seed + 1, i);
+        let parts = rng.range(2, 3) as usize;
+        let g = common::series_dag(&mut rng, parts, 10 / parts);
+        agree(&g, brute.as_ref(), &format!("series {i}"), &mut seen);
+    }
+    seen
+}
+
+/// `count` larger graphs of each kind against `dp`; returns what applied.
+fn agree_larger(count: u64, seed: u64) -> Seen {
+    let dp = solvers::build("dp").unwrap();
+    let mut seen = Seen::default();
+    for i in 0..count {
+        let mut rng = Rng::derive(seed, i);
+        let k = rng.range(2, 4) as usize;
+        let m = rng.range(1, 5) as usize;
+        let g = common::identical_branches(&mut rng, k, m);
+        agree(&g, dp.as_ref(), &format!("branches {i}"), &mut seen);
+        let g = common::series_dag(&mut rng, 3, 6);
+        agree(&g, dp.as_ref(), &format!("series {i}"), &mut seen);
+    }
+    seen
+}
+
+#[test]
+fn split_and_symmetry_agree_with_brute_on_random_small_graphs() {
+    let seen = agree_small(600, 11);
+    assert!(seen.split > 300, "the split applied too rarely: {seen:?}");
+}
+
+#[test]
+fn split_and_symmetry_agree_with_dp_on_graphs_with_cuts_and_identical_branches() {
+    let seen = agree_larger(150, 13);
+    assert!(
+        seen.symmetric > 200,
+        "symmetry applied too rarely: {seen:?}"
+    );
+    assert!(seen.split > 150, "the split applied too rarely: {seen:?}");
+}
+
+/// The long run: `cargo test --release --no-default-features --test exact_reductions -- --ignored`.
+#[test]
+#[ignore]
+fn split_and_symmetry_agree_on_12000_more_graphs() {
+    let small = agree_small(5000, 21);
+    let larger = agree_larger(1000, 23);
+    assert!(small.split > 0 && larger.symmetric > 0 && larger.split > 0);
+}
+
+/// A source (size `s`), `k` identical branches reading it, each a chain
+/// `a -> b` of sizes (`a`, `b`), joined by one op producing 1 byte (the
+/// family of `exact_agreement.rs`).
+fn fork_join(k: usize, s: u64, a: u64, b: u64, enc: AllocEncoding) -> Graph {
+    let mut p = TensorProgram::new();
+    let src = p.op1("src", &[], s);
+    let mut outs = Vec::new();
+    for i in 0..k {
+        let x = p.op1(format!("a{i}"), &[src], a);
+        outs.push(p.op1(format!("b{i}"), &[x], b));
+    }
+    p.op1("join", &outs, 1);
+    p.to_graph(enc).unwrap()
+}
+
+/// The closed form of `exact_agreement.rs`: the best number `m` of branches
+/// to finish one by one before running the remaining heads, then tails.
+fn fork_join_peak(k: u64, s: u64, a: u64, b: u64) -> u64 {
+    (0..k)
+        .map(|m| {
+            let r = k - m;
+            let seq = if m >= 1 { s + (m - 1) * b + a + b } else { 0 };
+            let a_phase = s + m * b + r * a;
+            let b_phase = (0..r).map(|j| (m + j + 1) * b + (r - j) * a).max().unwrap();
+            seq.max(a_phase).max(b_phase).max(k * b + 1)
+        })
+        .min()
+        .unwrap()
+}
+
+#[test]
+fn fork_joins_of_12_to_16_identical_branches_are_proven_optimal() {
+    let full = Exact::default();
+    for &(k, s, a, b) in &[
+        (12, 1, 10, 3),
+        (14, 7, 2, 9),
+        (16, 50, 1, 2),
+        (16, 1, 20, 1),
+    ] {
+        for enc in [AllocEncoding::Anchored, AllocEncoding::Floating] {
+            let g = fork_join(k, s, a, b, enc);
+            let r = optimal(&full, &g);
+            let want = fork_join_peak(k as u64, s, a, b);
+            assert_eq!(r.peak, Some(want), "k={k} s={s} a={a} b={b} {enc:?}");
+        }
+    }
+}
