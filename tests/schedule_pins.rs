@@ -41,6 +41,8 @@ const SOLVERS: &[&str] = &[
     "rule:2*unlocks-3*delta,frees_after,type",
     "rule:live_after,random",
     "rule:depth,in_degree,out_degree,size,-id,type",
+    "rule:latency,random,-delta",
+    "noisy:random,latency,unlocks",
     "moves-greedy",
     "moves:-unlocks,delta,id",
     "moves:rise,-frees_after,id",
