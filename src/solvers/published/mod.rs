@@ -68,6 +68,37 @@ pub fn inductor_default() -> BestOf {
     )
 }
 
+/// A published scheduler that decides an op order on an [`OpView`]. Its
+/// [`Scheduler`](super::Scheduler) impl builds the view and calls
+/// [`solve_ops`](OpScheduler::solve_ops); a best-of of several builds the
+/// view once and shares it.
+pub trait OpScheduler: Send + Sync {
+    /// Schedules `g` whose op view is `view`.
+    fn solve_ops(&self, g: &Graph, view: &OpView, ctx: &SolveContext) -> Outcome;
+}
+
+/// Implements [`Scheduler`](super::Scheduler) for op schedulers: the view is
+/// built per solve, or shared through [`op_scheduler`](super::Scheduler::op_scheduler).
+macro_rules! op_scheduler {
+    ($ty:ty, $name:literal) => {
+        impl $crate::solvers::Scheduler for $ty {
+            fn name(&self) -> String {
+                $name.into()
+            }
+
+            fn solve(&self, g: &Graph, ctx: &SolveContext) -> Outcome {
+                let view = $crate::solvers::published::OpView::new(g);
+                $crate::solvers::published::OpScheduler::solve_ops(self, g, &view, ctx)
+            }
+
+            fn op_scheduler(&self) -> Option<&dyn $crate::solvers::published::OpScheduler> {
+                Some(self)
+            }
+        }
+    };
+}
+pub(crate) use op_scheduler;
+
 /// Marker for "no op" in op-indexed tables.
 const NO_OP: u32 = u32::MAX;
 
