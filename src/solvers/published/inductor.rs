@@ -206,8 +206,12 @@ impl OpScheduler for InductorDfs {
         let by_key =
             |list: &mut [u32]| list.sort_unstable_by_key(|&o| (size_with_reads[o as usize], o));
         let children = Children::sorted(view.operands(), by_key);
-        let mut outer: Vec<u32> = (0..m as u32).collect();
-        by_key(&mut outer);
+        // Sorted as (key, op) pairs: contiguous keys sort faster than lookups.
+        let mut keyed: Vec<(i64, u32)> = (0..m as u32)
+            .map(|o| (size_with_reads[o as usize], o))
+            .collect();
+        keyed.sort_unstable();
+        let outer = keyed.into_iter().map(|(_, o)| o);
         let order = post_order(m, outer, &children);
         outcome_from_ops(g, view, &order, ctx)
     }
