@@ -4,20 +4,23 @@
 //! defers every sink, `-unlocks` every node that unlocks nothing), so a plain
 //! heap grows to a third of the graph and every pop pays for its depth. Here
 //! a small [`QuadHeap`] holds the keys below a threshold and the rest wait
-//! unordered: a push at or above the threshold costs O(1), and the overflow
-//! is sorted only in chunks, smallest first, when the small heap runs dry.
-//! Pops return exactly what one big heap would.
+//! unordered: a push at or above the threshold costs O(1). When the small
+//! heap runs dry, the smallest chunk of the overflow is selected and sorted
+//! into a run that pops from its end. Pops return exactly what one big heap
+//! would.
 
 use super::quad_heap::QuadHeap;
 
 /// Most keys the small heap holds before half of them move to the overflow.
 const SMALL_MAX: usize = 1 << 12;
 
-/// Min-heap of `u128` keys. Invariant: every key in `small` is at most
-/// `threshold`, and every key in `overflow` is at least `threshold`.
+/// Min-heap of `u128` keys. Invariant: every key in `small` and `run` is at
+/// most `threshold`, and every key in `overflow` is at least `threshold`.
 #[derive(Debug)]
 pub(super) struct TieredHeap {
     small: QuadHeap,
+    /// Sorted in decreasing order: the smallest key is last.
+    run: Vec<u128>,
     overflow: Vec<u128>,
     threshold: u128,
 }
@@ -26,6 +29,7 @@ impl Default for TieredHeap {
     fn default() -> Self {
         TieredHeap {
             small: QuadHeap::default(),
+            run: Vec::new(),
             overflow: Vec::new(),
             threshold: u128::MAX,
         }
@@ -52,49 +56,61 @@ impl TieredHeap {
     /// The smallest key.
     #[inline]
     pub fn peek(&mut self) -> Option<u128> {
-        if self.small.len() == 0 {
-            self.refill();
+        self.refill_if_dry();
+        match (self.small.peek(), self.run.last()) {
+            (Some(a), Some(&b)) => Some(a.min(b)),
+            (a, b) => a.or(b.copied()),
         }
-        self.small.peek()
     }
 
     /// Removes and returns the smallest key.
     #[inline]
     pub fn pop(&mut self) -> Option<u128> {
-        if self.small.len() == 0 {
-            self.refill();
+        self.refill_if_dry();
+        match (self.small.peek(), self.run.last()) {
+            (Some(a), Some(&b)) if b < a => self.run.pop(),
+            (Some(_), _) => self.small.pop(),
+            (None, _) => self.run.pop(),
         }
-        self.small.pop()
     }
 
-    /// Moves the larger half of the small heap to the overflow.
+    /// Moves the larger half of the small heap, and the run's keys above
+    /// the new threshold, to the overflow.
     fn spill(&mut self) {
         let mut keys = self.small.take_all();
         let half = keys.len() / 2;
         keys.select_nth_unstable(half);
-        self.threshold = keys[half];
+        let t = keys[half];
+        self.threshold = t;
         self.overflow.extend_from_slice(&keys[half..]);
         for &k in &keys[..half] {
             self.small.push(k);
         }
+        let above = self.run.partition_point(|&k| k > t);
+        self.overflow.extend(self.run.drain(..above));
     }
 
-    /// Moves the smallest chunk of the overflow (at least half of
-    /// `SMALL_MAX`, at least an eighth of the overflow) into the small heap.
+    /// When the small heap and the run are empty, sorts the smallest chunk
+    /// of the overflow (at least half of `SMALL_MAX`, at least an eighth of
+    /// the overflow) into the run.
+    #[inline]
+    fn refill_if_dry(&mut self) {
+        if self.small.len() == 0 && self.run.is_empty() && !self.overflow.is_empty() {
+            self.refill();
+        }
+    }
+
     fn refill(&mut self) {
         let chunk = (SMALL_MAX / 2).max(self.overflow.len() / 8);
         if self.overflow.len() <= chunk {
             self.threshold = u128::MAX;
-            for k in self.overflow.drain(..) {
-                self.small.push(k);
-            }
-            return;
+            std::mem::swap(&mut self.run, &mut self.overflow);
+        } else {
+            self.overflow.select_nth_unstable(chunk);
+            self.threshold = self.overflow[chunk];
+            self.run.extend(self.overflow.drain(..chunk));
         }
-        self.overflow.select_nth_unstable(chunk);
-        self.threshold = self.overflow[chunk];
-        for k in self.overflow.drain(..chunk) {
-            self.small.push(k);
-        }
+        self.run.sort_unstable_by(|a, b| b.cmp(a));
     }
 }
 
@@ -130,5 +146,27 @@ mod tests {
             assert_eq!(h.pop(), Some(k));
         }
         assert_eq!(h.pop(), None);
+    }
+
+    /// Random keys, push rates changing by phase: spills while a run is
+    /// being popped, refills of every size.
+    #[test]
+    fn pops_like_one_heap_under_random_phases() {
+        let mut r = Rng::new(17);
+        let mut h = TieredHeap::default();
+        let mut reference = BinaryHeap::new();
+        for step in 0..300_000u64 {
+            let push_rate = [0.9, 0.5, 0.2, 0.55][(step / 9_000 % 4) as usize];
+            if r.chance(push_rate) {
+                let k = r.below(1 << 20) as u128;
+                h.push(k);
+                reference.push(Reverse(k));
+            } else {
+                assert_eq!(h.pop(), reference.pop().map(|x| x.0));
+            }
+        }
+        while let Some(Reverse(k)) = reference.pop() {
+            assert_eq!(h.pop(), Some(k));
+        }
     }
 }
