@@ -158,3 +158,87 @@ impl Packed {
         self.by_rank.as_ref().map_or(rank, |t| t[rank as usize])
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::features::{encode, stride};
+    use super::super::parse::parse;
+    use super::*;
+    use crate::corpus::gen::{generate, GenSpec};
+
+    /// A graph whose ids are neither dense nor in program order.
+    fn scrambled(spec: &str) -> Graph {
+        let g = generate(&GenSpec::parse(spec).unwrap(), 4).unwrap();
+        let mut raw = g.to_raw();
+        raw.nodes.reverse();
+        let n = raw.nodes.len() as i64;
+        let new_id = |id: i64| (id * 7919) % (n + 13) * 3 - 50;
+        for node in &mut raw.nodes {
+            node.id = new_id(node.id);
+        }
+        for e in &mut raw.edges {
+            *e = (new_id(e.0), new_id(e.1));
+        }
+        Graph::from_raw(raw).unwrap()
+    }
+
+    /// Packed keys sort nodes exactly as the word keys do, and name the node.
+    #[test]
+    fn packed_order_is_word_order() {
+        let graphs = [
+            generate(
+                &GenSpec::parse("random-layered:layers=30,width=4,allocs=floating").unwrap(),
+                2,
+            )
+            .unwrap(),
+            scrambled("random-layered:layers=20,width=3"),
+        ];
+        let rules = [
+            "delta,type,id",
+            "-height,delta,id",
+            "0.7*delta+0.3*latency,id",
+            "-unlocks,-frees_after,delta,id",
+            "live_after,random",
+            "2*depth-3*size+out_degree,-id,rise",
+        ];
+        for g in &graphs {
+            let adj = Adj::new(g);
+            for rule in rules {
+                let key = parse(rule).unwrap();
+                let s = Statics::new(g, &key, 5, None);
+                let packed = Packed::layout(g, &adj, &s, &key).expect("rule fits");
+                let d = |v: NodeIdx| Dynamic {
+                    unlocks: (v % 3) as i64,
+                    frees_after: (v % 5) as i64 * 1000,
+                    ..static_dynamic(g, v)
+                };
+                let mut by_words: Vec<(Vec<u64>, NodeIdx)> = g
+                    .nodes()
+                    .map(|v| {
+                        let mut w = vec![0; stride(&key)];
+                        encode(g, &adj, &s, &key, v, &d(v), &mut w);
+                        (w, v)
+                    })
+                    .collect();
+                by_words.sort();
+                let mut by_packed: Vec<u128> = g
+                    .nodes()
+                    .map(|v| packed.pack(g, &adj, &s, &key, v, &d(v)))
+                    .collect();
+                by_packed.sort_unstable();
+                let a: Vec<NodeIdx> = by_words.iter().map(|&(_, v)| v).collect();
+                let b: Vec<NodeIdx> = by_packed.iter().map(|&k| packed.node(k)).collect();
+                assert_eq!(a, b, "{rule}");
+            }
+        }
+    }
+
+    /// Three float terms and an id need more than 127 bits: the arena is used.
+    #[test]
+    fn long_rules_do_not_pack() {
+        let g = generate(&GenSpec::parse("chain:length=5").unwrap(), 1).unwrap();
+        let key = parse("latency,random,0.5*delta,id").unwrap();
+        let s = Statics::new(&g, &key, 1, None);
+        assert!(Packed::layout(&g, &Adj::new(&g), &s, &key).is_none());
+    }
+}
