@@ -29,15 +29,15 @@ const SOLVERS: &[&str] = &[
     "random-moves",
     "noisy:delta,type,id",
     "noisy-moves:delta,type,id",
-    // Published list schedulers (other branches); skipped when absent.
+    // Published list schedulers and their best-ofs.
     "xla-list",
     "xla-dfs",
     "xla-postorder",
-    "xla",
+    "xla-default",
     "inductor-lpmf",
     "inductor-bfs",
     "inductor-dfs",
-    "inductor",
+    "inductor-default",
 ];
 
 fn time_solver(name: &str, g: &Graph, reps: usize) -> Option<(Duration, Option<u64>, String)> {

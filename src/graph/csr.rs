@@ -38,6 +38,46 @@ impl Csr {
         Csr { offsets, targets }
     }
 
+    /// Rows given directly: row `v` is `targets[offsets[v]..offsets[v + 1]]`.
+    ///
+    /// # Panics
+    /// If `offsets` breaks the invariants above (a caller bug).
+    pub fn from_parts(offsets: Vec<u32>, targets: Vec<NodeIdx>) -> Self {
+        assert!(
+            offsets.first() == Some(&0)
+                && offsets.last() == Some(&(targets.len() as u32))
+                && offsets.windows(2).all(|w| w[0] <= w[1]),
+            "CSR offsets must start at 0, grow, and end at the target count"
+        );
+        Csr { offsets, targets }
+    }
+
+    /// The reverse adjacency over `rows` rows (every target must be below
+    /// `rows`): row `t` lists the `v` with `t` in row `v`, by increasing `v`
+    /// and, within `v`, in row order; as `from_pairs` over the swapped pairs.
+    ///
+    /// # Complexity
+    /// O(rows + node_count + edge_count).
+    pub fn transpose(&self, rows: usize) -> Csr {
+        let mut offsets = vec![0u32; rows + 1];
+        for &t in &self.targets {
+            offsets[t as usize + 1] += 1;
+        }
+        for i in 0..rows {
+            offsets[i + 1] += offsets[i];
+        }
+        let mut fill = offsets[..rows].to_vec();
+        let mut targets = vec![0; self.targets.len()];
+        for v in 0..self.node_count() as NodeIdx {
+            for &t in self.neighbors(v) {
+                let slot = &mut fill[t as usize];
+                targets[*slot as usize] = v;
+                *slot += 1;
+            }
+        }
+        Csr { offsets, targets }
+    }
+
     /// The neighbours of `v`.
     pub fn neighbors(&self, v: NodeIdx) -> &[NodeIdx] {
         let v = v as usize;
@@ -58,5 +98,26 @@ impl Csr {
     /// Total number of entries.
     pub fn edge_count(&self) -> usize {
         self.targets.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn transpose_matches_swapped_pairs() {
+        let pairs = [(0, 2), (2, 0), (0, 1), (1, 2), (2, 2), (0, 2)];
+        let csr = Csr::from_pairs(3, pairs.iter().copied());
+        let t = csr.transpose(4);
+        let rows: Vec<(u32, u32)> = (0..3)
+            .flat_map(|v| csr.neighbors(v).iter().map(move |&w| (w, v)))
+            .collect();
+        let expected = Csr::from_pairs(4, rows.iter().copied());
+        for r in 0..4 {
+            assert_eq!(t.neighbors(r), expected.neighbors(r));
+        }
+        let same = Csr::from_parts(vec![0, 1, 1], vec![5]);
+        assert_eq!(same.neighbors(0), &[5]);
     }
 }

@@ -1,7 +1,10 @@
 //! `BestOf`: a scheduler made of schedulers that keeps the lowest peak.
 
+use std::sync::OnceLock;
+
 use rayon::prelude::*;
 
+use super::published::OpView;
 use super::{Abilities, Outcome, Scheduler, SolveContext, Status};
 use crate::graph::Graph;
 use crate::schedule;
@@ -11,7 +14,8 @@ use crate::schedule;
 /// result does not depend on the thread count. The note names the winner.
 ///
 /// Its lower bound is the best of the members' proven bounds; if that meets
-/// the winning peak the result is `optimal`.
+/// the winning peak the result is `optimal`. Members that are published op
+/// schedulers share one [`OpView`], built by the first that needs it.
 pub struct BestOf {
     name: String,
     members: Vec<Box<dyn Scheduler>>,
@@ -44,11 +48,15 @@ impl Scheduler for BestOf {
     }
 
     fn solve(&self, g: &Graph, ctx: &SolveContext) -> Outcome {
+        let view = OnceLock::new();
         let results: Vec<(String, Outcome, Option<u64>)> = self
             .members
             .par_iter()
             .map(|m| {
-                let out = m.solve(g, ctx);
+                let out = match m.op_scheduler() {
+                    Some(op) => op.solve_ops(g, view.get_or_init(|| OpView::new(g)), ctx),
+                    None => m.solve(g, ctx),
+                };
                 let peak = out
                     .order
                     .as_deref()

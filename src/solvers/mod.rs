@@ -77,6 +77,11 @@ pub trait Scheduler: Send + Sync {
     fn abilities(&self) -> Abilities {
         Abilities::default()
     }
+    /// The same solver working on a prebuilt op view, if it is one of the
+    /// published op-level schedulers; best-ofs then build the view once.
+    fn op_scheduler(&self) -> Option<&dyn published::OpScheduler> {
+        None
+    }
 }
 
 /// Runs `solver` on `graph` and checks its answer independently.

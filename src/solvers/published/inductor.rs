@@ -14,9 +14,9 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use super::{outcome_from_ops, post_order, Children, Expander, OpView};
+use super::{op_scheduler, outcome_from_ops, post_order, Children, Expander, OpScheduler, OpView};
 use crate::graph::{Graph, NodeIdx};
-use crate::solvers::{DeadlineTicker, Outcome, Scheduler, SolveContext};
+use crate::solvers::{DeadlineTicker, Outcome, SolveContext};
 
 /// Inductor's `topological_sort_lpmf` (least peak memory first).
 ///
@@ -40,13 +40,10 @@ use crate::solvers::{DeadlineTicker, Outcome, Scheduler, SolveContext};
 #[derive(Debug, Default, Clone, Copy)]
 pub struct InductorLpmf;
 
-impl Scheduler for InductorLpmf {
-    fn name(&self) -> String {
-        "inductor-lpmf".into()
-    }
+op_scheduler!(InductorLpmf, "inductor-lpmf");
 
-    fn solve(&self, g: &Graph, ctx: &SolveContext) -> Outcome {
-        let view = OpView::new(g);
+impl OpScheduler for InductorLpmf {
+    fn solve_ops(&self, g: &Graph, view: &OpView, ctx: &SolveContext) -> Outcome {
         let m = view.op_count();
         let mut exp = Expander::new(g);
         let mut outdegree: Vec<u32> = (0..view.buffers.len() as u32)
@@ -127,13 +124,10 @@ impl Scheduler for InductorLpmf {
 #[derive(Debug, Default, Clone, Copy)]
 pub struct InductorBfs;
 
-impl Scheduler for InductorBfs {
-    fn name(&self) -> String {
-        "inductor-bfs".into()
-    }
+op_scheduler!(InductorBfs, "inductor-bfs");
 
-    fn solve(&self, g: &Graph, ctx: &SolveContext) -> Outcome {
-        let view = OpView::new(g);
+impl OpScheduler for InductorBfs {
+    fn solve_ops(&self, g: &Graph, view: &OpView, ctx: &SolveContext) -> Outcome {
         let m = view.op_count();
         let mut exp = Expander::new(g);
         let mut position = vec![u32::MAX; m];
@@ -193,13 +187,10 @@ impl Scheduler for InductorBfs {
 #[derive(Debug, Default, Clone, Copy)]
 pub struct InductorDfs;
 
-impl Scheduler for InductorDfs {
-    fn name(&self) -> String {
-        "inductor-dfs".into()
-    }
+op_scheduler!(InductorDfs, "inductor-dfs");
 
-    fn solve(&self, g: &Graph, ctx: &SolveContext) -> Outcome {
-        let view = OpView::new(g);
+impl OpScheduler for InductorDfs {
+    fn solve_ops(&self, g: &Graph, view: &OpView, ctx: &SolveContext) -> Outcome {
         let m = view.op_count();
         let size_with_reads: Vec<i64> = (0..m as u32)
             .map(|op| {
@@ -215,10 +206,14 @@ impl Scheduler for InductorDfs {
         let by_key =
             |list: &mut [u32]| list.sort_unstable_by_key(|&o| (size_with_reads[o as usize], o));
         let children = Children::sorted(view.operands(), by_key);
-        let mut outer: Vec<u32> = (0..m as u32).collect();
-        by_key(&mut outer);
+        // Sorted as (key, op) pairs: contiguous keys sort faster than lookups.
+        let mut keyed: Vec<(i64, u32)> = (0..m as u32)
+            .map(|o| (size_with_reads[o as usize], o))
+            .collect();
+        keyed.sort_unstable();
+        let outer = keyed.into_iter().map(|(_, o)| o);
         let order = post_order(m, outer, &children);
-        outcome_from_ops(g, &view, &order, ctx)
+        outcome_from_ops(g, view, &order, ctx)
     }
 }
 

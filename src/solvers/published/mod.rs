@@ -68,6 +68,37 @@ pub fn inductor_default() -> BestOf {
     )
 }
 
+/// A published scheduler that decides an op order on an [`OpView`]. Its
+/// [`Scheduler`](super::Scheduler) impl builds the view and calls
+/// [`solve_ops`](OpScheduler::solve_ops); a best-of of several builds the
+/// view once and shares it.
+pub trait OpScheduler: Send + Sync {
+    /// Schedules `g` whose op view is `view`.
+    fn solve_ops(&self, g: &Graph, view: &OpView, ctx: &SolveContext) -> Outcome;
+}
+
+/// Implements [`Scheduler`](super::Scheduler) for op schedulers: the view is
+/// built per solve, or shared through [`op_scheduler`](super::Scheduler::op_scheduler).
+macro_rules! op_scheduler {
+    ($ty:ty, $name:literal) => {
+        impl $crate::solvers::Scheduler for $ty {
+            fn name(&self) -> String {
+                $name.into()
+            }
+
+            fn solve(&self, g: &Graph, ctx: &SolveContext) -> Outcome {
+                let view = $crate::solvers::published::OpView::new(g);
+                $crate::solvers::published::OpScheduler::solve_ops(self, g, &view, ctx)
+            }
+
+            fn op_scheduler(&self) -> Option<&dyn $crate::solvers::published::OpScheduler> {
+                Some(self)
+            }
+        }
+    };
+}
+pub(crate) use op_scheduler;
+
 /// Marker for "no op" in op-indexed tables.
 const NO_OP: u32 = u32::MAX;
 
@@ -89,12 +120,11 @@ pub struct OpView {
     pub user_count: Vec<u32>,
     /// Bytes of the ALLOCs each op owns ("bytes defined").
     pub defined: Vec<i64>,
-    /// (op, user) pairs, in discovery order.
-    op_edges: Vec<(u32, u32)>,
-    /// (op, buffer) pairs, in discovery order.
-    use_pairs: Vec<(u32, u32)>,
+    /// Users of each op, in discovery order.
+    users: Csr,
+    /// Buffers each op uses, in discovery order.
+    uses: Csr,
     operands: OnceLock<Csr>,
-    uses: OnceLock<Csr>,
     buffer_users: OnceLock<Csr>,
     /// The FREE node of each buffer.
     pub buffers: Vec<NodeIdx>,
@@ -103,13 +133,16 @@ pub struct OpView {
 }
 
 impl OpView {
-    /// Builds the op-level view of `g`.
+    /// Builds the op-level view of `g`: one pass to number ops and buffers,
+    /// one search per op writing its users and uses straight into CSR rows,
+    /// one ownership pass.
     pub fn new(g: &Graph) -> OpView {
         let n = g.node_count();
         let mut op_of = vec![NO_OP; n];
         let mut ops = Vec::new();
         let mut buf_of = vec![NO_OP; n];
         let mut buffers = Vec::new();
+        let mut output_bytes = 0;
         for v in g.nodes() {
             match g.kind(v) {
                 NodeKind::Compute => {
@@ -120,14 +153,20 @@ impl OpView {
                     buf_of[v as usize] = buffers.len() as u32;
                     buffers.push(v);
                 }
+                NodeKind::Alloc if g.partner(v).is_none() => output_bytes += g.delta(v),
                 NodeKind::Alloc => {}
             }
         }
+        let m = ops.len();
         // Forward search from each op through ALLOC/FREE nodes.
         let mut stamp = vec![NO_OP; n];
         let mut stack = Vec::new();
-        let mut op_edges: Vec<(u32, u32)> = Vec::new();
-        let mut use_pairs: Vec<(u32, u32)> = Vec::new();
+        let mut user_offsets = Vec::with_capacity(m + 1);
+        let mut user_targets: Vec<u32> = Vec::with_capacity(m * 2);
+        let mut use_offsets = Vec::with_capacity(m + 1);
+        let mut use_targets: Vec<u32> = Vec::with_capacity(buffers.len());
+        user_offsets.push(0);
+        use_offsets.push(0);
         for (i, &u) in ops.iter().enumerate() {
             let i = i as u32;
             stamp[u as usize] = i;
@@ -139,11 +178,11 @@ impl OpView {
                 match g.kind(x) {
                     NodeKind::Compute => {
                         stamp[x as usize] = i;
-                        op_edges.push((i, op_of[x as usize]));
+                        user_targets.push(op_of[x as usize]);
                     }
                     NodeKind::Free if g.succs(x).is_empty() => {
                         stamp[x as usize] = i;
-                        use_pairs.push((i, buf_of[x as usize]));
+                        use_targets.push(buf_of[x as usize]);
                     }
                     _ => stack.push(x),
                 }
@@ -155,21 +194,19 @@ impl OpView {
                 }
                 stamp[x as usize] = i;
                 match g.kind(x) {
-                    NodeKind::Compute => op_edges.push((i, op_of[x as usize])),
+                    NodeKind::Compute => user_targets.push(op_of[x as usize]),
                     kind => {
                         if kind == NodeKind::Free {
-                            use_pairs.push((i, buf_of[x as usize]));
+                            use_targets.push(buf_of[x as usize]);
                         }
                         stack.extend(g.succs(x).iter().rev());
                     }
                 }
             }
+            user_offsets.push(user_targets.len() as u32);
+            use_offsets.push(use_targets.len() as u32);
         }
-        let m = ops.len();
-        let mut user_count = vec![0u32; m];
-        for &(a, _) in &op_edges {
-            user_count[a as usize] += 1;
-        }
+        let user_count = user_offsets.windows(2).map(|w| w[1] - w[0]).collect();
         // Ownership: each op owns the ALLOCs it pulls in, first op wins.
         let mut owned = vec![false; n];
         let mut defined = vec![0i64; m];
@@ -186,20 +223,14 @@ impl OpView {
                 stack.extend(g.preds(a).iter().filter(|&&p| unowned_alloc(p, &owned)));
             }
         }
-        let output_bytes = g
-            .nodes()
-            .filter(|&v| g.kind(v) == NodeKind::Alloc && g.partner(v).is_none())
-            .map(|v| g.delta(v))
-            .sum();
         OpView {
             ops,
             op_of,
             user_count,
             defined,
-            op_edges,
-            use_pairs,
+            users: Csr::from_parts(user_offsets, user_targets),
+            uses: Csr::from_parts(use_offsets, use_targets),
             operands: OnceLock::new(),
-            uses: OnceLock::new(),
             buffer_users: OnceLock::new(),
             buffers,
             output_bytes,
@@ -209,24 +240,19 @@ impl OpView {
     /// Operands of each op (deduplicated, in edge-discovery order); built on
     /// first use.
     pub fn operands(&self) -> &Csr {
-        self.operands.get_or_init(|| {
-            let pairs = self.op_edges.iter().map(|&(a, b)| (b, a));
-            Csr::from_pairs(self.ops.len(), pairs)
-        })
+        self.operands
+            .get_or_init(|| self.users.transpose(self.ops.len()))
     }
 
-    /// Buffers (indices into `buffers`) each op uses; built on first use.
+    /// Buffers (indices into `buffers`) each op uses.
     pub fn uses(&self) -> &Csr {
-        self.uses
-            .get_or_init(|| Csr::from_pairs(self.ops.len(), self.use_pairs.iter().copied()))
+        &self.uses
     }
 
     /// Ops using each buffer; built on first use.
     pub fn buffer_users(&self) -> &Csr {
-        self.buffer_users.get_or_init(|| {
-            let pairs = self.use_pairs.iter().map(|&(a, b)| (b, a));
-            Csr::from_pairs(self.buffers.len(), pairs)
-        })
+        self.buffer_users
+            .get_or_init(|| self.uses.transpose(self.buffers.len()))
     }
 
     /// Number of ops.
@@ -364,19 +390,25 @@ impl<'g> Expander<'g> {
     fn pull(&mut self, v: NodeIdx) {
         self.pull_stack.push((v, 0));
         while let Some(&(x, next)) = self.pull_stack.last() {
-            if let Some(&p) = self.g.preds(x).get(next as usize) {
-                if let Some(top) = self.pull_stack.last_mut() {
-                    top.1 += 1;
-                }
-                if !self.ran[p as usize] && self.g.kind(p) == NodeKind::Alloc {
+            let preds = self.g.preds(x);
+            let unclaimed = preds[next as usize..]
+                .iter()
+                .position(|&p| !self.ran[p as usize] && self.g.kind(p) == NodeKind::Alloc);
+            match unclaimed {
+                Some(k) => {
+                    let p = preds[next as usize + k];
+                    if let Some(top) = self.pull_stack.last_mut() {
+                        top.1 = next + k as u32 + 1;
+                    }
                     self.ran[p as usize] = true; // claimed; pushed to order below
                     self.pull_stack.push((p, 0));
                 }
-                continue;
+                None => {
+                    self.pull_stack.pop();
+                    self.ran[x as usize] = true;
+                    self.order.push(x);
+                }
             }
-            self.pull_stack.pop();
-            self.ran[x as usize] = true;
-            self.order.push(x);
         }
     }
 

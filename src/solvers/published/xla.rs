@@ -13,9 +13,9 @@
 
 use std::collections::BinaryHeap;
 
-use super::{outcome_from_ops, post_order, Children, Expander, OpView};
+use super::{op_scheduler, outcome_from_ops, post_order, Children, Expander, OpScheduler, OpView};
 use crate::graph::{Graph, NodeIdx};
-use crate::solvers::{DeadlineTicker, Outcome, Scheduler, SolveContext};
+use crate::solvers::{DeadlineTicker, Outcome, SolveContext};
 
 const NOT_READY: u64 = u64::MAX;
 
@@ -42,13 +42,10 @@ const NOT_READY: u64 = u64::MAX;
 #[derive(Debug, Default, Clone, Copy)]
 pub struct XlaList;
 
-impl Scheduler for XlaList {
-    fn name(&self) -> String {
-        "xla-list".into()
-    }
+op_scheduler!(XlaList, "xla-list");
 
-    fn solve(&self, g: &Graph, ctx: &SolveContext) -> Outcome {
-        let view = OpView::new(g);
+impl OpScheduler for XlaList {
+    fn solve_ops(&self, g: &Graph, view: &OpView, ctx: &SolveContext) -> Outcome {
         let m = view.op_count();
         let mut exp = Expander::new(g);
         let mut unscheduled_uses: Vec<u32> = (0..view.buffers.len() as u32)
@@ -178,14 +175,11 @@ fn instruction_post_order(view: &OpView) -> Vec<u32> {
 #[derive(Debug, Default, Clone, Copy)]
 pub struct XlaPostOrder;
 
-impl Scheduler for XlaPostOrder {
-    fn name(&self) -> String {
-        "xla-postorder".into()
-    }
+op_scheduler!(XlaPostOrder, "xla-postorder");
 
-    fn solve(&self, g: &Graph, ctx: &SolveContext) -> Outcome {
-        let view = OpView::new(g);
-        outcome_from_ops(g, &view, &instruction_post_order(&view), ctx)
+impl OpScheduler for XlaPostOrder {
+    fn solve_ops(&self, g: &Graph, view: &OpView, ctx: &SolveContext) -> Outcome {
+        outcome_from_ops(g, view, &instruction_post_order(view), ctx)
     }
 }
 
@@ -208,18 +202,15 @@ impl Scheduler for XlaPostOrder {
 #[derive(Debug, Default, Clone, Copy)]
 pub struct XlaDfs;
 
-impl Scheduler for XlaDfs {
-    fn name(&self) -> String {
-        "xla-dfs".into()
-    }
+op_scheduler!(XlaDfs, "xla-dfs");
 
-    fn solve(&self, g: &Graph, ctx: &SolveContext) -> Outcome {
-        let view = OpView::new(g);
+impl OpScheduler for XlaDfs {
+    fn solve_ops(&self, g: &Graph, view: &OpView, ctx: &SolveContext) -> Outcome {
         let m = view.op_count();
         let mut extra_users = vec![0i64; m];
         let mut total_sizes = vec![0i64; m];
         let mut cumulative: i64 = 0;
-        for op in instruction_post_order(&view) {
+        for op in instruction_post_order(view) {
             let o = op as usize;
             let mut extra = (view.user_count[op as usize] as i64 - 1).max(0);
             let own = view.defined[o];
@@ -241,8 +232,8 @@ impl Scheduler for XlaDfs {
                     .then(a.cmp(&b))
             })
         });
-        let order = post_order(m, roots(&view), &children);
-        outcome_from_ops(g, &view, &order, ctx)
+        let order = post_order(m, roots(view), &children);
+        outcome_from_ops(g, view, &order, ctx)
     }
 }
 

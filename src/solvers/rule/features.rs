@@ -133,6 +133,11 @@ impl Statics {
             noise,
         }
     }
+
+    /// Whether the first term carries noise (then it is a float word).
+    pub fn noisy(&self) -> bool {
+        self.noise.is_some()
+    }
 }
 
 /// State-dependent feature values of one node or move, filled by the scheduler.
@@ -189,7 +194,14 @@ fn gumbel_noise(n: Noise, v: NodeIdx) -> f64 {
 
 /// An integer feature's value.
 #[inline]
-fn int_value(g: &Graph, adj: &Adj, s: &Statics, f: Feature, v: NodeIdx, d: &Dynamic) -> i64 {
+pub(super) fn int_value(
+    g: &Graph,
+    adj: &Adj,
+    s: &Statics,
+    f: Feature,
+    v: NodeIdx,
+    d: &Dynamic,
+) -> i64 {
     match value(g, adj, s, f, v, d) {
         Val::I(x) => x,
         Val::F(_) => unreachable!("integer terms hold integer features"),
@@ -230,6 +242,24 @@ pub(super) fn encode(
     d: &Dynamic,
     out: &mut [u64],
 ) {
+    encode_terms(g, adj, s, key, v, d, out);
+    let n = key.terms.len();
+    out[n] = enc_int(g.id(v));
+    out[n + 1] = v as u64;
+}
+
+/// Writes one word per term of the key of `v` into `out[..terms]`; each word
+/// compares like the term's value.
+#[inline]
+pub(super) fn encode_terms(
+    g: &Graph,
+    adj: &Adj,
+    s: &Statics,
+    key: &Key,
+    v: NodeIdx,
+    d: &Dynamic,
+    out: &mut [u64],
+) {
     for (t, (term, slot)) in key.terms.iter().zip(out.iter_mut()).enumerate() {
         let noise = match (t, s.noise) {
             (0, Some(n)) => Some(gumbel_noise(n, v)),
@@ -258,9 +288,6 @@ pub(super) fn encode(
             }
         };
     }
-    let n = key.terms.len();
-    out[n] = enc_int(g.id(v));
-    out[n + 1] = v as u64;
 }
 
 /// Mean absolute value of the first term over all nodes, with node-mode

@@ -7,17 +7,23 @@
 //!
 //! Dynamic keys: `unlocks(x)` and `frees_after(x)` count the successors `w`
 //! of a ready node `x` whose only unrun predecessor is `x`. The scheduler
-//! keeps `pending[w]`, the number of distinct unrun predecessors. A ready
-//! node's feature can only change when `pending[w]` of one of its successors
-//! drops to 1 (it never goes back up), and then exactly one node, the last
-//! unrun predecessor of `w`, is affected. So the scheduler re-keys that one
-//! node (if ready), pushing a new heap entry with a new version stamp; stale
-//! entries are skipped when popped. Every popped key is therefore the exact
-//! current key, at O(m) extra work over a whole run.
+//! keeps `pending[w]`, the number of distinct unrun predecessors, and the XOR
+//! of those predecessors. A node's features change only when `pending[w]` of
+//! one of its successors drops to 1 (it never goes back up), and then
+//! exactly one node is affected: the last unrun predecessor of `w`, which the
+//! XOR names. Its counters go up in O(1) and, if it is ready, it is re-keyed
+//! (a new queue entry; stale entries are skipped when popped). Every popped
+//! key is therefore the exact current key, at O(m) extra work over a run.
+//!
+//! Ready nodes wait in a [`ReadyQueue`]: packed `u128` keys ([`Packed`])
+//! when the rule's terms fit, with the nodes ready at the start sorted once
+//! instead of heaped; otherwise the word arena of [`KeyHeap`].
 
 use super::features::{encode, stride, Adj, Dynamic, Noise, Statics};
 use super::heap::KeyHeap;
+use super::packed::Packed;
 use super::parse::Key;
+use super::tiered_heap::TieredHeap;
 use crate::graph::{Graph, NodeIdx};
 use crate::solvers::{Abilities, DeadlineTicker, Outcome, Scheduler, SolveContext};
 
@@ -74,43 +80,198 @@ pub(super) fn schedule(
     ctx: &SolveContext,
     noise: Option<Noise>,
 ) -> Option<Vec<NodeIdx>> {
-    let n = g.node_count();
     let adj = Adj::new(g);
     let statics = Statics::new(g, key, ctx.seed, noise);
-    let dynamic = key.is_dynamic();
-    let mut pending: Vec<u32> = g.nodes().map(|v| adj.preds(v).len() as u32).collect();
-    let mut version: Vec<u32> = if dynamic { vec![0; n] } else { Vec::new() };
-    let mut heap = KeyHeap::new(stride(key), n.min(1 << 16));
+    let rule = RuleCtx {
+        g,
+        adj: &adj,
+        statics: &statics,
+        key,
+    };
+    match Packed::layout(g, &adj, &statics, key) {
+        Some(packed) => run(&rule, PackedQueue::new(packed, key.is_dynamic()), ctx),
+        None => run(&rule, ArenaQueue::new(g.node_count(), stride(key)), ctx),
+    }
+}
 
-    let push = |heap: &mut KeyHeap, pending: &[u32], v: NodeIdx, ver: u32| {
-        let delta = g.delta(v);
-        let mut d = Dynamic {
-            delta,
-            rise: delta.max(0),
-            ..Dynamic::default()
+/// What a key is computed from.
+struct RuleCtx<'a> {
+    g: &'a Graph,
+    adj: &'a Adj<'a>,
+    statics: &'a Statics,
+    key: &'a Key,
+}
+
+/// The ready nodes, ordered by key.
+trait ReadyQueue {
+    /// Adds ready node `v` with features `d`, or re-keys it.
+    fn push(&mut self, r: &RuleCtx, v: NodeIdx, d: &Dynamic);
+    /// Removes the smallest entry: its node and whether its key is current.
+    fn pop(&mut self) -> Option<(NodeIdx, bool)>;
+}
+
+/// Packed keys: the nodes pushed before the first pop are sorted once, later
+/// ones go to a [`TieredHeap`]; a pop takes the smaller head. For dynamic rules
+/// `current[v]` is the key of `v`'s live entry.
+struct PackedQueue {
+    packed: Packed,
+    initial: Vec<u128>,
+    next_initial: usize,
+    started: bool,
+    heap: TieredHeap,
+    current: Option<Vec<u128>>,
+}
+
+impl PackedQueue {
+    fn new(packed: Packed, dynamic: bool) -> Self {
+        PackedQueue {
+            packed,
+            initial: Vec::new(),
+            next_initial: 0,
+            started: false,
+            heap: TieredHeap::default(),
+            current: dynamic.then(Vec::new),
+        }
+    }
+}
+
+impl ReadyQueue for PackedQueue {
+    #[inline]
+    fn push(&mut self, r: &RuleCtx, v: NodeIdx, d: &Dynamic) {
+        let k = self.packed.pack(r.g, r.adj, r.statics, r.key, v, d);
+        if let Some(current) = &mut self.current {
+            if current.is_empty() {
+                current.resize(r.g.node_count(), u128::MAX);
+            }
+            if current[v as usize] == k {
+                return; // unchanged: the live entry stays exact
+            }
+            current[v as usize] = k;
+        }
+        if self.started {
+            self.heap.push(k);
+        } else {
+            self.initial.push(k);
+        }
+    }
+
+    #[inline]
+    fn pop(&mut self) -> Option<(NodeIdx, bool)> {
+        if !self.started {
+            self.started = true;
+            self.initial.sort_unstable();
+        }
+        let k = match (self.initial.get(self.next_initial), self.heap.peek()) {
+            (Some(&a), Some(b)) if b < a => self.heap.pop()?,
+            (Some(&a), _) => {
+                self.next_initial += 1;
+                a
+            }
+            (None, _) => self.heap.pop()?,
         };
-        if dynamic {
-            for &w in adj.succs(v) {
-                if pending[w as usize] == 1 {
-                    d.unlocks += 1;
-                    if g.delta(w) < 0 {
-                        d.frees_after += g.size(w) as i64;
-                    }
-                }
+        let v = self.packed.node(k);
+        let live = self.current.as_ref().is_none_or(|c| c[v as usize] == k);
+        Some((v, live))
+    }
+}
+
+/// Keys of any length in the word arena, with a version per node.
+struct ArenaQueue {
+    heap: KeyHeap,
+    version: Vec<u32>,
+}
+
+impl ArenaQueue {
+    fn new(n: usize, stride: usize) -> Self {
+        ArenaQueue {
+            heap: KeyHeap::new(stride, n.min(1 << 16)),
+            version: vec![0; n],
+        }
+    }
+}
+
+impl ReadyQueue for ArenaQueue {
+    fn push(&mut self, r: &RuleCtx, v: NodeIdx, d: &Dynamic) {
+        let ver = &mut self.version[v as usize];
+        *ver += 1;
+        self.heap.push(v, *ver, |out| {
+            encode(r.g, r.adj, r.statics, r.key, v, d, out)
+        });
+    }
+
+    fn pop(&mut self) -> Option<(NodeIdx, bool)> {
+        let (v, ver) = self.heap.pop()?;
+        Some((v, self.version[v as usize] == ver))
+    }
+}
+
+/// `unlocks` and `frees_after` of every node, kept current as nodes run.
+struct Unlocks {
+    /// XOR of the distinct unrun predecessors of each node.
+    unrun_xor: Vec<NodeIdx>,
+    unlocks: Vec<i64>,
+    frees_after: Vec<i64>,
+}
+
+impl Unlocks {
+    /// Counters at the start (`pending` holds the distinct in-degrees).
+    fn new(g: &Graph, adj: &Adj, pending: &[u32]) -> Self {
+        let n = g.node_count();
+        let mut u = Unlocks {
+            unrun_xor: g
+                .nodes()
+                .map(|v| adj.preds(v).iter().fold(0, |acc, &p| acc ^ p))
+                .collect(),
+            unlocks: vec![0; n],
+            frees_after: vec![0; n],
+        };
+        for w in g.nodes() {
+            if pending[w as usize] == 1 {
+                u.credit(g, w);
             }
         }
-        heap.push(v, ver, |out| encode(g, &adj, &statics, key, v, &d, out));
-    };
+        u
+    }
 
+    /// `w` is down to one unrun predecessor: credit it; returns that node.
+    #[inline]
+    fn credit(&mut self, g: &Graph, w: NodeIdx) -> NodeIdx {
+        let x = self.unrun_xor[w as usize];
+        self.unlocks[x as usize] += 1;
+        if g.delta(w) < 0 {
+            self.frees_after[x as usize] += g.size(w) as i64;
+        }
+        x
+    }
+}
+
+/// The list scheduler over any queue.
+fn run(r: &RuleCtx, mut queue: impl ReadyQueue, ctx: &SolveContext) -> Option<Vec<NodeIdx>> {
+    let (g, adj) = (r.g, r.adj);
+    let n = g.node_count();
+    let mut pending: Vec<u32> = g.nodes().map(|v| adj.preds(v).len() as u32).collect();
+    let mut unlocks = r.key.is_dynamic().then(|| Unlocks::new(g, adj, &pending));
+    let features = |unlocks: &Option<Unlocks>, v: NodeIdx| {
+        let delta = g.delta(v);
+        let (u, f) = unlocks.as_ref().map_or((0, 0), |c| {
+            (c.unlocks[v as usize], c.frees_after[v as usize])
+        });
+        Dynamic {
+            delta,
+            rise: delta.max(0),
+            unlocks: u,
+            frees_after: f,
+        }
+    };
     for v in g.nodes() {
         if pending[v as usize] == 0 {
-            push(&mut heap, &pending, v, 0);
+            queue.push(r, v, &features(&unlocks, v));
         }
     }
     let mut order = Vec::with_capacity(n);
     let mut ticker = DeadlineTicker::new(1 << 14);
-    while let Some((u, ver)) = heap.pop() {
-        if dynamic && (pending[u as usize] == DONE || version[u as usize] != ver) {
+    while let Some((u, live)) = queue.pop() {
+        if !live || pending[u as usize] == DONE {
             continue;
         }
         if ticker.expired(ctx) {
@@ -121,23 +282,19 @@ pub(super) fn schedule(
         for &w in adj.succs(u) {
             let p = &mut pending[w as usize];
             *p -= 1;
-            if *p == 0 {
-                push(
-                    &mut heap,
-                    &pending,
-                    w,
-                    if dynamic { version[w as usize] } else { 0 },
-                );
-            } else if dynamic && *p == 1 {
-                // The last unrun predecessor of `w` now unlocks it: re-key it if ready.
-                let x = *adj
-                    .preds(w)
-                    .iter()
-                    .find(|&&x| pending[x as usize] != DONE)
-                    .expect("pending counts an unrun predecessor");
-                if pending[x as usize] == 0 {
-                    version[x as usize] += 1;
-                    push(&mut heap, &pending, x, version[x as usize]);
+            let left = *p;
+            if let Some(c) = &mut unlocks {
+                c.unrun_xor[w as usize] ^= u;
+            }
+            if left == 0 {
+                queue.push(r, w, &features(&unlocks, w));
+            } else if left == 1 {
+                if let Some(c) = &mut unlocks {
+                    // The last unrun predecessor of `w` now unlocks it: re-key it if ready.
+                    let x = c.credit(g, w);
+                    if pending[x as usize] == 0 {
+                        queue.push(r, x, &features(&unlocks, x));
+                    }
                 }
             }
         }

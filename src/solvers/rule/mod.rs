@@ -18,8 +18,11 @@ mod heap;
 mod list;
 mod moves;
 mod noisy;
+mod packed;
 mod parse;
+mod quad_heap;
 mod random;
+mod tiered_heap;
 
 pub use list::Rule;
 pub use moves::Moves;

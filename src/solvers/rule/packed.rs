@@ -1,0 +1,244 @@
+//! Keys packed into one `u128`, for rules whose terms have known ranges.
+//!
+//! A key's words (see [`encode_terms`]) compare like its terms. When every
+//! term's word lies in a known range `base..base + 2^width`, the key is the
+//! concatenation of `word - base` over the terms, most significant first,
+//! followed by the rank of the node's id. Integer comparison of packed keys
+//! is then exactly the comparison of the word keys with ties broken by id
+//! (ids are unique, so the node index never decides), and the node is read
+//! back from the rank. Most rules fit: a feature's range comes from the
+//! graph (deltas, degrees, depths...), float terms take 64 bits.
+
+use super::features::{encode_terms, int_value, Adj, Dynamic, Statics};
+use super::parse::{Feature, Key, Term};
+use crate::graph::{Graph, NodeIdx};
+
+/// Most terms a packed key holds (longer rules use the word arena).
+const MAX_TERMS: usize = 8;
+
+/// How keys of one rule on one graph are packed.
+pub(super) struct Packed {
+    /// Per term, most significant first: the smallest word and the bit width.
+    fields: Vec<(u64, u32)>,
+    rank_bits: u32,
+    /// Node -> rank of its id; `None` when ids are `0..n` in program order.
+    rank: Option<Vec<u32>>,
+    /// Rank -> node; `None` as for `rank`.
+    by_rank: Option<Vec<NodeIdx>>,
+}
+
+/// Bits needed to hold `0..=range`.
+fn bits(range: u128) -> u32 {
+    128 - range.leading_zeros()
+}
+
+/// Node-mode features of `v` that do not depend on the state.
+fn static_dynamic(g: &Graph, v: NodeIdx) -> Dynamic {
+    let delta = g.delta(v);
+    Dynamic {
+        delta,
+        rise: delta.max(0),
+        ..Dynamic::default()
+    }
+}
+
+/// Smallest and largest value `f` takes on any node in node mode, at any
+/// point of a run.
+///
+/// # Complexity
+/// O(n + m).
+fn feature_bounds(g: &Graph, adj: &Adj, s: &Statics, f: Feature) -> (i64, i64) {
+    let span = |values: &mut dyn Iterator<Item = i64>| {
+        values.fold((i64::MAX, i64::MIN), |(lo, hi), x| (lo.min(x), hi.max(x)))
+    };
+    match f {
+        Feature::Unlocks => {
+            let most = g.nodes().map(|v| adj.succs(v).len()).max().unwrap_or(0);
+            (0, most as i64)
+        }
+        // At most every byte any FREE releases.
+        Feature::FreesAfter => (
+            0,
+            g.deltas()
+                .iter()
+                .filter(|&&d| d < 0)
+                .fold(0i64, |acc, &d| acc.saturating_add(d.saturating_neg())),
+        ),
+        Feature::Delta | Feature::LiveAfter => span(&mut g.deltas().iter().copied()),
+        Feature::Rise => span(&mut g.deltas().iter().map(|&d| d.max(0))),
+        Feature::Id => span(&mut g.ids().iter().copied()),
+        _ => span(
+            &mut g
+                .nodes()
+                .map(|v| int_value(g, adj, s, f, v, &static_dynamic(g, v))),
+        ),
+    }
+}
+
+/// Range of a weighted integer sum, evaluated as `encode_terms` does
+/// (saturating multiply and add are monotone, so the ends bound it).
+fn sum_bounds(g: &Graph, adj: &Adj, s: &Statics, sum: &[(i64, Feature)]) -> (i64, i64) {
+    sum.iter().fold((0i64, 0i64), |(lo, hi), &(w, f)| {
+        let (a, b) = feature_bounds(g, adj, s, f);
+        let (x, y) = (w.saturating_mul(a), w.saturating_mul(b));
+        (lo.saturating_add(x.min(y)), hi.saturating_add(x.max(y)))
+    })
+}
+
+impl Packed {
+    /// The packing of `key` in node mode on `g`, or `None` if its terms and
+    /// the id rank need more than 127 bits (`u128::MAX` stays free as a
+    /// marker).
+    ///
+    /// # Complexity
+    /// O((n + m) · features read).
+    pub fn layout(g: &Graph, adj: &Adj, s: &Statics, key: &Key) -> Option<Packed> {
+        if key.terms.len() > MAX_TERMS || g.node_count() == 0 {
+            return None;
+        }
+        let mut fields = Vec::with_capacity(key.terms.len());
+        for (t, term) in key.terms.iter().enumerate() {
+            fields.push(match term {
+                Term::Int(sum) if !(t == 0 && s.noisy()) => {
+                    let (lo, hi) = sum_bounds(g, adj, s, sum);
+                    let base = super::features::enc_int(lo);
+                    (base, bits((hi as i128 - lo as i128) as u128))
+                }
+                _ => (0, 64),
+            });
+        }
+        let rank_bits = bits(g.node_count() as u128 - 1);
+        let total: u32 = fields.iter().map(|&(_, w)| w).sum::<u32>() + rank_bits;
+        if total > 127 {
+            return None;
+        }
+        let by_rank = g.indices_by_id();
+        let rank = by_rank.as_ref().map(|by_rank| {
+            let mut rank = vec![0u32; by_rank.len()];
+            for (r, &v) in by_rank.iter().enumerate() {
+                rank[v as usize] = r as u32;
+            }
+            rank
+        });
+        Some(Packed {
+            fields,
+            rank_bits,
+            rank,
+            by_rank,
+        })
+    }
+
+    /// The packed key of `v` with feature values `d`.
+    #[inline]
+    pub fn pack(
+        &self,
+        g: &Graph,
+        adj: &Adj,
+        s: &Statics,
+        key: &Key,
+        v: NodeIdx,
+        d: &Dynamic,
+    ) -> u128 {
+        let mut words = [0u64; MAX_TERMS];
+        encode_terms(g, adj, s, key, v, d, &mut words);
+        let mut k: u128 = 0;
+        for (&word, &(base, width)) in words.iter().zip(&self.fields) {
+            let field = word.wrapping_sub(base) as u128;
+            debug_assert!(bits(field) <= width, "term word outside its range");
+            k = (k << width) | field;
+        }
+        let rank = self.rank.as_ref().map_or(v, |r| r[v as usize]);
+        (k << self.rank_bits) | rank as u128
+    }
+
+    /// The node whose packed key is `k`.
+    #[inline]
+    pub fn node(&self, k: u128) -> NodeIdx {
+        let rank = (k & ((1u128 << self.rank_bits) - 1)) as u32;
+        self.by_rank.as_ref().map_or(rank, |t| t[rank as usize])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::features::{encode, stride};
+    use super::super::parse::parse;
+    use super::*;
+    use crate::corpus::gen::{generate, GenSpec};
+
+    /// A graph whose ids are neither dense nor in program order.
+    fn scrambled(spec: &str) -> Graph {
+        let g = generate(&GenSpec::parse(spec).unwrap(), 4).unwrap();
+        let mut raw = g.to_raw();
+        raw.nodes.reverse();
+        let n = raw.nodes.len() as i64;
+        let new_id = |id: i64| (id * 7919) % (n + 13) * 3 - 50;
+        for node in &mut raw.nodes {
+            node.id = new_id(node.id);
+        }
+        for e in &mut raw.edges {
+            *e = (new_id(e.0), new_id(e.1));
+        }
+        Graph::from_raw(raw).unwrap()
+    }
+
+    /// Packed keys sort nodes exactly as the word keys do, and name the node.
+    #[test]
+    fn packed_order_is_word_order() {
+        let graphs = [
+            generate(
+                &GenSpec::parse("random-layered:layers=30,width=4,allocs=floating").unwrap(),
+                2,
+            )
+            .unwrap(),
+            scrambled("random-layered:layers=20,width=3"),
+        ];
+        let rules = [
+            "delta,type,id",
+            "-height,delta,id",
+            "0.7*delta+0.3*latency,id",
+            "-unlocks,-frees_after,delta,id",
+            "live_after,random",
+            "2*depth-3*size+out_degree,-id,rise",
+        ];
+        for g in &graphs {
+            let adj = Adj::new(g);
+            for rule in rules {
+                let key = parse(rule).unwrap();
+                let s = Statics::new(g, &key, 5, None);
+                let packed = Packed::layout(g, &adj, &s, &key).expect("rule fits");
+                let d = |v: NodeIdx| Dynamic {
+                    unlocks: (v % 3) as i64,
+                    frees_after: (v % 5) as i64 * 1000,
+                    ..static_dynamic(g, v)
+                };
+                let mut by_words: Vec<(Vec<u64>, NodeIdx)> = g
+                    .nodes()
+                    .map(|v| {
+                        let mut w = vec![0; stride(&key)];
+                        encode(g, &adj, &s, &key, v, &d(v), &mut w);
+                        (w, v)
+                    })
+                    .collect();
+                by_words.sort();
+                let mut by_packed: Vec<u128> = g
+                    .nodes()
+                    .map(|v| packed.pack(g, &adj, &s, &key, v, &d(v)))
+                    .collect();
+                by_packed.sort_unstable();
+                let a: Vec<NodeIdx> = by_words.iter().map(|&(_, v)| v).collect();
+                let b: Vec<NodeIdx> = by_packed.iter().map(|&k| packed.node(k)).collect();
+                assert_eq!(a, b, "{rule}");
+            }
+        }
+    }
+
+    /// Three float terms and an id need more than 127 bits: the arena is used.
+    #[test]
+    fn long_rules_do_not_pack() {
+        let g = generate(&GenSpec::parse("chain:length=5").unwrap(), 1).unwrap();
+        let key = parse("latency,random,0.5*delta,id").unwrap();
+        let s = Statics::new(&g, &key, 1, None);
+        assert!(Packed::layout(&g, &Adj::new(&g), &s, &key).is_none());
+    }
+}

@@ -1,0 +1,172 @@
+//! A min-heap that parks large keys in an unordered overflow.
+//!
+//! Some rules leave many ready nodes waiting until the very end (`-height`
+//! defers every sink, `-unlocks` every node that unlocks nothing), so a plain
+//! heap grows to a third of the graph and every pop pays for its depth. Here
+//! a small [`QuadHeap`] holds the keys below a threshold and the rest wait
+//! unordered: a push at or above the threshold costs O(1). When the small
+//! heap runs dry, the smallest chunk of the overflow is selected and sorted
+//! into a run that pops from its end. Pops return exactly what one big heap
+//! would.
+
+use super::quad_heap::QuadHeap;
+
+/// Most keys the small heap holds before half of them move to the overflow.
+const SMALL_MAX: usize = 1 << 12;
+
+/// Min-heap of `u128` keys. Invariant: every key in `small` and `run` is at
+/// most `threshold`, and every key in `overflow` is at least `threshold`.
+#[derive(Debug)]
+pub(super) struct TieredHeap {
+    small: QuadHeap,
+    /// Sorted in decreasing order: the smallest key is last.
+    run: Vec<u128>,
+    overflow: Vec<u128>,
+    threshold: u128,
+}
+
+impl Default for TieredHeap {
+    fn default() -> Self {
+        TieredHeap {
+            small: QuadHeap::default(),
+            run: Vec::new(),
+            overflow: Vec::new(),
+            threshold: u128::MAX,
+        }
+    }
+}
+
+impl TieredHeap {
+    /// Adds `k`.
+    ///
+    /// # Complexity
+    /// O(log SMALL_MAX) amortized.
+    #[inline]
+    pub fn push(&mut self, k: u128) {
+        if k >= self.threshold {
+            self.overflow.push(k);
+            return;
+        }
+        self.small.push(k);
+        if self.small.len() > SMALL_MAX {
+            self.spill();
+        }
+    }
+
+    /// The smallest key.
+    #[inline]
+    pub fn peek(&mut self) -> Option<u128> {
+        self.refill_if_dry();
+        match (self.small.peek(), self.run.last()) {
+            (Some(a), Some(&b)) => Some(a.min(b)),
+            (a, b) => a.or(b.copied()),
+        }
+    }
+
+    /// Removes and returns the smallest key.
+    #[inline]
+    pub fn pop(&mut self) -> Option<u128> {
+        self.refill_if_dry();
+        match (self.small.peek(), self.run.last()) {
+            (Some(a), Some(&b)) if b < a => self.run.pop(),
+            (Some(_), _) => self.small.pop(),
+            (None, _) => self.run.pop(),
+        }
+    }
+
+    /// Moves the larger half of the small heap, and the run's keys above
+    /// the new threshold, to the overflow.
+    fn spill(&mut self) {
+        let mut keys = self.small.take_all();
+        let half = keys.len() / 2;
+        keys.select_nth_unstable(half);
+        let t = keys[half];
+        self.threshold = t;
+        self.overflow.extend_from_slice(&keys[half..]);
+        for &k in &keys[..half] {
+            self.small.push(k);
+        }
+        let above = self.run.partition_point(|&k| k > t);
+        self.overflow.extend(self.run.drain(..above));
+    }
+
+    /// When the small heap and the run are empty, sorts the smallest chunk
+    /// of the overflow (at least half of `SMALL_MAX`, at least an eighth of
+    /// the overflow) into the run.
+    #[inline]
+    fn refill_if_dry(&mut self) {
+        if self.small.len() == 0 && self.run.is_empty() && !self.overflow.is_empty() {
+            self.refill();
+        }
+    }
+
+    fn refill(&mut self) {
+        let chunk = (SMALL_MAX / 2).max(self.overflow.len() / 8);
+        if self.overflow.len() <= chunk {
+            self.threshold = u128::MAX;
+            std::mem::swap(&mut self.run, &mut self.overflow);
+        } else {
+            self.overflow.select_nth_unstable(chunk);
+            self.threshold = self.overflow[chunk];
+            self.run.extend(self.overflow.drain(..chunk));
+        }
+        self.run.sort_unstable_by(|a, b| b.cmp(a));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::Rng;
+    use std::cmp::Reverse;
+    use std::collections::BinaryHeap;
+
+    /// Pops match a plain heap's under bursts of small and large keys.
+    #[test]
+    fn pops_like_one_heap() {
+        let mut r = Rng::new(9);
+        let mut h = TieredHeap::default();
+        let mut reference = BinaryHeap::new();
+        for step in 0..60_000u64 {
+            let phase = (step / 7_000) % 3;
+            if phase < 2 && r.chance(0.7) {
+                let k = if r.chance(0.5) {
+                    step as u128 + r.below(50) as u128
+                } else {
+                    (1u128 << 100) + r.below(1000) as u128
+                };
+                h.push(k);
+                reference.push(Reverse(k));
+            } else {
+                assert_eq!(h.peek(), reference.peek().map(|x| x.0));
+                assert_eq!(h.pop(), reference.pop().map(|x| x.0));
+            }
+        }
+        while let Some(Reverse(k)) = reference.pop() {
+            assert_eq!(h.pop(), Some(k));
+        }
+        assert_eq!(h.pop(), None);
+    }
+
+    /// Random keys, push rates changing by phase: spills while a run is
+    /// being popped, refills of every size.
+    #[test]
+    fn pops_like_one_heap_under_random_phases() {
+        let mut r = Rng::new(17);
+        let mut h = TieredHeap::default();
+        let mut reference = BinaryHeap::new();
+        for step in 0..300_000u64 {
+            let push_rate = [0.9, 0.5, 0.2, 0.55][(step / 9_000 % 4) as usize];
+            if r.chance(push_rate) {
+                let k = r.below(1 << 20) as u128;
+                h.push(k);
+                reference.push(Reverse(k));
+            } else {
+                assert_eq!(h.pop(), reference.pop().map(|x| x.0));
+            }
+        }
+        while let Some(Reverse(k)) = reference.pop() {
+            assert_eq!(h.pop(), Some(k));
+        }
+    }
+}
