@@ -235,10 +235,23 @@ fn main() {
             for (n, r) in reports.iter().filter(|(n, _)| *n != "exact") {
                 let x = r.time.as_secs_f64() / e.time.as_secs_f64().max(1e-6);
                 let done = r.status == Status::Optimal;
-                ratios.push(format!("{n} {}{x:.0}x", if done { "" } else { ">=" }));
+                let exact_done = e.status == Status::Optimal;
+                // A ratio is a bound when one of the two did not finish.
+                let bound = match (done, exact_done) {
+                    (true, false) => "<=",
+                    (false, _) => ">=",
+                    (true, true) => "",
+                };
+                // Two decimals below 1x, so that a solver faster than `exact` does not show as 0x.
+                let x = match x {
+                    x if x < 0.995 => format!("{x:.2}"),
+                    x if x < 9.95 => format!("{x:.1}"),
+                    x => format!("{x:.0}"),
+                };
+                ratios.push(format!("{n} {bound}{x}x"));
             }
         }
         println!(" | {}", ratios.join(", "));
     }
-    println!("time limit {limit} s per solve; `>=`: the other solver did not finish (ratio is a lower bound); gap: (peak - proven lower bound) / peak");
+    println!("time limit {limit} s per solve; `>=`: the other solver did not finish (ratio is a lower bound); `<=`: `exact` did not finish (an upper bound); gap: (peak - proven lower bound) / peak");
 }
