@@ -90,40 +90,6 @@ fn chain_peaks_at_its_largest_adjacent_pair() {
     }
 }
 
-/// A source (size `s`), `k` identical branches reading it, each a chain
-/// `a -> b` of sizes (`a`, `b`), joined by one op producing 1 byte.
-fn fork_join(k: usize, s: u64, a: u64, b: u64, enc: AllocEncoding) -> Graph {
-    let mut p = TensorProgram::new();
-    let src = p.op1("src", &[], s);
-    let mut outs = Vec::new();
-    for i in 0..k {
-        let x = p.op1(format!("a{i}"), &[src], a);
-        outs.push(p.op1(format!("b{i}"), &[x], b));
-    }
-    p.op1("join", &outs, 1);
-    p.to_graph(enc).unwrap()
-}
-
-/// The optimal peak of [`fork_join`] in closed form. A schedule finishes
-/// `m` branches one by one (the source live throughout), then runs the `r =
-/// k - m >= 1` remaining `a` ops (the last frees the source), then their `b`
-/// ops; holding two branches' temporaries while the source is live only adds
-/// memory, so the optimum is the best `m`:
-/// max(s + (m-1) b + a + b [m >= 1], s + m b + r a,
-///     max_j (m + j + 1) b + (r - j) a [j < r], k b + 1).
-fn fork_join_peak(k: u64, s: u64, a: u64, b: u64) -> u64 {
-    (0..k)
-        .map(|m| {
-            let r = k - m;
-            let seq = if m >= 1 { s + (m - 1) * b + a + b } else { 0 };
-            let a_phase = s + m * b + r * a;
-            let b_phase = (0..r).map(|j| (m + j + 1) * b + (r - j) * a).max().unwrap();
-            seq.max(a_phase).max(b_phase).max(k * b + 1)
-        })
-        .min()
-        .unwrap()
-}
-
 #[test]
 fn fork_join_of_identical_branches_has_its_closed_form_peak() {
     for &(k, s, a, b) in &[
@@ -135,8 +101,8 @@ fn fork_join_of_identical_branches_has_its_closed_form_peak() {
         (6, 1, 20, 1),
     ] {
         for enc in [AllocEncoding::Anchored, AllocEncoding::Floating] {
-            let g = fork_join(k, s, a, b, enc);
-            let want = fork_join_peak(k as u64, s, a, b);
+            let g = common::fork_join(k, s, a, b, enc);
+            let want = common::fork_join_peak(k as u64, s, a, b);
             assert_eq!(
                 peak_of("exact", &g),
                 want,

@@ -8,7 +8,7 @@ mod common;
 
 use std::time::Duration;
 
-use memsched::corpus::program::{AllocEncoding, TensorProgram};
+use memsched::corpus::program::AllocEncoding;
 use memsched::rng::Rng;
 use memsched::solvers::exact::Options;
 use memsched::solvers::{self, run, Exact, Report, Scheduler, SolveContext};
@@ -121,36 +121,6 @@ fn split_and_symmetry_agree_on_12000_more_graphs() {
     assert!(small.split > 0 && larger.symmetric > 0 && larger.split > 0);
 }
 
-/// A source (size `s`), `k` identical branches reading it, each a chain
-/// `a -> b` of sizes (`a`, `b`), joined by one op producing 1 byte (the
-/// family of `exact_agreement.rs`).
-fn fork_join(k: usize, s: u64, a: u64, b: u64, enc: AllocEncoding) -> Graph {
-    let mut p = TensorProgram::new();
-    let src = p.op1("src", &[], s);
-    let mut outs = Vec::new();
-    for i in 0..k {
-        let x = p.op1(format!("a{i}"), &[src], a);
-        outs.push(p.op1(format!("b{i}"), &[x], b));
-    }
-    p.op1("join", &outs, 1);
-    p.to_graph(enc).unwrap()
-}
-
-/// The closed form of `exact_agreement.rs`: the best number `m` of branches
-/// to finish one by one before running the remaining heads, then tails.
-fn fork_join_peak(k: u64, s: u64, a: u64, b: u64) -> u64 {
-    (0..k)
-        .map(|m| {
-            let r = k - m;
-            let seq = if m >= 1 { s + (m - 1) * b + a + b } else { 0 };
-            let a_phase = s + m * b + r * a;
-            let b_phase = (0..r).map(|j| (m + j + 1) * b + (r - j) * a).max().unwrap();
-            seq.max(a_phase).max(b_phase).max(k * b + 1)
-        })
-        .min()
-        .unwrap()
-}
-
 #[test]
 fn fork_joins_of_12_to_16_identical_branches_are_proven_optimal() {
     let full = Exact::default();
@@ -161,9 +131,9 @@ fn fork_joins_of_12_to_16_identical_branches_are_proven_optimal() {
         (16, 1, 20, 1),
     ] {
         for enc in [AllocEncoding::Anchored, AllocEncoding::Floating] {
-            let g = fork_join(k, s, a, b, enc);
+            let g = common::fork_join(k, s, a, b, enc);
             let r = optimal(&full, &g);
-            let want = fork_join_peak(k as u64, s, a, b);
+            let want = common::fork_join_peak(k as u64, s, a, b);
             assert_eq!(r.peak, Some(want), "k={k} s={s} a={a} b={b} {enc:?}");
         }
     }

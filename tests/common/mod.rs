@@ -44,21 +44,7 @@ pub fn random_dag(rng: &mut Rng, n: usize) -> Graph {
     let mut next_buf = 0;
     let density = 0.1 + 0.4 * rng.f64();
     for i in 0..n {
-        let roll = rng.below(3);
-        let id = if roll == 0 && !open.is_empty() {
-            let k = rng.below(open.len() as u64) as usize;
-            let (a, buf) = open.swap_remove(k);
-            let f = b.free(buf);
-            b.edge(a, f);
-            f
-        } else if roll == 1 {
-            let a = b.alloc(rng.range(1, 9), next_buf);
-            open.push((a, next_buf));
-            next_buf += 1;
-            a
-        } else {
-            b.op("op")
-        };
+        let (id, _) = random_node(&mut b, rng, &mut open, &mut next_buf);
         for j in 0..i as i64 {
             if rng.chance(density) {
                 b.edge(j, id);
@@ -67,6 +53,34 @@ pub fn random_dag(rng: &mut Rng, n: usize) -> Graph {
     }
     b.build()
         .expect("forward edges make a DAG, each FREE follows its ALLOC")
+}
+
+/// One random node for [`random_dag`] and [`series_dag`]: a FREE of an open
+/// buffer (with the edge from its ALLOC), a new ALLOC of 1-8 bytes, or an
+/// op. Returns its id and the roll (0 FREE, 1 ALLOC, 2 op; 0 falls through
+/// to an op when no buffer is open).
+fn random_node(
+    b: &mut GraphBuilder,
+    rng: &mut Rng,
+    open: &mut Vec<(i64, i64)>,
+    next_buf: &mut i64,
+) -> (i64, u64) {
+    let roll = rng.below(3);
+    let id = if roll == 0 && !open.is_empty() {
+        let k = rng.below(open.len() as u64) as usize;
+        let (a, buf) = open.swap_remove(k);
+        let f = b.free(buf);
+        b.edge(a, f);
+        f
+    } else if roll == 1 {
+        let a = b.alloc(rng.range(1, 9), *next_buf);
+        open.push((a, *next_buf));
+        *next_buf += 1;
+        a
+    } else {
+        b.op("op")
+    };
+    (id, roll)
 }
 
 /// The i-th graph of the agreement corpus (programs and arbitrary DAGs).
@@ -95,21 +109,7 @@ pub fn series_dag(rng: &mut Rng, parts: usize, per: usize) -> Graph {
     for _ in 0..parts {
         let mut part: Vec<i64> = Vec::new();
         for _ in 0..per {
-            let roll = rng.below(3);
-            let id = if roll == 0 && !open.is_empty() {
-                let k = rng.below(open.len() as u64) as usize;
-                let (a, buf) = open.swap_remove(k);
-                let f = b.free(buf);
-                b.edge(a, f);
-                f
-            } else if roll == 1 {
-                let a = b.alloc(rng.range(1, 9), next_buf);
-                open.push((a, next_buf));
-                next_buf += 1;
-                a
-            } else {
-                b.op("op")
-            };
+            let (id, roll) = random_node(&mut b, rng, &mut open, &mut next_buf);
             let floating = roll == 1 && rng.chance(0.5);
             if !floating {
                 if let Some(h) = hub {
@@ -218,4 +218,38 @@ pub fn identical_branches(rng: &mut Rng, k: usize, m: usize) -> Graph {
     b.edge(src, src_free);
     b.build()
         .expect("edges follow the template's forward order")
+}
+
+/// A source (size `s`), `k` identical branches reading it, each a chain
+/// `a -> b` of sizes (`a`, `b`), joined by one op producing 1 byte.
+pub fn fork_join(k: usize, s: u64, a: u64, b: u64, enc: AllocEncoding) -> Graph {
+    let mut p = TensorProgram::new();
+    let src = p.op1("src", &[], s);
+    let mut outs = Vec::new();
+    for i in 0..k {
+        let x = p.op1(format!("a{i}"), &[src], a);
+        outs.push(p.op1(format!("b{i}"), &[x], b));
+    }
+    p.op1("join", &outs, 1);
+    p.to_graph(enc).unwrap()
+}
+
+/// The optimal peak of [`fork_join`] in closed form. A schedule finishes
+/// `m` branches one by one (the source live throughout), then runs the `r =
+/// k - m >= 1` remaining `a` ops (the last frees the source), then their `b`
+/// ops; holding two branches' temporaries while the source is live only adds
+/// memory, so the optimum is the best `m`:
+/// max(s + (m-1) b + a + b [m >= 1], s + m b + r a,
+///     max_j (m + j + 1) b + (r - j) a [j < r], k b + 1).
+pub fn fork_join_peak(k: u64, s: u64, a: u64, b: u64) -> u64 {
+    (0..k)
+        .map(|m| {
+            let r = k - m;
+            let seq = if m >= 1 { s + (m - 1) * b + a + b } else { 0 };
+            let a_phase = s + m * b + r * a;
+            let b_phase = (0..r).map(|j| (m + j + 1) * b + (r - j) * a).max().unwrap();
+            seq.max(a_phase).max(b_phase).max(k * b + 1)
+        })
+        .min()
+        .unwrap()
 }
