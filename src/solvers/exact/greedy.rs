@@ -28,10 +28,9 @@ impl Scheduler for MoveGreedy {
 
     fn solve(&self, g: &Graph, ctx: &SolveContext) -> Outcome {
         let n = g.node_count();
-        if Reach::bytes_for(n) > ctx.budget.max_memory_bytes / 8 {
+        let Some(reach) = Reach::within_budget(g, ctx.budget.max_memory_bytes) else {
             return Outcome::failed("graph too large for the ancestor bitsets");
-        }
-        let reach = Reach::new(g);
+        };
         let pos = crate::graph::analysis::positions(g.topo_order(), n);
         let mut set = vec![0u64; state::words(n)];
         let mut order: Vec<NodeIdx> = Vec::with_capacity(n);

@@ -119,16 +119,17 @@ impl Scheduler for Exact {
         if n == 0 {
             return Outcome::optimal(Vec::new(), 0);
         }
+        let reach = Reach::within_budget(g, ctx.budget.max_memory_bytes);
         let splittable = self.options.split && n >= 2 * self.options.min_piece.max(1);
-        if splittable && Reach::bytes_for(n) <= ctx.budget.max_memory_bytes / 8 {
-            let parts = cuts::pieces(g, &Reach::new(g), self.options.min_piece);
+        if let (true, Some(reach)) = (splittable, &reach) {
+            let parts = cuts::pieces(g, reach, self.options.min_piece);
             if parts.len() > 1 {
                 if let Some(out) = pieces::solve(self, g, &parts, &ctx.started()) {
                     return out;
                 }
             }
         }
-        let prep = self.prepare(g, ctx);
+        let prep = self.prepare(g, ctx, reach);
         self.attempt(g, &prep, ctx, 0).into_outcome()
     }
 }
@@ -172,8 +173,9 @@ impl Attempt {
 
 impl Exact {
     /// The upper bound (the best checked order among the upper-bound
-    /// source, the warm start and the stored topological order) and bounds.
-    fn prepare(&self, g: &Graph, ctx: &SolveContext) -> Prepared {
+    /// source, the warm start and the stored topological order) and bounds;
+    /// `reach` is `g`'s ancestor bitsets, `None` when over the budget.
+    fn prepare(&self, g: &Graph, ctx: &SolveContext, reach: Option<Reach>) -> Prepared {
         let mut best: Option<(u64, Vec<NodeIdx>, String)> = None;
         let mut consider = |order: Option<Vec<NodeIdx>>, from: &str| {
             let Some(order) = order else { return };
@@ -189,14 +191,13 @@ impl Exact {
         consider(up.order, &up_note);
         consider(Some(g.topo_order().to_vec()), "topological order");
         let (ub, ub_order, ub_from) = best.expect("the stored topological order is a schedule");
-        let n = g.node_count();
-        let (tools, global) = if Reach::bytes_for(n) > ctx.budget.max_memory_bytes / 8 {
-            (None, g.final_memory().max(0) as u64)
-        } else {
-            let reach = Reach::new(g);
-            let bounds = Bounds::new(g, &reach);
-            let global = bounds.global() as u64;
-            (Some((reach, bounds)), global)
+        let (tools, global) = match reach {
+            None => (None, g.final_memory().max(0) as u64),
+            Some(reach) => {
+                let bounds = Bounds::new(g, &reach);
+                let global = bounds.global() as u64;
+                (Some((reach, bounds)), global)
+            }
         };
         Prepared {
             ub,

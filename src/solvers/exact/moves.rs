@@ -25,8 +25,14 @@ pub(crate) struct Reach {
 
 impl Reach {
     /// Bytes `Reach::new` would allocate for `n` nodes.
-    pub(crate) fn bytes_for(n: usize) -> u64 {
+    fn bytes_for(n: usize) -> u64 {
         (n as u64) * (state::words(n) as u64) * 8
+    }
+
+    /// The ancestor bitsets of `g` if they take at most 1/8 of
+    /// `max_memory_bytes` (the rest is left to the search), else `None`.
+    pub(crate) fn within_budget(g: &Graph, max_memory_bytes: u64) -> Option<Self> {
+        (Self::bytes_for(g.node_count()) <= max_memory_bytes / 8).then(|| Self::new(g))
     }
 
     /// # Complexity

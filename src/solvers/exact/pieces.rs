@@ -13,6 +13,7 @@
 //! to its nodes among the pieces still to search. Pieces left unproven get
 //! a second try with whatever time is left.
 
+use super::moves::Reach;
 use super::split::Piece;
 use super::{close_or_feasible, Attempt, Exact, Prepared};
 use crate::graph::{Graph, NodeIdx};
@@ -40,7 +41,8 @@ pub(crate) fn solve(
         .map(|pc| {
             let mut sub = ctx.clone();
             sub.warm_start = ctx.warm_start.as_ref().map(|w| pc.project(w));
-            exact.prepare(&pc.graph, &sub)
+            let reach = Reach::within_budget(&pc.graph, sub.budget.max_memory_bytes);
+            exact.prepare(&pc.graph, &sub, reach)
         })
         .collect();
     let shifted = |i: usize, x: u64| (pieces[i].offset + x as i64).max(0) as u64;
