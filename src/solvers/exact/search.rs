@@ -109,7 +109,7 @@ pub(crate) fn search(
         hash = table_hash(&zob, &set);
     }
     let peak = if complete { g.final_memory().max(0) } else { 0 };
-    let key = key_of(g, reach, bounds, &set, peak, complete, floor, &mut live);
+    let key = key_of(pb, &set, peak, complete, floor, &mut live);
     if key >= upper {
         work.states = 0;
         return Found::UpperIsOptimal;
@@ -170,7 +170,7 @@ pub(crate) fn search(
             if complete {
                 c_peak = c_peak.max(g.final_memory());
             }
-            let c_key = key_of(g, reach, bounds, &child, c_peak, complete, floor, &mut live);
+            let c_key = key_of(pb, &child, c_peak, complete, floor, &mut live);
             if c_key >= upper {
                 continue;
             }
@@ -229,11 +229,8 @@ fn finish_if_done(g: &Graph, reach: &Reach, set: &mut [u64], h: &mut u64, zob: &
 
 /// A state's key: its peak if complete, else the largest of its peak so far,
 /// `floor` (the global bound, or the target) and its per-state bound.
-#[allow(clippy::too_many_arguments)]
 fn key_of(
-    g: &Graph,
-    reach: &Reach,
-    bounds: &Bounds,
+    pb: &Problem,
     set: &[u64],
     peak: i64,
     complete: bool,
@@ -243,7 +240,7 @@ fn key_of(
     if complete {
         return peak;
     }
-    bounds.state(g, reach, set, live, peak.max(floor))
+    pb.bounds.state(pb.g, pb.reach, set, live, peak.max(floor))
 }
 
 /// The order of state `id`: per step, the block (topological order), the
