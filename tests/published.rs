@@ -2,11 +2,12 @@
 //! corpora: every order passes the independent checker, the best-of members
 //! order as documented, and annealing never loses its start.
 
-use memsched::corpus::gen::{generate, GenSpec};
+use memsched::corpus::gen::{families, generate, GenSpec};
 use memsched::graph::{Graph, GraphBuilder, NodeIdx};
 use memsched::rng::Rng;
 use memsched::schedule;
 use memsched::solvers::anneal::MoveState;
+use memsched::solvers::published::{self, OpView};
 use memsched::solvers::{build, run, Anneal, Report, Scheduler, SolveContext};
 use proptest::prelude::*;
 
@@ -104,6 +105,81 @@ fn corpus() -> Vec<(String, Graph)> {
 
 fn solve(name: &str, g: &Graph) -> Report {
     run(build(name).unwrap().as_ref(), g, &SolveContext::default())
+}
+
+/// Every generator family in both encodings (small sizes), three seeds each.
+fn family_graphs() -> Vec<(String, Graph)> {
+    let mut out = Vec::new();
+    for info in families() {
+        let base = match info.name {
+            "randwire" => "randwire:nodes=12,resolution=64".to_string(),
+            "darts" => "darts:cells=3,resolution=64".to_string(),
+            "nasnet" => "nasnet:cells=3,resolution=64".to_string(),
+            "adversarial" => "adversarial:scale=3".to_string(),
+            f => f.to_string(),
+        };
+        for enc in ["anchored", "floating"] {
+            let sep = if base.contains(':') { ',' } else { ':' };
+            let spec = format!("{base}{sep}allocs={enc}");
+            for seed in 0..3 {
+                let g = generate(&GenSpec::parse(&spec).unwrap(), seed).unwrap();
+                out.push((format!("{spec} seed {seed}"), g));
+            }
+        }
+    }
+    out
+}
+
+/// A random valid op order: ready ops (all operands run) drawn at random.
+fn random_op_order(view: &OpView, rng: &mut Rng) -> Vec<u32> {
+    let operands = view.operands();
+    let users = operands.transpose(view.op_count());
+    let mut waiting: Vec<usize> = (0..view.op_count() as u32)
+        .map(|o| operands.degree(o))
+        .collect();
+    let mut ready: Vec<u32> = (0..view.op_count() as u32)
+        .filter(|&o| waiting[o as usize] == 0)
+        .collect();
+    let mut order = Vec::with_capacity(view.op_count());
+    while !ready.is_empty() {
+        let op = ready.swap_remove(rng.below(ready.len() as u64) as usize);
+        order.push(op);
+        for &u in users.neighbors(op) {
+            waiting[u as usize] -= 1;
+            if waiting[u as usize] == 0 {
+                ready.push(u);
+            }
+        }
+    }
+    order
+}
+
+/// The op view's expansion (its fast path on regular graphs) gives the
+/// general expander's node order and errors, and `peak_of` the checker's
+/// peak of that order, on lowered graphs and graphs off every pattern.
+#[test]
+fn op_view_expansion_and_peak_match_the_expander() {
+    let mut rng = Rng::new(5);
+    let mut regular = 0;
+    for (label, g) in family_graphs().into_iter().chain(corpus()) {
+        let view = OpView::new(&g);
+        regular += usize::from(view.is_regular());
+        let program: Vec<u32> = (0..view.op_count() as u32).collect();
+        let mut orders = vec![program.clone()];
+        orders.extend((0..4).map(|_| random_op_order(&view, &mut rng)));
+        let mut reversed = program.clone();
+        reversed.reverse();
+        orders.push(reversed); // mostly invalid
+        orders.push(program[..program.len() / 2].to_vec()); // incomplete
+        for ops in &orders {
+            let nodes: Vec<NodeIdx> = ops.iter().map(|&o| view.ops[o as usize]).collect();
+            let expected = published::expand(&g, &nodes);
+            assert_eq!(view.expand(&g, ops), expected, "{label}");
+            let expected_peak = expected.map(|o| schedule::check(&g, &o).unwrap().peak);
+            assert_eq!(view.peak_of(&g, ops), expected_peak, "{label}");
+        }
+    }
+    assert!(regular > 50, "only {regular} regular graphs");
 }
 
 #[test]

@@ -84,6 +84,11 @@ impl Csr {
         &self.targets[self.offsets[v] as usize..self.offsets[v + 1] as usize]
     }
 
+    /// Every row's entries, row after row.
+    pub fn targets(&self) -> &[NodeIdx] {
+        &self.targets
+    }
+
     /// Number of neighbours of `v`.
     pub fn degree(&self, v: NodeIdx) -> usize {
         let v = v as usize;

@@ -4,21 +4,94 @@ use std::sync::OnceLock;
 
 use rayon::prelude::*;
 
-use super::published::OpView;
+use super::published::{Decision, OpView};
 use super::{Abilities, Outcome, Scheduler, SolveContext, Status};
-use crate::graph::Graph;
+use crate::graph::{Graph, NodeIdx};
 use crate::schedule;
 
-/// Runs every member (in parallel), checks each answer with the independent
-/// checker and returns the lowest peak; ties go to the earlier member, so the
+/// Runs every member (in parallel) and returns the lowest peak the
+/// independent checker confirms; ties go to the earlier member, so the
 /// result does not depend on the thread count. The note names the winner.
 ///
+/// Members are ranked by the peak their order would have, and only the
+/// best is checked (if it fails the check, the next is, and so on): that
+/// picks the same member as checking all of them, since a valid order's
+/// peak is the checker's. Members that are published op schedulers share
+/// one [`OpView`], built by the first that needs it, and an op order is
+/// ranked by [`OpView::peak_of`] and expanded only if it wins.
+///
 /// Its lower bound is the best of the members' proven bounds; if that meets
-/// the winning peak the result is `optimal`. Members that are published op
-/// schedulers share one [`OpView`], built by the first that needs it.
+/// the winning peak the result is `optimal`.
 pub struct BestOf {
     name: String,
     members: Vec<Box<dyn Scheduler>>,
+}
+
+/// A member's order before the check.
+enum Pending {
+    /// Nodes, as the member returned them.
+    Nodes(Vec<NodeIdx>),
+    /// Ops, expanded only if they win.
+    Ops(Vec<u32>),
+}
+
+/// One member's answer: its outcome without the order, the order, and the
+/// peak it would have (`None` when it has no order or cannot be valid).
+struct Answer {
+    outcome: Outcome,
+    order: Option<Pending>,
+    peak: Option<u64>,
+}
+
+impl Answer {
+    /// A member's outcome; its order is ranked by its memory profile.
+    fn from_outcome(mut outcome: Outcome, g: &Graph) -> Self {
+        let order = outcome.order.take();
+        let peak = order.as_deref().and_then(|o| profile_peak(g, o));
+        Answer {
+            outcome,
+            order: order.map(Pending::Nodes),
+            peak,
+        }
+    }
+
+    /// An op scheduler's decision; an op order is ranked by the view.
+    fn from_decision(decision: Decision, g: &Graph, view: &OpView) -> Self {
+        match decision {
+            Decision::Ops(ops) => Answer {
+                outcome: Outcome::feasible(Vec::new()),
+                peak: view.peak_of(g, &ops).ok(),
+                order: Some(Pending::Ops(ops)),
+            },
+            other => Answer::from_outcome(other.into_outcome(g, view), g),
+        }
+    }
+
+    /// The node order, if it is a schedule with the ranked peak.
+    fn checked_order(&mut self, g: &Graph, view: Option<&OpView>) -> Option<Vec<NodeIdx>> {
+        let order = match self.order.take()? {
+            Pending::Nodes(order) => order,
+            Pending::Ops(ops) => view?.expand(g, &ops).ok()?,
+        };
+        let peak = schedule::check(g, &order).ok()?.peak;
+        debug_assert_eq!(
+            Some(peak),
+            self.peak,
+            "ranked peak differs from the checker's"
+        );
+        Some(order)
+    }
+}
+
+/// Running maximum of memory (from 0) over `order`: the checker's peak if
+/// `order` is a schedule; `None` if it names a node that does not exist.
+fn profile_peak(g: &Graph, order: &[NodeIdx]) -> Option<u64> {
+    let (mut mem, mut peak) = (0i64, 0i64);
+    for &v in order {
+        mem = mem.checked_add(*g.deltas().get(v as usize)?)?;
+        peak = peak.max(mem);
+    }
+    Some(peak as u64)
 }
 
 impl BestOf {
@@ -49,47 +122,42 @@ impl Scheduler for BestOf {
 
     fn solve(&self, g: &Graph, ctx: &SolveContext) -> Outcome {
         let view = OnceLock::new();
-        let results: Vec<(String, Outcome, Option<u64>)> = self
+        let mut answers: Vec<Answer> = self
             .members
             .par_iter()
-            .map(|m| {
-                let out = match m.op_scheduler() {
-                    Some(op) => op.solve_ops(g, view.get_or_init(|| OpView::new(g)), ctx),
-                    None => m.solve(g, ctx),
-                };
-                let peak = out
-                    .order
-                    .as_deref()
-                    .and_then(|o| schedule::check(g, o).ok())
-                    .map(|e| e.peak);
-                (m.name(), out, peak)
+            .map(|m| match m.op_scheduler() {
+                Some(op) => {
+                    let view = view.get_or_init(|| OpView::new(g));
+                    Answer::from_decision(op.decide(g, view, ctx), g, view)
+                }
+                None => Answer::from_outcome(m.solve(g, ctx), g),
             })
             .collect();
-        let lower_bound = results.iter().filter_map(|(_, o, _)| o.lower_bound).max();
-        let winner = results
+        let lower_bound = answers.iter().filter_map(|a| a.outcome.lower_bound).max();
+        let mut ranked: Vec<(u64, usize)> = answers
             .iter()
             .enumerate()
-            .filter_map(|(i, (_, _, p))| p.map(|p| (p, i)))
-            .min();
-        let Some((peak, i)) = winner else {
-            let all_timed_out = results.iter().all(|(_, o, _)| o.status == Status::TimedOut);
+            .filter_map(|(i, a)| a.peak.map(|p| (p, i)))
+            .collect();
+        ranked.sort_unstable();
+        let winner = ranked.into_iter().find_map(|(peak, i)| {
+            let order = answers[i].checked_order(g, view.get())?;
+            Some((peak, i, order))
+        });
+        let Some((peak, i, order)) = winner else {
+            let all_timed_out = answers.iter().all(|a| a.outcome.status == Status::TimedOut);
             return if all_timed_out {
                 Outcome::timed_out()
             } else {
                 Outcome::failed("no member returned a valid schedule")
             };
         };
-        let (name, out, _) = results
-            .into_iter()
-            .nth(i)
-            .expect("winner index is in range");
-        let order = out.order.expect("winner has an order");
         let mut best = if lower_bound == Some(peak) {
             Outcome::optimal(order, peak)
         } else {
             Outcome::feasible(order).with_lower_bound(lower_bound)
         };
-        best.counters = out.counters;
-        best.with_note(format!("best: {name}"))
+        best.counters = std::mem::take(&mut answers[i].outcome.counters);
+        best.with_note(format!("best: {}", self.members[i].name()))
     }
 }

@@ -14,8 +14,8 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use super::{op_scheduler, outcome_from_ops, post_order, Children, Expander, OpScheduler, OpView};
-use crate::graph::{Graph, NodeIdx};
+use super::{op_scheduler, post_order, Children, Decision, OpScheduler, OpView, Readiness};
+use crate::graph::Graph;
 use crate::solvers::{DeadlineTicker, Outcome, SolveContext};
 
 /// Inductor's `topological_sort_lpmf` (least peak memory first).
@@ -43,9 +43,9 @@ pub struct InductorLpmf;
 op_scheduler!(InductorLpmf, "inductor-lpmf");
 
 impl OpScheduler for InductorLpmf {
-    fn solve_ops(&self, g: &Graph, view: &OpView, ctx: &SolveContext) -> Outcome {
+    fn decide(&self, g: &Graph, view: &OpView, ctx: &SolveContext) -> Decision {
         let m = view.op_count();
-        let mut exp = Expander::new(g);
+        let mut readiness = Readiness::new(view);
         let mut outdegree: Vec<u32> = (0..view.buffers.len() as u32)
             .map(|b| view.buffer_users().degree(b) as u32)
             .collect();
@@ -59,15 +59,12 @@ impl OpScheduler for InductorLpmf {
         }
         let mut live: i64 = 0;
         let mut peak: i64 = live.max(view.output_bytes);
-        let mut ready: Vec<u32> = Vec::new();
-        let mut fresh: Vec<NodeIdx> = Vec::new();
+        let mut ready: Vec<u32> = readiness.initially_ready().collect();
         let mut op_order = Vec::with_capacity(m);
         let mut ticker = DeadlineTicker::new(1 << 12);
-        exp.take_ready(&mut fresh);
-        ready.extend(fresh.drain(..).map(|v| view.op_of[v as usize]));
         while !ready.is_empty() {
             if ticker.expired(ctx) {
-                return Outcome::timed_out();
+                return Decision::Stopped(Outcome::timed_out());
             }
             let key = |op: u32| {
                 let size = view.defined[op as usize];
@@ -83,11 +80,7 @@ impl OpScheduler for InductorLpmf {
             live += view.defined[sel as usize];
             peak = peak.max(live);
             live -= to_free[sel as usize];
-            if !exp.run_op(view.ops[sel as usize]) {
-                return Outcome::failed("inductor-lpmf: internal error, op not ready");
-            }
-            exp.take_ready(&mut fresh);
-            ready.extend(fresh.drain(..).map(|v| view.op_of[v as usize]));
+            readiness.run(sel, |op| ready.push(op));
             for &b in view.uses().neighbors(sel) {
                 let d = &mut outdegree[b as usize];
                 *d -= 1;
@@ -100,12 +93,9 @@ impl OpScheduler for InductorLpmf {
             }
         }
         if op_order.len() != m {
-            return Outcome::failed("inductor-lpmf: some op never became ready");
+            return Decision::Stopped(Outcome::failed("inductor-lpmf: some op never became ready"));
         }
-        match exp.finish() {
-            Some(order) => Outcome::feasible(order),
-            None => Outcome::failed("inductor-lpmf: the expansion left nodes unscheduled"),
-        }
+        Decision::Ops(op_order)
     }
 }
 
@@ -127,12 +117,11 @@ pub struct InductorBfs;
 op_scheduler!(InductorBfs, "inductor-bfs");
 
 impl OpScheduler for InductorBfs {
-    fn solve_ops(&self, g: &Graph, view: &OpView, ctx: &SolveContext) -> Outcome {
+    fn decide(&self, _g: &Graph, view: &OpView, ctx: &SolveContext) -> Decision {
         let m = view.op_count();
-        let mut exp = Expander::new(g);
+        let mut readiness = Readiness::new(view);
         let mut position = vec![u32::MAX; m];
         let mut heap: BinaryHeap<Reverse<(Vec<u32>, u32)>> = BinaryHeap::new();
-        let mut fresh: Vec<NodeIdx> = Vec::new();
         let mut op_order: Vec<u32> = Vec::with_capacity(m);
         let mut ticker = DeadlineTicker::new(1 << 12);
         let priority = |op: u32, position: &[u32]| {
@@ -146,31 +135,25 @@ impl OpScheduler for InductorBfs {
             p.dedup();
             Reverse((p, op))
         };
-        exp.take_ready(&mut fresh);
-        for v in fresh.drain(..) {
-            heap.push(priority(view.op_of[v as usize], &position));
+        for op in readiness.initially_ready() {
+            heap.push(priority(op, &position));
         }
+        let mut fresh = Vec::new();
         while let Some(Reverse((_, sel))) = heap.pop() {
             if ticker.expired(ctx) {
-                return Outcome::timed_out();
+                return Decision::Stopped(Outcome::timed_out());
             }
             position[sel as usize] = op_order.len() as u32;
             op_order.push(sel);
-            if !exp.run_op(view.ops[sel as usize]) {
-                return Outcome::failed("inductor-bfs: internal error, op not ready");
-            }
-            exp.take_ready(&mut fresh);
-            for v in fresh.drain(..) {
-                heap.push(priority(view.op_of[v as usize], &position));
+            readiness.run(sel, |op| fresh.push(op));
+            for op in fresh.drain(..) {
+                heap.push(priority(op, &position));
             }
         }
         if op_order.len() != m {
-            return Outcome::failed("inductor-bfs: some op never became ready");
+            return Decision::Stopped(Outcome::failed("inductor-bfs: some op never became ready"));
         }
-        match exp.finish() {
-            Some(order) => Outcome::feasible(order),
-            None => Outcome::failed("inductor-bfs: the expansion left nodes unscheduled"),
-        }
+        Decision::Ops(op_order)
     }
 }
 
@@ -190,7 +173,7 @@ pub struct InductorDfs;
 op_scheduler!(InductorDfs, "inductor-dfs");
 
 impl OpScheduler for InductorDfs {
-    fn solve_ops(&self, g: &Graph, view: &OpView, ctx: &SolveContext) -> Outcome {
+    fn decide(&self, g: &Graph, view: &OpView, ctx: &SolveContext) -> Decision {
         let m = view.op_count();
         let size_with_reads: Vec<i64> = (0..m as u32)
             .map(|op| {
@@ -213,7 +196,7 @@ impl OpScheduler for InductorDfs {
         keyed.sort_unstable();
         let outer = keyed.into_iter().map(|(_, o)| o);
         let order = post_order(m, outer, &children);
-        outcome_from_ops(g, view, &order, ctx)
+        Decision::ops_in_time(order, ctx)
     }
 }
 

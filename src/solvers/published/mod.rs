@@ -69,12 +69,47 @@ pub fn inductor_default() -> BestOf {
 }
 
 /// A published scheduler that decides an op order on an [`OpView`]. Its
-/// [`Scheduler`](super::Scheduler) impl builds the view and calls
-/// [`solve_ops`](OpScheduler::solve_ops); a best-of of several builds the
-/// view once and shares it.
+/// [`Scheduler`](super::Scheduler) impl builds the view, calls
+/// [`decide`](OpScheduler::decide) and expands the decision; a best-of of
+/// several builds the view once, shares it, and expands only the winner.
 pub trait OpScheduler: Send + Sync {
-    /// Schedules `g` whose op view is `view`.
-    fn solve_ops(&self, g: &Graph, view: &OpView, ctx: &SolveContext) -> Outcome;
+    /// Decides a schedule of `g` whose op view is `view`.
+    fn decide(&self, g: &Graph, view: &OpView, ctx: &SolveContext) -> Decision;
+}
+
+/// What an [`OpScheduler`] decided.
+#[derive(Debug)]
+pub enum Decision {
+    /// A complete op order (op numbers), still to expand.
+    Ops(Vec<u32>),
+    /// A node order the scheduler expanded as it went.
+    Nodes(Vec<NodeIdx>),
+    /// No order: timed out or failed.
+    Stopped(Outcome),
+}
+
+impl Decision {
+    /// An op order, unless the deadline passed while it was built (the DFS
+    /// schedulers check the clock here, their work before is near-linear).
+    pub(crate) fn ops_in_time(op_order: Vec<u32>, ctx: &SolveContext) -> Decision {
+        if ctx.expired() {
+            Decision::Stopped(Outcome::timed_out())
+        } else {
+            Decision::Ops(op_order)
+        }
+    }
+
+    /// The outcome: an op order expanded by `view`.
+    pub fn into_outcome(self, g: &Graph, view: &OpView) -> Outcome {
+        match self {
+            Decision::Ops(ops) => match view.expand(g, &ops) {
+                Ok(order) => Outcome::feasible(order),
+                Err(e) => Outcome::failed(e),
+            },
+            Decision::Nodes(order) => Outcome::feasible(order),
+            Decision::Stopped(out) => out,
+        }
+    }
 }
 
 /// Implements [`Scheduler`](super::Scheduler) for op schedulers: the view is
@@ -88,7 +123,8 @@ macro_rules! op_scheduler {
 
             fn solve(&self, g: &Graph, ctx: &SolveContext) -> Outcome {
                 let view = $crate::solvers::published::OpView::new(g);
-                $crate::solvers::published::OpScheduler::solve_ops(self, g, &view, ctx)
+                $crate::solvers::published::OpScheduler::decide(self, g, &view, ctx)
+                    .into_outcome(g, &view)
             }
 
             fn op_scheduler(&self) -> Option<&dyn $crate::solvers::published::OpScheduler> {
@@ -130,6 +166,9 @@ pub struct OpView {
     pub buffers: Vec<NodeIdx>,
     /// Bytes of ALLOCs that have no FREE (graph outputs).
     pub output_bytes: i64,
+    /// ALLOCs with no successor, in program order, when the graph is
+    /// [regular](OpView::is_regular); `None` otherwise.
+    tail_allocs: Option<Vec<NodeIdx>>,
 }
 
 impl OpView {
@@ -143,6 +182,8 @@ impl OpView {
         let mut buf_of = vec![NO_OP; n];
         let mut buffers = Vec::new();
         let mut output_bytes = 0;
+        let mut regular = true;
+        let mut tail_allocs = Vec::new();
         for v in g.nodes() {
             match g.kind(v) {
                 NodeKind::Compute => {
@@ -152,9 +193,18 @@ impl OpView {
                 NodeKind::Free => {
                     buf_of[v as usize] = buffers.len() as u32;
                     buffers.push(v);
+                    regular &= regular_free(g, v);
                 }
-                NodeKind::Alloc if g.partner(v).is_none() => output_bytes += g.delta(v),
-                NodeKind::Alloc => {}
+                NodeKind::Alloc => {
+                    if g.partner(v).is_none() {
+                        output_bytes += g.delta(v);
+                    }
+                    match g.succs(v) {
+                        [] => tail_allocs.push(v),
+                        &[w] => regular &= g.kind(w) == NodeKind::Compute,
+                        _ => regular = false,
+                    }
+                }
             }
         }
         let m = ops.len();
@@ -234,6 +284,7 @@ impl OpView {
             buffer_users: OnceLock::new(),
             buffers,
             output_bytes,
+            tail_allocs: regular.then_some(tail_allocs),
         }
     }
 
@@ -264,6 +315,139 @@ impl OpView {
     pub fn buffer_size(&self, g: &Graph, b: u32) -> i64 {
         g.size(self.buffers[b as usize]) as i64
     }
+
+    /// Whether the graph is *regular*: every ALLOC has at most one
+    /// successor, a compute node, and every FREE has no successor and only
+    /// compute predecessors (every lowered graph). Then each op's step of
+    /// the expansion is fixed: its ALLOCs, itself, the FREEs it releases.
+    pub fn is_regular(&self) -> bool {
+        self.tail_allocs.is_some()
+    }
+
+    /// Expands a complete order of op numbers into a node order, as
+    /// [`expand`] does (same order, same errors), by a faster path on
+    /// regular graphs.
+    pub fn expand(&self, g: &Graph, op_order: &[u32]) -> Result<Vec<NodeIdx>, String> {
+        if !self.is_regular() {
+            let nodes: Vec<NodeIdx> = op_order.iter().map(|&o| self.ops[o as usize]).collect();
+            return expand(g, &nodes);
+        }
+        let mut order = Vec::with_capacity(g.node_count());
+        self.walk_regular(g, op_order, |v| order.push(v))?;
+        Ok(order)
+    }
+
+    /// The peak [`schedule::check`](crate::schedule::check) finds on
+    /// `self.expand(g, op_order)`, or its error. On regular graphs without
+    /// building the node order; on others by expanding it.
+    pub fn peak_of(&self, g: &Graph, op_order: &[u32]) -> Result<u64, String> {
+        let (mut mem, mut peak) = (0i64, 0i64);
+        let mut step = |v: NodeIdx| {
+            mem += g.delta(v);
+            peak = peak.max(mem);
+        };
+        if self.is_regular() {
+            self.walk_regular(g, op_order, &mut step)?;
+        } else {
+            self.expand(g, op_order)?.into_iter().for_each(&mut step);
+        }
+        Ok(peak as u64)
+    }
+
+    /// The expansion of a regular graph, node by node: for each op its
+    /// ALLOC predecessors (in edge order), the op, then each FREE successor
+    /// whose last predecessor it is (in edge order); the successor-less
+    /// ALLOCs last. This is exactly what [`Expander`] does on such graphs:
+    /// each ALLOC is pulled by its one successor, and a FREE with compute
+    /// predecessors only becomes ready when the last of them runs.
+    fn walk_regular(
+        &self,
+        g: &Graph,
+        op_order: &[u32],
+        mut emit: impl FnMut(NodeIdx),
+    ) -> Result<(), String> {
+        let tail = self.tail_allocs.as_deref().unwrap_or_default();
+        let mut readiness = Readiness::new(self);
+        let mut free_left = vec![0u32; g.node_count()];
+        for &f in &self.buffers {
+            free_left[f as usize] = g.preds(f).len() as u32;
+        }
+        let mut emitted = tail.len();
+        for &op in op_order {
+            let v = self.ops[op as usize];
+            if !readiness.run(op, |_| {}) {
+                return Err(format!("op {} is not ready when its turn comes", g.id(v)));
+            }
+            for &a in g.preds(v) {
+                if g.kind(a) == NodeKind::Alloc {
+                    emit(a);
+                    emitted += 1;
+                }
+            }
+            emit(v);
+            emitted += 1;
+            for &f in g.succs(v) {
+                if g.kind(f) == NodeKind::Free {
+                    free_left[f as usize] -= 1;
+                    if free_left[f as usize] == 0 {
+                        emit(f);
+                        emitted += 1;
+                    }
+                }
+            }
+        }
+        if emitted != g.node_count() {
+            return Err("the op order leaves some node unscheduled".to_string());
+        }
+        tail.iter().for_each(|&a| emit(a));
+        Ok(())
+    }
+}
+
+/// Which ops are ready: those whose operands have all run, exactly the ops
+/// the [`Expander`] reports ready (an op's predecessors are settled once the
+/// ops before them through ALLOC/FREE nodes have run).
+pub(crate) struct Readiness<'v> {
+    view: &'v OpView,
+    /// Operands of each op not yet run; `u32::MAX` once the op has run.
+    waiting: Vec<u32>,
+}
+
+impl<'v> Readiness<'v> {
+    /// Nothing run yet.
+    pub(crate) fn new(view: &'v OpView) -> Self {
+        let mut waiting = vec![0u32; view.op_count()];
+        for &w in view.users.targets() {
+            waiting[w as usize] += 1;
+        }
+        Readiness { view, waiting }
+    }
+
+    /// The ops ready before any has run, in program order.
+    pub(crate) fn initially_ready(&self) -> impl Iterator<Item = u32> + '_ {
+        (0..self.waiting.len() as u32).filter(|&o| self.waiting[o as usize] == 0)
+    }
+
+    /// Runs `op` and passes each op it makes ready to `ready`; false, doing
+    /// nothing, if `op` is not ready (or has run).
+    pub(crate) fn run(&mut self, op: u32, mut ready: impl FnMut(u32)) -> bool {
+        if self.waiting[op as usize] != 0 {
+            return false;
+        }
+        self.waiting[op as usize] = u32::MAX;
+        for &w in self.view.users.neighbors(op) {
+            self.waiting[w as usize] -= 1;
+            if self.waiting[w as usize] == 0 {
+                ready(w);
+            }
+        }
+        true
+    }
+}
+
+/// A FREE fit for a regular graph: no successor, compute predecessors only.
+fn regular_free(g: &Graph, f: NodeIdx) -> bool {
+    g.succs(f).is_empty() && g.preds(f).iter().all(|&p| g.kind(p) == NodeKind::Compute)
 }
 
 /// Builds the full node order from op decisions (F1 for FREEs, F2 for ALLOCs).
@@ -497,25 +681,6 @@ pub(crate) fn post_order(
         }
     }
     out
-}
-
-/// Expands an order of op numbers into an [`Outcome`] (timed out if the
-/// deadline passed while the order was built: the DFS schedulers check the
-/// clock here, their work before is near-linear).
-pub(crate) fn outcome_from_ops(
-    g: &Graph,
-    view: &OpView,
-    op_order: &[u32],
-    ctx: &SolveContext,
-) -> Outcome {
-    if ctx.expired() {
-        return Outcome::timed_out();
-    }
-    let nodes: Vec<NodeIdx> = op_order.iter().map(|&o| view.ops[o as usize]).collect();
-    match expand(g, &nodes) {
-        Ok(order) => Outcome::feasible(order),
-        Err(e) => Outcome::failed(e),
-    }
 }
 
 #[cfg(test)]

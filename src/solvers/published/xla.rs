@@ -13,7 +13,7 @@
 
 use std::collections::BinaryHeap;
 
-use super::{op_scheduler, outcome_from_ops, post_order, Children, Expander, OpScheduler, OpView};
+use super::{op_scheduler, post_order, Children, Decision, Expander, OpScheduler, OpView};
 use crate::graph::{Graph, NodeIdx};
 use crate::solvers::{DeadlineTicker, Outcome, SolveContext};
 
@@ -45,7 +45,7 @@ pub struct XlaList;
 op_scheduler!(XlaList, "xla-list");
 
 impl OpScheduler for XlaList {
-    fn solve_ops(&self, g: &Graph, view: &OpView, ctx: &SolveContext) -> Outcome {
+    fn decide(&self, g: &Graph, view: &OpView, ctx: &SolveContext) -> Decision {
         let m = view.op_count();
         let mut exp = Expander::new(g);
         let mut unscheduled_uses: Vec<u32> = (0..view.buffers.len() as u32)
@@ -90,13 +90,15 @@ impl OpScheduler for XlaList {
                 continue; // stale entry of a re-inserted op
             }
             if ticker.expired(ctx) {
-                return Outcome::timed_out();
+                return Decision::Stopped(Outcome::timed_out());
             }
             seq_of[best as usize] = NOT_READY;
             scheduled[best as usize] = true;
             op_order.push(best);
             if !exp.run_op(view.ops[best as usize]) {
-                return Outcome::failed("xla-list: internal error, op not ready");
+                return Decision::Stopped(Outcome::failed(
+                    "xla-list: internal error, op not ready",
+                ));
             }
             for &b in view.uses().neighbors(best) {
                 let c = &mut unscheduled_uses[b as usize];
@@ -137,11 +139,13 @@ impl OpScheduler for XlaList {
             }
         }
         if op_order.len() != m {
-            return Outcome::failed("xla-list: some op never became ready");
+            return Decision::Stopped(Outcome::failed("xla-list: some op never became ready"));
         }
         match exp.finish() {
-            Some(order) => Outcome::feasible(order),
-            None => Outcome::failed("xla-list: the expansion left nodes unscheduled"),
+            Some(order) => Decision::Nodes(order),
+            None => Decision::Stopped(Outcome::failed(
+                "xla-list: the expansion left nodes unscheduled",
+            )),
         }
     }
 }
@@ -178,8 +182,8 @@ pub struct XlaPostOrder;
 op_scheduler!(XlaPostOrder, "xla-postorder");
 
 impl OpScheduler for XlaPostOrder {
-    fn solve_ops(&self, g: &Graph, view: &OpView, ctx: &SolveContext) -> Outcome {
-        outcome_from_ops(g, view, &instruction_post_order(view), ctx)
+    fn decide(&self, _g: &Graph, view: &OpView, ctx: &SolveContext) -> Decision {
+        Decision::ops_in_time(instruction_post_order(view), ctx)
     }
 }
 
@@ -205,7 +209,7 @@ pub struct XlaDfs;
 op_scheduler!(XlaDfs, "xla-dfs");
 
 impl OpScheduler for XlaDfs {
-    fn solve_ops(&self, g: &Graph, view: &OpView, ctx: &SolveContext) -> Outcome {
+    fn decide(&self, _g: &Graph, view: &OpView, ctx: &SolveContext) -> Decision {
         let m = view.op_count();
         let mut extra_users = vec![0i64; m];
         let mut total_sizes = vec![0i64; m];
@@ -233,7 +237,7 @@ impl OpScheduler for XlaDfs {
             })
         });
         let order = post_order(m, roots(view), &children);
-        outcome_from_ops(g, view, &order, ctx)
+        Decision::ops_in_time(order, ctx)
     }
 }
 
