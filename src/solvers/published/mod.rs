@@ -338,20 +338,48 @@ impl OpView {
     }
 
     /// The peak [`schedule::check`](crate::schedule::check) finds on
-    /// `self.expand(g, op_order)`, or its error. On regular graphs without
-    /// building the node order; on others by expanding it.
+    /// `self.expand(g, op_order)`, or its error. On regular graphs from op
+    /// data alone, without building the node order; on others by expanding.
+    ///
+    /// On a regular graph an op's step of the expansion runs its ALLOC
+    /// predecessors (the bytes it defines: it owns them, nobody else can
+    /// pull them), itself, then the FREEs whose last user it is; so memory
+    /// peaks within the step right after the ALLOCs. The successor-less
+    /// ALLOCs run last.
     pub fn peak_of(&self, g: &Graph, op_order: &[u32]) -> Result<u64, String> {
-        let (mut mem, mut peak) = (0i64, 0i64);
-        let mut step = |v: NodeIdx| {
-            mem += g.delta(v);
-            peak = peak.max(mem);
+        let Some(tail) = self.tail_allocs.as_deref() else {
+            let (mut mem, mut peak) = (0i64, 0i64);
+            for v in self.expand(g, op_order)? {
+                mem += g.delta(v);
+                peak = peak.max(mem);
+            }
+            return Ok(peak as u64);
         };
-        if self.is_regular() {
-            self.walk_regular(g, op_order, &mut step)?;
-        } else {
-            self.expand(g, op_order)?.into_iter().for_each(&mut step);
+        let mut readiness = Readiness::new(self);
+        let mut users_left = vec![0u32; self.buffers.len()];
+        for &b in self.uses.targets() {
+            users_left[b as usize] += 1;
         }
-        Ok(peak as u64)
+        let (mut mem, mut peak) = (0i64, 0i64);
+        for &op in op_order {
+            if !readiness.run(op, |_| {}) {
+                let v = self.ops[op as usize];
+                return Err(format!("op {} is not ready when its turn comes", g.id(v)));
+            }
+            mem += self.defined[op as usize];
+            peak = peak.max(mem);
+            for &b in self.uses.neighbors(op) {
+                users_left[b as usize] -= 1;
+                if users_left[b as usize] == 0 {
+                    mem -= self.buffer_size(g, b);
+                }
+            }
+        }
+        if op_order.len() != self.op_count() {
+            return Err("the op order leaves some node unscheduled".to_string());
+        }
+        mem += tail.iter().map(|&a| g.delta(a)).sum::<i64>();
+        Ok(peak.max(mem) as u64)
     }
 
     /// The expansion of a regular graph, node by node: for each op its
