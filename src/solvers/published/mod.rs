@@ -325,16 +325,11 @@ impl OpView {
     }
 
     /// Expands a complete order of op numbers into a node order, as
-    /// [`expand`] does (same order, same errors), by a faster path on
-    /// regular graphs.
+    /// [`expand`] does (same order, same errors), by the [`Expander`]'s
+    /// short path on regular graphs.
     pub fn expand(&self, g: &Graph, op_order: &[u32]) -> Result<Vec<NodeIdx>, String> {
-        if !self.is_regular() {
-            let nodes: Vec<NodeIdx> = op_order.iter().map(|&o| self.ops[o as usize]).collect();
-            return expand(g, &nodes);
-        }
-        let mut order = Vec::with_capacity(g.node_count());
-        self.walk_regular(g, op_order, |v| order.push(v))?;
-        Ok(order)
+        let nodes = op_order.iter().map(|&o| self.ops[o as usize]);
+        expand_with(Expander::for_view(g, self), g, nodes)
     }
 
     /// The peak [`schedule::check`](crate::schedule::check) finds on
@@ -380,55 +375,6 @@ impl OpView {
         }
         mem += tail.iter().map(|&a| g.delta(a)).sum::<i64>();
         Ok(peak.max(mem) as u64)
-    }
-
-    /// The expansion of a regular graph, node by node: for each op its
-    /// ALLOC predecessors (in edge order), the op, then each FREE successor
-    /// whose last predecessor it is (in edge order); the successor-less
-    /// ALLOCs last. This is exactly what [`Expander`] does on such graphs:
-    /// each ALLOC is pulled by its one successor, and a FREE with compute
-    /// predecessors only becomes ready when the last of them runs.
-    fn walk_regular(
-        &self,
-        g: &Graph,
-        op_order: &[u32],
-        mut emit: impl FnMut(NodeIdx),
-    ) -> Result<(), String> {
-        let tail = self.tail_allocs.as_deref().unwrap_or_default();
-        let mut readiness = Readiness::new(self);
-        let mut free_left = vec![0u32; g.node_count()];
-        for &f in &self.buffers {
-            free_left[f as usize] = g.preds(f).len() as u32;
-        }
-        let mut emitted = tail.len();
-        for &op in op_order {
-            let v = self.ops[op as usize];
-            if !readiness.run(op, |_| {}) {
-                return Err(format!("op {} is not ready when its turn comes", g.id(v)));
-            }
-            for &a in g.preds(v) {
-                if g.kind(a) == NodeKind::Alloc {
-                    emit(a);
-                    emitted += 1;
-                }
-            }
-            emit(v);
-            emitted += 1;
-            for &f in g.succs(v) {
-                if g.kind(f) == NodeKind::Free {
-                    free_left[f as usize] -= 1;
-                    if free_left[f as usize] == 0 {
-                        emit(f);
-                        emitted += 1;
-                    }
-                }
-            }
-        }
-        if emitted != g.node_count() {
-            return Err("the op order leaves some node unscheduled".to_string());
-        }
-        tail.iter().for_each(|&a| emit(a));
-        Ok(())
     }
 }
 
@@ -499,6 +445,9 @@ pub struct Expander<'g> {
     ready_ops: Vec<NodeIdx>,
     settle_stack: Vec<NodeIdx>,
     pull_stack: Vec<(NodeIdx, u32)>,
+    /// On a regular graph, its successor-less ALLOCs: each op's step then
+    /// takes the short path ([`run_regular`](Expander::run_regular)).
+    regular_tail: Option<&'g [NodeIdx]>,
 }
 
 impl<'g> Expander<'g> {
@@ -514,6 +463,7 @@ impl<'g> Expander<'g> {
             ready_ops: Vec::new(),
             settle_stack: Vec::new(),
             pull_stack: Vec::new(),
+            regular_tail: None,
         };
         let sources: Vec<NodeIdx> = g.nodes().filter(|&v| g.preds(v).is_empty()).collect();
         for v in sources {
@@ -522,6 +472,15 @@ impl<'g> Expander<'g> {
         e.ready_ops.sort_unstable();
         e.drain_frees();
         e
+    }
+
+    /// A fresh expansion of `g` whose op view is `view`; on a regular graph
+    /// (see [`OpView::is_regular`]) each op step takes the short path.
+    pub fn for_view(g: &'g Graph, view: &'g OpView) -> Self {
+        Expander {
+            regular_tail: view.tail_allocs.as_deref(),
+            ..Expander::new(g)
+        }
     }
 
     /// Compute nodes that became ready since the last call, in the order
@@ -541,14 +500,48 @@ impl<'g> Expander<'g> {
         if !self.is_ready(v) {
             return false;
         }
-        self.run_with_allocs(v);
-        self.drain_frees();
+        if self.regular_tail.is_some() {
+            self.run_regular(v);
+        } else {
+            self.run_with_allocs(v);
+            self.drain_frees();
+        }
         true
+    }
+
+    /// An op step on a regular graph, as the general one goes there: `v`'s
+    /// ALLOC predecessors (each has `v` as its only successor, so nobody ran
+    /// it), `v`, each FREE successor it was the last to settle (a FREE has
+    /// compute predecessors only and no successor); ops become ready through
+    /// `v`'s edges, then through the ALLOCs they settled, last settled first.
+    fn run_regular(&mut self, v: NodeIdx) {
+        let g = self.g;
+        let allocs = g.preds(v).iter().filter(|&&a| g.kind(a) == NodeKind::Alloc);
+        self.order.extend(allocs);
+        self.ran[v as usize] = true;
+        self.order.push(v);
+        for &s in g.succs(v) {
+            let c = &mut self.unsettled[s as usize];
+            *c -= 1;
+            if *c == 0 {
+                match g.kind(s) {
+                    NodeKind::Compute => self.ready_ops.push(s),
+                    NodeKind::Free => self.order.push(s),
+                    NodeKind::Alloc => self.settle_stack.push(s),
+                }
+            }
+        }
+        self.settle_from_stack();
     }
 
     /// The node order, once every op has run: any ALLOC still waiting (no
     /// successor) runs last, in program order. `None` if some op never ran.
     pub fn finish(mut self) -> Option<Vec<NodeIdx>> {
+        if let Some(tail) = self.regular_tail {
+            let complete = self.order.len() + tail.len() == self.g.node_count();
+            self.order.extend_from_slice(tail);
+            return complete.then_some(self.order);
+        }
         for v in self.g.nodes() {
             if !self.ran[v as usize] {
                 if self.g.kind(v) != NodeKind::Alloc || self.unsettled[v as usize] != 0 {
@@ -635,8 +628,16 @@ impl<'g> Expander<'g> {
 ///
 /// Fails if the op order breaks an operand edge (a bug in the caller).
 pub fn expand(g: &Graph, op_order: &[NodeIdx]) -> Result<Vec<NodeIdx>, String> {
-    let mut e = Expander::new(g);
-    for &v in op_order {
+    expand_with(Expander::new(g), g, op_order.iter().copied())
+}
+
+/// Runs `op_order` (compute nodes) through `e` and finishes it.
+fn expand_with(
+    mut e: Expander,
+    g: &Graph,
+    op_order: impl Iterator<Item = NodeIdx>,
+) -> Result<Vec<NodeIdx>, String> {
+    for v in op_order {
         if !e.run_op(v) {
             return Err(format!("op {} is not ready when its turn comes", g.id(v)));
         }

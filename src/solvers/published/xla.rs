@@ -47,7 +47,7 @@ op_scheduler!(XlaList, "xla-list");
 impl OpScheduler for XlaList {
     fn decide(&self, g: &Graph, view: &OpView, ctx: &SolveContext) -> Decision {
         let m = view.op_count();
-        let mut exp = Expander::new(g);
+        let mut exp = Expander::for_view(g, view);
         let mut unscheduled_uses: Vec<u32> = (0..view.buffers.len() as u32)
             .map(|b| view.buffer_users().degree(b) as u32)
             .collect();
