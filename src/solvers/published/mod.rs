@@ -173,8 +173,8 @@ pub struct OpView {
 
 impl OpView {
     /// Builds the op-level view of `g`: one pass to number ops and buffers,
-    /// one search per op writing its users and uses straight into CSR rows,
-    /// one ownership pass.
+    /// one search per op writing its users and uses straight into CSR rows
+    /// and claiming the ALLOCs it owns.
     pub fn new(g: &Graph) -> OpView {
         let n = g.node_count();
         let mut op_of = vec![NO_OP; n];
@@ -193,7 +193,9 @@ impl OpView {
                 NodeKind::Free => {
                     buf_of[v as usize] = buffers.len() as u32;
                     buffers.push(v);
-                    regular &= regular_free(g, v);
+                    // Its predecessors are then compute nodes too: an ALLOC
+                    // or FREE before it would have a successor of the wrong kind.
+                    regular &= g.succs(v).is_empty();
                 }
                 NodeKind::Alloc => {
                     if g.partner(v).is_none() {
@@ -217,6 +219,9 @@ impl OpView {
         let mut use_targets: Vec<u32> = Vec::with_capacity(buffers.len());
         user_offsets.push(0);
         use_offsets.push(0);
+        // Ownership (general graphs): first op in program order wins.
+        let mut owned = if regular { Vec::new() } else { vec![false; n] };
+        let mut defined = Vec::with_capacity(m);
         for (i, &u) in ops.iter().enumerate() {
             let i = i as u32;
             stamp[u as usize] = i;
@@ -255,24 +260,13 @@ impl OpView {
             }
             user_offsets.push(user_targets.len() as u32);
             use_offsets.push(use_targets.len() as u32);
+            defined.push(if regular {
+                alloc_pred_bytes(g, u)
+            } else {
+                claim_allocs(g, u, &mut owned, &mut stack)
+            });
         }
         let user_count = user_offsets.windows(2).map(|w| w[1] - w[0]).collect();
-        // Ownership: each op owns the ALLOCs it pulls in, first op wins.
-        let mut owned = vec![false; n];
-        let mut defined = vec![0i64; m];
-        let unowned_alloc =
-            |a: NodeIdx, owned: &[bool]| g.kind(a) == NodeKind::Alloc && !owned[a as usize];
-        for (i, &v) in ops.iter().enumerate() {
-            stack.extend(g.preds(v).iter().filter(|&&a| unowned_alloc(a, &owned)));
-            while let Some(a) = stack.pop() {
-                if owned[a as usize] {
-                    continue;
-                }
-                owned[a as usize] = true;
-                defined[i] += g.delta(a);
-                stack.extend(g.preds(a).iter().filter(|&&p| unowned_alloc(p, &owned)));
-            }
-        }
         OpView {
             ops,
             op_of,
@@ -419,9 +413,32 @@ impl<'v> Readiness<'v> {
     }
 }
 
-/// A FREE fit for a regular graph: no successor, compute predecessors only.
-fn regular_free(g: &Graph, f: NodeIdx) -> bool {
-    g.succs(f).is_empty() && g.preds(f).iter().all(|&p| g.kind(p) == NodeKind::Compute)
+/// Bytes of `v`'s ALLOC predecessors: what it owns on a regular graph,
+/// where each ALLOC has one successor and no ALLOC before it.
+fn alloc_pred_bytes(g: &Graph, v: NodeIdx) -> i64 {
+    g.preds(v)
+        .iter()
+        .filter(|&&a| g.kind(a) == NodeKind::Alloc)
+        .map(|&a| g.delta(a))
+        .sum()
+}
+
+/// Bytes of the ALLOCs op `v` pulls in (ALLOC-only paths backwards) that no
+/// earlier op owns; marks them owned by `v`.
+fn claim_allocs(g: &Graph, v: NodeIdx, owned: &mut [bool], stack: &mut Vec<NodeIdx>) -> i64 {
+    let unowned_alloc =
+        |a: NodeIdx, owned: &[bool]| g.kind(a) == NodeKind::Alloc && !owned[a as usize];
+    let mut bytes = 0;
+    stack.extend(g.preds(v).iter().filter(|&&a| unowned_alloc(a, owned)));
+    while let Some(a) = stack.pop() {
+        if owned[a as usize] {
+            continue;
+        }
+        owned[a as usize] = true;
+        bytes += g.delta(a);
+        stack.extend(g.preds(a).iter().filter(|&&p| unowned_alloc(p, owned)));
+    }
+    bytes
 }
 
 /// Builds the full node order from op decisions (F1 for FREEs, F2 for ALLOCs).
