@@ -14,7 +14,7 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use super::{op_scheduler, post_order, Children, Decision, OpScheduler, OpView, Readiness};
+use super::{op_scheduler, post_order, Decision, OpScheduler, OpView, Readiness};
 use crate::graph::Graph;
 use crate::solvers::{DeadlineTicker, Outcome, SolveContext};
 
@@ -43,7 +43,7 @@ pub struct InductorLpmf;
 op_scheduler!(InductorLpmf, "inductor-lpmf");
 
 impl OpScheduler for InductorLpmf {
-    fn decide(&self, g: &Graph, view: &OpView, ctx: &SolveContext) -> Decision {
+    fn decide(&self, _g: &Graph, view: &OpView, ctx: &SolveContext) -> Decision {
         let m = view.op_count();
         let mut readiness = Readiness::new(view);
         let mut outdegree: Vec<u32> = (0..view.buffers.len() as u32)
@@ -53,7 +53,7 @@ impl OpScheduler for InductorLpmf {
         for op in 0..m as u32 {
             for &b in view.uses().neighbors(op) {
                 if outdegree[b as usize] == 1 {
-                    to_free[op as usize] += view.buffer_size(g, b);
+                    to_free[op as usize] += view.buffer_size(b);
                 }
             }
         }
@@ -85,7 +85,7 @@ impl OpScheduler for InductorLpmf {
                 let d = &mut outdegree[b as usize];
                 *d -= 1;
                 if *d == 1 {
-                    let size = view.buffer_size(g, b);
+                    let size = view.buffer_size(b);
                     for &u in view.buffer_users().neighbors(b) {
                         to_free[u as usize] += size;
                     }
@@ -173,7 +173,7 @@ pub struct InductorDfs;
 op_scheduler!(InductorDfs, "inductor-dfs");
 
 impl OpScheduler for InductorDfs {
-    fn decide(&self, g: &Graph, view: &OpView, ctx: &SolveContext) -> Decision {
+    fn decide(&self, _g: &Graph, view: &OpView, ctx: &SolveContext) -> Decision {
         let m = view.op_count();
         let size_with_reads: Vec<i64> = (0..m as u32)
             .map(|op| {
@@ -182,13 +182,13 @@ impl OpScheduler for InductorDfs {
                         .uses()
                         .neighbors(op)
                         .iter()
-                        .map(|&b| view.buffer_size(g, b))
+                        .map(|&b| view.buffer_size(b))
                         .sum::<i64>()
             })
             .collect();
         let by_key =
             |list: &mut [u32]| list.sort_unstable_by_key(|&o| (size_with_reads[o as usize], o));
-        let children = Children::sorted(view.operands(), by_key);
+        let children = view.operands().with_sorted_rows(by_key);
         // Sorted as (key, op) pairs: contiguous keys sort faster than lookups.
         let mut keyed: Vec<(i64, u32)> = (0..m as u32)
             .map(|o| (size_with_reads[o as usize], o))

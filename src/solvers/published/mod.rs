@@ -164,6 +164,8 @@ pub struct OpView {
     buffer_users: OnceLock<Csr>,
     /// The FREE node of each buffer.
     pub buffers: Vec<NodeIdx>,
+    /// Bytes of each buffer (its FREE's size).
+    buffer_bytes: Vec<i64>,
     /// Bytes of ALLOCs that have no FREE (graph outputs).
     pub output_bytes: i64,
     /// ALLOCs with no successor, in program order, when the graph is
@@ -181,6 +183,7 @@ impl OpView {
         let mut ops = Vec::new();
         let mut buf_of = vec![NO_OP; n];
         let mut buffers = Vec::new();
+        let mut buffer_bytes = Vec::new();
         let mut output_bytes = 0;
         let mut regular = true;
         let mut tail_allocs = Vec::new();
@@ -193,6 +196,7 @@ impl OpView {
                 NodeKind::Free => {
                     buf_of[v as usize] = buffers.len() as u32;
                     buffers.push(v);
+                    buffer_bytes.push(g.size(v) as i64);
                     // Its predecessors are then compute nodes too: an ALLOC
                     // or FREE before it would have a successor of the wrong kind.
                     regular &= g.succs(v).is_empty();
@@ -277,6 +281,7 @@ impl OpView {
             operands: OnceLock::new(),
             buffer_users: OnceLock::new(),
             buffers,
+            buffer_bytes,
             output_bytes,
             tail_allocs: regular.then_some(tail_allocs),
         }
@@ -306,8 +311,8 @@ impl OpView {
     }
 
     /// Bytes of a buffer (its FREE's size).
-    pub fn buffer_size(&self, g: &Graph, b: u32) -> i64 {
-        g.size(self.buffers[b as usize]) as i64
+    pub fn buffer_size(&self, b: u32) -> i64 {
+        self.buffer_bytes[b as usize]
     }
 
     /// Whether the graph is *regular*: every ALLOC has at most one
@@ -360,7 +365,7 @@ impl OpView {
             for &b in self.uses.neighbors(op) {
                 users_left[b as usize] -= 1;
                 if users_left[b as usize] == 0 {
-                    mem -= self.buffer_size(g, b);
+                    mem -= self.buffer_size(b);
                 }
             }
         }
@@ -663,34 +668,6 @@ fn expand_with(
         .ok_or_else(|| "the op order leaves some node unscheduled".to_string())
 }
 
-/// Children lists (`offsets`, `targets`) copied from a CSR, each list
-/// reordered by `sort`: the operand order a DFS visits.
-pub(crate) struct Children {
-    offsets: Vec<u32>,
-    targets: Vec<u32>,
-}
-
-impl Children {
-    /// `csr`'s lists, each sorted in place by `sort`.
-    pub(crate) fn sorted(csr: &Csr, mut sort: impl FnMut(&mut [u32])) -> Self {
-        let rows = csr.node_count();
-        let mut offsets = Vec::with_capacity(rows + 1);
-        let mut targets = Vec::with_capacity(csr.edge_count());
-        offsets.push(0);
-        for r in 0..rows as u32 {
-            let start = targets.len();
-            targets.extend_from_slice(csr.neighbors(r));
-            sort(&mut targets[start..]);
-            offsets.push(targets.len() as u32);
-        }
-        Children { offsets, targets }
-    }
-
-    fn of(&self, r: u32) -> &[u32] {
-        &self.targets[self.offsets[r as usize] as usize..self.offsets[r as usize + 1] as usize]
-    }
-}
-
 /// Depth-first post-order over ops: from each root in turn, visit the
 /// children of an op in the given order, skipping ops already visited, and
 /// emit an op after its children (the order of a recursive DFS).
@@ -700,7 +677,7 @@ impl Children {
 pub(crate) fn post_order(
     op_count: usize,
     roots: impl IntoIterator<Item = u32>,
-    children: &Children,
+    children: &Csr,
 ) -> Vec<u32> {
     let mut visited = vec![false; op_count];
     let mut out = Vec::with_capacity(op_count);
@@ -712,7 +689,7 @@ pub(crate) fn post_order(
         visited[r as usize] = true;
         stack.push((r, 0));
         while let Some(&(x, next)) = stack.last() {
-            if let Some(&c) = children.of(x).get(next as usize) {
+            if let Some(&c) = children.neighbors(x).get(next as usize) {
                 if let Some(top) = stack.last_mut() {
                     top.1 += 1;
                 }

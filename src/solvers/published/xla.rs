@@ -13,7 +13,7 @@
 
 use std::collections::BinaryHeap;
 
-use super::{op_scheduler, post_order, Children, Decision, Expander, OpScheduler, OpView};
+use super::{op_scheduler, post_order, Decision, Expander, OpScheduler, OpView};
 use crate::graph::{Graph, NodeIdx};
 use crate::solvers::{DeadlineTicker, Outcome, SolveContext};
 
@@ -62,7 +62,7 @@ impl OpScheduler for XlaList {
                 .neighbors(op)
                 .iter()
                 .filter(|&&b| uses[b as usize] == 1)
-                .map(|&b| view.buffer_size(g, b))
+                .map(|&b| view.buffer_size(b))
                 .sum();
             (
                 freed - view.defined[op as usize],
@@ -160,8 +160,7 @@ fn roots(view: &OpView) -> impl Iterator<Item = u32> + '_ {
 /// XLA's `MakeInstructionPostOrder` over ops: from each user-less op in
 /// program order, a DFS that visits operands in edge order.
 fn instruction_post_order(view: &OpView) -> Vec<u32> {
-    let children = Children::sorted(view.operands(), |_| {});
-    post_order(view.op_count(), roots(view), &children)
+    post_order(view.op_count(), roots(view), view.operands())
 }
 
 /// XLA's `PostOrderMemoryScheduler`: the computation's DFS post-order, no
@@ -227,7 +226,7 @@ impl OpScheduler for XlaDfs {
             total_sizes[o] = total.min(cumulative);
             extra_users[o] = extra.min(m as i64);
         }
-        let children = Children::sorted(view.operands(), |list| {
+        let children = view.operands().with_sorted_rows(|list| {
             list.sort_unstable_by(|&a, &b| {
                 let (a, b) = (a as usize, b as usize);
                 extra_users[b]
