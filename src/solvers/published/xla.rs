@@ -17,7 +17,7 @@ use super::{op_scheduler, post_order, Decision, Expander, OpScheduler, OpView};
 use crate::graph::{Graph, NodeIdx};
 use crate::solvers::{DeadlineTicker, Outcome, SolveContext};
 
-const NOT_READY: u64 = u64::MAX;
+const NOT_READY: u32 = u32::MAX;
 
 /// XLA's `ListScheduler`: a ready list ordered by *bytes freed minus bytes
 /// defined*, then by number of users, largest first.
@@ -52,10 +52,7 @@ impl OpScheduler for XlaList {
             .map(|b| view.buffer_users().degree(b) as u32)
             .collect();
         let mut scheduled = vec![false; m];
-        let mut seq_of = vec![NOT_READY; m];
-        let mut prio_of = vec![(0i64, 0i64); m];
-        let mut heap: BinaryHeap<(i64, i64, u64, u32)> = BinaryHeap::new();
-        let mut seq = 0u64;
+        let mut list = ReadyList::new(m);
         let priority = |op: u32, uses: &[u32]| -> (i64, i64) {
             let freed: i64 = view
                 .uses()
@@ -77,22 +74,14 @@ impl OpScheduler for XlaList {
         loop {
             for v in ready.drain(..) {
                 let op = view.op_of[v as usize];
-                let p = priority(op, &unscheduled_uses);
-                seq += 1;
-                seq_of[op as usize] = seq;
-                prio_of[op as usize] = p;
-                heap.push((p.0, p.1, seq, op));
+                list.insert(op, priority(op, &unscheduled_uses));
             }
-            let Some((_, _, s, best)) = heap.pop() else {
+            let Some(best) = list.pop() else {
                 break;
             };
-            if seq_of[best as usize] != s {
-                continue; // stale entry of a re-inserted op
-            }
             if ticker.expired(ctx) {
                 return Decision::Stopped(Outcome::timed_out());
             }
-            seq_of[best as usize] = NOT_READY;
             scheduled[best as usize] = true;
             op_order.push(best);
             if !exp.run_op(view.ops[best as usize]) {
@@ -111,11 +100,7 @@ impl OpScheduler for XlaList {
             exp.take_ready(&mut ready);
             for v in ready.drain(..) {
                 let op = view.op_of[v as usize];
-                let p = priority(op, &unscheduled_uses);
-                seq += 1;
-                seq_of[op as usize] = seq;
-                prio_of[op as usize] = p;
-                heap.push((p.0, p.1, seq, op));
+                list.insert(op, priority(op, &unscheduled_uses));
             }
             for b in down_to_one.drain(..) {
                 let Some(&u) = view
@@ -126,15 +111,12 @@ impl OpScheduler for XlaList {
                 else {
                     continue;
                 };
-                if seq_of[u as usize] == NOT_READY {
+                if !list.contains(u) {
                     continue;
                 }
                 let p = priority(u, &unscheduled_uses);
-                if p != prio_of[u as usize] {
-                    seq += 1;
-                    seq_of[u as usize] = seq;
-                    prio_of[u as usize] = p;
-                    heap.push((p.0, p.1, seq, u));
+                if p != list.priority(u) {
+                    list.insert(u, p);
                 }
             }
         }
@@ -147,6 +129,68 @@ impl OpScheduler for XlaList {
                 "xla-list: the expansion left nodes unscheduled",
             )),
         }
+    }
+}
+
+/// XLA's ready list, a `std::multimap` from priority to op taken from the
+/// top: equal priorities go to the op inserted last, and re-inserting an op
+/// supersedes its earlier entry (left in the heap, skipped when popped).
+///
+/// A heap entry is the priority's first key and, packed into one word, its
+/// second key (a user count, below 2^32) above the insertion number (below
+/// 2^32: at most one insertion per op plus one per buffer).
+struct ReadyList {
+    heap: BinaryHeap<(i64, u64)>,
+    /// The op of each insertion, by insertion number.
+    op_at: Vec<u32>,
+    /// Each op's live insertion, `NOT_READY` when it is not in the list.
+    entry_of: Vec<u32>,
+    /// Each op's priority at its live insertion.
+    prio_of: Vec<(i64, i64)>,
+}
+
+impl ReadyList {
+    /// An empty list over `m` ops.
+    fn new(m: usize) -> Self {
+        ReadyList {
+            heap: BinaryHeap::new(),
+            op_at: Vec::with_capacity(m),
+            entry_of: vec![NOT_READY; m],
+            prio_of: vec![(0, 0); m],
+        }
+    }
+
+    /// Inserts `op` with priority `p`, superseding its earlier entry.
+    fn insert(&mut self, op: u32, p: (i64, i64)) {
+        let seq = self.op_at.len() as u32;
+        self.op_at.push(op);
+        self.entry_of[op as usize] = seq;
+        self.prio_of[op as usize] = p;
+        self.heap.push((p.0, (p.1 as u64) << 32 | seq as u64));
+    }
+
+    /// Whether `op` is in the list.
+    fn contains(&self, op: u32) -> bool {
+        self.entry_of[op as usize] != NOT_READY
+    }
+
+    /// The priority `op` was last inserted with.
+    fn priority(&self, op: u32) -> (i64, i64) {
+        self.prio_of[op as usize]
+    }
+
+    /// Removes and returns the op with the highest priority (ties: the
+    /// last inserted).
+    fn pop(&mut self) -> Option<u32> {
+        while let Some((_, key)) = self.heap.pop() {
+            let seq = key as u32;
+            let op = self.op_at[seq as usize];
+            if self.entry_of[op as usize] == seq {
+                self.entry_of[op as usize] = NOT_READY;
+                return Some(op);
+            }
+        }
+        None
     }
 }
 
