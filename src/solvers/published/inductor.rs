@@ -189,21 +189,58 @@ impl OpScheduler for InductorDfs {
         let by_key =
             |list: &mut [u32]| list.sort_unstable_by_key(|&o| (size_with_reads[o as usize], o));
         let children = view.operands().with_sorted_rows(by_key);
-        // Sorted as (key, op) pairs: contiguous keys sort faster than lookups.
-        let mut keyed: Vec<(i64, u32)> = (0..m as u32)
-            .map(|o| (size_with_reads[o as usize], o))
-            .collect();
-        keyed.sort_unstable();
-        let outer = keyed.into_iter().map(|(_, o)| o);
-        let order = post_order(m, outer, &children);
+        // Bytes are never negative, so the keys sort as unsigned.
+        let keys: Vec<u64> = size_with_reads.iter().map(|&k| k as u64).collect();
+        let order = post_order(m, ops_by_key(&keys), &children);
         Decision::ops_in_time(order, ctx)
     }
+}
+
+/// Op numbers sorted by `keys[op]`, ties in op order: a stable LSD radix
+/// sort of (key, op) pairs over the key bytes that are not all zero.
+///
+/// # Complexity
+/// O(m · b) for keys of b significant bytes.
+fn ops_by_key(keys: &[u64]) -> Vec<u32> {
+    let mut pairs: Vec<(u64, u32)> = keys.iter().zip(0..).map(|(&k, o)| (k, o)).collect();
+    let mut spare = vec![(0, 0); pairs.len()];
+    let top = keys.iter().max().copied().unwrap_or(0);
+    let bytes = (u64::BITS - top.leading_zeros()).div_ceil(8);
+    for shift in (0..bytes).map(|b| 8 * b) {
+        let digit = |k: u64| ((k >> shift) & 0xff) as usize;
+        let mut start = [0usize; 256];
+        for &(k, _) in &pairs {
+            start[digit(k)] += 1;
+        }
+        let mut sum = 0;
+        for slot in &mut start {
+            (*slot, sum) = (sum, sum + *slot);
+        }
+        for &(k, o) in &pairs {
+            spare[start[digit(k)]] = (k, o);
+            start[digit(k)] += 1;
+        }
+        std::mem::swap(&mut pairs, &mut spare);
+    }
+    pairs.into_iter().map(|(_, o)| o).collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::super::tests::{assert_wrong, lowered};
     use super::*;
+    use crate::rng::Rng;
+
+    #[test]
+    fn ops_by_key_sorts_by_key_then_op() {
+        let mut rng = Rng::new(3);
+        for (len, range) in [(0, 1), (1, 1), (50, 4), (500, 1 << 20), (300, u64::MAX)] {
+            let keys: Vec<u64> = (0..len).map(|_| rng.next_u64() % range).collect();
+            let mut expected: Vec<u32> = (0..len as u32).collect();
+            expected.sort_by_key(|&o| (keys[o as usize], o));
+            assert_eq!(ops_by_key(&keys), expected);
+        }
+    }
 
     #[test]
     fn lpmf_is_wrong_here() {
