@@ -65,29 +65,30 @@ impl Scheduler for Rule {
     }
 
     fn solve(&self, g: &Graph, ctx: &SolveContext) -> Outcome {
-        match schedule(g, &self.key, ctx, None) {
+        match schedule(g, &Adj::new(g), &self.key, ctx, None) {
             Some(order) => Outcome::feasible(order),
             None => Outcome::timed_out(),
         }
     }
 }
 
-/// Runs the node-mode list scheduler; `None` if the deadline passed.
+/// Runs the node-mode list scheduler on `g` (whose distinct adjacency is
+/// `adj`); `None` if the deadline passed.
 pub(super) fn schedule(
     g: &Graph,
+    adj: &Adj,
     key: &Key,
     ctx: &SolveContext,
     noise: Option<Noise>,
 ) -> Option<Vec<NodeIdx>> {
-    let adj = Adj::new(g);
     let statics = Statics::new(g, key, ctx.seed, noise);
     let rule = KeyCtx {
         g,
-        adj: &adj,
+        adj,
         statics: &statics,
         key,
     };
-    match Packed::layout(g, &adj, &statics, key, Mode::Nodes) {
+    match Packed::layout(g, adj, &statics, key, Mode::Nodes) {
         Some(packed) => run(&rule, PackedQueue::new(packed, key.is_dynamic()), ctx),
         None => run(&rule, ArenaQueue::new(g.node_count(), key), ctx),
     }
@@ -200,7 +201,8 @@ pub(crate) mod tests {
 
     fn order(g: &Graph, rule: &str) -> Vec<i64> {
         let key = parse(rule).unwrap();
-        g.to_ids(&schedule(g, &key, &SolveContext::default(), None).unwrap())
+        let ctx = SolveContext::default();
+        g.to_ids(&schedule(g, &Adj::new(g), &key, &ctx, None).unwrap())
     }
 
     /// A chain of four ops, outputs of 4, 3, 2, 1 bytes, floating ALLOCs.
@@ -218,7 +220,7 @@ pub(crate) mod tests {
     fn article_rule_runs_floating_allocs_early() {
         let g = floating_chain();
         let key = parse("delta,type,id").unwrap();
-        let o = schedule(&g, &key, &SolveContext::default(), None).unwrap();
+        let o = schedule(&g, &Adj::new(&g), &key, &SolveContext::default(), None).unwrap();
         // Smallest ALLOC first, all four before any op: peak 4+3+2+1.
         assert_eq!(check(&g, &o).unwrap().peak, 10);
         let ids = g.to_ids(&o);

@@ -94,7 +94,7 @@ impl Scheduler for Moves {
             key: &self.key,
             noise: None,
         };
-        match schedule(g, pick, ctx) {
+        match schedule(g, &Adj::new(g), pick, ctx) {
             Some(order) => Outcome::feasible(order),
             None => Outcome::timed_out(),
         }
@@ -339,22 +339,27 @@ impl<'g> State<'g> {
     }
 }
 
-/// Runs the move-mode scheduler; `None` if the deadline passed.
-pub(super) fn schedule(g: &Graph, pick: Pick, ctx: &SolveContext) -> Option<Vec<NodeIdx>> {
+/// Runs the move-mode scheduler on `g` (whose distinct adjacency is `adj`);
+/// `None` if the deadline passed.
+pub(super) fn schedule<'g>(
+    g: &'g Graph,
+    adj: &'g Adj<'g>,
+    pick: Pick,
+    ctx: &SolveContext,
+) -> Option<Vec<NodeIdx>> {
     let n = g.node_count();
     let dynamic = matches!(&pick, Pick::Key { key, .. } if key.is_dynamic());
-    let adj = Adj::new(g);
-    let mut s = State::new(g, &adj, dynamic);
+    let mut s = State::new(g, adj, dynamic);
     match pick {
         Pick::Key { key, noise } => {
             let statics = Statics::new(g, key, ctx.seed, noise);
             let r = KeyCtx {
                 g,
-                adj: &adj,
+                adj,
                 statics: &statics,
                 key,
             };
-            let done = match Packed::layout(g, &adj, &statics, key, Mode::Moves) {
+            let done = match Packed::layout(g, adj, &statics, key, Mode::Moves) {
                 Some(packed) => by_key(&mut s, &r, PackedQueue::new(packed, true), ctx),
                 None => by_key(&mut s, &r, ArenaQueue::new(n, key), ctx),
             };
@@ -445,7 +450,7 @@ mod tests {
             key: &key,
             noise: None,
         };
-        schedule(g, pick, &SolveContext::default()).unwrap()
+        schedule(g, &Adj::new(g), pick, &SolveContext::default()).unwrap()
     }
 
     #[test]
