@@ -26,8 +26,6 @@ use super::queue::{ArenaQueue, KeyCtx, KeyQueue, PackedQueue};
 use crate::graph::{Graph, NodeIdx};
 use crate::solvers::{Abilities, DeadlineTicker, Outcome, Scheduler, SolveContext};
 
-const DONE: u32 = u32::MAX;
-
 /// The node-mode rule scheduler.
 ///
 /// A priority rule looks one node ahead. With the article's key
@@ -159,15 +157,11 @@ fn run(r: &KeyCtx, mut queue: impl KeyQueue, ctx: &SolveContext) -> Option<Vec<N
     }
     let mut order = Vec::with_capacity(n);
     let mut ticker = DeadlineTicker::new(1 << 14);
-    while let Some((u, live)) = queue.pop() {
-        if !live || pending[u as usize] == DONE {
-            continue;
-        }
+    while let Some(u) = queue.pop() {
         if ticker.expired(ctx) {
             return None;
         }
         order.push(u);
-        pending[u as usize] = DONE;
         for &w in adj.succs(u) {
             let p = &mut pending[w as usize];
             *p -= 1;

@@ -389,17 +389,8 @@ fn by_key(s: &mut State, r: &KeyCtx, mut queue: impl KeyQueue, ctx: &SolveContex
                 queue.push(r, v, &d);
             }
         }
-        let next = loop {
-            match queue.pop() {
-                None => break None,
-                Some((v, live)) => {
-                    if live && s.pending[v as usize] != DONE {
-                        break Some(v);
-                    }
-                }
-            }
-        };
-        let Some(v) = next else { return true };
+        // A move's node runs only with its move, so a popped move is unrun.
+        let Some(v) = queue.pop() else { return true };
         if ticker.expired(ctx) {
             return false;
         }

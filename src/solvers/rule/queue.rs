@@ -5,8 +5,8 @@
 //! terms fit: the entries pushed before the first pop are sorted once, later
 //! ones go to a [`TieredHeap`]. [`ArenaQueue`] holds keys of any length in
 //! the word arena of [`KeyHeap`]. Both are lazy: re-keying a node pushes a
-//! new entry, and `pop` says whether the entry it returns is the node's
-//! current one.
+//! new entry and stale entries are skipped when popped. A node's current
+//! entry is popped once; a node must not be pushed after that.
 
 use super::features::{encode, stride, Adj, Dynamic, Statics};
 use super::heap::KeyHeap;
@@ -27,13 +27,14 @@ pub(super) struct KeyCtx<'a> {
 pub(super) trait KeyQueue {
     /// Adds node `v` with features `d`, or re-keys it.
     fn push(&mut self, r: &KeyCtx, v: NodeIdx, d: &Dynamic);
-    /// Removes the smallest entry: its node and whether its key is current.
-    fn pop(&mut self) -> Option<(NodeIdx, bool)>;
+    /// Removes the node whose current key is smallest.
+    fn pop(&mut self) -> Option<NodeIdx>;
 }
 
 /// Packed keys: the nodes pushed before the first pop are sorted once, later
 /// ones go to a [`TieredHeap`]; a pop takes the smaller head. When nodes may
-/// be re-keyed, `current[v]` is the key of `v`'s live entry.
+/// be re-keyed, `current[v]` is the key of `v`'s live entry (`u128::MAX`, which
+/// no key takes, once it is popped).
 pub(super) struct PackedQueue {
     packed: Packed,
     initial: Vec<u128>,
@@ -79,22 +80,30 @@ impl KeyQueue for PackedQueue {
     }
 
     #[inline]
-    fn pop(&mut self) -> Option<(NodeIdx, bool)> {
+    fn pop(&mut self) -> Option<NodeIdx> {
         if !self.started {
             self.started = true;
             self.initial.sort_unstable();
         }
-        let k = match (self.initial.get(self.next_initial), self.heap.peek()) {
-            (Some(&a), Some(b)) if b < a => self.heap.pop()?,
-            (Some(&a), _) => {
-                self.next_initial += 1;
-                a
+        loop {
+            let k = match (self.initial.get(self.next_initial), self.heap.peek()) {
+                (Some(&a), Some(b)) if b < a => self.heap.pop()?,
+                (Some(&a), _) => {
+                    self.next_initial += 1;
+                    a
+                }
+                (None, _) => self.heap.pop()?,
+            };
+            let v = self.packed.node(k);
+            match &mut self.current {
+                None => return Some(v),
+                Some(c) if c[v as usize] == k => {
+                    c[v as usize] = u128::MAX;
+                    return Some(v);
+                }
+                Some(_) => {}
             }
-            (None, _) => self.heap.pop()?,
-        };
-        let v = self.packed.node(k);
-        let live = self.current.as_ref().is_none_or(|c| c[v as usize] == k);
-        Some((v, live))
+        }
     }
 }
 
@@ -123,8 +132,14 @@ impl KeyQueue for ArenaQueue {
         });
     }
 
-    fn pop(&mut self) -> Option<(NodeIdx, bool)> {
-        let (v, ver) = self.heap.pop()?;
-        Some((v, self.version[v as usize] == ver))
+    fn pop(&mut self) -> Option<NodeIdx> {
+        loop {
+            let (v, ver) = self.heap.pop()?;
+            let current = &mut self.version[v as usize];
+            if *current == ver {
+                *current += 1; // no entry of `v` is current any more
+                return Some(v);
+            }
+        }
     }
 }
