@@ -272,6 +272,54 @@ mod tests {
         }
     }
 
+    /// Move-mode values up to everything a move could pull (a move's delta
+    /// and rise) pack in word order too.
+    #[test]
+    fn move_keys_pack_in_word_order() {
+        let g = generate(
+            &GenSpec::parse("random-layered:layers=20,width=3,allocs=floating").unwrap(),
+            3,
+        )
+        .unwrap();
+        let adj = Adj::new(&g);
+        let pulled: i64 = g.deltas().iter().filter(|&&d| d > 0).sum();
+        for rule in [
+            "delta,type,id",
+            "rise,-frees_after,id",
+            "-unlocks,live_after",
+        ] {
+            let key = parse(rule).unwrap();
+            let s = Statics::new(&g, &key, 1, None);
+            let packed = Packed::layout(&g, &adj, &s, &key, Mode::Moves).expect("rule fits");
+            let d = |v: NodeIdx| {
+                let rise = [0, pulled / 2, pulled][v as usize % 3];
+                Dynamic {
+                    delta: rise + g.delta(v).min(0),
+                    rise,
+                    unlocks: (v % 4) as i64,
+                    frees_after: 0,
+                }
+            };
+            let mut by_words: Vec<(Vec<u64>, NodeIdx)> = g
+                .nodes()
+                .map(|v| {
+                    let mut w = vec![0; stride(&key)];
+                    encode(&g, &adj, &s, &key, v, &d(v), &mut w);
+                    (w, v)
+                })
+                .collect();
+            by_words.sort();
+            let mut by_packed: Vec<u128> = g
+                .nodes()
+                .map(|v| packed.pack(&g, &adj, &s, &key, v, &d(v)))
+                .collect();
+            by_packed.sort_unstable();
+            let a: Vec<NodeIdx> = by_words.iter().map(|&(_, v)| v).collect();
+            let b: Vec<NodeIdx> = by_packed.iter().map(|&k| packed.node(k)).collect();
+            assert_eq!(a, b, "{rule}");
+        }
+    }
+
     /// Three float terms and an id need more than 127 bits: the arena is used.
     #[test]
     fn long_rules_do_not_pack() {
