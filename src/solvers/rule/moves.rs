@@ -292,11 +292,27 @@ impl<'g> State<'g> {
         }
     }
 
-    /// Runs the move for `v`, then marks the moves whose key it changed.
-    fn run_move(&mut self, v: NodeIdx) {
+    /// Runs the move for `v` (its closure is `kept` if known), then marks
+    /// the moves whose key it changed.
+    fn run_move(&mut self, v: NodeIdx, kept: Option<&[NodeIdx]>) {
         self.tepoch += 1;
         self.touched.clear();
-        self.closure(v);
+        match kept {
+            Some(c) => {
+                debug_assert!(
+                    {
+                        self.closure(v);
+                        self.closure == c
+                    },
+                    "the closure kept when the move was keyed is current"
+                );
+                self.closure.clear();
+                self.closure.extend_from_slice(c);
+            }
+            None => {
+                self.closure(v);
+            }
+        }
         let closure = std::mem::take(&mut self.closure);
         for &x in &closure {
             self.run_node(x);
@@ -377,15 +393,57 @@ pub(super) fn schedule<'g>(
     Some(s.order)
 }
 
+/// The closure of each move when it was last keyed, if short: still its
+/// closure when the move is popped, since any change to it re-keys the move.
+/// Running a popped move then needs no second search.
+struct KeptClosures {
+    nodes: Vec<NodeIdx>,
+    /// Per move: start in `nodes` and length, or `NOT_KEPT`.
+    at: Vec<(u32, u32)>,
+}
+
+/// Longest closure kept (so `nodes` grows by at most this per key).
+const KEEP_MAX: usize = 16;
+const NOT_KEPT: (u32, u32) = (0, u32::MAX);
+
+impl KeptClosures {
+    fn new(n: usize) -> Self {
+        KeptClosures {
+            nodes: Vec::new(),
+            at: vec![NOT_KEPT; n],
+        }
+    }
+
+    /// Records `closure` as the closure of the move for `v`.
+    fn keep(&mut self, v: NodeIdx, closure: &[NodeIdx]) {
+        let start = self.nodes.len();
+        self.at[v as usize] = match u32::try_from(start + closure.len()) {
+            Ok(_) if closure.len() <= KEEP_MAX => {
+                self.nodes.extend_from_slice(closure);
+                (start as u32, closure.len() as u32)
+            }
+            _ => NOT_KEPT,
+        };
+    }
+
+    /// The closure last recorded for `v`, if kept.
+    fn get(&self, v: NodeIdx) -> Option<&[NodeIdx]> {
+        let (start, len) = self.at[v as usize];
+        (len != u32::MAX).then(|| &self.nodes[start as usize..(start + len) as usize])
+    }
+}
+
 /// Runs moves smallest key first until none is left; false if the deadline
 /// passed.
 fn by_key(s: &mut State, r: &KeyCtx, mut queue: impl KeyQueue, ctx: &SolveContext) -> bool {
     let mut ticker = DeadlineTicker::new(1 << 12);
+    let mut kept = KeptClosures::new(s.g.node_count());
     loop {
         for t in 0..s.touched.len() {
             let v = s.touched[t];
             if s.is_move(v) {
                 let d = s.dynamic_features(v);
+                kept.keep(v, &s.closure);
                 queue.push(r, v, &d);
             }
         }
@@ -394,7 +452,7 @@ fn by_key(s: &mut State, r: &KeyCtx, mut queue: impl KeyQueue, ctx: &SolveContex
         if ticker.expired(ctx) {
             return false;
         }
-        s.run_move(v);
+        s.run_move(v, kept.get(v));
     }
 }
 
@@ -424,7 +482,7 @@ fn uniformly(s: &mut State, seed: u64, ctx: &SolveContext) -> bool {
         if let Some(&moved) = set.get(i) {
             pos[moved as usize] = i as u32;
         }
-        s.run_move(v);
+        s.run_move(v, None);
     }
 }
 
