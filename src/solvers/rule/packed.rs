@@ -125,15 +125,14 @@ impl Packed {
         if key.terms.len() > MAX_TERMS || g.node_count() == 0 {
             return None;
         }
-        let pulled = g
-            .deltas()
-            .iter()
-            .filter(|&&d| d > 0)
-            .try_fold(0i64, |acc, &d| acc.checked_add(d));
-        let pulled = match (pulled, mode) {
-            (Some(p), _) => p,
-            (None, Mode::Nodes) => i64::MAX,
-            (None, Mode::Moves) => return None,
+        // Only move mode reads it.
+        let pulled = match mode {
+            Mode::Nodes => 0,
+            Mode::Moves => g
+                .deltas()
+                .iter()
+                .filter(|&&d| d > 0)
+                .try_fold(0i64, |acc, &d| acc.checked_add(d))?,
         };
         let mut fields = Vec::with_capacity(key.terms.len());
         for (t, term) in key.terms.iter().enumerate() {
