@@ -296,9 +296,9 @@ pub(super) fn encode_terms(
 ///
 /// # Complexity
 /// O(n + m).
-pub(super) fn noise_scale(g: &Graph, key: &Key, seed: u64) -> f64 {
-    let adj = Adj::new(g);
+pub(super) fn noise_scale(g: &Graph, adj: &Adj, key: &Key, seed: u64) -> f64 {
     let s = Statics::new(g, key, seed, None);
+    let dynamic = key.is_dynamic();
     let Some(first) = key.terms.first() else {
         return 1.0;
     };
@@ -306,7 +306,10 @@ pub(super) fn noise_scale(g: &Graph, key: &Key, seed: u64) -> f64 {
         terms: vec![first.clone()],
         text: String::new(),
     };
-    let pending: Vec<usize> = g.nodes().map(|v| adj.preds(v).len()).collect();
+    let pending: Vec<usize> = match dynamic {
+        true => g.nodes().map(|v| adj.preds(v).len()).collect(),
+        false => Vec::new(),
+    };
     let mut total = 0.0;
     for v in g.nodes() {
         let mut d = Dynamic {
@@ -314,7 +317,7 @@ pub(super) fn noise_scale(g: &Graph, key: &Key, seed: u64) -> f64 {
             rise: g.delta(v).max(0),
             ..Default::default()
         };
-        if key.is_dynamic() {
+        if dynamic {
             for &w in adj.succs(v) {
                 if pending[w as usize] == 1 {
                     d.unlocks += 1;
@@ -327,11 +330,11 @@ pub(super) fn noise_scale(g: &Graph, key: &Key, seed: u64) -> f64 {
         let x = match &one.terms[0] {
             Term::Int(sum) => sum
                 .iter()
-                .map(|&(w, f)| w as f64 * value(g, &adj, &s, f, v, &d).f())
+                .map(|&(w, f)| w as f64 * value(g, adj, &s, f, v, &d).f())
                 .sum::<f64>(),
             Term::Float(sum) => sum
                 .iter()
-                .map(|&(w, f)| w * value(g, &adj, &s, f, v, &d).f())
+                .map(|&(w, f)| w * value(g, adj, &s, f, v, &d).f())
                 .sum(),
         };
         total += x.abs();

@@ -15,19 +15,16 @@
 //! (a new queue entry; stale entries are skipped when popped). Every popped
 //! key is therefore the exact current key, at O(m) extra work over a run.
 //!
-//! Ready nodes wait in a [`ReadyQueue`]: packed `u128` keys ([`Packed`])
-//! when the rule's terms fit, with the nodes ready at the start sorted once
-//! instead of heaped; otherwise the word arena of [`KeyHeap`].
+//! Ready nodes wait in a [`KeyQueue`]: packed `u128` keys when the rule's
+//! terms fit, with the nodes ready at the start sorted once instead of
+//! heaped; otherwise the word arena (see [`super::queue`]).
 
-use super::features::{encode, stride, Adj, Dynamic, Noise, Statics};
-use super::heap::KeyHeap;
-use super::packed::Packed;
+use super::features::{Adj, Dynamic, Noise, Statics};
+use super::packed::{Mode, Packed};
 use super::parse::Key;
-use super::tiered_heap::TieredHeap;
+use super::queue::{ArenaQueue, KeyCtx, KeyQueue, PackedQueue};
 use crate::graph::{Graph, NodeIdx};
 use crate::solvers::{Abilities, DeadlineTicker, Outcome, Scheduler, SolveContext};
-
-const DONE: u32 = u32::MAX;
 
 /// The node-mode rule scheduler.
 ///
@@ -66,142 +63,32 @@ impl Scheduler for Rule {
     }
 
     fn solve(&self, g: &Graph, ctx: &SolveContext) -> Outcome {
-        match schedule(g, &self.key, ctx, None) {
+        match schedule(g, &Adj::new(g), &self.key, ctx, None) {
             Some(order) => Outcome::feasible(order),
             None => Outcome::timed_out(),
         }
     }
 }
 
-/// Runs the node-mode list scheduler; `None` if the deadline passed.
+/// Runs the node-mode list scheduler on `g` (whose distinct adjacency is
+/// `adj`); `None` if the deadline passed.
 pub(super) fn schedule(
     g: &Graph,
+    adj: &Adj,
     key: &Key,
     ctx: &SolveContext,
     noise: Option<Noise>,
 ) -> Option<Vec<NodeIdx>> {
-    let adj = Adj::new(g);
     let statics = Statics::new(g, key, ctx.seed, noise);
-    let rule = RuleCtx {
+    let rule = KeyCtx {
         g,
-        adj: &adj,
+        adj,
         statics: &statics,
         key,
     };
-    match Packed::layout(g, &adj, &statics, key) {
+    match Packed::layout(g, adj, &statics, key, Mode::Nodes) {
         Some(packed) => run(&rule, PackedQueue::new(packed, key.is_dynamic()), ctx),
-        None => run(&rule, ArenaQueue::new(g.node_count(), stride(key)), ctx),
-    }
-}
-
-/// What a key is computed from.
-struct RuleCtx<'a> {
-    g: &'a Graph,
-    adj: &'a Adj<'a>,
-    statics: &'a Statics,
-    key: &'a Key,
-}
-
-/// The ready nodes, ordered by key.
-trait ReadyQueue {
-    /// Adds ready node `v` with features `d`, or re-keys it.
-    fn push(&mut self, r: &RuleCtx, v: NodeIdx, d: &Dynamic);
-    /// Removes the smallest entry: its node and whether its key is current.
-    fn pop(&mut self) -> Option<(NodeIdx, bool)>;
-}
-
-/// Packed keys: the nodes pushed before the first pop are sorted once, later
-/// ones go to a [`TieredHeap`]; a pop takes the smaller head. For dynamic rules
-/// `current[v]` is the key of `v`'s live entry.
-struct PackedQueue {
-    packed: Packed,
-    initial: Vec<u128>,
-    next_initial: usize,
-    started: bool,
-    heap: TieredHeap,
-    current: Option<Vec<u128>>,
-}
-
-impl PackedQueue {
-    fn new(packed: Packed, dynamic: bool) -> Self {
-        PackedQueue {
-            packed,
-            initial: Vec::new(),
-            next_initial: 0,
-            started: false,
-            heap: TieredHeap::default(),
-            current: dynamic.then(Vec::new),
-        }
-    }
-}
-
-impl ReadyQueue for PackedQueue {
-    #[inline]
-    fn push(&mut self, r: &RuleCtx, v: NodeIdx, d: &Dynamic) {
-        let k = self.packed.pack(r.g, r.adj, r.statics, r.key, v, d);
-        if let Some(current) = &mut self.current {
-            if current.is_empty() {
-                current.resize(r.g.node_count(), u128::MAX);
-            }
-            if current[v as usize] == k {
-                return; // unchanged: the live entry stays exact
-            }
-            current[v as usize] = k;
-        }
-        if self.started {
-            self.heap.push(k);
-        } else {
-            self.initial.push(k);
-        }
-    }
-
-    #[inline]
-    fn pop(&mut self) -> Option<(NodeIdx, bool)> {
-        if !self.started {
-            self.started = true;
-            self.initial.sort_unstable();
-        }
-        let k = match (self.initial.get(self.next_initial), self.heap.peek()) {
-            (Some(&a), Some(b)) if b < a => self.heap.pop()?,
-            (Some(&a), _) => {
-                self.next_initial += 1;
-                a
-            }
-            (None, _) => self.heap.pop()?,
-        };
-        let v = self.packed.node(k);
-        let live = self.current.as_ref().is_none_or(|c| c[v as usize] == k);
-        Some((v, live))
-    }
-}
-
-/// Keys of any length in the word arena, with a version per node.
-struct ArenaQueue {
-    heap: KeyHeap,
-    version: Vec<u32>,
-}
-
-impl ArenaQueue {
-    fn new(n: usize, stride: usize) -> Self {
-        ArenaQueue {
-            heap: KeyHeap::new(stride, n.min(1 << 16)),
-            version: vec![0; n],
-        }
-    }
-}
-
-impl ReadyQueue for ArenaQueue {
-    fn push(&mut self, r: &RuleCtx, v: NodeIdx, d: &Dynamic) {
-        let ver = &mut self.version[v as usize];
-        *ver += 1;
-        self.heap.push(v, *ver, |out| {
-            encode(r.g, r.adj, r.statics, r.key, v, d, out)
-        });
-    }
-
-    fn pop(&mut self) -> Option<(NodeIdx, bool)> {
-        let (v, ver) = self.heap.pop()?;
-        Some((v, self.version[v as usize] == ver))
+        None => run(&rule, ArenaQueue::new(g.node_count(), key), ctx),
     }
 }
 
@@ -246,7 +133,7 @@ impl Unlocks {
 }
 
 /// The list scheduler over any queue.
-fn run(r: &RuleCtx, mut queue: impl ReadyQueue, ctx: &SolveContext) -> Option<Vec<NodeIdx>> {
+fn run(r: &KeyCtx, mut queue: impl KeyQueue, ctx: &SolveContext) -> Option<Vec<NodeIdx>> {
     let (g, adj) = (r.g, r.adj);
     let n = g.node_count();
     let mut pending: Vec<u32> = g.nodes().map(|v| adj.preds(v).len() as u32).collect();
@@ -270,15 +157,11 @@ fn run(r: &RuleCtx, mut queue: impl ReadyQueue, ctx: &SolveContext) -> Option<Ve
     }
     let mut order = Vec::with_capacity(n);
     let mut ticker = DeadlineTicker::new(1 << 14);
-    while let Some((u, live)) = queue.pop() {
-        if !live || pending[u as usize] == DONE {
-            continue;
-        }
+    while let Some(u) = queue.pop() {
         if ticker.expired(ctx) {
             return None;
         }
         order.push(u);
-        pending[u as usize] = DONE;
         for &w in adj.succs(u) {
             let p = &mut pending[w as usize];
             *p -= 1;
@@ -312,7 +195,8 @@ pub(crate) mod tests {
 
     fn order(g: &Graph, rule: &str) -> Vec<i64> {
         let key = parse(rule).unwrap();
-        g.to_ids(&schedule(g, &key, &SolveContext::default(), None).unwrap())
+        let ctx = SolveContext::default();
+        g.to_ids(&schedule(g, &Adj::new(g), &key, &ctx, None).unwrap())
     }
 
     /// A chain of four ops, outputs of 4, 3, 2, 1 bytes, floating ALLOCs.
@@ -330,7 +214,7 @@ pub(crate) mod tests {
     fn article_rule_runs_floating_allocs_early() {
         let g = floating_chain();
         let key = parse("delta,type,id").unwrap();
-        let o = schedule(&g, &key, &SolveContext::default(), None).unwrap();
+        let o = schedule(&g, &Adj::new(&g), &key, &SolveContext::default(), None).unwrap();
         // Smallest ALLOC first, all four before any op: peak 4+3+2+1.
         assert_eq!(check(&g, &o).unwrap().peak, 10);
         let ids = g.to_ids(&o);

@@ -21,6 +21,7 @@ mod noisy;
 mod packed;
 mod parse;
 mod quad_heap;
+mod queue;
 mod random;
 mod tiered_heap;
 

@@ -23,8 +23,8 @@
 //! Bookkeeping, all incremental: `pending[x]`, the distinct unrun
 //! predecessors; `blockers[x]`, the unrun predecessors that have delta <= 0
 //! or are themselves blocked. A move for `v` exists iff `delta(v) <= 0` and
-//! `blockers[v] == 0`. Keys are exact when popped (lazy heap with version
-//! stamps): a move is re-keyed when one of its pulled ALLOCs is run by
+//! `blockers[v] == 0`. Keys are exact when popped (a lazy queue, see
+//! [`super::queue`]; packed keys when the rule fits): a move is re-keyed when one of its pulled ALLOCs is run by
 //! another move (its net delta drops), and, if the rule is dynamic, when a
 //! successor of `v` loses an unrun predecessor.
 //!
@@ -36,9 +36,10 @@
 //! the op first (15 < 72) and then peaks at 15 + 161 = 176; running FREE c's
 //! move first peaks at 161.
 
-use super::features::{encode, stride, Adj, Dynamic, Noise, Statics};
-use super::heap::KeyHeap;
+use super::features::{Adj, Dynamic, Noise, Statics};
+use super::packed::{Mode, Packed};
 use super::parse::{Feature, Key};
+use super::queue::{ArenaQueue, KeyCtx, KeyQueue, PackedQueue};
 use crate::graph::{Graph, NodeIdx};
 use crate::rng::Rng;
 use crate::solvers::{Abilities, DeadlineTicker, Outcome, Scheduler, SolveContext};
@@ -93,7 +94,7 @@ impl Scheduler for Moves {
             key: &self.key,
             noise: None,
         };
-        match schedule(g, pick, ctx) {
+        match schedule(g, &Adj::new(g), pick, ctx) {
             Some(order) => Outcome::feasible(order),
             None => Outcome::timed_out(),
         }
@@ -110,7 +111,7 @@ pub(super) enum Pick<'a> {
 
 struct State<'g> {
     g: &'g Graph,
-    adj: Adj<'g>,
+    adj: &'g Adj<'g>,
     dynamic: bool,
     pending: Vec<u32>,
     blockers: Vec<u32>,
@@ -125,12 +126,14 @@ struct State<'g> {
     tmark: Vec<u32>,
     tepoch: u32,
     walk: Vec<NodeIdx>,
+    /// Dynamic rules: each move's closure size when it was last keyed, an
+    /// upper bound of its current size (a closure only shrinks).
+    keyed_size: Vec<u32>,
 }
 
 impl<'g> State<'g> {
-    fn new(g: &'g Graph, dynamic: bool) -> Self {
+    fn new(g: &'g Graph, adj: &'g Adj<'g>, dynamic: bool) -> Self {
         let n = g.node_count();
-        let adj = Adj::new(g);
         let pending: Vec<u32> = g.nodes().map(|v| adj.preds(v).len() as u32).collect();
         let mut blockers = vec![0u32; n];
         for &x in g.topo_order() {
@@ -155,6 +158,7 @@ impl<'g> State<'g> {
             tmark: vec![0; n],
             tepoch: 1,
             walk: Vec::new(),
+            keyed_size: if dynamic { vec![0; n] } else { Vec::new() },
         };
         for v in g.nodes() {
             if s.is_move(v) {
@@ -218,6 +222,7 @@ impl<'g> State<'g> {
         };
         if self.dynamic {
             let size = self.closure.len();
+            self.keyed_size[v as usize] = size as u32;
             for &w in self.adj.succs(v) {
                 let r = self.pending[w as usize] as usize;
                 let freed = r == 1
@@ -254,9 +259,13 @@ impl<'g> State<'g> {
                 }
             }
             if self.dynamic {
+                // `w` counts for a move `y` iff its unrun predecessors all
+                // lie in y's closure: not before nor after this step if
+                // more of them are left than that closure holds.
+                let left = self.pending[w as usize];
                 for j in 0..self.adj.preds(w).len() {
                     let y = self.adj.preds(w)[j];
-                    if self.is_move(y) {
+                    if self.is_move(y) && left <= self.keyed_size[y as usize] {
                         self.touch(y);
                     }
                 }
@@ -283,11 +292,27 @@ impl<'g> State<'g> {
         }
     }
 
-    /// Runs the move for `v`, then marks the moves whose key it changed.
-    fn run_move(&mut self, v: NodeIdx) {
+    /// Runs the move for `v` (its closure is `kept` if known), then marks
+    /// the moves whose key it changed.
+    fn run_move(&mut self, v: NodeIdx, kept: Option<&[NodeIdx]>) {
         self.tepoch += 1;
         self.touched.clear();
-        self.closure(v);
+        match kept {
+            Some(c) => {
+                debug_assert!(
+                    {
+                        self.closure(v);
+                        self.closure == c
+                    },
+                    "the closure kept when the move was keyed is current"
+                );
+                self.closure.clear();
+                self.closure.extend_from_slice(c);
+            }
+            None => {
+                self.closure(v);
+            }
+        }
         let closure = std::mem::take(&mut self.closure);
         for &x in &closure {
             self.run_node(x);
@@ -314,86 +339,151 @@ impl<'g> State<'g> {
         }
         self.closure = closure;
     }
+
+    /// Runs the positive nodes left when no move is (F2: as late as
+    /// possible, i.e. at the end), in topological order.
+    fn finish(&mut self) {
+        for &x in self.g.topo_order() {
+            if self.pending[x as usize] != DONE {
+                debug_assert!(
+                    self.g.delta(x) > 0,
+                    "a delta <= 0 node was never offered as a move"
+                );
+                self.order.push(x);
+            }
+        }
+    }
 }
 
-/// Runs the move-mode scheduler; `None` if the deadline passed.
-pub(super) fn schedule(g: &Graph, pick: Pick, ctx: &SolveContext) -> Option<Vec<NodeIdx>> {
+/// Runs the move-mode scheduler on `g` (whose distinct adjacency is `adj`);
+/// `None` if the deadline passed.
+pub(super) fn schedule<'g>(
+    g: &'g Graph,
+    adj: &'g Adj<'g>,
+    pick: Pick,
+    ctx: &SolveContext,
+) -> Option<Vec<NodeIdx>> {
     let n = g.node_count();
     let dynamic = matches!(&pick, Pick::Key { key, .. } if key.is_dynamic());
-    let mut s = State::new(g, dynamic);
-    let mut ticker = DeadlineTicker::new(1 << 12);
+    let mut s = State::new(g, adj, dynamic);
     match pick {
         Pick::Key { key, noise } => {
             let statics = Statics::new(g, key, ctx.seed, noise);
-            let mut heap = KeyHeap::new(stride(key), n.min(1 << 16));
-            let mut version = vec![0u32; n];
-            loop {
-                for t in 0..s.touched.len() {
-                    let v = s.touched[t];
-                    if !s.is_move(v) {
-                        continue;
-                    }
-                    version[v as usize] += 1;
-                    let d = s.dynamic_features(v);
-                    heap.push(v, version[v as usize], |out| {
-                        encode(g, &s.adj, &statics, key, v, &d, out)
-                    });
-                }
-                let next = loop {
-                    match heap.pop() {
-                        None => break None,
-                        Some((v, ver)) => {
-                            if s.pending[v as usize] != DONE && version[v as usize] == ver {
-                                break Some(v);
-                            }
-                        }
-                    }
-                };
-                let Some(v) = next else { break };
-                if ticker.expired(ctx) {
-                    return None;
-                }
-                s.run_move(v);
+            let r = KeyCtx {
+                g,
+                adj,
+                statics: &statics,
+                key,
+            };
+            let done = match Packed::layout(g, adj, &statics, key, Mode::Moves) {
+                Some(packed) => by_key(&mut s, &r, PackedQueue::new(packed, true), ctx),
+                None => by_key(&mut s, &r, ArenaQueue::new(n, key), ctx),
+            };
+            if !done {
+                return None;
             }
         }
         Pick::Uniform { seed } => {
-            let mut rng = Rng::new(seed);
-            let mut set: Vec<NodeIdx> = Vec::new();
-            let mut pos = vec![u32::MAX; n];
-            loop {
-                for t in 0..s.touched.len() {
-                    let v = s.touched[t];
-                    if s.is_move(v) && pos[v as usize] == u32::MAX {
-                        pos[v as usize] = set.len() as u32;
-                        set.push(v);
-                    }
-                }
-                if set.is_empty() {
-                    break;
-                }
-                if ticker.expired(ctx) {
-                    return None;
-                }
-                let i = rng.below(set.len() as u64) as usize;
-                let v = set.swap_remove(i);
-                if let Some(&moved) = set.get(i) {
-                    pos[moved as usize] = i as u32;
-                }
-                s.run_move(v);
+            if !uniformly(&mut s, seed, ctx) {
+                return None;
             }
         }
     }
-    // Only positive nodes are left (F2: as late as possible, i.e. at the end).
-    for &x in g.topo_order() {
-        if s.pending[x as usize] != DONE {
-            debug_assert!(
-                g.delta(x) > 0,
-                "a delta <= 0 node was never offered as a move"
-            );
-            s.order.push(x);
+    s.finish();
+    Some(s.order)
+}
+
+/// The closure of each move when it was last keyed, if short: still its
+/// closure when the move is popped, since any change to it re-keys the move.
+/// Running a popped move then needs no second search.
+struct KeptClosures {
+    nodes: Vec<NodeIdx>,
+    /// Per move: start in `nodes` and length, or `NOT_KEPT`.
+    at: Vec<(u32, u32)>,
+}
+
+/// Longest closure kept (so `nodes` grows by at most this per key).
+const KEEP_MAX: usize = 16;
+const NOT_KEPT: (u32, u32) = (0, u32::MAX);
+
+impl KeptClosures {
+    fn new(n: usize) -> Self {
+        KeptClosures {
+            nodes: Vec::new(),
+            at: vec![NOT_KEPT; n],
         }
     }
-    Some(s.order)
+
+    /// Records `closure` as the closure of the move for `v`.
+    fn keep(&mut self, v: NodeIdx, closure: &[NodeIdx]) {
+        let start = self.nodes.len();
+        self.at[v as usize] = match u32::try_from(start + closure.len()) {
+            Ok(_) if closure.len() <= KEEP_MAX => {
+                self.nodes.extend_from_slice(closure);
+                (start as u32, closure.len() as u32)
+            }
+            _ => NOT_KEPT,
+        };
+    }
+
+    /// The closure last recorded for `v`, if kept.
+    fn get(&self, v: NodeIdx) -> Option<&[NodeIdx]> {
+        let (start, len) = self.at[v as usize];
+        (len != u32::MAX).then(|| &self.nodes[start as usize..(start + len) as usize])
+    }
+}
+
+/// Runs moves smallest key first until none is left; false if the deadline
+/// passed.
+fn by_key(s: &mut State, r: &KeyCtx, mut queue: impl KeyQueue, ctx: &SolveContext) -> bool {
+    let mut ticker = DeadlineTicker::new(1 << 12);
+    let mut kept = KeptClosures::new(s.g.node_count());
+    loop {
+        for t in 0..s.touched.len() {
+            let v = s.touched[t];
+            if s.is_move(v) {
+                let d = s.dynamic_features(v);
+                kept.keep(v, &s.closure);
+                queue.push(r, v, &d);
+            }
+        }
+        // A move's node runs only with its move, so a popped move is unrun.
+        let Some(v) = queue.pop() else { return true };
+        if ticker.expired(ctx) {
+            return false;
+        }
+        s.run_move(v, kept.get(v));
+    }
+}
+
+/// Runs moves chosen uniformly at random until none is left; false if the
+/// deadline passed.
+fn uniformly(s: &mut State, seed: u64, ctx: &SolveContext) -> bool {
+    let mut ticker = DeadlineTicker::new(1 << 12);
+    let mut rng = Rng::new(seed);
+    let mut set: Vec<NodeIdx> = Vec::new();
+    let mut pos = vec![u32::MAX; s.g.node_count()];
+    loop {
+        for t in 0..s.touched.len() {
+            let v = s.touched[t];
+            if s.is_move(v) && pos[v as usize] == u32::MAX {
+                pos[v as usize] = set.len() as u32;
+                set.push(v);
+            }
+        }
+        if set.is_empty() {
+            return true;
+        }
+        if ticker.expired(ctx) {
+            return false;
+        }
+        let i = rng.below(set.len() as u64) as usize;
+        let v = set.swap_remove(i);
+        if let Some(&moved) = set.get(i) {
+            pos[moved as usize] = i as u32;
+        }
+        s.run_move(v, None);
+    }
 }
 
 #[cfg(test)]
@@ -409,7 +499,7 @@ mod tests {
             key: &key,
             noise: None,
         };
-        schedule(g, pick, &SolveContext::default()).unwrap()
+        schedule(g, &Adj::new(g), pick, &SolveContext::default()).unwrap()
     }
 
     #[test]

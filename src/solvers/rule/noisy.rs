@@ -16,7 +16,7 @@
 
 use rayon::prelude::*;
 
-use super::features::{noise_scale, Noise};
+use super::features::{noise_scale, Adj, Noise};
 use super::list;
 use super::moves::{self, Pick};
 use super::parse::Key;
@@ -56,7 +56,8 @@ impl Scheduler for Noisy {
     }
 
     fn solve(&self, g: &Graph, ctx: &SolveContext) -> Outcome {
-        let scale = noise_scale(g, &self.key, ctx.seed);
+        let adj = Adj::new(g);
+        let scale = noise_scale(g, &adj, &self.key, ctx.seed);
         best_of_runs(g, ctx, |seed| {
             let noise = Some(Noise { seed, scale });
             let run_ctx = ctx.with_seed(seed);
@@ -65,9 +66,9 @@ impl Scheduler for Noisy {
                     key: &self.key,
                     noise,
                 };
-                moves::schedule(g, pick, &run_ctx)
+                moves::schedule(g, &adj, pick, &run_ctx)
             } else {
-                list::schedule(g, &self.key, &run_ctx, noise)
+                list::schedule(g, &adj, &self.key, &run_ctx, noise)
             }
         })
     }
@@ -80,21 +81,26 @@ pub(super) fn restart_seed(seed: u64, i: u32) -> u64 {
 
 /// Runs `run` once per restart (at least once) in parallel and keeps the
 /// lowest checked peak, ties to the smaller restart index. A run that hits
-/// the deadline is dropped; if all do, the outcome is `timed_out`.
+/// the deadline is dropped; if all do, the outcome is `timed_out`. A single
+/// run is compared with nothing, so it is not checked here.
 pub(super) fn best_of_runs(
     g: &Graph,
     ctx: &SolveContext,
     run: impl Fn(u64) -> Option<Vec<NodeIdx>> + Sync,
 ) -> Outcome {
     let k = ctx.restarts.max(1);
-    let best = (0..k)
-        .into_par_iter()
-        .filter_map(|i| {
-            let order = run(restart_seed(ctx.seed, i))?;
-            let peak = schedule::check(g, &order).ok()?.peak;
-            Some((peak, i, order))
-        })
-        .min_by_key(|(peak, i, _)| (*peak, *i));
+    let best = if k == 1 {
+        run(restart_seed(ctx.seed, 0)).map(|order| (0, 0, order))
+    } else {
+        (0..k)
+            .into_par_iter()
+            .filter_map(|i| {
+                let order = run(restart_seed(ctx.seed, i))?;
+                let peak = schedule::check(g, &order).ok()?.peak;
+                Some((peak, i, order))
+            })
+            .min_by_key(|(peak, i, _)| (*peak, *i))
+    };
     match best {
         Some((_, i, order)) => Outcome::feasible(order)
             .with_counter("restarts", k as u64)

@@ -7,7 +7,9 @@
 //! is then exactly the comparison of the word keys with ties broken by id
 //! (ids are unique, so the node index never decides), and the node is read
 //! back from the rank. Most rules fit: a feature's range comes from the
-//! graph (deltas, degrees, depths...), float terms take 64 bits.
+//! graph (deltas, degrees, depths...), float terms take 64 bits. In move
+//! mode a move's `delta` and `rise` range up to the sum of all positive
+//! deltas (everything a move could pull).
 
 use super::features::{encode_terms, int_value, Adj, Dynamic, Statics};
 use super::parse::{Feature, Key, Term};
@@ -15,6 +17,14 @@ use crate::graph::{Graph, NodeIdx};
 
 /// Most terms a packed key holds (longer rules use the word arena).
 const MAX_TERMS: usize = 8;
+
+/// What a key ranks: ready nodes (`rule:`) or moves (`moves:`), where
+/// `delta`, `live_after` and `rise` are those of the move.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Mode {
+    Nodes,
+    Moves,
+}
 
 /// How keys of one rule on one graph are packed.
 pub(super) struct Packed {
@@ -42,16 +52,28 @@ fn static_dynamic(g: &Graph, v: NodeIdx) -> Dynamic {
     }
 }
 
-/// Smallest and largest value `f` takes on any node in node mode, at any
-/// point of a run.
+/// Smallest and largest value `f` takes on any node (or move) at any point
+/// of a run; `pulled` is the sum of all positive deltas.
 ///
 /// # Complexity
 /// O(n + m).
-fn feature_bounds(g: &Graph, adj: &Adj, s: &Statics, f: Feature) -> (i64, i64) {
+fn feature_bounds(
+    g: &Graph,
+    adj: &Adj,
+    s: &Statics,
+    f: Feature,
+    mode: Mode,
+    pulled: i64,
+) -> (i64, i64) {
     let span = |values: &mut dyn Iterator<Item = i64>| {
         values.fold((i64::MAX, i64::MIN), |(lo, hi), x| (lo.min(x), hi.max(x)))
     };
     match f {
+        // A move's own delta (<= 0) plus what it pulls (>= 0).
+        Feature::Delta | Feature::LiveAfter if mode == Mode::Moves => {
+            (span(&mut g.deltas().iter().copied()).0.min(0), pulled)
+        }
+        Feature::Rise if mode == Mode::Moves => (0, pulled),
         Feature::Unlocks => {
             let most = g.nodes().map(|v| adj.succs(v).len()).max().unwrap_or(0);
             (0, most as i64)
@@ -77,30 +99,46 @@ fn feature_bounds(g: &Graph, adj: &Adj, s: &Statics, f: Feature) -> (i64, i64) {
 
 /// Range of a weighted integer sum, evaluated as `encode_terms` does
 /// (saturating multiply and add are monotone, so the ends bound it).
-fn sum_bounds(g: &Graph, adj: &Adj, s: &Statics, sum: &[(i64, Feature)]) -> (i64, i64) {
+fn sum_bounds(
+    g: &Graph,
+    adj: &Adj,
+    s: &Statics,
+    sum: &[(i64, Feature)],
+    mode: Mode,
+    pulled: i64,
+) -> (i64, i64) {
     sum.iter().fold((0i64, 0i64), |(lo, hi), &(w, f)| {
-        let (a, b) = feature_bounds(g, adj, s, f);
+        let (a, b) = feature_bounds(g, adj, s, f, mode, pulled);
         let (x, y) = (w.saturating_mul(a), w.saturating_mul(b));
         (lo.saturating_add(x.min(y)), hi.saturating_add(x.max(y)))
     })
 }
 
 impl Packed {
-    /// The packing of `key` in node mode on `g`, or `None` if its terms and
+    /// The packing of `key` in `mode` on `g`, or `None` if its terms and
     /// the id rank need more than 127 bits (`u128::MAX` stays free as a
-    /// marker).
+    /// marker), or if the positive deltas overflow an i64 in move mode.
     ///
     /// # Complexity
     /// O((n + m) · features read).
-    pub fn layout(g: &Graph, adj: &Adj, s: &Statics, key: &Key) -> Option<Packed> {
+    pub fn layout(g: &Graph, adj: &Adj, s: &Statics, key: &Key, mode: Mode) -> Option<Packed> {
         if key.terms.len() > MAX_TERMS || g.node_count() == 0 {
             return None;
         }
+        // Only move mode reads it.
+        let pulled = match mode {
+            Mode::Nodes => 0,
+            Mode::Moves => g
+                .deltas()
+                .iter()
+                .filter(|&&d| d > 0)
+                .try_fold(0i64, |acc, &d| acc.checked_add(d))?,
+        };
         let mut fields = Vec::with_capacity(key.terms.len());
         for (t, term) in key.terms.iter().enumerate() {
             fields.push(match term {
                 Term::Int(sum) if !(t == 0 && s.noisy()) => {
-                    let (lo, hi) = sum_bounds(g, adj, s, sum);
+                    let (lo, hi) = sum_bounds(g, adj, s, sum, mode, pulled);
                     let base = super::features::enc_int(lo);
                     (base, bits((hi as i128 - lo as i128) as u128))
                 }
@@ -206,7 +244,7 @@ mod tests {
             for rule in rules {
                 let key = parse(rule).unwrap();
                 let s = Statics::new(g, &key, 5, None);
-                let packed = Packed::layout(g, &adj, &s, &key).expect("rule fits");
+                let packed = Packed::layout(g, &adj, &s, &key, Mode::Nodes).expect("rule fits");
                 let d = |v: NodeIdx| Dynamic {
                     unlocks: (v % 3) as i64,
                     frees_after: (v % 5) as i64 * 1000,
@@ -233,12 +271,60 @@ mod tests {
         }
     }
 
+    /// Move-mode values up to everything a move could pull (a move's delta
+    /// and rise) pack in word order too.
+    #[test]
+    fn move_keys_pack_in_word_order() {
+        let g = generate(
+            &GenSpec::parse("random-layered:layers=20,width=3,allocs=floating").unwrap(),
+            3,
+        )
+        .unwrap();
+        let adj = Adj::new(&g);
+        let pulled: i64 = g.deltas().iter().filter(|&&d| d > 0).sum();
+        for rule in [
+            "delta,type,id",
+            "rise,-frees_after,id",
+            "-unlocks,live_after",
+        ] {
+            let key = parse(rule).unwrap();
+            let s = Statics::new(&g, &key, 1, None);
+            let packed = Packed::layout(&g, &adj, &s, &key, Mode::Moves).expect("rule fits");
+            let d = |v: NodeIdx| {
+                let rise = [0, pulled / 2, pulled][v as usize % 3];
+                Dynamic {
+                    delta: rise + g.delta(v).min(0),
+                    rise,
+                    unlocks: (v % 4) as i64,
+                    frees_after: 0,
+                }
+            };
+            let mut by_words: Vec<(Vec<u64>, NodeIdx)> = g
+                .nodes()
+                .map(|v| {
+                    let mut w = vec![0; stride(&key)];
+                    encode(&g, &adj, &s, &key, v, &d(v), &mut w);
+                    (w, v)
+                })
+                .collect();
+            by_words.sort();
+            let mut by_packed: Vec<u128> = g
+                .nodes()
+                .map(|v| packed.pack(&g, &adj, &s, &key, v, &d(v)))
+                .collect();
+            by_packed.sort_unstable();
+            let a: Vec<NodeIdx> = by_words.iter().map(|&(_, v)| v).collect();
+            let b: Vec<NodeIdx> = by_packed.iter().map(|&k| packed.node(k)).collect();
+            assert_eq!(a, b, "{rule}");
+        }
+    }
+
     /// Three float terms and an id need more than 127 bits: the arena is used.
     #[test]
     fn long_rules_do_not_pack() {
         let g = generate(&GenSpec::parse("chain:length=5").unwrap(), 1).unwrap();
         let key = parse("latency,random,0.5*delta,id").unwrap();
         let s = Statics::new(&g, &key, 1, None);
-        assert!(Packed::layout(&g, &Adj::new(&g), &s, &key).is_none());
+        assert!(Packed::layout(&g, &Adj::new(&g), &s, &key, Mode::Nodes).is_none());
     }
 }

@@ -111,11 +111,13 @@ pub enum Term {
 
 impl Term {
     /// The features the term reads.
-    pub fn features(&self) -> Vec<Feature> {
-        match self {
-            Term::Int(s) => s.iter().map(|&(_, f)| f).collect(),
-            Term::Float(s) => s.iter().map(|&(_, f)| f).collect(),
-        }
+    pub fn features(&self) -> impl Iterator<Item = Feature> + '_ {
+        let (ints, floats) = match self {
+            Term::Int(s) => (s.as_slice(), &[][..]),
+            Term::Float(s) => (&[][..], s.as_slice()),
+        };
+        let ints = ints.iter().map(|&(_, f)| f);
+        ints.chain(floats.iter().map(|&(_, f)| f))
     }
 }
 
@@ -131,7 +133,7 @@ pub struct Key {
 impl Key {
     /// Whether any term reads `f`.
     pub fn uses(&self, f: Feature) -> bool {
-        self.terms.iter().any(|t| t.features().contains(&f))
+        self.terms.iter().any(|t| t.features().any(|g| g == f))
     }
     /// Whether any term reads a dynamic feature (see [`Feature::is_dynamic`]).
     pub fn is_dynamic(&self) -> bool {

@@ -10,6 +10,7 @@
 //! every ALLOC is ready at the start, so the first steps run ALLOCs long
 //! before their ops with high probability.
 
+use super::features::Adj;
 use super::moves::{self, Pick};
 use super::noisy::best_of_runs;
 use crate::graph::{Graph, NodeIdx};
@@ -39,9 +40,10 @@ impl Scheduler for RandomOrder {
     }
 
     fn solve(&self, g: &Graph, ctx: &SolveContext) -> Outcome {
+        let adj = self.moves.then(|| Adj::new(g));
         best_of_runs(g, ctx, |seed| {
-            if self.moves {
-                moves::schedule(g, Pick::Uniform { seed }, ctx)
+            if let Some(adj) = &adj {
+                moves::schedule(g, adj, Pick::Uniform { seed }, ctx)
             } else {
                 uniform_nodes(g, seed, ctx)
             }

@@ -1,0 +1,145 @@
+//! Queues of keyed nodes (ready nodes in `rule:`, moves in `moves:`), shared
+//! by both schedulers.
+//!
+//! [`PackedQueue`] holds packed `u128` keys ([`Packed`]) when the rule's
+//! terms fit: the entries pushed before the first pop are sorted once, later
+//! ones go to a [`TieredHeap`]. [`ArenaQueue`] holds keys of any length in
+//! the word arena of [`KeyHeap`]. Both are lazy: re-keying a node pushes a
+//! new entry and stale entries are skipped when popped. A node's current
+//! entry is popped once; a node must not be pushed after that.
+
+use super::features::{encode, stride, Adj, Dynamic, Statics};
+use super::heap::KeyHeap;
+use super::packed::Packed;
+use super::parse::Key;
+use super::tiered_heap::TieredHeap;
+use crate::graph::{Graph, NodeIdx};
+
+/// What a key is computed from.
+pub(super) struct KeyCtx<'a> {
+    pub g: &'a Graph,
+    pub adj: &'a Adj<'a>,
+    pub statics: &'a Statics,
+    pub key: &'a Key,
+}
+
+/// Keyed nodes, smallest key first.
+pub(super) trait KeyQueue {
+    /// Adds node `v` with features `d`, or re-keys it.
+    fn push(&mut self, r: &KeyCtx, v: NodeIdx, d: &Dynamic);
+    /// Removes the node whose current key is smallest.
+    fn pop(&mut self) -> Option<NodeIdx>;
+}
+
+/// Packed keys: the nodes pushed before the first pop are sorted once, later
+/// ones go to a [`TieredHeap`]; a pop takes the smaller head. When nodes may
+/// be re-keyed, `current[v]` is the key of `v`'s live entry (`u128::MAX`, which
+/// no key takes, once it is popped).
+pub(super) struct PackedQueue {
+    packed: Packed,
+    initial: Vec<u128>,
+    next_initial: usize,
+    started: bool,
+    heap: TieredHeap,
+    current: Option<Vec<u128>>,
+}
+
+impl PackedQueue {
+    /// A queue of keys packed by `packed`; `rekeyed`: whether a node may be
+    /// pushed again with a new key.
+    pub fn new(packed: Packed, rekeyed: bool) -> Self {
+        PackedQueue {
+            packed,
+            initial: Vec::new(),
+            next_initial: 0,
+            started: false,
+            heap: TieredHeap::default(),
+            current: rekeyed.then(Vec::new),
+        }
+    }
+}
+
+impl KeyQueue for PackedQueue {
+    #[inline]
+    fn push(&mut self, r: &KeyCtx, v: NodeIdx, d: &Dynamic) {
+        let k = self.packed.pack(r.g, r.adj, r.statics, r.key, v, d);
+        if let Some(current) = &mut self.current {
+            if current.is_empty() {
+                current.resize(r.g.node_count(), u128::MAX);
+            }
+            if current[v as usize] == k {
+                return; // unchanged: the live entry stays exact
+            }
+            current[v as usize] = k;
+        }
+        if self.started {
+            self.heap.push(k);
+        } else {
+            self.initial.push(k);
+        }
+    }
+
+    #[inline]
+    fn pop(&mut self) -> Option<NodeIdx> {
+        if !self.started {
+            self.started = true;
+            self.initial.sort_unstable();
+        }
+        loop {
+            let k = match (self.initial.get(self.next_initial), self.heap.peek()) {
+                (Some(&a), Some(b)) if b < a => self.heap.pop()?,
+                (Some(&a), _) => {
+                    self.next_initial += 1;
+                    a
+                }
+                (None, _) => self.heap.pop()?,
+            };
+            let v = self.packed.node(k);
+            match &mut self.current {
+                None => return Some(v),
+                Some(c) if c[v as usize] == k => {
+                    c[v as usize] = u128::MAX;
+                    return Some(v);
+                }
+                Some(_) => {}
+            }
+        }
+    }
+}
+
+/// Keys of any length in the word arena, with a version per node.
+pub(super) struct ArenaQueue {
+    heap: KeyHeap,
+    version: Vec<u32>,
+}
+
+impl ArenaQueue {
+    /// An empty queue for `n` nodes and keys of `key`.
+    pub fn new(n: usize, key: &Key) -> Self {
+        ArenaQueue {
+            heap: KeyHeap::new(stride(key), n.min(1 << 16)),
+            version: vec![0; n],
+        }
+    }
+}
+
+impl KeyQueue for ArenaQueue {
+    fn push(&mut self, r: &KeyCtx, v: NodeIdx, d: &Dynamic) {
+        let ver = &mut self.version[v as usize];
+        *ver += 1;
+        self.heap.push(v, *ver, |out| {
+            encode(r.g, r.adj, r.statics, r.key, v, d, out)
+        });
+    }
+
+    fn pop(&mut self) -> Option<NodeIdx> {
+        loop {
+            let (v, ver) = self.heap.pop()?;
+            let current = &mut self.version[v as usize];
+            if *current == ver {
+                *current += 1; // no entry of `v` is current any more
+                return Some(v);
+            }
+        }
+    }
+}
