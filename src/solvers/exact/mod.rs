@@ -22,6 +22,7 @@
 
 mod bounds;
 mod cuts;
+mod descent;
 mod greedy;
 mod moves;
 mod pieces;
@@ -50,6 +51,8 @@ pub struct Options {
     pub min_piece: usize,
     /// Store one state per orbit of the identical-branch symmetry.
     pub symmetry: bool,
+    /// Take a descending move at once when a state has one.
+    pub descents: bool,
 }
 
 impl Default for Options {
@@ -58,6 +61,7 @@ impl Default for Options {
             split: true,
             min_piece: 16,
             symmetry: true,
+            descents: true,
         }
     }
 }
@@ -248,6 +252,7 @@ impl Exact {
             reach,
             bounds,
             sym: &sym,
+            descents: self.options.descents,
         };
         let mut work = Work::default();
         let found = search::search(&pb, prep.ub as i64, target as i64, ctx, &mut work);
