@@ -16,14 +16,15 @@ use memsched::solvers::{self, run, Exact, Report, Scheduler, SolveContext};
 use memsched::{Graph, Status};
 
 /// `exact` with the given reductions; pieces of any size. The upper bound
-/// comes from `kahn` alone, so that the search (and the reductions in it)
-/// runs more often than with the default upper bound.
+/// comes from `kahn` alone (no move beam), so that the search (and the
+/// reductions in it) runs more often than with the default upper bound.
 fn exact(split: bool, symmetry: bool, descents: bool) -> Exact {
     let options = Options {
         split,
         min_piece: 1,
         symmetry,
         descents,
+        beam: false,
     };
     Exact::with_options(solvers::build("kahn").unwrap(), options)
 }

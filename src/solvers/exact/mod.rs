@@ -20,6 +20,7 @@
 //! global lower bound (closing at once when they meet), then the search for
 //! anything strictly better.
 
+mod beam;
 mod bounds;
 mod cuts;
 mod descent;
@@ -53,6 +54,8 @@ pub struct Options {
     pub symmetry: bool,
     /// Take a descending move at once when a state has one.
     pub descents: bool,
+    /// Also take the upper bound from a beam search over moves ([`beam`]).
+    pub beam: bool,
 }
 
 impl Default for Options {
@@ -62,6 +65,7 @@ impl Default for Options {
             min_piece: 16,
             symmetry: true,
             descents: true,
+            beam: true,
         }
     }
 }
@@ -138,6 +142,11 @@ impl Scheduler for Exact {
     }
 }
 
+/// The move beam keeps `BEAM_NODES / n` states (at most [`MAX_BEAM_WIDTH`];
+/// none below 4): its cost grows with the width times n^2.
+const BEAM_NODES: usize = 16_384;
+const MAX_BEAM_WIDTH: usize = 64;
+
 /// A graph ready to search: the best order known and the bounds.
 pub(crate) struct Prepared {
     ub: u64,
@@ -194,6 +203,11 @@ impl Exact {
         let up_note = up.note.clone().unwrap_or_else(|| self.upper.name());
         consider(up.order, &up_note);
         consider(Some(g.topo_order().to_vec()), "topological order");
+        let width = BEAM_NODES / g.node_count().max(1);
+        if let (Some(reach), true) = (&reach, self.options.beam && width >= 4) {
+            let order = beam::order(g, reach, width.min(MAX_BEAM_WIDTH), ctx);
+            consider(order, "move-beam");
+        }
         let (ub, ub_order, ub_from) = best.expect("the stored topological order is a schedule");
         let (tools, global) = match reach {
             None => (None, g.final_memory().max(0) as u64),
@@ -364,7 +378,11 @@ mod tests {
         let g = greedy_trap();
         let ctx = SolveContext::default();
         assert_eq!(run(&MoveGreedy, &g, &ctx).peak, Some(13));
-        let only_greedy = Exact::new(Box::new(MoveGreedy));
+        let options = Options {
+            beam: false,
+            ..Options::default()
+        };
+        let only_greedy = Exact::with_options(Box::new(MoveGreedy), options);
         let r = run(&only_greedy, &g, &ctx);
         assert_eq!((r.status.clone(), r.peak), (Status::Optimal, Some(11)));
         assert!(
