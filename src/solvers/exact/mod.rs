@@ -343,6 +343,30 @@ pub fn state_lower_bound(g: &Graph, executed: &[NodeIdx]) -> Option<u64> {
     Some(b as u64)
 }
 
+/// The last-FREE bound of a state: every order that runs the nodes of
+/// `executed` (a downset) first peaks at or above it, counting the memory
+/// right after `executed` (see `bounds.rs`). Returns `None` if `executed` is
+/// not a downset or names a node twice or out of range, and 0 when no node
+/// with delta < 0 is left.
+pub fn last_free_lower_bound(g: &Graph, executed: &[NodeIdx]) -> Option<u64> {
+    let n = g.node_count();
+    let mut set = vec![0u64; state::words(n)];
+    for &v in executed {
+        if v as usize >= n || state::has(&set, v) {
+            return None;
+        }
+        state::add(&mut set, v);
+    }
+    let downset = executed
+        .iter()
+        .all(|&v| g.preds(v).iter().all(|&p| state::has(&set, p)));
+    if !downset {
+        return None;
+    }
+    let reach = Reach::new(g);
+    Some(Bounds::new(g, &reach).last_free(g, &set).max(0) as u64)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -257,7 +257,8 @@ fn finish_if_done(g: &Graph, reach: &Reach, set: &mut [u64], h: &mut u64, zob: &
 }
 
 /// A state's key: its peak if complete, else the largest of its peak so far,
-/// `floor` (the global bound, or the target) and its per-state bound.
+/// `floor` (the global bound, or the target) and its per-state bounds (F4
+/// and last-FREE).
 fn key_of(
     pb: &Problem,
     set: &[u64],
@@ -269,6 +270,8 @@ fn key_of(
     if complete {
         return peak;
     }
+    // The last-FREE bound counts the memory of `set`, which `peak` covers.
+    let floor = floor.max(pb.bounds.last_free(pb.g, set));
     pb.bounds.state(pb.g, pb.reach, set, live, peak.max(floor))
 }
 
