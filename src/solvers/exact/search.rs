@@ -9,9 +9,10 @@
 //!
 //! A state reached again with a lower peak is updated (and expanded again)
 //! only if its stored peak is above the key being expanded: the heap always
-//! holds a state of an optimal path with a key at most the optimum, so
-//! every popped key is at most the optimum, and a peak at or below it costs
-//! nothing (`max(peak, rest) <= max(optimum, rest)`).
+//! holds a state from which a path peaking at most `m = max(optimum,
+//! target)` goes on, with a key at most `m`, so every popped key is at most
+//! `m`, and a stored peak at or below it costs nothing (`max(peak, rest) <=
+//! max(m, rest)`).
 //!
 //! Ties between equal keys go to the deeper state (more nodes run), then to
 //! the older one: the search dives towards a complete schedule.
