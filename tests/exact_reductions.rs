@@ -1,8 +1,9 @@
-//! `exact`'s two reductions never change the optimum: splitting at cut
-//! points and storing one state per orbit of identical branches agree with
-//! `brute` and `dp` on random graphs built to have cuts and identical
-//! branches, and fork-joins of 12-16 identical branches are proven optimal
-//! with their closed-form peak.
+//! `exact`'s reductions never change the optimum: splitting at cut points,
+//! storing one state per orbit of identical branches and taking descending
+//! moves at once agree with `brute` and `dp` on random graphs built to have
+//! cuts, identical branches, and chains (fork-joins of chains with
+//! different sizes, chains hanging off random DAGs), and fork-joins of
+//! 12-16 identical branches are proven optimal with their closed-form peak.
 
 mod common;
 
@@ -15,13 +16,15 @@ use memsched::solvers::{self, run, Exact, Report, Scheduler, SolveContext};
 use memsched::{Graph, Status};
 
 /// `exact` with the given reductions; pieces of any size. The upper bound
-/// comes from `kahn` alone, so that the search (and the reductions in it)
-/// runs more often than with the default upper bound.
-fn exact(split: bool, symmetry: bool) -> Exact {
+/// comes from `kahn` alone (no move beam), so that the search (and the
+/// reductions in it) runs more often than with the default upper bound.
+fn exact(split: bool, symmetry: bool, descents: bool) -> Exact {
     let options = Options {
         split,
         min_piece: 1,
         symmetry,
+        descents,
+        beam: false,
     };
     Exact::with_options(solvers::build("kahn").unwrap(), options)
 }
@@ -45,24 +48,34 @@ fn optimal(solver: &dyn Scheduler, g: &Graph) -> Report {
 struct Seen {
     split: u32,
     symmetric: u32,
+    /// Graphs on which exact with descents stored fewer states than without.
+    descended: u32,
 }
 
 /// Every variant of `exact` finds `reference`'s peak on `g`.
 fn agree(g: &Graph, reference: &dyn Scheduler, what: &str, seen: &mut Seen) {
     let want = optimal(reference, g).peak;
-    for (split, symmetry) in [(true, true), (true, false), (false, true)] {
-        let r = optimal(&exact(split, symmetry), g);
+    let mut states = Vec::new();
+    for (split, symmetry, descents) in [
+        (true, true, true),
+        (true, false, true),
+        (false, true, true),
+        (true, true, false),
+    ] {
+        let r = optimal(&exact(split, symmetry, descents), g);
         assert_eq!(
             r.peak,
             want,
-            "{what}: exact(split {split}, symmetry {symmetry}) {:?} vs {} {want:?}\n{:?}",
+            "{what}: exact(split {split}, symmetry {symmetry}, descents {descents}) {:?} vs {} {want:?}\n{:?}",
             r.note,
             reference.name(),
             g.to_raw()
         );
         seen.split += u32::from(r.counter("pieces").is_some_and(|p| p > 1));
         seen.symmetric += u32::from(r.counter("symmetric_branches").is_some());
+        states.push(r.counter("states").unwrap_or(0));
     }
+    seen.descended += u32::from(states[0] < states[3]);
 }
 
 /// `count` small graphs of each kind against `brute`; returns what applied.
@@ -76,8 +89,28 @@ fn agree_small(count: u64, seed: u64) -> Seen {
         let parts = rng.range(2, 3) as usize;
         let g = common::series_dag(&mut rng, parts, 10 / parts);
         agree(&g, brute.as_ref(), &format!("series {i}"), &mut seen);
+        let (k, depth) = if rng.chance(0.5) { (2, 1) } else { (1, 2) };
+        let enc = encoding(&mut rng);
+        let g = common::random_fork_join(&mut rng, k, depth, enc);
+        agree(&g, brute.as_ref(), &format!("fork-join {i}"), &mut seen);
+        let (m, len) = (rng.range(1, 3) as usize, rng.range(2, 3) as usize);
+        let g = common::chain_off_dag(&mut rng, m, len);
+        agree(
+            &g,
+            brute.as_ref(),
+            &format!("chain off a DAG {i}"),
+            &mut seen,
+        );
     }
     seen
+}
+
+fn encoding(rng: &mut Rng) -> AllocEncoding {
+    if rng.chance(0.5) {
+        AllocEncoding::Anchored
+    } else {
+        AllocEncoding::Floating
+    }
 }
 
 /// `count` larger graphs of each kind against `dp`; returns what applied.
@@ -92,6 +125,13 @@ fn agree_larger(count: u64, seed: u64) -> Seen {
         agree(&g, dp.as_ref(), &format!("branches {i}"), &mut seen);
         let g = common::series_dag(&mut rng, 3, 6);
         agree(&g, dp.as_ref(), &format!("series {i}"), &mut seen);
+        let (k, depth) = (rng.range(2, 4) as usize, rng.range(2, 3) as usize);
+        let enc = encoding(&mut rng);
+        let g = common::random_fork_join(&mut rng, k, depth, enc);
+        agree(&g, dp.as_ref(), &format!("fork-join {i}"), &mut seen);
+        let (m, len) = (rng.range(3, 10) as usize, rng.range(3, 8) as usize);
+        let g = common::chain_off_dag(&mut rng, m, len);
+        agree(&g, dp.as_ref(), &format!("chain off a DAG {i}"), &mut seen);
     }
     seen
 }
@@ -100,6 +140,7 @@ fn agree_larger(count: u64, seed: u64) -> Seen {
 fn split_and_symmetry_agree_with_brute_on_random_small_graphs() {
     let seen = agree_small(600, 11);
     assert!(seen.split > 300, "the split applied too rarely: {seen:?}");
+    assert!(seen.descended > 60, "descents applied too rarely: {seen:?}");
 }
 
 #[test]
@@ -110,6 +151,7 @@ fn split_and_symmetry_agree_with_dp_on_graphs_with_cuts_and_identical_branches()
         "symmetry applied too rarely: {seen:?}"
     );
     assert!(seen.split > 150, "the split applied too rarely: {seen:?}");
+    assert!(seen.descended > 30, "descents applied too rarely: {seen:?}");
 }
 
 /// The long run: `cargo test --release --no-default-features --test exact_reductions -- --ignored`.
@@ -119,6 +161,7 @@ fn split_and_symmetry_agree_on_12000_more_graphs() {
     let small = agree_small(5000, 21);
     let larger = agree_larger(1000, 23);
     assert!(small.split > 0 && larger.symmetric > 0 && larger.split > 0);
+    assert!(small.descended > 0 && larger.descended > 0);
 }
 
 #[test]

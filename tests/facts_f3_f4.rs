@@ -15,7 +15,7 @@ use std::collections::{BinaryHeap, HashMap};
 use memsched::graph::NodeIdx;
 use memsched::rng::Rng;
 use memsched::schedule::profile;
-use memsched::solvers::exact::{lower_bound, state_lower_bound};
+use memsched::solvers::exact::{last_free_lower_bound, lower_bound, state_lower_bound};
 use memsched::solvers::{self, run, SolveContext};
 use memsched::Graph;
 use proptest::prelude::*;
@@ -158,6 +158,10 @@ proptest! {
             let b = state_lower_bound(&g, &o[..k]).unwrap();
             let best = best_completion_peak(&g, &o[..k]);
             prop_assert!(b as i64 <= best.max(0), "bound {} > best completion {}", b, best);
+            // The last-FREE bound also counts the memory right after the prefix.
+            let mem: i64 = o[..k].iter().map(|&v| g.delta(v)).sum();
+            let lf = last_free_lower_bound(&g, &o[..k]).unwrap();
+            prop_assert!(lf as i64 <= best.max(mem).max(0), "last-FREE {} > {} / {}", lf, best, mem);
         }
     }
 }

@@ -253,3 +253,69 @@ pub fn fork_join_peak(k: u64, s: u64, a: u64, b: u64) -> u64 {
         .min()
         .unwrap()
 }
+
+/// A source op, `k` chains of `depth` ops each with random output sizes
+/// (1-8 bytes, different in every branch), and a join op reading every
+/// chain's last output: the shape of the bench's `fork-join` rows.
+pub fn random_fork_join(rng: &mut Rng, k: usize, depth: usize, enc: AllocEncoding) -> Graph {
+    let mut p = TensorProgram::new();
+    let src = p.op1("src", &[], rng.range(1, 9));
+    let mut ends = Vec::new();
+    for i in 0..k {
+        let mut t = src;
+        for d in 0..depth {
+            t = p.op1(format!("b{i}.{d}"), &[t], rng.range(1, 9));
+        }
+        ends.push(t);
+    }
+    p.op1("join", &ends, rng.range(1, 9));
+    p.to_graph(enc).unwrap()
+}
+
+/// A random DAG of `m` nodes with a chain of `len` ops hanging off it: each
+/// op allocates a 1-8 byte output (its ALLOC after the previous op, or
+/// floating), reads the previous op's output, which is freed right after
+/// it, and may read a random node of the DAG; the first op follows a
+/// random DAG node. The last output stays live.
+pub fn chain_off_dag(rng: &mut Rng, m: usize, len: usize) -> Graph {
+    let mut b = GraphBuilder::new();
+    let mut open: Vec<(i64, i64)> = Vec::new();
+    let mut next_buf = 0;
+    let density = 0.1 + 0.4 * rng.f64();
+    for i in 0..m {
+        let (id, _) = random_node(&mut b, rng, &mut open, &mut next_buf);
+        for j in 0..i as i64 {
+            if rng.chance(density) {
+                b.edge(j, id);
+            }
+        }
+    }
+    let mut prev: Option<(i64, i64)> = None; // (op, buffer of its output)
+    for _ in 0..len {
+        let buf = next_buf;
+        next_buf += 1;
+        let a = b.alloc(rng.range(1, 9), buf);
+        let op = b.op("op");
+        b.edge(a, op);
+        match prev {
+            Some((p, _)) => {
+                if rng.chance(0.7) {
+                    b.edge(p, a);
+                }
+                b.edge(p, op);
+            }
+            None if m > 0 => b.edge(rng.below(m as u64) as i64, op),
+            None => {}
+        }
+        if m > 0 && rng.chance(0.3) {
+            b.edge(rng.below(m as u64) as i64, op);
+        }
+        if let Some((_, pbuf)) = prev {
+            let f = b.free(pbuf);
+            b.edge(op, f);
+        }
+        prev = Some((op, buf));
+    }
+    b.build()
+        .expect("forward edges make a DAG, each FREE follows its ALLOC")
+}

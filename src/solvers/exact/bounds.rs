@@ -10,9 +10,23 @@
 //! has run, a buffer is certainly live if its ALLOC is in `S` or an ancestor
 //! of `v`, and its FREE is a strict descendant of `v` or absent. So the
 //! bound adds, to `node[v]`, the buffers live in `S` whose FREE descends from
-//! `v` and whose ALLOC is not already counted. It never exceeds the best peak
-//! of any completion of `S` (tested against brute force in
-//! `tests/facts_f3_f4.rs`).
+//! `v` and whose ALLOC is not already counted.
+//!
+//! [`Bounds::last_free`] is another bound for `S`, on the peak of a
+//! completion *counting the memory of `S` itself* (the search's peak so far
+//! always does). Let `F` be the final memory. In any
+//! completion of `S`, let `f` be the last node with delta < 0 to run; `f` has
+//! no strict descendant with delta < 0. The nodes after it have delta >= 0
+//! and are no ancestors of a node with delta < 0 (those all ran before or
+//! are `f`). So just before `f` the memory is `F - delta(f) - (their sum)
+//! >= F + min |delta(f)| - Z`, the minimum over the unexecuted nodes with
+//! delta < 0 and no such descendant, `Z` the sum of the unexecuted positive
+//! nodes that are no ancestors of a node with delta < 0. On a fork-join
+//! whose outputs stay live to the end this is the final memory plus the
+//! least input still to be freed. (Just before `f` may be `S` itself, hence
+//! the memory of `S` in what it bounds.)
+//!
+//! Both are tested against brute force in `tests/facts_f3_f4.rs`.
 
 use super::moves::Reach;
 use super::state::has;
@@ -31,6 +45,11 @@ pub(crate) struct Bounds {
     buffers: Vec<Buffer>,
     node: Vec<i64>,
     global: i64,
+    /// Nodes with delta < 0 and no strict descendant with delta < 0.
+    last_neg: Vec<NodeIdx>,
+    /// Positive nodes that are no ancestors of a node with delta < 0.
+    tail: Vec<NodeIdx>,
+    final_memory: i64,
 }
 
 impl Bounds {
@@ -62,10 +81,17 @@ impl Bounds {
             .chain([g.final_memory(), 0])
             .max()
             .unwrap_or(0);
+        let neg: Vec<NodeIdx> = g.nodes().filter(|&v| g.delta(v) < 0).collect();
+        let below = |x: NodeIdx| neg.iter().any(|&y| has(reach.anc(y), x));
+        let last_neg = neg.iter().copied().filter(|&f| !below(f)).collect();
+        let tail = g.nodes().filter(|&x| g.delta(x) > 0 && !below(x)).collect();
         Bounds {
             buffers,
             node,
             global,
+            last_neg,
+            tail,
+            final_memory: g.final_memory(),
         }
     }
 
@@ -121,6 +147,33 @@ impl Bounds {
     }
 }
 
+impl Bounds {
+    /// The last-FREE bound of downset `set` (see the module docs): every
+    /// completion peaks at or above it, counting the memory of `set`;
+    /// `i64::MIN` if no node with delta < 0 is left.
+    ///
+    /// # Complexity
+    /// O(n) bit tests.
+    pub(crate) fn last_free(&self, g: &Graph, set: &[u64]) -> i64 {
+        let least = self
+            .last_neg
+            .iter()
+            .filter(|&&f| !has(set, f))
+            .map(|&f| -g.delta(f))
+            .min();
+        let Some(least) = least else {
+            return i64::MIN;
+        };
+        let z: i64 = self
+            .tail
+            .iter()
+            .filter(|&&x| !has(set, x))
+            .map(|&x| g.delta(x))
+            .sum();
+        self.final_memory + least - z
+    }
+}
+
 /// Scratch for [`Bounds::state`].
 pub(crate) type LiveScratch = Vec<Buffer>;
 
@@ -155,5 +208,25 @@ mod tests {
         assert_eq!(bounds.node(op2 as u32), 10);
         assert_eq!(bounds.node(op1 as u32), 4);
         assert_eq!(bounds.global(), 10);
+    }
+
+    #[test]
+    fn last_free_adds_the_least_input_still_to_free_to_the_final_memory() {
+        // src(5) read by a(3) and b(4), whose outputs stay live: src's FREE
+        // runs after both, so some moment holds 5 + 3 + 4 (F4 sees 5 + 4).
+        use crate::corpus::program::{AllocEncoding, TensorProgram};
+        let mut p = TensorProgram::new();
+        let src = p.op1("src", &[], 5);
+        p.op1("a", &[src], 3);
+        p.op1("b", &[src], 4);
+        let g = p.to_graph(AllocEncoding::Anchored).unwrap();
+        let reach = Reach::new(&g);
+        let bounds = Bounds::new(&g, &reach);
+        let empty = vec![0u64; 1];
+        assert_eq!(bounds.last_free(&g, &empty), 12);
+        assert_eq!(bounds.global(), 9);
+        // Once everything ran, no FREE is left: no bound.
+        let all = vec![(1u64 << g.node_count()) - 1];
+        assert_eq!(bounds.last_free(&g, &all), i64::MIN);
     }
 }

@@ -20,8 +20,10 @@
 //! global lower bound (closing at once when they meet), then the search for
 //! anything strictly better.
 
+mod beam;
 mod bounds;
 mod cuts;
+mod descent;
 mod greedy;
 mod moves;
 mod pieces;
@@ -50,6 +52,10 @@ pub struct Options {
     pub min_piece: usize,
     /// Store one state per orbit of the identical-branch symmetry.
     pub symmetry: bool,
+    /// Take a descending move at once when a state has one.
+    pub descents: bool,
+    /// Also take the upper bound from a beam search over moves ([`beam`]).
+    pub beam: bool,
 }
 
 impl Default for Options {
@@ -58,6 +64,8 @@ impl Default for Options {
             split: true,
             min_piece: 16,
             symmetry: true,
+            descents: true,
+            beam: true,
         }
     }
 }
@@ -134,6 +142,11 @@ impl Scheduler for Exact {
     }
 }
 
+/// The move beam keeps `BEAM_NODES / n` states (at most [`MAX_BEAM_WIDTH`];
+/// none below 4): its cost grows with the width times n^2.
+const BEAM_NODES: usize = 16_384;
+const MAX_BEAM_WIDTH: usize = 64;
+
 /// A graph ready to search: the best order known and the bounds.
 pub(crate) struct Prepared {
     ub: u64,
@@ -190,6 +203,11 @@ impl Exact {
         let up_note = up.note.clone().unwrap_or_else(|| self.upper.name());
         consider(up.order, &up_note);
         consider(Some(g.topo_order().to_vec()), "topological order");
+        let width = BEAM_NODES / g.node_count().max(1);
+        if let (Some(reach), true) = (&reach, self.options.beam && width >= 4) {
+            let order = beam::order(g, reach, width.min(MAX_BEAM_WIDTH), ctx);
+            consider(order, "move-beam");
+        }
         let (ub, ub_order, ub_from) = best.expect("the stored topological order is a schedule");
         let (tools, global) = match reach {
             None => (None, g.final_memory().max(0) as u64),
@@ -248,6 +266,7 @@ impl Exact {
             reach,
             bounds,
             sym: &sym,
+            descents: self.options.descents,
         };
         let mut work = Work::default();
         let found = search::search(&pb, prep.ub as i64, target as i64, ctx, &mut work);
@@ -324,6 +343,30 @@ pub fn state_lower_bound(g: &Graph, executed: &[NodeIdx]) -> Option<u64> {
     Some(b as u64)
 }
 
+/// The last-FREE bound of a state: every order that runs the nodes of
+/// `executed` (a downset) first peaks at or above it, counting the memory
+/// right after `executed` (see `bounds.rs`). Returns `None` if `executed` is
+/// not a downset or names a node twice or out of range, and 0 when no node
+/// with delta < 0 is left.
+pub fn last_free_lower_bound(g: &Graph, executed: &[NodeIdx]) -> Option<u64> {
+    let n = g.node_count();
+    let mut set = vec![0u64; state::words(n)];
+    for &v in executed {
+        if v as usize >= n || state::has(&set, v) {
+            return None;
+        }
+        state::add(&mut set, v);
+    }
+    let downset = executed
+        .iter()
+        .all(|&v| g.preds(v).iter().all(|&p| state::has(&set, p)));
+    if !downset {
+        return None;
+    }
+    let reach = Reach::new(g);
+    Some(Bounds::new(g, &reach).last_free(g, &set).max(0) as u64)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -359,7 +402,11 @@ mod tests {
         let g = greedy_trap();
         let ctx = SolveContext::default();
         assert_eq!(run(&MoveGreedy, &g, &ctx).peak, Some(13));
-        let only_greedy = Exact::new(Box::new(MoveGreedy));
+        let options = Options {
+            beam: false,
+            ..Options::default()
+        };
+        let only_greedy = Exact::with_options(Box::new(MoveGreedy), options);
         let r = run(&only_greedy, &g, &ctx);
         assert_eq!((r.status.clone(), r.peak), (Status::Optimal, Some(11)));
         assert!(

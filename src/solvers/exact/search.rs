@@ -7,6 +7,13 @@
 //! upper bound are never stored: they cannot beat the known schedule. If the
 //! queue runs dry first, the known schedule is optimal.
 //!
+//! A state reached again with a lower peak is updated (and expanded again)
+//! only if its stored peak is above the key being expanded: the heap always
+//! holds a state from which a path peaking at most `m = max(optimum,
+//! target)` goes on, with a key at most `m`, so every popped key is at most
+//! `m`, and a stored peak at or below it costs nothing (`max(peak, rest) <=
+//! max(m, rest)`).
+//!
 //! Ties between equal keys go to the deeper state (more nodes run), then to
 //! the older one: the search dives towards a complete schedule.
 //!
@@ -28,6 +35,7 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use super::bounds::{Bounds, LiveScratch};
+use super::descent;
 use super::moves::{self, Move, Reach};
 use super::state::{self, StateTable, Zobrist};
 use super::symmetry::Symmetry;
@@ -72,6 +80,8 @@ pub(crate) struct Problem<'a> {
     pub(crate) reach: &'a Reach,
     pub(crate) bounds: &'a Bounds,
     pub(crate) sym: &'a Symmetry,
+    /// Take a descending move at once when there is one ([`descent`]).
+    pub(crate) descents: bool,
 }
 
 /// Runs the search below `upper` (exclusive), content with any complete
@@ -88,8 +98,10 @@ pub(crate) fn search(
         reach,
         bounds,
         sym,
+        descents,
     } = *pb;
     let floor = bounds.global().max(target);
+    let mut dscratch = descent::Scratch::default();
     let mut scratch = Vec::new();
     let n = g.node_count();
     let zob = Zobrist::new(n);
@@ -151,6 +163,20 @@ pub(crate) fn search(
         child.copy_from_slice(table.get(id));
         let parent_hash = table_hash(&zob, &child);
         moves::candidates(g, reach, &child, &mut cands);
+        if descents {
+            // The key is a lower bound on every completion unless the target raised it.
+            let allowance = if target <= bounds.global() {
+                key
+            } else {
+                s_peak.max(bounds.global())
+            };
+            if let Some(i) =
+                descent::find(g, reach, &child, &cands, s_mem, allowance, &mut dscratch)
+            {
+                cands.swap(0, i);
+                cands.truncate(1);
+            }
+        }
         let base = child.clone();
         for mv in &cands {
             child.copy_from_slice(&base);
@@ -188,7 +214,11 @@ pub(crate) fn search(
                 });
             } else {
                 let r = &mut recs[cid as usize];
-                if c_peak >= r.peak {
+                // A lower peak matters only above the popped key: every
+                // popped key is at most the optimum, so a stored peak at or
+                // below it already leads to an optimal completion if this
+                // state is on one.
+                if c_peak >= r.peak || r.peak <= key {
                     continue;
                 }
                 r.parent = id;
@@ -228,7 +258,8 @@ fn finish_if_done(g: &Graph, reach: &Reach, set: &mut [u64], h: &mut u64, zob: &
 }
 
 /// A state's key: its peak if complete, else the largest of its peak so far,
-/// `floor` (the global bound, or the target) and its per-state bound.
+/// `floor` (the global bound, or the target) and its per-state bounds (F4
+/// and last-FREE).
 fn key_of(
     pb: &Problem,
     set: &[u64],
@@ -240,6 +271,8 @@ fn key_of(
     if complete {
         return peak;
     }
+    // The last-FREE bound counts the memory of `set`, which `peak` covers.
+    let floor = floor.max(pb.bounds.last_free(pb.g, set));
     pb.bounds.state(pb.g, pb.reach, set, live, peak.max(floor))
 }
 
