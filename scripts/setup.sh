@@ -7,9 +7,17 @@ set -euo pipefail
 need=()
 command -v cmake >/dev/null 2>&1 || need+=(cmake)
 command -v g++ >/dev/null 2>&1 || need+=(g++)
-if ! ls /usr/lib/llvm-*/lib/libclang*.so* >/dev/null 2>&1 && ! ls /usr/lib/x86_64-linux-gnu/libclang*.so* >/dev/null 2>&1; then
-  need+=(libclang-dev)
-fi
+# bindgen loads libclang.so or libclang-N.so (libclang-cpp.so, which comes
+# with other LLVM packages, is a different library and does not count).
+has_libclang() {
+  local dir
+  for dir in /usr/lib/llvm-*/lib /usr/lib/x86_64-linux-gnu /usr/lib64 /usr/lib ${LIBCLANG_PATH:-}; do
+    compgen -G "$dir/libclang.so*" >/dev/null && return 0
+    compgen -G "$dir/libclang-[0-9]*.so*" >/dev/null && return 0
+  done
+  return 1
+}
+has_libclang || need+=(libclang-dev)
 
 if [ ${#need[@]} -gt 0 ]; then
   echo "setup: installing ${need[*]} (needed to build HiGHS for the ilp solver)" >&2
