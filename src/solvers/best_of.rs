@@ -9,9 +9,10 @@ use super::{Abilities, Outcome, Scheduler, SolveContext, Status};
 use crate::graph::{Graph, NodeIdx};
 use crate::schedule;
 
-/// Runs every member (in parallel) and returns the lowest peak the
-/// independent checker confirms; ties go to the earlier member, so the
-/// result does not depend on the thread count. The note names the winner.
+/// Runs every member (in parallel on graphs of [`PARALLEL_MIN_NODES`] or
+/// more) and returns the lowest peak the independent checker confirms; ties
+/// go to the earlier member, so the result does not depend on the thread
+/// count. The note names the winner.
 ///
 /// Members are ranked by the peak their order would have, and only the
 /// best is checked (if it fails the check, the next is, and so on): that
@@ -26,6 +27,11 @@ pub struct BestOf {
     name: String,
     members: Vec<Box<dyn Scheduler>>,
 }
+
+/// Below this many nodes the members run one after another: handing them
+/// to rayon costs more than they take (on 35-60-node graphs
+/// `best-heuristic` took 2-3x longer in parallel than in sequence).
+const PARALLEL_MIN_NODES: usize = 1_000;
 
 /// A member's order before the check.
 enum Pending {
@@ -122,17 +128,21 @@ impl Scheduler for BestOf {
 
     fn solve(&self, g: &Graph, ctx: &SolveContext) -> Outcome {
         let view = OnceLock::new();
-        let mut answers: Vec<Answer> = self
-            .members
-            .par_iter()
-            .map(|m| match m.op_scheduler() {
-                Some(op) => {
-                    let view = view.get_or_init(|| OpView::new(g));
-                    Answer::from_decision(op.decide(g, view, ctx), g, view)
-                }
-                None => Answer::from_outcome(m.solve(g, ctx), g),
-            })
-            .collect();
+        let answer = |m: &dyn Scheduler| match m.op_scheduler() {
+            Some(op) => {
+                let view = view.get_or_init(|| OpView::new(g));
+                Answer::from_decision(op.decide(g, view, ctx), g, view)
+            }
+            None => Answer::from_outcome(m.solve(g, ctx), g),
+        };
+        let mut answers: Vec<Answer> = if g.node_count() < PARALLEL_MIN_NODES {
+            self.members.iter().map(|m| answer(m.as_ref())).collect()
+        } else {
+            self.members
+                .par_iter()
+                .map(|m| answer(m.as_ref()))
+                .collect()
+        };
         let lower_bound = answers.iter().filter_map(|a| a.outcome.lower_bound).max();
         let mut ranked: Vec<(u64, usize)> = answers
             .iter()
