@@ -16,9 +16,9 @@
 //! - [`pieces`]: solving the pieces one by one and joining their orders.
 //!
 //! [`Exact`] ties them together: split at cut points (if any); per piece an
-//! upper bound from a fast scheduler (and the warm start, if any), the
-//! global lower bound (closing at once when they meet), then the search for
-//! anything strictly better.
+//! upper bound from the move beam (and the warm start, if any), from a fast
+//! scheduler too when those leave a gap, the global lower bound (closing at
+//! once when they meet), then the search for anything strictly better.
 
 mod beam;
 mod bounds;
@@ -185,38 +185,48 @@ impl Attempt {
 }
 
 impl Exact {
-    /// The upper bound (the best checked order among the upper-bound
-    /// source, the warm start and the stored topological order) and bounds;
-    /// `reach` is `g`'s ancestor bitsets, `None` when over the budget.
+    /// The upper bound (the best checked order among the warm start, the
+    /// stored topological order, the move beam and the upper-bound source)
+    /// and bounds; `reach` is `g`'s ancestor bitsets, `None` when over the
+    /// budget. The upper-bound source runs only if the others leave a gap
+    /// to the F4 bound: on small graphs it costs as much as the search.
     fn prepare(&self, g: &Graph, ctx: &SolveContext, reach: Option<Reach>) -> Prepared {
-        let mut best: Option<(u64, Vec<NodeIdx>, String)> = None;
-        let mut consider = |order: Option<Vec<NodeIdx>>, from: &str| {
+        type Best = Option<(u64, Vec<NodeIdx>, String)>;
+        let consider = |best: &mut Best, order: Option<Vec<NodeIdx>>, from: &str| {
             let Some(order) = order else { return };
             if let Ok(e) = schedule::check(g, &order) {
                 if best.as_ref().is_none_or(|(p, _, _)| e.peak < *p) {
-                    best = Some((e.peak, order, from.to_string()));
+                    *best = Some((e.peak, order, from.to_string()));
                 }
             }
         };
-        consider(ctx.warm_start.clone(), "warm start");
-        let up = self.upper.solve(g, ctx);
-        let up_note = up.note.clone().unwrap_or_else(|| self.upper.name());
-        consider(up.order, &up_note);
-        consider(Some(g.topo_order().to_vec()), "topological order");
-        let width = BEAM_NODES / g.node_count().max(1);
-        if let (Some(reach), true) = (&reach, self.options.beam && width >= 4) {
-            let order = beam::order(g, reach, width.min(MAX_BEAM_WIDTH), ctx);
-            consider(order, "move-beam");
-        }
-        let (ub, ub_order, ub_from) = best.expect("the stored topological order is a schedule");
+        let mut best: Best = None;
+        consider(&mut best, ctx.warm_start.clone(), "warm start");
+        consider(
+            &mut best,
+            Some(g.topo_order().to_vec()),
+            "topological order",
+        );
         let (tools, global) = match reach {
             None => (None, g.final_memory().max(0) as u64),
             Some(reach) => {
+                let width = BEAM_NODES / g.node_count().max(1);
+                if self.options.beam && width >= 4 {
+                    let order = beam::order(g, &reach, width.min(MAX_BEAM_WIDTH), ctx);
+                    consider(&mut best, order, "move-beam");
+                }
                 let bounds = Bounds::new(g, &reach);
                 let global = bounds.global() as u64;
                 (Some((reach, bounds)), global)
             }
         };
+        let known = best.as_ref().map(|(peak, _, _)| *peak);
+        if known.is_none_or(|peak| peak > global) {
+            let up = self.upper.solve(g, ctx);
+            let up_note = up.note.clone().unwrap_or_else(|| self.upper.name());
+            consider(&mut best, up.order, &up_note);
+        }
+        let (ub, ub_order, ub_from) = best.expect("the stored topological order is a schedule");
         Prepared {
             ub,
             ub_order,
@@ -338,7 +348,7 @@ pub fn state_lower_bound(g: &Graph, executed: &[NodeIdx]) -> Option<u64> {
     }
     let reach = Reach::new(g);
     let bounds = Bounds::new(g, &reach);
-    let mut live = Vec::new();
+    let mut live = bounds::LiveScratch::default();
     let b = bounds.state(g, &reach, &set, &mut live, 0);
     Some(b as u64)
 }
