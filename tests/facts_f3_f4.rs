@@ -5,12 +5,16 @@
 //!   best-first search over downsets in increasing max-so-far reaches the
 //!   optimum (checked with a search written here, against `brute`).
 //! - F4: the global bound and the per-state bound never exceed what brute
-//!   force finds.
+//!   force finds, also on fork-joins and chains hanging off DAGs (where the
+//!   per-state bound's chain term applies), up to 24 nodes through a
+//!   memoised search over downsets.
 
 mod common;
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
+
+use memsched::corpus::program::AllocEncoding;
 
 use memsched::graph::NodeIdx;
 use memsched::rng::Rng;
@@ -78,6 +82,33 @@ fn best_completion_peak(g: &Graph, first: &[NodeIdx]) -> i64 {
         &mut best,
     );
     best
+}
+
+/// Like [`best_completion_peak`], memoised on the set run (n <= 32): the
+/// lowest peak over the steps after downset `first`.
+fn best_completion_memo(g: &Graph, first: &[NodeIdx]) -> i64 {
+    fn go(g: &Graph, set: u32, mem: i64, memo: &mut HashMap<u32, i64>) -> i64 {
+        if set.count_ones() as usize == g.node_count() {
+            return i64::MIN;
+        }
+        if let Some(&b) = memo.get(&set) {
+            return b;
+        }
+        let mut best = i64::MAX;
+        for v in g.nodes() {
+            let ready = g.preds(v).iter().all(|&p| set & (1 << p) != 0);
+            if set & (1 << v) != 0 || !ready {
+                continue;
+            }
+            let m = mem + g.delta(v);
+            best = best.min(m.max(go(g, set | 1 << v, m, memo)));
+        }
+        memo.insert(set, best);
+        best
+    }
+    let set = first.iter().fold(0u32, |s, &v| s | 1 << v);
+    let mem: i64 = first.iter().map(|&v| g.delta(v)).sum();
+    go(g, set, mem, &mut HashMap::new())
 }
 
 /// Best-first over downsets keyed by max-so-far (no F1/F2, no bounds).
@@ -163,6 +194,33 @@ proptest! {
             let lf = last_free_lower_bound(&g, &o[..k]).unwrap();
             prop_assert!(lf as i64 <= best.max(mem).max(0), "last-FREE {} > {} / {}", lf, best, mem);
         }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    #[test]
+    fn state_bound_holds_on_fork_joins_and_chains(seed in any::<u64>()) {
+        let mut rng = Rng::new(seed);
+        let enc = if rng.chance(0.5) { AllocEncoding::Anchored } else { AllocEncoding::Floating };
+        let g = match rng.below(3) {
+            0 => {
+                let depth = rng.range(1, 3) as usize;
+                common::random_fork_join(&mut rng, 2, depth, enc)
+            }
+            1 => common::random_fork_join(&mut rng, 3, 1, enc),
+            _ => {
+                let (m, len) = (rng.range(2, 8) as usize, rng.range(2, 5) as usize);
+                common::chain_off_dag(&mut rng, m, len)
+            }
+        };
+        prop_assume!(g.node_count() <= 24);
+        let o = random_order(&g, &mut rng, &[]);
+        let k = rng.below(g.node_count() as u64) as usize; // leave >= 1 node
+        let b = state_lower_bound(&g, &o[..k]).unwrap();
+        let best = best_completion_memo(&g, &o[..k]);
+        prop_assert!(b as i64 <= best.max(0), "bound {} > best completion {}", b, best);
     }
 }
 

@@ -26,7 +26,23 @@
 //! least input still to be freed. (Just before `f` may be `S` itself, hence
 //! the memory of `S` in what it bounds.)
 //!
-//! Both are tested against brute force in `tests/facts_f3_f4.rs`.
+//! **Chains** sharpen [`Bounds::state`] further. A chain is a sequence of
+//! buffers `c_0, c_1, ...` where the ALLOC of `c_{i+1}` is an ancestor of
+//! the FREE of `c_i` (and comes later in the stored topological order): once
+//! `c_i` is freed, `c_{i+1}` has been allocated. Chains are disjoint, built
+//! once per graph (each buffer takes the largest unclaimed candidate as its
+//! successor). In a downset `S`, let `c_f` be the last buffer of a chain
+//! whose ALLOC is in `S` (its *front*). After `v` runs, let `m >= f` be the
+//! first index whose FREE is absent or a strict descendant of `v`: one of
+//! `c_f..=c_m` is live (walk from `c_f`: each freed one has allocated the
+//! next, and `c_m` cannot be freed yet), so memory holds at least their least
+//! size. None of them is counted by the other terms when `c_f`'s FREE is not
+//! a descendant of `v` and `c_m`'s ALLOC is neither `v` nor an ancestor of
+//! `v` (the others are not in `S` and their FREEs do not descend from `v`);
+//! the bound adds that least size for every such chain. On a fork-join it is
+//! what the other branches must hold, at least, while one branch runs.
+//!
+//! All are tested against brute force in `tests/facts_f3_f4.rs`.
 
 use super::moves::Reach;
 use super::state::has;
@@ -50,6 +66,8 @@ pub(crate) struct Bounds {
     /// Positive nodes that are no ancestors of a node with delta < 0.
     tail: Vec<NodeIdx>,
     final_memory: i64,
+    /// Chains of buffers (indices into `buffers`), each at least two long.
+    chains: Vec<Vec<u32>>,
 }
 
 impl Bounds {
@@ -85,6 +103,7 @@ impl Bounds {
         let below = |x: NodeIdx| neg.iter().any(|&y| has(reach.anc(y), x));
         let last_neg = neg.iter().copied().filter(|&f| !below(f)).collect();
         let tail = g.nodes().filter(|&x| g.delta(x) > 0 && !below(x)).collect();
+        let chains = chains(g, reach, &buffers);
         Bounds {
             buffers,
             node,
@@ -92,6 +111,7 @@ impl Bounds {
             last_neg,
             tail,
             final_memory: g.final_memory(),
+            chains,
         }
     }
 
@@ -107,25 +127,28 @@ impl Bounds {
     }
 
     /// A bound on the peak of every completion of downset `set`, from the
-    /// nodes not yet run; `live` is scratch space. Returns at least
+    /// nodes not yet run; `scratch` is scratch space. Returns at least
     /// `floor` (pass a bound already known, to skip nodes that cannot beat it).
     ///
     /// # Complexity
-    /// O(n * live buffers) bit tests.
+    /// O(n * (live buffers + chain buffers not in `set`)) bit tests.
     pub(crate) fn state(
         &self,
         g: &Graph,
         reach: &Reach,
         set: &[u64],
-        live: &mut Vec<Buffer>,
+        scratch: &mut LiveScratch,
         floor: i64,
     ) -> i64 {
+        let LiveScratch { live, fronts } = scratch;
         live.clear();
         live.extend(
             self.buffers
                 .iter()
                 .filter(|b| has(set, b.alloc) && b.free.is_none_or(|f| !has(set, f))),
         );
+        self.fronts(set, fronts);
+        // Every term is a distinct live buffer or at most one (a front's chain).
         let total: i64 = live.iter().map(|b| b.size).sum();
         let mut best = floor;
         for v in g.nodes() {
@@ -133,18 +156,109 @@ impl Bounds {
                 continue;
             }
             let anc = reach.anc(v);
+            // Whether `v` is a strict ancestor of `b`'s FREE (or it has none).
+            let freed_after = |b: &Buffer| b.free.is_none_or(|f| has(reach.anc(f), v));
             let mut sum = self.node[v as usize];
             for b in live.iter() {
-                let counted = has(anc, b.alloc);
-                let before_free = b.free.is_none_or(|f| has(reach.anc(f), v));
-                if !counted && before_free {
+                if !has(anc, b.alloc) && freed_after(b) {
                     sum += b.size;
                 }
+            }
+            for &(chain, front) in fronts.iter() {
+                sum += self.chain_hold(anc, v, &self.chains[chain][front..], &freed_after);
             }
             best = best.max(sum);
         }
         best
     }
+
+    /// Per chain with a live front in `set` that is not its last buffer:
+    /// (chain, front position).
+    fn fronts(&self, set: &[u64], fronts: &mut Vec<(usize, usize)>) {
+        fronts.clear();
+        for (c, chain) in self.chains.iter().enumerate() {
+            let Some(f) = chain
+                .iter()
+                .rposition(|&b| has(set, self.buffers[b as usize].alloc))
+            else {
+                continue;
+            };
+            let front = &self.buffers[chain[f] as usize];
+            if f + 1 < chain.len() && front.free.is_none_or(|x| !has(set, x)) {
+                fronts.push((c, f));
+            }
+        }
+    }
+
+    /// What the chain from its front `rest[0]` holds for certain after `v`
+    /// runs, beyond the other terms (see the module docs); `anc` is `v`'s
+    /// ancestors.
+    fn chain_hold(
+        &self,
+        anc: &[u64],
+        v: NodeIdx,
+        rest: &[u32],
+        freed_after: &impl Fn(&Buffer) -> bool,
+    ) -> i64 {
+        let front = &self.buffers[rest[0] as usize];
+        if freed_after(front) {
+            return 0; // counted among the live buffers
+        }
+        let mut least = front.size;
+        for &b in &rest[1..] {
+            let b = &self.buffers[b as usize];
+            least = least.min(b.size);
+            if freed_after(b) {
+                let counted = b.alloc == v || has(anc, b.alloc);
+                return if counted { 0 } else { least };
+            }
+        }
+        0 // the chain may be freed entirely before `v`
+    }
+}
+
+/// Disjoint chains of buffers (see the module docs): each buffer, in the
+/// order of its ALLOC, takes as successor the largest buffer not yet taken
+/// whose ALLOC is an ancestor of its FREE and later in the stored
+/// topological order. Chains of one buffer are dropped.
+///
+/// # Complexity
+/// O(buffers^2) bit tests.
+fn chains(g: &Graph, reach: &Reach, buffers: &[Buffer]) -> Vec<Vec<u32>> {
+    let pos = crate::graph::analysis::positions(g.topo_order(), g.node_count());
+    let mut by_alloc: Vec<u32> = (0..buffers.len() as u32).collect();
+    by_alloc.sort_by_key(|&b| pos[buffers[b as usize].alloc as usize]);
+    let mut next = vec![u32::MAX; buffers.len()];
+    let mut taken = vec![false; buffers.len()];
+    for &b in &by_alloc {
+        let buf = &buffers[b as usize];
+        let Some(free) = buf.free else { continue };
+        let after = pos[buf.alloc as usize];
+        let pick = (0..buffers.len() as u32)
+            .filter(|&c| {
+                let a = buffers[c as usize].alloc;
+                !taken[c as usize] && pos[a as usize] > after && has(reach.anc(free), a)
+            })
+            .max_by_key(|&c| (buffers[c as usize].size, std::cmp::Reverse(c)));
+        if let Some(c) = pick {
+            next[b as usize] = c;
+            taken[c as usize] = true;
+        }
+    }
+    let mut chains = Vec::new();
+    for &b in &by_alloc {
+        if taken[b as usize] || next[b as usize] == u32::MAX {
+            continue; // not a chain head, or a chain of one
+        }
+        let mut chain = vec![b];
+        let mut c = next[b as usize];
+        while c != u32::MAX {
+            chain.push(c);
+            c = next[c as usize];
+        }
+        chains.push(chain);
+    }
+    chains
 }
 
 impl Bounds {
@@ -174,8 +288,12 @@ impl Bounds {
     }
 }
 
-/// Scratch for [`Bounds::state`].
-pub(crate) type LiveScratch = Vec<Buffer>;
+/// Scratch for [`Bounds::state`]: the live buffers and the chain fronts.
+#[derive(Default)]
+pub(crate) struct LiveScratch {
+    live: Vec<Buffer>,
+    fronts: Vec<(usize, usize)>,
+}
 
 #[cfg(test)]
 mod tests {

@@ -108,7 +108,7 @@ pub(crate) fn search(
     let mut table = StateTable::new(n);
     let mut recs: Vec<Record> = Vec::new();
     let mut heap: BinaryHeap<Reverse<(i64, Reverse<u32>, u32)>> = BinaryHeap::new();
-    let mut live = LiveScratch::new();
+    let mut live = LiveScratch::default();
     let mut stack = Vec::new();
     let mut cands: Vec<Move> = Vec::new();
     let mut ticker = DeadlineTicker::new(64);
