@@ -42,6 +42,27 @@
 //! the bound adds that least size for every such chain. On a fork-join it is
 //! what the other branches must hold, at least, while one branch runs.
 //!
+//! **Hills** ([`Bounds::hills`]): from a downset `S`, take for each chain
+//! with a buffer still to allocate the pair `c_p, c_{p+1}` (`p` at or after
+//! the front `f`, or 0 if none is allocated) of largest size sum `H`; both
+//! are live just after the later of their ALLOCs, the chain's *hill
+//! moment*. Let `c_m` (`m > p`) be the first buffer whose FREE is absent or
+//! descends from the hill ALLOCs of every other chain (no such buffer: the
+//! chain is dropped), so it outlives every other hill moment. From the hill
+//! moment on, one of `c_{p+1}..=c_m` is live (the walk above), at least
+//! `post` = their least size; before it, one of `c_f..=c_m` is, at least
+//! `low` (0 if no ALLOC of the chain is in `S`). In any completion the
+//! chains reach their hill moments in some order `π`; at the `j`-th, that
+//! chain holds `H`, the earlier ones `post` and the later ones `low`, in
+//! distinct buffers. So the peak is at least `min over π of max_j (H_j +
+//! sum_{i<j} post_i + sum_{i>j} low_i)`, and the minimising order sorts by
+//! decreasing `H - post` (swapping two neighbours out of that order never
+//! lowers the maximum, since `low <= post <= H`). Add the *residents*:
+//! buffers live in `S`, other than the chains' fronts, whose FREE is absent
+//! or descends from every hill ALLOC. Where branches hold their outputs
+//! until a join, this is the bound of running the branches one after
+//! another in the best order, plus what finished branches hold.
+//!
 //! All are tested against brute force in `tests/facts_f3_f4.rs`.
 
 use super::moves::Reach;
@@ -127,7 +148,8 @@ impl Bounds {
     }
 
     /// A bound on the peak of every completion of downset `set`, from the
-    /// nodes not yet run; `scratch` is scratch space. Returns at least
+    /// nodes not yet run, their chains and the chains' hills; `scratch` is
+    /// scratch space. Returns at least
     /// `floor` (pass a bound already known, to skip nodes that cannot beat it).
     ///
     /// # Complexity
@@ -140,7 +162,12 @@ impl Bounds {
         scratch: &mut LiveScratch,
         floor: i64,
     ) -> i64 {
-        let LiveScratch { live, fronts } = scratch;
+        let LiveScratch {
+            live,
+            fronts,
+            hills,
+        } = scratch;
+        let floor = floor.max(self.hills(reach, set, hills));
         live.clear();
         live.extend(
             self.buffers
@@ -220,7 +247,9 @@ impl Bounds {
 /// Disjoint chains of buffers (see the module docs): each buffer, in the
 /// order of its ALLOC, takes as successor the largest buffer not yet taken
 /// whose ALLOC is an ancestor of its FREE and later in the stored
-/// topological order. Chains of one buffer are dropped.
+/// topological order, and whose FREE (if any) descends from its ALLOC (so
+/// the two are live together at some moment). Chains of one buffer are
+/// dropped.
 ///
 /// # Complexity
 /// O(buffers^2) bit tests.
@@ -236,9 +265,13 @@ fn chains(g: &Graph, reach: &Reach, buffers: &[Buffer]) -> Vec<Vec<u32>> {
         let after = pos[buf.alloc as usize];
         let pick = (0..buffers.len() as u32)
             .filter(|&c| {
-                let a = buffers[c as usize].alloc;
-                !taken[c as usize] && pos[a as usize] > after && has(reach.anc(free), a)
+                let c = &buffers[c as usize];
+                // c is allocated before b is freed, and b before c is freed.
+                let overlap = has(reach.anc(free), c.alloc)
+                    && c.free.is_none_or(|f| has(reach.anc(f), buf.alloc));
+                pos[c.alloc as usize] > after && overlap
             })
+            .filter(|&c| !taken[c as usize])
             .max_by_key(|&c| (buffers[c as usize].size, std::cmp::Reverse(c)));
         if let Some(c) = pick {
             next[b as usize] = c;
@@ -262,6 +295,117 @@ fn chains(g: &Graph, reach: &Reach, buffers: &[Buffer]) -> Vec<Vec<u32>> {
 }
 
 impl Bounds {
+    /// The hill bound of downset `set` (see the module docs): every
+    /// completion peaks at or above it; `i64::MIN` if no chain has a buffer
+    /// left to allocate. `hills` is scratch space.
+    ///
+    /// # Complexity
+    /// O(chain buffers + chains^2) bit tests.
+    pub(crate) fn hills(&self, reach: &Reach, set: &[u64], hills: &mut Vec<Hill>) -> i64 {
+        hills.clear();
+        for (c, chain) in self.chains.iter().enumerate() {
+            let started = chain
+                .iter()
+                .rposition(|&b| has(set, self.buffers[b as usize].alloc));
+            let front = started.unwrap_or(0);
+            if front + 1 < chain.len() {
+                hills.push(self.hill(c, front, started.is_some()));
+            }
+        }
+        // Each chain holds its `post` until the first FREE after its pair
+        // that descends from every other chain's hill ALLOCs (so after every
+        // other hill moment); a chain without one is dropped (dropping only
+        // removes conditions on the rest).
+        let others: Vec<[NodeIdx; 2]> = hills.iter().map(|h| h.allocs).collect();
+        hills.retain_mut(|h| {
+            let chain = &self.chains[h.chain];
+            let after_all = |b: &Buffer| {
+                b.free.is_none_or(|f| {
+                    let anc = reach.anc(f);
+                    others
+                        .iter()
+                        .all(|a| *a == h.allocs || (has(anc, a[0]) && has(anc, a[1])))
+                })
+            };
+            let Some(m) =
+                (h.pair + 1..chain.len()).find(|&i| after_all(&self.buffers[chain[i] as usize]))
+            else {
+                return false;
+            };
+            let least = |from: usize| {
+                chain[from..=m]
+                    .iter()
+                    .map(|&b| self.buffers[b as usize].size)
+                    .min()
+                    .unwrap()
+            };
+            h.post = least(h.pair + 1);
+            h.low = if h.started { least(h.front) } else { 0 };
+            true
+        });
+        if hills.is_empty() {
+            return i64::MIN;
+        }
+        // The order of hill moments that minimises the bound: decreasing
+        // height - post (an exchange argument, see the module docs).
+        hills.sort_unstable_by_key(|h| std::cmp::Reverse(h.height - h.post));
+        let lows: i64 = hills.iter().map(|h| h.low).sum();
+        let (mut before, mut worst) = (0, i64::MIN);
+        for h in hills.iter() {
+            worst = worst.max(before + h.height - h.low);
+            before += h.post - h.low;
+        }
+        lows + worst + self.residents(reach, set, hills)
+    }
+
+    /// The buffers live in `set`, other than the kept chains' fronts, that
+    /// stay live through every hill moment (FREE absent or descending from
+    /// every hill ALLOC): their total size.
+    fn residents(&self, reach: &Reach, set: &[u64], hills: &[Hill]) -> i64 {
+        let fronts: Vec<u32> = hills
+            .iter()
+            .filter(|h| h.started)
+            .map(|h| self.chains[h.chain][h.front])
+            .collect();
+        self.buffers
+            .iter()
+            .enumerate()
+            .filter(|(i, b)| {
+                has(set, b.alloc)
+                    && !fronts.contains(&(*i as u32))
+                    && b.free.is_none_or(|f| {
+                        let anc = reach.anc(f);
+                        !has(set, f)
+                            && hills
+                                .iter()
+                                .all(|h| has(anc, h.allocs[0]) && has(anc, h.allocs[1]))
+                    })
+            })
+            .map(|(_, b)| b.size)
+            .sum()
+    }
+
+    /// The hill pair of chain `c` from position `front` on (at least two
+    /// buffers); `started`: whether the front's ALLOC has run. `post` and
+    /// `low` are filled in by [`Bounds::hills`].
+    fn hill(&self, c: usize, front: usize, started: bool) -> Hill {
+        let chain = &self.chains[c];
+        let buf = |i: usize| &self.buffers[chain[i] as usize];
+        let p = (front..chain.len() - 1)
+            .max_by_key(|&i| (buf(i).size + buf(i + 1).size, std::cmp::Reverse(i)))
+            .expect("at least two buffers from the front");
+        Hill {
+            chain: c,
+            front,
+            pair: p,
+            started,
+            height: buf(p).size + buf(p + 1).size,
+            post: 0,
+            low: 0,
+            allocs: [buf(p).alloc, buf(p + 1).alloc],
+        }
+    }
+
     /// The last-FREE bound of downset `set` (see the module docs): every
     /// completion peaks at or above it, counting the memory of `set`;
     /// `i64::MIN` if no node with delta < 0 is left.
@@ -288,11 +432,33 @@ impl Bounds {
     }
 }
 
+/// A chain's hill from a state (see [`Bounds::hills`]).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Hill {
+    /// Index of the chain.
+    chain: usize,
+    /// Position of the chain's front (0 if not started).
+    front: usize,
+    /// Position of the pair's first buffer.
+    pair: usize,
+    /// Whether the front's ALLOC has run.
+    started: bool,
+    /// Size sum of the hill pair.
+    height: i64,
+    /// Least size held after the hill moment.
+    post: i64,
+    /// Least size held before it (0 if the chain has not started).
+    low: i64,
+    /// The pair's ALLOCs.
+    allocs: [NodeIdx; 2],
+}
+
 /// Scratch for [`Bounds::state`]: the live buffers and the chain fronts.
 #[derive(Default)]
 pub(crate) struct LiveScratch {
     live: Vec<Buffer>,
     fronts: Vec<(usize, usize)>,
+    hills: Vec<Hill>,
 }
 
 #[cfg(test)]
@@ -326,6 +492,34 @@ mod tests {
         assert_eq!(bounds.node(op2 as u32), 10);
         assert_eq!(bounds.node(op1 as u32), 4);
         assert_eq!(bounds.global(), 10);
+    }
+
+    #[test]
+    fn hills_see_branches_run_one_after_another() {
+        // Two branches src -> x(6) -> y(5), outputs held until the join:
+        // whichever branch goes second peaks at 6 + 5 while the first holds
+        // its 5, so every order peaks at 16 or more; F4 sees one branch.
+        use crate::corpus::program::{AllocEncoding, TensorProgram};
+        let mut p = TensorProgram::new();
+        let src = p.op1("src", &[], 1);
+        let mut ends = Vec::new();
+        for b in 0..2 {
+            let x = p.op1(format!("x{b}"), &[src], 6);
+            ends.push(p.op1(format!("y{b}"), &[x], 5));
+        }
+        p.op1("join", &ends, 1);
+        let g = p.to_graph(AllocEncoding::Anchored).unwrap();
+        let reach = Reach::new(&g);
+        let bounds = Bounds::new(&g, &reach);
+        let empty = vec![0u64; crate::solvers::exact::state::words(g.node_count())];
+        let hills = bounds.hills(&reach, &empty, &mut Vec::new());
+        assert!(bounds.global() < 16, "F4 alone: {}", bounds.global());
+        assert!(hills >= 16, "hill bound {hills}");
+        let ctx = crate::solvers::SolveContext::default();
+        let best = crate::solvers::build("dp").unwrap().solve(&g, &ctx);
+        let order = best.order.expect("dp solves a graph this small");
+        let peak = crate::schedule::check(&g, &order).unwrap().peak as i64;
+        assert!(hills <= peak, "hill bound {hills} above the optimum {peak}");
     }
 
     #[test]
