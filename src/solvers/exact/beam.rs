@@ -156,32 +156,12 @@ fn replay(g: &Graph, reach: &Reach, steps: &[(u32, NodeIdx)], mut step: u32) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::graph::GraphBuilder;
     use crate::schedule;
 
     #[test]
     fn a_beam_of_two_escapes_the_move_greedys_trap() {
-        // The graph in MoveGreedy's doc: the greedy peaks at 13, the optimum is 11.
-        let mut b = GraphBuilder::new();
-        let b1 = b.alloc(1, 0);
-        let op_b1 = b.op("B1");
-        let b2 = b.alloc(10, 1);
-        let op_b2 = b.op("B2");
-        let f1 = b.free(0);
-        let f2 = b.free(1);
-        let c = b.alloc(2, 2);
-        let op_c = b.op("C1");
-        for (u, v) in [
-            (b1, op_b1),
-            (op_b1, op_b2),
-            (b2, op_b2),
-            (op_b2, f1),
-            (op_b2, f2),
-            (c, op_c),
-        ] {
-            b.edge(u, v);
-        }
-        let g = b.build().unwrap();
+        // The greedy peaks at 13 on it, the optimum is 11.
+        let g = crate::solvers::exact::tests::greedy_trap();
         let reach = Reach::new(&g);
         let ctx = SolveContext::default();
         let one = order(&g, &reach, 1, &ctx).unwrap();

@@ -164,17 +164,19 @@ impl Bounds {
     ) -> i64 {
         let LiveScratch {
             live,
+            starts,
             fronts,
             hills,
         } = scratch;
-        let floor = floor.max(self.hills(reach, set, hills));
+        self.starts(set, starts);
+        let floor = floor.max(self.hills(reach, set, starts, hills));
         live.clear();
         live.extend(
             self.buffers
                 .iter()
                 .filter(|b| has(set, b.alloc) && b.free.is_none_or(|f| !has(set, f))),
         );
-        self.fronts(set, fronts);
+        self.fronts(set, starts, fronts);
         if fronts.len() > MAX_FRONTS {
             fronts.clear(); // the chain term is skipped (always safe)
         }
@@ -202,17 +204,24 @@ impl Bounds {
         best
     }
 
-    /// Per chain with a live front in `set` that is not its last buffer:
-    /// (chain, front position).
-    fn fronts(&self, set: &[u64], fronts: &mut Vec<(usize, usize)>) {
-        fronts.clear();
-        for (c, chain) in self.chains.iter().enumerate() {
-            let Some(f) = chain
+    /// Per chain, the position of its last buffer whose ALLOC is in `set`
+    /// (its front), if any: what [`Bounds::fronts`] and [`Bounds::hills`]
+    /// start from.
+    fn starts(&self, set: &[u64], starts: &mut Vec<Option<usize>>) {
+        starts.clear();
+        starts.extend(self.chains.iter().map(|chain| {
+            chain
                 .iter()
                 .rposition(|&b| has(set, self.buffers[b as usize].alloc))
-            else {
-                continue;
-            };
+        }));
+    }
+
+    /// Per chain with a live front in `set` that is not its last buffer:
+    /// (chain, front position).
+    fn fronts(&self, set: &[u64], starts: &[Option<usize>], fronts: &mut Vec<(usize, usize)>) {
+        fronts.clear();
+        for (c, (chain, &start)) in self.chains.iter().zip(starts).enumerate() {
+            let Some(f) = start else { continue };
             let front = &self.buffers[chain[f] as usize];
             if f + 1 < chain.len() && front.free.is_none_or(|x| !has(set, x)) {
                 fronts.push((c, f));
@@ -318,12 +327,15 @@ impl Bounds {
     ///
     /// # Complexity
     /// O(chain buffers + chains^2) bit tests.
-    pub(crate) fn hills(&self, reach: &Reach, set: &[u64], hills: &mut Vec<Hill>) -> i64 {
+    pub(crate) fn hills(
+        &self,
+        reach: &Reach,
+        set: &[u64],
+        starts: &[Option<usize>],
+        hills: &mut Vec<Hill>,
+    ) -> i64 {
         hills.clear();
-        for (c, chain) in self.chains.iter().enumerate() {
-            let started = chain
-                .iter()
-                .rposition(|&b| has(set, self.buffers[b as usize].alloc));
+        for (c, (chain, &started)) in self.chains.iter().zip(starts).enumerate() {
             let front = started.unwrap_or(0);
             if front + 1 < chain.len() {
                 hills.push(self.hill(c, front, started.is_some()));
@@ -477,6 +489,7 @@ pub(crate) struct Hill {
 #[derive(Default)]
 pub(crate) struct LiveScratch {
     live: Vec<Buffer>,
+    starts: Vec<Option<usize>>,
     fronts: Vec<(usize, usize)>,
     hills: Vec<Hill>,
 }
@@ -532,7 +545,9 @@ mod tests {
         let reach = Reach::new(&g);
         let bounds = Bounds::new(&g, &reach);
         let empty = vec![0u64; crate::solvers::exact::state::words(g.node_count())];
-        let hills = bounds.hills(&reach, &empty, &mut Vec::new());
+        let mut starts = Vec::new();
+        bounds.starts(&empty, &mut starts);
+        let hills = bounds.hills(&reach, &empty, &starts, &mut Vec::new());
         assert!(bounds.global() < 16, "F4 alone: {}", bounds.global());
         assert!(hills >= 16, "hill bound {hills}");
         let ctx = crate::solvers::SolveContext::default();

@@ -332,6 +332,17 @@ pub fn lower_bound(g: &Graph) -> u64 {
 /// (a downset) first then peaks, after that point, at or above it. Returns
 /// `None` if `executed` is not a downset or names a node twice or out of range.
 pub fn state_lower_bound(g: &Graph, executed: &[NodeIdx]) -> Option<u64> {
+    let set = downset_bits(g, executed)?;
+    let reach = Reach::new(g);
+    let bounds = Bounds::new(g, &reach);
+    let mut live = bounds::LiveScratch::default();
+    let b = bounds.state(g, &reach, &set, &mut live, 0);
+    Some(b as u64)
+}
+
+/// `executed` as a bitset, or `None` if it is not a downset of `g` or names a
+/// node twice or out of range.
+fn downset_bits(g: &Graph, executed: &[NodeIdx]) -> Option<Vec<u64>> {
     let n = g.node_count();
     let mut set = vec![0u64; state::words(n)];
     for &v in executed {
@@ -346,11 +357,7 @@ pub fn state_lower_bound(g: &Graph, executed: &[NodeIdx]) -> Option<u64> {
     if !downset {
         return None;
     }
-    let reach = Reach::new(g);
-    let bounds = Bounds::new(g, &reach);
-    let mut live = bounds::LiveScratch::default();
-    let b = bounds.state(g, &reach, &set, &mut live, 0);
-    Some(b as u64)
+    Some(set)
 }
 
 /// The last-FREE bound of a state: every order that runs the nodes of
@@ -359,20 +366,7 @@ pub fn state_lower_bound(g: &Graph, executed: &[NodeIdx]) -> Option<u64> {
 /// not a downset or names a node twice or out of range, and 0 when no node
 /// with delta < 0 is left.
 pub fn last_free_lower_bound(g: &Graph, executed: &[NodeIdx]) -> Option<u64> {
-    let n = g.node_count();
-    let mut set = vec![0u64; state::words(n)];
-    for &v in executed {
-        if v as usize >= n || state::has(&set, v) {
-            return None;
-        }
-        state::add(&mut set, v);
-    }
-    let downset = executed
-        .iter()
-        .all(|&v| g.preds(v).iter().all(|&p| state::has(&set, p)));
-    if !downset {
-        return None;
-    }
+    let set = downset_bits(g, executed)?;
     let reach = Reach::new(g);
     Some(Bounds::new(g, &reach).last_free(g, &set).max(0) as u64)
 }
@@ -384,7 +378,7 @@ mod tests {
     use crate::solvers::{run, Status};
 
     /// The graph in [`MoveGreedy`]'s doc: the greedy peaks at 13, the optimum is 11.
-    fn greedy_trap() -> Graph {
+    pub(super) fn greedy_trap() -> Graph {
         let mut b = GraphBuilder::new();
         let b1 = b.alloc(1, 0);
         let op_b1 = b.op("B1");
