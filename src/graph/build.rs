@@ -121,6 +121,7 @@ impl Graph {
         let succ = Csr::from_pairs(n, pairs.iter().copied());
         let pred = Csr::from_pairs(n, pairs.iter().map(|&(u, v)| (v, u)));
         let program_is_topological = pairs.iter().all(|&(u, v)| u < v);
+        let has_parallel_edges = has_parallel_edges(&succ);
         let topo = kahn_topo(&succ, &pred).map_err(|cycle| GraphError::Cycle {
             cycle: cycle.iter().map(|&v| ids[v as usize]).collect(),
         })?;
@@ -139,6 +140,7 @@ impl Graph {
             pred,
             topo,
             program_is_topological,
+            has_parallel_edges,
             id_index,
         };
         check_frees_reachable(&graph)?;
@@ -252,6 +254,21 @@ fn pair_buffers(
 ///
 /// # Complexity
 /// O(n + m).
+/// Whether some edge is written more than once.
+///
+/// # Complexity
+/// O(n + m).
+fn has_parallel_edges(succ: &Csr) -> bool {
+    let mut seen = vec![NodeIdx::MAX; succ.node_count()];
+    (0..succ.node_count() as NodeIdx).any(|u| {
+        succ.neighbors(u).iter().any(|&w| {
+            let repeat = seen[w as usize] == u;
+            seen[w as usize] = u;
+            repeat
+        })
+    })
+}
+
 pub(crate) fn kahn_topo(succ: &Csr, pred: &Csr) -> Result<Vec<NodeIdx>, Vec<NodeIdx>> {
     let n = pred.node_count();
     let mut indegree: Vec<u32> = (0..n as NodeIdx).map(|v| pred.degree(v) as u32).collect();
@@ -523,6 +540,22 @@ mod tests {
             b.edge(ops[chain as usize - 1], f);
         }
         b.build()
+    }
+
+    #[test]
+    fn parallel_edges_are_flagged() {
+        let graph = |twice: bool| {
+            let mut b = GraphBuilder::new();
+            let (x, y, z) = (b.op("x"), b.op("y"), b.op("z"));
+            b.edge(x, y);
+            b.edge(x, z);
+            if twice {
+                b.edge(x, z);
+            }
+            b.build().unwrap()
+        };
+        assert!(!graph(false).has_parallel_edges());
+        assert!(graph(true).has_parallel_edges());
     }
 
     #[test]

@@ -71,6 +71,7 @@ pub struct Graph {
     pub(crate) pred: Csr,
     pub(crate) topo: Vec<NodeIdx>,
     pub(crate) program_is_topological: bool,
+    pub(crate) has_parallel_edges: bool,
     pub(crate) id_index: IdIndex,
 }
 
@@ -187,6 +188,11 @@ impl Graph {
     /// Whether the `Nodes` array order respects every edge.
     pub fn program_order_is_topological(&self) -> bool {
         self.program_is_topological
+    }
+    /// Whether some edge is written more than once (then `succs` and `preds`
+    /// list it more than once).
+    pub fn has_parallel_edges(&self) -> bool {
+        self.has_parallel_edges
     }
     /// Memory after every node has run (sum of all deltas).
     pub fn final_memory(&self) -> i64 {

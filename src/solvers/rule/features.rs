@@ -23,8 +23,8 @@ use crate::rng::Rng;
 
 /// Distinct successors and predecessors (duplicate edges merged once).
 ///
-/// Borrows the graph's adjacency when it has no duplicate edge (the usual
-/// case), so building it costs one O(n + m) scan.
+/// Borrows the graph's adjacency when it has no parallel edge (the usual
+/// case, known from the graph), so building it is then free.
 pub(super) struct Adj<'g> {
     g: &'g Graph,
     own: Option<(Csr, Csr)>,
@@ -32,24 +32,13 @@ pub(super) struct Adj<'g> {
 
 impl<'g> Adj<'g> {
     /// # Complexity
-    /// O(n + m).
+    /// O(1) when the graph has no parallel edge, O(n + m) otherwise.
     pub fn new(g: &'g Graph) -> Self {
-        let n = g.node_count();
-        let mut seen = vec![u32::MAX; n];
-        let mut duplicates = false;
-        'outer: for u in g.nodes() {
-            for &w in g.succs(u) {
-                if seen[w as usize] == u {
-                    duplicates = true;
-                    break 'outer;
-                }
-                seen[w as usize] = u;
-            }
-        }
-        if !duplicates {
+        if !g.has_parallel_edges() {
             return Adj { g, own: None };
         }
-        seen.fill(u32::MAX);
+        let n = g.node_count();
+        let mut seen = vec![u32::MAX; n];
         let mut pairs = Vec::with_capacity(g.edge_count());
         for u in g.nodes() {
             for &w in g.succs(u) {
@@ -261,32 +250,47 @@ pub(super) fn encode_terms(
     out: &mut [u64],
 ) {
     for (t, (term, slot)) in key.terms.iter().zip(out.iter_mut()).enumerate() {
-        let noise = match (t, s.noise) {
-            (0, Some(n)) => Some(gumbel_noise(n, v)),
-            _ => None,
-        };
-        *slot = match term {
-            Term::Int(sum) => {
-                let x = match sum.as_slice() {
-                    // The common case: one feature, ascending.
-                    [(1, f)] => int_value(g, adj, s, *f, v, d),
-                    _ => sum.iter().fold(0i64, |acc, &(w, f)| {
-                        acc.saturating_add(w.saturating_mul(int_value(g, adj, s, f, v, d)))
-                    }),
-                };
-                match noise {
-                    None => enc_int(x),
-                    Some(e) => enc_float(x as f64 + e),
-                }
+        *slot = encode_term(g, adj, s, t, term, v, d);
+    }
+}
+
+/// The word of term number `t` (`term`) of the key of `v`: it compares like
+/// the term's value (plus the noise, on the first term of a noisy rule).
+#[inline]
+pub(super) fn encode_term(
+    g: &Graph,
+    adj: &Adj,
+    s: &Statics,
+    t: usize,
+    term: &Term,
+    v: NodeIdx,
+    d: &Dynamic,
+) -> u64 {
+    let noise = match (t, s.noise) {
+        (0, Some(n)) => Some(gumbel_noise(n, v)),
+        _ => None,
+    };
+    match term {
+        Term::Int(sum) => {
+            let x = match sum.as_slice() {
+                // The common case: one feature, ascending.
+                [(1, f)] => int_value(g, adj, s, *f, v, d),
+                _ => sum.iter().fold(0i64, |acc, &(w, f)| {
+                    acc.saturating_add(w.saturating_mul(int_value(g, adj, s, f, v, d)))
+                }),
+            };
+            match noise {
+                None => enc_int(x),
+                Some(e) => enc_float(x as f64 + e),
             }
-            Term::Float(sum) => {
-                let x: f64 = sum
-                    .iter()
-                    .map(|&(w, f)| w * value(g, adj, s, f, v, d).f())
-                    .sum();
-                enc_float(x + noise.unwrap_or(0.0))
-            }
-        };
+        }
+        Term::Float(sum) => {
+            let x: f64 = sum
+                .iter()
+                .map(|&(w, f)| w * value(g, adj, s, f, v, d).f())
+                .sum();
+            enc_float(x + noise.unwrap_or(0.0))
+        }
     }
 }
 

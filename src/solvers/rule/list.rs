@@ -87,9 +87,45 @@ pub(super) fn schedule(
         key,
     };
     match Packed::layout(g, adj, &statics, key, Mode::Nodes) {
-        Some(packed) => run(&rule, PackedQueue::new(packed, key.is_dynamic()), ctx),
+        Some(packed) if !key.is_dynamic() => {
+            let keys = packed.pack_all(g, adj, &statics, key);
+            run_static(g, &keys, PackedQueue::new(packed, false), ctx)
+        }
+        Some(packed) => run(&rule, PackedQueue::new(packed, true), ctx),
         None => run(&rule, ArenaQueue::new(g.node_count(), key), ctx),
     }
+}
+
+/// The list scheduler for a key that never changes: every node's packed key
+/// is computed up front (`keys`), and the loop is Kahn's with a priority
+/// queue in place of the FIFO.
+fn run_static(
+    g: &Graph,
+    keys: &[u128],
+    mut queue: PackedQueue,
+    ctx: &SolveContext,
+) -> Option<Vec<NodeIdx>> {
+    let mut pending: Vec<u32> = g.nodes().map(|v| g.preds(v).len() as u32).collect();
+    for v in g.nodes() {
+        if pending[v as usize] == 0 {
+            queue.push_key(keys[v as usize]);
+        }
+    }
+    let mut order = Vec::with_capacity(g.node_count());
+    let mut ticker = DeadlineTicker::new(1 << 14);
+    while let Some(u) = queue.pop() {
+        if ticker.expired(ctx) {
+            return None;
+        }
+        order.push(u);
+        for &w in g.succs(u) {
+            pending[w as usize] -= 1;
+            if pending[w as usize] == 0 {
+                queue.push_key(keys[w as usize]);
+            }
+        }
+    }
+    Some(order)
 }
 
 /// `unlocks` and `frees_after` of every node, kept current as nodes run.

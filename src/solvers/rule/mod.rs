@@ -20,7 +20,6 @@ mod moves;
 mod noisy;
 mod packed;
 mod parse;
-mod quad_heap;
 mod queue;
 mod random;
 mod tiered_heap;

@@ -11,7 +11,7 @@
 //! mode a move's `delta` and `rise` range up to the sum of all positive
 //! deltas (everything a move could pull).
 
-use super::features::{encode_terms, int_value, Adj, Dynamic, Statics};
+use super::features::{enc_int, encode_term, encode_terms, int_value, Adj, Dynamic, Statics};
 use super::parse::{Feature, Key, Term};
 use crate::graph::{Graph, NodeIdx};
 
@@ -187,6 +187,56 @@ impl Packed {
         }
         let rank = self.rank.as_ref().map_or(v, |r| r[v as usize]);
         (k << self.rank_bits) | rank as u128
+    }
+
+    /// The node-mode key of every node, for a rule that reads no dynamic
+    /// feature (a node's key then never changes). Built one term at a time:
+    /// each pass over the nodes reads one feature.
+    ///
+    /// # Complexity
+    /// O(n · terms).
+    pub fn pack_all(&self, g: &Graph, adj: &Adj, s: &Statics, key: &Key) -> Vec<u128> {
+        debug_assert!(!key.is_dynamic(), "dynamic keys change as nodes run");
+        let mut keys = vec![0u128; g.node_count()];
+        for (t, (term, &(base, width))) in key.terms.iter().zip(&self.fields).enumerate() {
+            let shift =
+                |k: &mut u128, word: u64| *k = (*k << width) | word.wrapping_sub(base) as u128;
+            // One ascending feature without noise: read its column directly.
+            let plain = match term {
+                Term::Int(sum) if !(t == 0 && s.noisy()) => match sum.as_slice() {
+                    [(1, f)] => Some(*f),
+                    _ => None,
+                },
+                _ => None,
+            };
+            match plain {
+                Some(Feature::Delta | Feature::LiveAfter) => {
+                    for (k, &d) in keys.iter_mut().zip(g.deltas()) {
+                        shift(k, enc_int(d));
+                    }
+                }
+                Some(Feature::Id) => {
+                    for (k, &id) in keys.iter_mut().zip(g.ids()) {
+                        shift(k, enc_int(id));
+                    }
+                }
+                Some(Feature::Type) => {
+                    for (v, k) in (0..).zip(keys.iter_mut()) {
+                        shift(k, enc_int(g.kind(v).type_code() as i64));
+                    }
+                }
+                _ => {
+                    for (v, k) in (0..).zip(keys.iter_mut()) {
+                        shift(k, encode_term(g, adj, s, t, term, v, &static_dynamic(g, v)));
+                    }
+                }
+            }
+        }
+        for (v, k) in (0..).zip(keys.iter_mut()) {
+            let rank = self.rank.as_ref().map_or(v, |r| r[v as usize]);
+            *k = (*k << self.rank_bits) | rank as u128;
+        }
+        keys
     }
 
     /// The node whose packed key is `k`.

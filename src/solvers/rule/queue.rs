@@ -59,6 +59,18 @@ impl PackedQueue {
     }
 }
 
+impl PackedQueue {
+    /// Adds an already packed key (of a queue that never re-keys).
+    #[inline]
+    pub fn push_key(&mut self, k: u128) {
+        if self.started {
+            self.heap.push(k);
+        } else {
+            self.initial.push(k);
+        }
+    }
+}
+
 impl KeyQueue for PackedQueue {
     #[inline]
     fn push(&mut self, r: &KeyCtx, v: NodeIdx, d: &Dynamic) {
@@ -72,11 +84,7 @@ impl KeyQueue for PackedQueue {
             }
             current[v as usize] = k;
         }
-        if self.started {
-            self.heap.push(k);
-        } else {
-            self.initial.push(k);
-        }
+        self.push_key(k);
     }
 
     #[inline]
@@ -86,13 +94,15 @@ impl KeyQueue for PackedQueue {
             self.initial.sort_unstable();
         }
         loop {
-            let k = match (self.initial.get(self.next_initial), self.heap.peek()) {
-                (Some(&a), Some(b)) if b < a => self.heap.pop()?,
-                (Some(&a), _) => {
-                    self.next_initial += 1;
-                    a
-                }
-                (None, _) => self.heap.pop()?,
+            let k = match self.initial.get(self.next_initial) {
+                None => self.heap.pop()?,
+                Some(&a) => match self.heap.peek() {
+                    Some(b) if b < a => self.heap.pop()?,
+                    _ => {
+                        self.next_initial += 1;
+                        a
+                    }
+                },
             };
             let v = self.packed.node(k);
             match &mut self.current {

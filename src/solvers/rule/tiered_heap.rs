@@ -3,13 +3,14 @@
 //! Some rules leave many ready nodes waiting until the very end (`-height`
 //! defers every sink, `-unlocks` every node that unlocks nothing), so a plain
 //! heap grows to a third of the graph and every pop pays for its depth. Here
-//! a small [`QuadHeap`] holds the keys below a threshold and the rest wait
+//! a small binary heap holds the keys below a threshold and the rest wait
 //! unordered: a push at or above the threshold costs O(1). When the small
 //! heap runs dry, the smallest chunk of the overflow is selected and sorted
 //! into a run that pops from its end. Pops return exactly what one big heap
 //! would.
 
-use super::quad_heap::QuadHeap;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 
 /// Most keys the small heap holds before half of them move to the overflow.
 const SMALL_MAX: usize = 1 << 12;
@@ -18,7 +19,7 @@ const SMALL_MAX: usize = 1 << 12;
 /// most `threshold`, and every key in `overflow` is at least `threshold`.
 #[derive(Debug)]
 pub(super) struct TieredHeap {
-    small: QuadHeap,
+    small: BinaryHeap<Reverse<u128>>,
     /// Sorted in decreasing order: the smallest key is last.
     run: Vec<u128>,
     overflow: Vec<u128>,
@@ -28,7 +29,7 @@ pub(super) struct TieredHeap {
 impl Default for TieredHeap {
     fn default() -> Self {
         TieredHeap {
-            small: QuadHeap::default(),
+            small: BinaryHeap::new(),
             run: Vec::new(),
             overflow: Vec::new(),
             threshold: u128::MAX,
@@ -47,7 +48,7 @@ impl TieredHeap {
             self.overflow.push(k);
             return;
         }
-        self.small.push(k);
+        self.small.push(Reverse(k));
         if self.small.len() > SMALL_MAX {
             self.spill();
         }
@@ -56,51 +57,51 @@ impl TieredHeap {
     /// The smallest key.
     #[inline]
     pub fn peek(&mut self) -> Option<u128> {
-        self.refill_if_dry();
-        match (self.small.peek(), self.run.last()) {
+        match (self.small.peek().map(|r| r.0), self.run.last()) {
             (Some(a), Some(&b)) => Some(a.min(b)),
-            (a, b) => a.or(b.copied()),
+            (Some(a), None) => Some(a),
+            (None, Some(&b)) => Some(b),
+            (None, None) => self.refill().then(|| self.run.last().copied())?,
         }
     }
 
     /// Removes and returns the smallest key.
     #[inline]
     pub fn pop(&mut self) -> Option<u128> {
-        self.refill_if_dry();
-        match (self.small.peek(), self.run.last()) {
+        match (self.small.peek().map(|r| r.0), self.run.last()) {
             (Some(a), Some(&b)) if b < a => self.run.pop(),
-            (Some(_), _) => self.small.pop(),
-            (None, _) => self.run.pop(),
+            (Some(_), _) => self.small.pop().map(|r| r.0),
+            (None, Some(_)) => self.run.pop(),
+            (None, None) => self.refill().then(|| self.run.pop())?,
         }
     }
 
     /// Moves the larger half of the small heap, and the run's keys above
     /// the new threshold, to the overflow.
     fn spill(&mut self) {
-        let mut keys = self.small.take_all();
+        let mut keys: Vec<u128> = std::mem::take(&mut self.small)
+            .into_vec()
+            .into_iter()
+            .map(|r| r.0)
+            .collect();
         let half = keys.len() / 2;
         keys.select_nth_unstable(half);
         let t = keys[half];
         self.threshold = t;
         self.overflow.extend_from_slice(&keys[half..]);
-        for &k in &keys[..half] {
-            self.small.push(k);
-        }
+        self.small = keys[..half].iter().map(|&k| Reverse(k)).collect();
         let above = self.run.partition_point(|&k| k > t);
         self.overflow.extend(self.run.drain(..above));
     }
 
-    /// When the small heap and the run are empty, sorts the smallest chunk
+    /// When the small heap and the run are empty: sorts the smallest chunk
     /// of the overflow (at least half of `SMALL_MAX`, at least an eighth of
-    /// the overflow) into the run.
-    #[inline]
-    fn refill_if_dry(&mut self) {
-        if self.small.len() == 0 && self.run.is_empty() && !self.overflow.is_empty() {
-            self.refill();
+    /// the overflow) into the run; false if the overflow is empty too.
+    #[cold]
+    fn refill(&mut self) -> bool {
+        if self.overflow.is_empty() {
+            return false;
         }
-    }
-
-    fn refill(&mut self) {
         let chunk = (SMALL_MAX / 2).max(self.overflow.len() / 8);
         if self.overflow.len() <= chunk {
             self.threshold = u128::MAX;
@@ -111,6 +112,7 @@ impl TieredHeap {
             self.run.extend(self.overflow.drain(..chunk));
         }
         self.run.sort_unstable_by(|a, b| b.cmp(a));
+        true
     }
 }
 
