@@ -122,6 +122,7 @@ impl Graph {
         let pred = Csr::from_pairs(n, pairs.iter().map(|&(u, v)| (v, u)));
         let program_is_topological = pairs.iter().all(|&(u, v)| u < v);
         let has_parallel_edges = has_parallel_edges(&succ);
+        let latencies = latencies(&extras);
         let topo = kahn_topo(&succ, &pred).map_err(|cycle| GraphError::Cycle {
             cycle: cycle.iter().map(|&v| ids[v as usize]).collect(),
         })?;
@@ -141,6 +142,7 @@ impl Graph {
             topo,
             program_is_topological,
             has_parallel_edges,
+            latencies,
             id_index,
         };
         check_frees_reachable(&graph)?;
@@ -254,6 +256,16 @@ fn pair_buffers(
 ///
 /// # Complexity
 /// O(n + m).
+/// Each node's numeric `Latency` field (0 where absent); empty if no node
+/// has one.
+fn latencies(extras: &[Option<Box<Map<String, Value>>>]) -> Vec<f64> {
+    let latency = |e: &Option<Box<Map<String, Value>>>| e.as_ref()?.get("Latency")?.as_f64();
+    if extras.iter().all(|e| latency(e).is_none()) {
+        return Vec::new();
+    }
+    extras.iter().map(|e| latency(e).unwrap_or(0.0)).collect()
+}
+
 /// Whether some edge is written more than once.
 ///
 /// # Complexity

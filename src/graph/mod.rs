@@ -72,6 +72,8 @@ pub struct Graph {
     pub(crate) topo: Vec<NodeIdx>,
     pub(crate) program_is_topological: bool,
     pub(crate) has_parallel_edges: bool,
+    /// Numeric `Latency` fields (0 where absent); empty if there are none.
+    pub(crate) latencies: Vec<f64>,
     pub(crate) id_index: IdIndex,
 }
 
@@ -156,6 +158,11 @@ impl Graph {
     /// Fields other than Id, Op, Size and BufId, as written.
     pub fn extra(&self, v: NodeIdx) -> Option<&Map<String, Value>> {
         self.extras[v as usize].as_deref()
+    }
+    /// The node's numeric `Latency` field, 0 if it has none (read once, when
+    /// the graph is built).
+    pub fn latency(&self, v: NodeIdx) -> f64 {
+        self.latencies.get(v as usize).copied().unwrap_or(0.0)
     }
     /// A numeric extra field (e.g. `Latency`), if present.
     pub fn extra_f64(&self, v: NodeIdx, key: &str) -> Option<f64> {

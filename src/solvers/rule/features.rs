@@ -2,8 +2,9 @@
 //! words that compare like the rule says.
 //!
 //! Static features (`type`, `id`, `size`, degrees, `depth`, `height`,
-//! `latency`, `random`) are computed once per graph in [`Statics`], and only
-//! those the rule reads. State-dependent ones (`delta` and `rise` of a move,
+//! `latency`, `random`) never change during a run; the graph holds most of
+//! them, and [`Statics`] computes `depth` and `height` once per solve if the
+//! rule reads them. State-dependent ones (`delta` and `rise` of a move,
 //! `unlocks`, `frees_after`, `live_after`) are computed by the scheduler
 //! (list or moves) into a [`Dynamic`] when it (re)keys a node; the
 //! scheduler's module documents when that happens.
@@ -86,7 +87,6 @@ pub(super) struct Noise {
 pub(super) struct Statics {
     depth: Vec<u32>,
     height: Vec<u32>,
-    latency: Vec<f64>,
     random_seed: u64,
     noise: Option<Noise>,
 }
@@ -98,7 +98,7 @@ impl Statics {
     /// Precomputes the static tables `key` reads.
     ///
     /// # Complexity
-    /// O(n + m) for `depth` / `height`, O(n) for `latency`; nothing otherwise.
+    /// O(n + m) for `depth` / `height`; nothing otherwise.
     pub fn new(g: &Graph, key: &Key, seed: u64, noise: Option<Noise>) -> Self {
         Statics {
             depth: if key.uses(Feature::Depth) {
@@ -108,13 +108,6 @@ impl Statics {
             },
             height: if key.uses(Feature::Height) {
                 analysis::heights(g)
-            } else {
-                Vec::new()
-            },
-            latency: if key.uses(Feature::Latency) {
-                g.nodes()
-                    .map(|v| g.extra_f64(v, "Latency").unwrap_or(0.0))
-                    .collect()
             } else {
                 Vec::new()
             },
@@ -169,7 +162,7 @@ fn value(g: &Graph, adj: &Adj, s: &Statics, f: Feature, v: NodeIdx, d: &Dynamic)
         Feature::Height => s.height[i] as i64,
         Feature::Unlocks => d.unlocks,
         Feature::FreesAfter => d.frees_after,
-        Feature::Latency => return Val::F(s.latency[i]),
+        Feature::Latency => return Val::F(g.latency(v)),
         Feature::Random => return Val::F(Rng::derive(s.random_seed, v as u64).f64()),
     })
 }
