@@ -87,11 +87,15 @@ pub(super) fn schedule(
         key,
     };
     match Packed::layout(g, adj, &statics, key, Mode::Nodes) {
-        Some(packed) if !key.is_dynamic() => {
-            let keys = packed.pack_all(g, adj, &statics, key);
-            run_static(g, &keys, PackedQueue::new(packed, false), ctx)
+        Some(packed) => {
+            let keys = packed.static_keys(g, adj, &statics, key);
+            if key.is_dynamic() {
+                run(&rule, PackedQueue::new(packed, keys, true), ctx)
+            } else {
+                let queue = PackedQueue::new(packed, Vec::new(), false);
+                run_static(g, &keys, queue, ctx)
+            }
         }
-        Some(packed) => run(&rule, PackedQueue::new(packed, true), ctx),
         None => run(&rule, ArenaQueue::new(g.node_count(), key), ctx),
     }
 }

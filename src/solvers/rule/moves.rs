@@ -376,7 +376,10 @@ pub(super) fn schedule<'g>(
                 key,
             };
             let done = match Packed::layout(g, adj, &statics, key, Mode::Moves) {
-                Some(packed) => by_key(&mut s, &r, PackedQueue::new(packed, true), ctx),
+                Some(packed) => {
+                    let keys = packed.static_keys(g, adj, &statics, key);
+                    by_key(&mut s, &r, PackedQueue::new(packed, keys, true), ctx)
+                }
                 None => by_key(&mut s, &r, ArenaQueue::new(n, key), ctx),
             };
             if !done {

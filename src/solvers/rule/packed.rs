@@ -11,7 +11,9 @@
 //! mode a move's `delta` and `rise` range up to the sum of all positive
 //! deltas (everything a move could pull).
 
-use super::features::{enc_int, encode_term, encode_terms, int_value, Adj, Dynamic, Statics};
+#[cfg(test)]
+use super::features::encode_terms;
+use super::features::{enc_int, encode_term, int_value, Adj, Dynamic, Statics};
 use super::parse::{Feature, Key, Term};
 use crate::graph::{Graph, NodeIdx};
 
@@ -30,6 +32,9 @@ pub(super) enum Mode {
 pub(super) struct Packed {
     /// Per term, most significant first: the smallest word and the bit width.
     fields: Vec<(u64, u32)>,
+    /// The terms whose value depends on the state in this mode: index, and
+    /// the shift of the term's field in the key.
+    dynamic: Vec<(usize, u32)>,
     rank_bits: u32,
     /// Node -> rank of its id; `None` when ids are `0..n` in program order.
     rank: Option<Vec<u32>>,
@@ -40,6 +45,12 @@ pub(super) struct Packed {
 /// Bits needed to hold `0..=range`.
 fn bits(range: u128) -> u32 {
     128 - range.leading_zeros()
+}
+
+/// Whether feature `f` depends on the state (what has run) in `mode`.
+fn state_dependent(f: Feature, mode: Mode) -> bool {
+    f.is_dynamic()
+        || (mode == Mode::Moves && matches!(f, Feature::Delta | Feature::LiveAfter | Feature::Rise))
 }
 
 /// Node-mode features of `v` that do not depend on the state.
@@ -158,16 +169,25 @@ impl Packed {
             }
             rank
         });
+        let mut shift = rank_bits;
+        let mut dynamic = Vec::new();
+        for (t, term) in key.terms.iter().enumerate().rev() {
+            if term.features().any(|f| state_dependent(f, mode)) {
+                dynamic.push((t, shift));
+            }
+            shift += fields[t].1;
+        }
         Some(Packed {
             fields,
+            dynamic,
             rank_bits,
             rank,
             by_rank,
         })
     }
 
-    /// The packed key of `v` with feature values `d`.
-    #[inline]
+    /// The packed key of `v` with feature values `d`, from scratch.
+    #[cfg(test)]
     pub fn pack(
         &self,
         g: &Graph,
@@ -189,18 +209,27 @@ impl Packed {
         (k << self.rank_bits) | rank as u128
     }
 
-    /// The node-mode key of every node, for a rule that reads no dynamic
-    /// feature (a node's key then never changes). Built one term at a time:
-    /// each pass over the nodes reads one feature.
+    /// Whether some term depends on the state (then keys change as nodes
+    /// run and each key is completed by [`Packed::with_state`]).
+    pub fn has_dynamic_terms(&self) -> bool {
+        !self.dynamic.is_empty()
+    }
+
+    /// Every node's key with the state-dependent terms left at zero: the
+    /// whole key when there are none. Built one term at a time, so each
+    /// pass over the nodes reads one feature.
     ///
     /// # Complexity
     /// O(n · terms).
-    pub fn pack_all(&self, g: &Graph, adj: &Adj, s: &Statics, key: &Key) -> Vec<u128> {
-        debug_assert!(!key.is_dynamic(), "dynamic keys change as nodes run");
+    pub fn static_keys(&self, g: &Graph, adj: &Adj, s: &Statics, key: &Key) -> Vec<u128> {
         let mut keys = vec![0u128; g.node_count()];
         for (t, (term, &(base, width))) in key.terms.iter().zip(&self.fields).enumerate() {
             let shift =
                 |k: &mut u128, word: u64| *k = (*k << width) | word.wrapping_sub(base) as u128;
+            if self.dynamic.iter().any(|&(d, _)| d == t) {
+                keys.iter_mut().for_each(|k| *k <<= width);
+                continue;
+            }
             // One ascending feature without noise: read its column directly.
             let plain = match term {
                 Term::Int(sum) if !(t == 0 && s.noisy()) => match sum.as_slice() {
@@ -237,6 +266,33 @@ impl Packed {
             *k = (*k << self.rank_bits) | rank as u128;
         }
         keys
+    }
+
+    /// The key of `v` in the state `d` describes, from its static part
+    /// (`static_key`, from [`Packed::static_keys`]).
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    pub fn with_state(
+        &self,
+        static_key: u128,
+        g: &Graph,
+        adj: &Adj,
+        s: &Statics,
+        key: &Key,
+        v: NodeIdx,
+        d: &Dynamic,
+    ) -> u128 {
+        let mut k = static_key;
+        for &(t, shift) in &self.dynamic {
+            let word = encode_term(g, adj, s, t, &key.terms[t], v, d);
+            let field = word.wrapping_sub(self.fields[t].0) as u128;
+            debug_assert!(
+                bits(field) <= self.fields[t].1,
+                "term word outside its range"
+            );
+            k |= field << shift;
+        }
+        k
     }
 
     /// The node whose packed key is `k`.
@@ -309,9 +365,16 @@ mod tests {
                     })
                     .collect();
                 by_words.sort();
+                let statics = packed.static_keys(g, &adj, &s, &key);
                 let mut by_packed: Vec<u128> = g
                     .nodes()
-                    .map(|v| packed.pack(g, &adj, &s, &key, v, &d(v)))
+                    .map(|v| {
+                        let k = packed.pack(g, &adj, &s, &key, v, &d(v));
+                        let base = statics[v as usize];
+                        let split = packed.with_state(base, g, &adj, &s, &key, v, &d(v));
+                        assert_eq!(split, k, "{rule}: static part + state = whole key");
+                        k
+                    })
                     .collect();
                 by_packed.sort_unstable();
                 let a: Vec<NodeIdx> = by_words.iter().map(|&(_, v)| v).collect();
@@ -358,9 +421,16 @@ mod tests {
                 })
                 .collect();
             by_words.sort();
+            let statics = packed.static_keys(&g, &adj, &s, &key);
             let mut by_packed: Vec<u128> = g
                 .nodes()
-                .map(|v| packed.pack(&g, &adj, &s, &key, v, &d(v)))
+                .map(|v| {
+                    let k = packed.pack(&g, &adj, &s, &key, v, &d(v));
+                    let base = statics[v as usize];
+                    let split = packed.with_state(base, &g, &adj, &s, &key, v, &d(v));
+                    assert_eq!(split, k, "{rule}: static part + state = whole key");
+                    k
+                })
                 .collect();
             by_packed.sort_unstable();
             let a: Vec<NodeIdx> = by_words.iter().map(|&(_, v)| v).collect();

@@ -32,11 +32,14 @@ pub(super) trait KeyQueue {
 }
 
 /// Packed keys: the nodes pushed before the first pop are sorted once, later
-/// ones go to a [`TieredHeap`]; a pop takes the smaller head. When nodes may
-/// be re-keyed, `current[v]` is the key of `v`'s live entry (`u128::MAX`, which
-/// no key takes, once it is popped).
+/// ones go to a [`TieredHeap`]; a pop takes the smaller head. A key is the
+/// node's static part (computed once per node) with the state-dependent
+/// terms filled in when it is pushed. When nodes may be re-keyed,
+/// `current[v]` is the key of `v`'s live entry (`u128::MAX`, which no key
+/// takes, once it is popped).
 pub(super) struct PackedQueue {
     packed: Packed,
+    static_keys: Vec<u128>,
     initial: Vec<u128>,
     next_initial: usize,
     started: bool,
@@ -45,11 +48,13 @@ pub(super) struct PackedQueue {
 }
 
 impl PackedQueue {
-    /// A queue of keys packed by `packed`; `rekeyed`: whether a node may be
-    /// pushed again with a new key.
-    pub fn new(packed: Packed, rekeyed: bool) -> Self {
+    /// A queue of keys packed by `packed`, whose static parts are
+    /// `static_keys` ([`Packed::static_keys`]); `rekeyed`: whether a node
+    /// may be pushed again with a new key.
+    pub fn new(packed: Packed, static_keys: Vec<u128>, rekeyed: bool) -> Self {
         PackedQueue {
             packed,
+            static_keys,
             initial: Vec::new(),
             next_initial: 0,
             started: false,
@@ -74,7 +79,13 @@ impl PackedQueue {
 impl KeyQueue for PackedQueue {
     #[inline]
     fn push(&mut self, r: &KeyCtx, v: NodeIdx, d: &Dynamic) {
-        let k = self.packed.pack(r.g, r.adj, r.statics, r.key, v, d);
+        let base = self.static_keys[v as usize];
+        let k = if self.packed.has_dynamic_terms() {
+            self.packed
+                .with_state(base, r.g, r.adj, r.statics, r.key, v, d)
+        } else {
+            base
+        };
         if let Some(current) = &mut self.current {
             if current.is_empty() {
                 current.resize(r.g.node_count(), u128::MAX);
