@@ -17,7 +17,10 @@
 //!
 //! Ready nodes wait in a [`KeyQueue`]: packed `u128` keys when the rule's
 //! terms fit, with the nodes ready at the start sorted once instead of
-//! heaped; otherwise the word arena (see [`super::queue`]).
+//! heaped; otherwise the word arena (see [`super::queue`]). Packed keys are
+//! computed before the run for every node, whole when the rule reads no
+//! dynamic feature (the loop is then Kahn's with a priority queue), else
+//! without their dynamic terms, which each push fills in.
 
 use super::features::{Adj, Dynamic, Noise, Statics};
 use super::packed::{Mode, Packed};
@@ -89,30 +92,23 @@ pub(super) fn schedule(
     match Packed::layout(g, adj, &statics, key, Mode::Nodes) {
         Some(packed) => {
             let keys = packed.static_keys(g, adj, &statics, key);
-            if key.is_dynamic() {
-                run(&rule, PackedQueue::new(packed, keys, true), ctx)
-            } else {
-                let queue = PackedQueue::new(packed, Vec::new(), false);
-                run_static(g, &keys, queue, ctx)
+            match key.is_dynamic() {
+                true => run(&rule, PackedQueue::new(packed, keys, true), ctx),
+                false => run_static(g, PackedQueue::new(packed, keys, false), ctx),
             }
         }
         None => run(&rule, ArenaQueue::new(g.node_count(), key), ctx),
     }
 }
 
-/// The list scheduler for a key that never changes: every node's packed key
-/// is computed up front (`keys`), and the loop is Kahn's with a priority
-/// queue in place of the FIFO.
-fn run_static(
-    g: &Graph,
-    keys: &[u128],
-    mut queue: PackedQueue,
-    ctx: &SolveContext,
-) -> Option<Vec<NodeIdx>> {
+/// The list scheduler for a key that never changes (every node's packed key
+/// is in `queue` from the start): Kahn's loop with a priority queue in place
+/// of the FIFO.
+fn run_static(g: &Graph, mut queue: PackedQueue, ctx: &SolveContext) -> Option<Vec<NodeIdx>> {
     let mut pending: Vec<u32> = g.nodes().map(|v| g.preds(v).len() as u32).collect();
     for v in g.nodes() {
         if pending[v as usize] == 0 {
-            queue.push_key(keys[v as usize]);
+            queue.push_static(v);
         }
     }
     let mut order = Vec::with_capacity(g.node_count());
@@ -125,7 +121,7 @@ fn run_static(
         for &w in g.succs(u) {
             pending[w as usize] -= 1;
             if pending[w as usize] == 0 {
-                queue.push_key(keys[w as usize]);
+                queue.push_static(w);
             }
         }
     }

@@ -62,12 +62,17 @@ impl PackedQueue {
             current: rekeyed.then(Vec::new),
         }
     }
-}
 
-impl PackedQueue {
-    /// Adds an already packed key (of a queue that never re-keys).
+    /// Adds node `v` of a rule with no state-dependent term: its key is its
+    /// static key. Such a queue is built with `rekeyed == false`.
     #[inline]
-    pub fn push_key(&mut self, k: u128) {
+    pub fn push_static(&mut self, v: NodeIdx) {
+        debug_assert!(!self.packed.has_dynamic_terms() && self.current.is_none());
+        self.push_key(self.static_keys[v as usize]);
+    }
+
+    #[inline]
+    fn push_key(&mut self, k: u128) {
         if self.started {
             self.heap.push(k);
         } else {
