@@ -19,6 +19,8 @@ mod reduce;
 mod sim;
 mod windows;
 
+use std::time::Duration;
+
 use super::{Abilities, Outcome, ProgramOrder, Scheduler, SeedGreedy, SolveContext};
 use crate::graph::Graph;
 use crate::schedule;
@@ -105,16 +107,21 @@ impl Scheduler for Ilp {
             .iter()
             .fold(0u64, |a, &d| gcd(a, d.unsigned_abs()))
             .max(1) as i64;
-        let spec = model::Spec {
-            red: &red,
-            win: &win,
-            unit,
-            lb: (lb as i64 + unit - 1) / unit,
-            start: &start,
-            ctx,
+        let lb_units = (lb as i64 + unit - 1) / unit;
+        let round = |start: &sim::Outcome, tight: bool| {
+            let spec = model::Spec {
+                red: &red,
+                win: &win,
+                unit,
+                lb: lb_units,
+                start,
+                ctx,
+                tight,
+            };
+            model::solve(&spec).map(|answer| Round::settle(answer, start, &red, unit))
         };
-        let answer = match model::solve(&spec) {
-            Ok(a) => a,
+        let mut r = match round(&start, false) {
+            Ok(r) => r,
             Err(e) => {
                 return counted(
                     Outcome::feasible(start.order)
@@ -123,24 +130,29 @@ impl Scheduler for Ilp {
                 )
             }
         };
-        let decoded = answer
-            .steps
-            .as_ref()
-            .map(|at| sim::run_by_key(&red, |_, c| (at[c] as i64, 0)));
-        let best = match decoded {
-            Some(d) if d.peak < start.peak => d,
-            _ => start,
-        };
-        // HiGHS's bound in bytes, rounded up to a whole unit (P is integral)
-        // after allowing for its tolerances (absolute 1e-6, relative 1e-9).
-        let highs_lb = answer.dual_bound.map(|b| {
-            let units = (b - 1e-6 - 1e-9 * b.abs()).ceil().max(0.0) as u64;
-            (units * unit as u64).min(best.peak)
-        });
-        let proven = lb.max(highs_lb.unwrap_or(0));
+        // `Optimal` below the peak of the order its solution decodes to:
+        // HiGHS accepted a memory row violated within its feasibility
+        // tolerance (the rows sum sizes in the millions). Solve again from
+        // that order with tight tolerances, if time is left; keep the first
+        // answer if that fails, and the better bound of the two.
+        let first_lb = r.highs_lb;
+        let short = r.answer.status == "Optimal" && r.highs_lb < Some(r.best.peak);
+        let mut tight = "";
+        if short && ctx.remaining() != Some(Duration::ZERO) {
+            if let Ok(again) = round(&r.best, true) {
+                r = again;
+                tight = " after a re-solve with tight tolerances";
+            }
+        }
+        let Round {
+            answer,
+            best,
+            highs_lb,
+        } = r;
+        let proven = lb.max(highs_lb.max(first_lb).unwrap_or(0));
         let closed_by_highs = answer.status == "Optimal" && highs_lb == Some(best.peak);
         let note = format!(
-            "HiGHS: {} (objective {}, bound {:?}); {steps} steps from {n} nodes",
+            "HiGHS: {}{tight} (objective {}, bound {:?}); {steps} steps from {n} nodes",
             answer.status,
             answer.objective * unit as f64,
             answer.dual_bound.map(|b| b * unit as f64)
@@ -158,6 +170,44 @@ impl Scheduler for Ilp {
                 .with_counter("mip_nodes", answer.mip_nodes.unwrap_or(0).max(0) as u64)
                 .with_note(note),
         )
+    }
+}
+
+/// One HiGHS solve, settled: its answer, the better of its decoded order and
+/// the start, and its bound in bytes.
+struct Round {
+    answer: model::Answer,
+    best: sim::Outcome,
+    /// HiGHS's dual bound in bytes, at most `best.peak`.
+    highs_lb: Option<u64>,
+}
+
+impl Round {
+    fn settle(
+        answer: model::Answer,
+        start: &sim::Outcome,
+        red: &reduce::Reduced,
+        unit: i64,
+    ) -> Round {
+        let decoded = answer
+            .steps
+            .as_ref()
+            .map(|at| sim::run_by_key(red, |_, c| (at[c] as i64, 0)));
+        let best = match decoded {
+            Some(d) if d.peak < start.peak => d,
+            _ => start.clone(),
+        };
+        // HiGHS's bound in bytes, rounded up to a whole unit (P is integral)
+        // after allowing for its tolerances (absolute 1e-6, relative 1e-9).
+        let highs_lb = answer.dual_bound.map(|b| {
+            let units = (b - 1e-6 - 1e-9 * b.abs()).ceil().max(0.0) as u64;
+            (units * unit as u64).min(best.peak)
+        });
+        Round {
+            answer,
+            best,
+            highs_lb,
+        }
     }
 }
 
