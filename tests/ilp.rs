@@ -181,6 +181,20 @@ fn a_row_violated_within_tolerance_is_solved_again_tightly() {
     assert_eq!(r.peak, exact.peak);
 }
 
+/// On this 45-node graph HiGHS, given the MIP start, says `Optimal` at
+/// 4,282,162 but hands back the start (4,303,136) as its solution; the
+/// re-solve without a start returns the optimum's order.
+#[test]
+fn a_returned_start_is_solved_again_without_it() {
+    let spec = GenSpec::parse("random-layered:layers=8,width=3").unwrap();
+    let g = generate(&spec, 12).unwrap();
+    let exact = solvers::run(solvers::build("exact").unwrap().as_ref(), &g, &ctx(60));
+    assert_eq!(exact.peak, Some(4_282_162));
+    let r = solvers::run(&Ilp::default(), &g, &ctx(60));
+    assert_eq!(r.status, Status::Optimal, "{r:?}");
+    assert_eq!(r.peak, exact.peak);
+}
+
 #[test]
 fn empty_graph_is_optimal_at_zero() {
     let g = GraphBuilder::new().build().unwrap();

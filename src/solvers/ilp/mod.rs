@@ -108,7 +108,7 @@ impl Scheduler for Ilp {
             .fold(0u64, |a, &d| gcd(a, d.unsigned_abs()))
             .max(1) as i64;
         let lb_units = (lb as i64 + unit - 1) / unit;
-        let round = |start: &sim::Outcome, tight: bool| {
+        let round = |start: &sim::Outcome, tight: bool, warm: bool| {
             let spec = model::Spec {
                 red: &red,
                 win: &win,
@@ -117,10 +117,11 @@ impl Scheduler for Ilp {
                 start,
                 ctx,
                 tight,
+                warm,
             };
             model::solve(&spec).map(|answer| Round::settle(answer, start, &red, unit))
         };
-        let mut r = match round(&start, false) {
+        let mut r = match round(&start, false, true) {
             Ok(r) => r,
             Err(e) => {
                 return counted(
@@ -131,17 +132,23 @@ impl Scheduler for Ilp {
             }
         };
         // `Optimal` below the peak of the order its solution decodes to:
-        // HiGHS accepted a memory row violated within its feasibility
-        // tolerance (the rows sum sizes in the millions). Solve again from
-        // that order with tight tolerances, if time is left; keep the first
-        // answer if that fails, and the better bound of the two.
+        // either HiGHS handed back its MIP start instead of its incumbent
+        // (`stale`: solve again without a start), or it accepted a memory
+        // row violated within its feasibility tolerance (the rows sum sizes
+        // in the millions: solve again from the decoded order with tight
+        // tolerances). Only while time is left; the first answer stands if
+        // the second fails, and the better bound of the two counts.
         let first_lb = r.highs_lb;
         let short = r.answer.status == "Optimal" && r.highs_lb < Some(r.best.peak);
-        let mut tight = "";
+        let mut again_note = "";
         if short && ctx.remaining() != Some(Duration::ZERO) {
-            if let Ok(again) = round(&r.best, true) {
+            let stale = r.answer.stale;
+            if let Ok(again) = round(&r.best, !stale, !stale) {
                 r = again;
-                tight = " after a re-solve with tight tolerances";
+                again_note = match stale {
+                    true => " after a re-solve without a start (HiGHS returned its start)",
+                    false => " after a re-solve with tight tolerances",
+                };
             }
         }
         let Round {
@@ -152,7 +159,7 @@ impl Scheduler for Ilp {
         let proven = lb.max(highs_lb.max(first_lb).unwrap_or(0));
         let closed_by_highs = answer.status == "Optimal" && highs_lb == Some(best.peak);
         let note = format!(
-            "HiGHS: {}{tight} (objective {}, bound {:?}); {steps} steps from {n} nodes",
+            "HiGHS: {}{again_note} (objective {}, bound {:?}); {steps} steps from {n} nodes",
             answer.status,
             answer.objective * unit as f64,
             answer.dual_bound.map(|b| b * unit as f64)

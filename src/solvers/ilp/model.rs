@@ -14,7 +14,8 @@
 //!   the memory after step t-1 and its closure, plus the rise of the main
 //!   cluster run at step t to its own peak;
 //! - `LB <= P <= UB`, the bound from [`super::bounds`] and the starting
-//!   schedule's peak (also passed to HiGHS as the MIP start).
+//!   schedule's peak (also passed to HiGHS as the MIP start, unless `warm`
+//!   is off).
 //!
 //! good_lp's `HighsProblem::solve` drops the solved model and with it
 //! HiGHS's dual bound, so this module takes the `highs::Model` out with
@@ -42,6 +43,8 @@ pub(crate) struct Spec<'a> {
     /// Feasibility tolerances of 1e-9 instead of HiGHS's 1e-6 / 1e-7: slower,
     /// for the re-solve when a memory row was accepted slightly violated.
     pub tight: bool,
+    /// Pass the start to HiGHS as its MIP start (its peak bounds P either way).
+    pub warm: bool,
 }
 
 /// What HiGHS said.
@@ -52,6 +55,10 @@ pub(crate) struct Answer {
     /// For each cluster, the step at which the solution runs it (main
     /// clusters; 0 for the others), if HiGHS has a solution.
     pub steps: Option<Vec<usize>>,
+    /// The solution HiGHS returned has a worse objective than the one it
+    /// reports: it handed back the MIP start, not its incumbent (seen on
+    /// small models with a start, status `Optimal`).
+    pub stale: bool,
     /// HiGHS's objective and dual bound, in units.
     pub objective: f64,
     pub dual_bound: Option<f64>,
@@ -239,9 +246,11 @@ pub(crate) fn solve(spec: &Spec) -> Result<Answer, String> {
     if let Some(left) = spec.ctx.remaining() {
         option!("time_limit", left.as_secs_f64());
     }
-    model
-        .try_set_solution(Some(&init), None, None, None)
-        .map_err(|e| format!("HiGHS rejected the start: {e:?}"))?;
+    if spec.warm {
+        model
+            .try_set_solution(Some(&init), None, None, None)
+            .map_err(|e| format!("HiGHS rejected the start: {e:?}"))?;
+    }
     let solved = model
         .try_solve()
         .map_err(|e| format!("HiGHS failed: {e:?}"))?;
@@ -256,8 +265,13 @@ pub(crate) fn solve(spec: &Spec) -> Result<Answer, String> {
         .filter(|b| b.is_finite());
     let mip_nodes = solved.int_info_value(c"mip_node_count").ok();
     let objective = solved.objective_value();
-    let steps_of = has_solution.then(|| {
-        let sol = solved.get_solution();
+    let sol = has_solution.then(|| solved.get_solution());
+    // P is the last column; its value is the solution's objective.
+    let stale = sol
+        .as_ref()
+        .and_then(|sol| sol.columns().last().copied())
+        .is_some_and(|p| p > objective + 0.5);
+    let steps_of = sol.map(|sol| {
         let cols = sol.columns();
         let mut at = vec![0usize; k];
         let mut next = 0usize;
@@ -274,6 +288,7 @@ pub(crate) fn solve(spec: &Spec) -> Result<Answer, String> {
     Ok(Answer {
         status,
         steps: steps_of,
+        stale,
         objective,
         dual_bound,
         mip_nodes,
