@@ -341,3 +341,22 @@ fn solvers_command_lists_the_new_solvers() {
     }
     let _: &dyn Scheduler = &Anneal::default();
 }
+
+/// A buffer of `i64::MAX` bytes that its own op writes and no one reads:
+/// the op both defines and uses it, so Inductor's size-with-reads counts it
+/// twice. Every scheduler must still answer (no overflow panic in tests'
+/// debug builds, no wrapped key in release).
+#[test]
+fn a_buffer_of_i64_max_bytes_is_scheduled() {
+    let mut b = GraphBuilder::new();
+    let a = b.alloc(i64::MAX as u64, 0);
+    let op = b.op("op");
+    let f = b.free(0);
+    b.edge(a, op);
+    b.edge(op, f);
+    let g = b.build().unwrap();
+    for name in NEW {
+        let r = solve(name, &g);
+        assert_eq!(r.peak, Some(i64::MAX as u64), "{name}: {r:?}");
+    }
+}

@@ -177,13 +177,14 @@ impl OpScheduler for InductorDfs {
         let m = view.op_count();
         let size_with_reads: Vec<i64> = (0..m as u32)
             .map(|op| {
-                view.defined[op as usize]
-                    + view
-                        .uses()
-                        .neighbors(op)
-                        .iter()
-                        .map(|&b| view.buffer_size(b))
-                        .sum::<i64>()
+                // Saturating: an op that owns and uses the same buffer counts
+                // it twice, which may pass i64::MAX on valid graphs.
+                view.uses()
+                    .neighbors(op)
+                    .iter()
+                    .fold(view.defined[op as usize], |acc, &b| {
+                        acc.saturating_add(view.buffer_size(b))
+                    })
             })
             .collect();
         let by_key =

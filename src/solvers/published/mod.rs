@@ -287,7 +287,7 @@ impl OpView {
         }
     }
 
-    /// Operands of each op (deduplicated, in edge-discovery order); built on
+    /// Operands of each op (deduplicated, in program order); built on
     /// first use.
     pub fn operands(&self) -> &Csr {
         self.operands

@@ -202,7 +202,8 @@ fn roots(view: &OpView) -> impl Iterator<Item = u32> + '_ {
 }
 
 /// XLA's `MakeInstructionPostOrder` over ops: from each user-less op in
-/// program order, a DFS that visits operands in edge order.
+/// program order, a DFS that visits operands in program order (XLA: operand
+/// order, the same on lowered graphs, whose producers come first).
 fn instruction_post_order(view: &OpView) -> Vec<u32> {
     post_order(view.op_count(), roots(view), view.operands())
 }
@@ -210,8 +211,8 @@ fn instruction_post_order(view: &OpView) -> Vec<u32> {
 /// XLA's `PostOrderMemoryScheduler`: the computation's DFS post-order, no
 /// memory heuristic at all.
 ///
-/// Operands are visited in the order their edges were written, from each
-/// user-less op in program order.
+/// Operands are visited in program order (XLA: operand order; the same on
+/// lowered graphs), from each user-less op in program order.
 ///
 /// Wrong on `A -> a[10]; B -> b[10]; C(b) -> c[1]; D(a, c)`: it visits D's
 /// operands in order, so `A, B, C, D` holds a while b is computed: peak 21;

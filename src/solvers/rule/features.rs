@@ -303,9 +303,10 @@ pub(super) fn noise_scale(g: &Graph, adj: &Adj, key: &Key, seed: u64) -> f64 {
         terms: vec![first.clone()],
         text: String::new(),
     };
-    let pending: Vec<usize> = match dynamic {
-        true => g.nodes().map(|v| adj.preds(v).len()).collect(),
-        false => Vec::new(),
+    let pending: Vec<usize> = if dynamic {
+        g.nodes().map(|v| adj.preds(v).len()).collect()
+    } else {
+        Vec::new()
     };
     let mut total = 0.0;
     for v in g.nodes() {

@@ -24,9 +24,10 @@
 //! predecessors; `blockers[x]`, the unrun predecessors that have delta <= 0
 //! or are themselves blocked. A move for `v` exists iff `delta(v) <= 0` and
 //! `blockers[v] == 0`. Keys are exact when popped (a lazy queue, see
-//! [`super::queue`]; packed keys when the rule fits): a move is re-keyed when one of its pulled ALLOCs is run by
-//! another move (its net delta drops), and, if the rule is dynamic, when a
-//! successor of `v` loses an unrun predecessor.
+//! [`super::queue`]; packed keys when the rule fits): a move is re-keyed
+//! when one of its pulled ALLOCs is run by another move (its net delta
+//! drops), and, if the rule is dynamic, when a successor of `v` loses an
+//! unrun predecessor.
 //!
 //! A greedy over moves is still greedy: the net delta hides the transient
 //! rise. Five nodes (found by comparing with `brute` on random graphs):

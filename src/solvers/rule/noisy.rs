@@ -9,7 +9,7 @@
 //! ordered nearly at random, and a FREE of a large buffer still comes before
 //! an ALLOC of one.
 //!
-//! Restarts: run `i` (0-based) uses the seed `Rng::derive(ctx.seed, i)` for
+//! Restarts: run `i` (0-based) uses the seed [`restart_seed`]`(ctx.seed, i)` for
 //! its noise (and the `random` feature). The runs are spread over rayon's
 //! threads; the result is the lowest checked peak, ties to the smallest
 //! restart index, so it does not depend on the thread count.

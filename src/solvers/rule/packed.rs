@@ -1,6 +1,6 @@
 //! Keys packed into one `u128`, for rules whose terms have known ranges.
 //!
-//! A key's words (see [`encode_terms`]) compare like its terms. When every
+//! A key's words (see [`super::features::encode_terms`]) compare like its terms. When every
 //! term's word lies in a known range `base..base + 2^width`, the key is the
 //! concatenation of `word - base` over the terms, most significant first,
 //! followed by the rank of the node's id. Integer comparison of packed keys
