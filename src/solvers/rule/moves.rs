@@ -418,8 +418,17 @@ impl KeptClosures {
         }
     }
 
-    /// Records `closure` as the closure of the move for `v`.
+    /// Records `closure` as the closure of the move for `v`, in the place of
+    /// its last one when it fits there (closures only shrink, so `nodes`
+    /// holds at most `KEEP_MAX` ids per move).
     fn keep(&mut self, v: NodeIdx, closure: &[NodeIdx]) {
+        let (old, old_len) = self.at[v as usize];
+        if old_len != u32::MAX && closure.len() <= old_len as usize {
+            let start = old as usize;
+            self.nodes[start..start + closure.len()].copy_from_slice(closure);
+            self.at[v as usize] = (old, closure.len() as u32);
+            return;
+        }
         let start = self.nodes.len();
         self.at[v as usize] = match u32::try_from(start + closure.len()) {
             Ok(_) if closure.len() <= KEEP_MAX => {
