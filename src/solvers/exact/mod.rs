@@ -22,12 +22,14 @@
 
 mod beam;
 mod bounds;
+mod chain_merge;
 mod cuts;
 mod descent;
 mod greedy;
 mod moves;
 mod pieces;
 mod search;
+mod segments;
 mod split;
 pub(crate) mod state;
 mod symmetry;
