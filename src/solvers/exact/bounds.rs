@@ -175,6 +175,9 @@ impl Bounds {
     /// nodes not yet run, their chains and the chains' hills; `scratch` is
     /// scratch space. Returns at least
     /// `floor` (pass a bound already known, to skip nodes that cannot beat it).
+    /// Stops as soon as the bound reaches `cap` (the search's upper bound:
+    /// such a state is dropped whatever its exact bound; `i64::MAX` for the
+    /// full bound).
     ///
     /// # Complexity
     /// O(n * (live buffers + chain buffers not in `set`)) bit tests.
@@ -185,6 +188,7 @@ impl Bounds {
         set: &[u64],
         scratch: &mut LiveScratch,
         floor: i64,
+        cap: i64,
     ) -> i64 {
         let LiveScratch {
             live,
@@ -193,6 +197,9 @@ impl Bounds {
             hills,
             merge,
         } = scratch;
+        if floor >= cap {
+            return floor;
+        }
         self.starts(set, starts);
         live.clear();
         live.extend(
@@ -201,6 +208,9 @@ impl Bounds {
                 .filter(|b| has(set, b.alloc) && b.free.is_none_or(|f| !has(set, f))),
         );
         let floor = floor.max(self.hills(reach, set, starts, hills));
+        if floor >= cap {
+            return floor;
+        }
         self.fronts(set, starts, fronts);
         if fronts.len() > MAX_FRONTS {
             fronts.clear(); // the chain term is skipped (always safe)
@@ -225,6 +235,9 @@ impl Bounds {
                 sum += self.chain_hold(anc, v, &self.chains[chain][front..], &freed_after);
             }
             best = best.max(sum);
+            if best >= cap {
+                return best;
+            }
         }
         // Last: it is skipped when it cannot beat the rest.
         best.max(self.merged(reach, starts, live, best, merge))
