@@ -224,6 +224,34 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(600))]
+
+    /// The merge bound (chains merged by Liu's rule) on branches of
+    /// different lengths, some reading across branches, some ends never
+    /// freed: every state of a random order, against memoised brute force.
+    #[test]
+    fn state_bound_holds_on_uneven_branches(seed in any::<u64>()) {
+        let mut rng = Rng::new(seed);
+        let enc = if rng.chance(0.75) { AllocEncoding::Anchored } else { AllocEncoding::Floating };
+        let depths: Vec<usize> = match rng.below(4) {
+            0 => vec![3, 3],
+            1 => vec![2, 2, 2],
+            2 => vec![1, 2, 3],
+            _ => vec![4, 1],
+        };
+        let cross = if rng.chance(0.5) { 0.0 } else { 0.4 };
+        let g = common::random_branches(&mut rng, &depths, cross, enc);
+        prop_assume!(g.node_count() <= 24);
+        let o = random_order(&g, &mut rng, &[]);
+        for k in 0..g.node_count() {
+            let b = state_lower_bound(&g, &o[..k]).unwrap();
+            let best = best_completion_memo(&g, &o[..k]);
+            prop_assert!(b as i64 <= best.max(0), "bound {} > best completion {} after {:?}", b, best, &o[..k]);
+        }
+    }
+}
+
 #[test]
 fn state_bound_rejects_a_set_that_is_not_a_downset() {
     let g = common::graph(3, 0); // a tensor program: node 1 has a predecessor

@@ -319,3 +319,32 @@ pub fn chain_off_dag(rng: &mut Rng, m: usize, len: usize) -> Graph {
     b.build()
         .expect("forward edges make a DAG, each FREE follows its ALLOC")
 }
+
+/// A source op and branches of the given depths with random output sizes
+/// (1-16 bytes), joined by one op: like [`random_fork_join`], but branches
+/// of different lengths, an op now and then also reading an output of
+/// another branch (`cross` is the chance), and a branch end now and then
+/// left unread (a graph output, never freed).
+pub fn random_branches(rng: &mut Rng, depths: &[usize], cross: f64, enc: AllocEncoding) -> Graph {
+    let mut p = TensorProgram::new();
+    let src = p.op1("src", &[], rng.range(1, 17));
+    let mut made: Vec<TensorRef> = Vec::new();
+    let mut ends = Vec::new();
+    for (i, &depth) in depths.iter().enumerate() {
+        let mut t = src;
+        let earlier = made.len();
+        for d in 0..depth {
+            let mut inputs = vec![t];
+            if earlier > 0 && rng.chance(cross) {
+                inputs.push(made[rng.below(earlier as u64) as usize]);
+            }
+            t = p.op1(format!("b{i}.{d}"), &inputs, rng.range(1, 17));
+            made.push(t);
+        }
+        if rng.chance(0.85) {
+            ends.push(t);
+        }
+    }
+    p.op1("join", &ends, rng.range(1, 17));
+    p.to_graph(enc).unwrap()
+}

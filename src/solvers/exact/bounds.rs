@@ -63,8 +63,13 @@
 //! until a join, this is the bound of running the branches one after
 //! another in the best order, plus what finished branches hold.
 //!
+//! The **merge bound** (`chain_merge.rs`) sees every hill of every chain
+//! and merges them by Liu's rule; it joins the hill bound in
+//! [`Bounds::state`].
+//!
 //! All are tested against brute force in `tests/facts_f3_f4.rs`.
 
+use super::chain_merge::{MergeData, MergeScratch};
 use super::moves::Reach;
 use super::state::has;
 use crate::graph::{Graph, NodeIdx};
@@ -72,9 +77,9 @@ use crate::graph::{Graph, NodeIdx};
 /// One buffer: its ALLOC, its FREE (if any) and its size.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Buffer {
-    alloc: NodeIdx,
-    free: Option<NodeIdx>,
-    size: i64,
+    pub(super) alloc: NodeIdx,
+    pub(super) free: Option<NodeIdx>,
+    pub(super) size: i64,
 }
 
 /// Per-node F4 bounds and the data for per-state bounds.
@@ -89,6 +94,8 @@ pub(crate) struct Bounds {
     final_memory: i64,
     /// Chains of buffers (indices into `buffers`), each at least two long.
     chains: Vec<Vec<u32>>,
+    /// What the merge bound precomputes per chain.
+    merge: MergeData,
 }
 
 impl Bounds {
@@ -125,6 +132,7 @@ impl Bounds {
         let last_neg = neg.iter().copied().filter(|&f| !below(f)).collect();
         let tail = g.nodes().filter(|&x| g.delta(x) > 0 && !below(x)).collect();
         let chains = chains(g, reach, &buffers);
+        let merge = MergeData::new(reach, &buffers, &chains);
         Bounds {
             buffers,
             node,
@@ -133,7 +141,23 @@ impl Bounds {
             tail,
             final_memory: g.final_memory(),
             chains,
+            merge,
         }
+    }
+
+    /// The chains of buffers (indices for [`Bounds::buffer`]).
+    pub(super) fn chains(&self) -> &[Vec<u32>] {
+        &self.chains
+    }
+
+    /// What the merge bound precomputes per chain.
+    pub(super) fn merge_data(&self) -> &MergeData {
+        &self.merge
+    }
+
+    /// Buffer `i`.
+    pub(super) fn buffer(&self, i: u32) -> &Buffer {
+        &self.buffers[i as usize]
     }
 
     /// The F4 bound of node `v`.
@@ -151,6 +175,9 @@ impl Bounds {
     /// nodes not yet run, their chains and the chains' hills; `scratch` is
     /// scratch space. Returns at least
     /// `floor` (pass a bound already known, to skip nodes that cannot beat it).
+    /// Stops as soon as the bound reaches `cap` (the search's upper bound:
+    /// such a state is dropped whatever its exact bound; `i64::MAX` for the
+    /// full bound).
     ///
     /// # Complexity
     /// O(n * (live buffers + chain buffers not in `set`)) bit tests.
@@ -161,21 +188,29 @@ impl Bounds {
         set: &[u64],
         scratch: &mut LiveScratch,
         floor: i64,
+        cap: i64,
     ) -> i64 {
         let LiveScratch {
             live,
             starts,
             fronts,
             hills,
+            merge,
         } = scratch;
+        if floor >= cap {
+            return floor;
+        }
         self.starts(set, starts);
-        let floor = floor.max(self.hills(reach, set, starts, hills));
         live.clear();
         live.extend(
             self.buffers
                 .iter()
                 .filter(|b| has(set, b.alloc) && b.free.is_none_or(|f| !has(set, f))),
         );
+        let floor = floor.max(self.hills(reach, set, starts, hills));
+        if floor >= cap {
+            return floor;
+        }
         self.fronts(set, starts, fronts);
         if fronts.len() > MAX_FRONTS {
             fronts.clear(); // the chain term is skipped (always safe)
@@ -200,8 +235,12 @@ impl Bounds {
                 sum += self.chain_hold(anc, v, &self.chains[chain][front..], &freed_after);
             }
             best = best.max(sum);
+            if best >= cap {
+                return best;
+            }
         }
-        best
+        // Last: it is skipped when it cannot beat the rest.
+        best.max(self.merged(reach, starts, live, best, merge))
     }
 
     /// Per chain, the position of its last buffer whose ALLOC is in `set`
@@ -268,7 +307,7 @@ const MAX_FRONTS: usize = 32;
 
 /// The hill bound is skipped (it is always safe to) when more chains than
 /// this have hills: its pairwise condition costs chains^2 per state.
-const MAX_HILLS: usize = 64;
+pub(super) const MAX_HILLS: usize = 64;
 
 /// Disjoint chains of buffers (see the module docs): each buffer, in the
 /// order of its ALLOC, takes as successor the largest buffer not yet taken
@@ -492,6 +531,7 @@ pub(crate) struct LiveScratch {
     starts: Vec<Option<usize>>,
     fronts: Vec<(usize, usize)>,
     hills: Vec<Hill>,
+    merge: MergeScratch,
 }
 
 #[cfg(test)]

@@ -22,12 +22,14 @@
 
 mod beam;
 mod bounds;
+mod chain_merge;
 mod cuts;
 mod descent;
 mod greedy;
 mod moves;
 mod pieces;
 mod search;
+mod segments;
 mod split;
 pub(crate) mod state;
 mod symmetry;
@@ -336,7 +338,7 @@ pub fn state_lower_bound(g: &Graph, executed: &[NodeIdx]) -> Option<u64> {
     let reach = Reach::new(g);
     let bounds = Bounds::new(g, &reach);
     let mut live = bounds::LiveScratch::default();
-    let b = bounds.state(g, &reach, &set, &mut live, 0);
+    let b = bounds.state(g, &reach, &set, &mut live, 0, i64::MAX);
     Some(b as u64)
 }
 

@@ -121,7 +121,7 @@ pub(crate) fn search(
         hash = table_hash(&zob, &set);
     }
     let peak = if complete { g.final_memory().max(0) } else { 0 };
-    let key = key_of(pb, &set, peak, complete, floor, &mut live);
+    let key = key_of(pb, &set, peak, complete, floor, upper, &mut live);
     if key >= upper {
         work.states = 0;
         return Found::UpperIsOptimal;
@@ -196,7 +196,7 @@ pub(crate) fn search(
             if complete {
                 c_peak = c_peak.max(g.final_memory());
             }
-            let c_key = key_of(pb, &child, c_peak, complete, floor, &mut live);
+            let c_key = key_of(pb, &child, c_peak, complete, floor, upper, &mut live);
             if c_key >= upper {
                 continue;
             }
@@ -259,13 +259,15 @@ fn finish_if_done(g: &Graph, reach: &Reach, set: &mut [u64], h: &mut u64, zob: &
 
 /// A state's key: its peak if complete, else the largest of its peak so far,
 /// `floor` (the global bound, or the target) and its per-state bounds (F4
-/// and last-FREE).
+/// and last-FREE); once it reaches `upper` (the state is dropped) the
+/// remaining bounds are skipped.
 fn key_of(
     pb: &Problem,
     set: &[u64],
     peak: i64,
     complete: bool,
     floor: i64,
+    upper: i64,
     live: &mut LiveScratch,
 ) -> i64 {
     if complete {
@@ -273,7 +275,8 @@ fn key_of(
     }
     // The last-FREE bound counts the memory of `set`, which `peak` covers.
     let floor = floor.max(pb.bounds.last_free(pb.g, set));
-    pb.bounds.state(pb.g, pb.reach, set, live, peak.max(floor))
+    pb.bounds
+        .state(pb.g, pb.reach, set, live, peak.max(floor), upper)
 }
 
 /// The order of state `id`: per step, the block (topological order), the
