@@ -2,11 +2,9 @@
 //! ~1,000,000-node `random-layered` graph, in both ALLOC encodings.
 //!
 //! Run: `cargo bench --no-default-features --bench heuristics`
-//! (`-- --quick` for a 100,000-node graph, `-- --only NAME` for one solver).
-//! Prints one table per encoding: solver, best-of-3 solve time, ratio to
-//! the best of three `kahn` runs interleaved with the solver's (so both see
-//! the same load), and checked peak. Names the registry does not know
-//! (schedulers other branches add) are skipped.
+//! (`-- --quick` for a 100,000-node graph, `-- --only NAME` for one solver). Prints one table per encoding:
+//! solver, best-of-3 solve time, ratio to `kahn`, and checked peak. Names the
+//! registry does not know (schedulers other branches add) are skipped.
 
 use std::time::Duration;
 
@@ -42,35 +40,22 @@ const SOLVERS: &[&str] = &[
     "inductor-default",
 ];
 
-/// Best-of-`reps` times of `name` and of `kahn`, their runs interleaved so
-/// that both see the same machine load; `None` for an unknown name.
-fn time_against_kahn(
-    name: &str,
-    g: &Graph,
-    reps: usize,
-) -> Option<(Duration, Duration, Option<u64>, String)> {
+fn time_solver(name: &str, g: &Graph, reps: usize) -> Option<(Duration, Option<u64>, String)> {
     let solver = match solvers::build(name) {
         Ok(s) => s,
         Err(SolverError::Unknown { .. }) => return None,
         Err(e) => panic!("{name}: {e}"),
     };
-    let kahn = solvers::build("kahn").expect("kahn is registered");
     let ctx = SolveContext::new(1, None);
-    let (mut best, mut best_kahn) = (Duration::MAX, Duration::MAX);
+    let mut best = Duration::MAX;
     let mut last = None;
     for _ in 0..reps {
-        best_kahn = best_kahn.min(solvers::run(kahn.as_ref(), g, &ctx).time);
         let report = solvers::run(solver.as_ref(), g, &ctx);
         best = best.min(report.time);
         last = Some(report);
     }
     let report = last.expect("at least one rep");
-    Some((
-        best,
-        best_kahn,
-        report.peak,
-        report.status.label().to_string(),
-    ))
+    Some((best, report.peak, report.status.label().to_string()))
 }
 
 fn main() {
@@ -99,13 +84,15 @@ fn main() {
             "|{:-<40}|{:->12}|{:->10}|{:->16}|{:-<10}|",
             "", "", "", "", ""
         );
+        let mut kahn = None;
         for name in SOLVERS {
             if !only.is_empty() && *name != "kahn" && !only.contains(name) {
                 continue;
             }
-            let Some((t, base, peak, status)) = time_against_kahn(name, &g, 3) else {
+            let Some((t, peak, status)) = time_solver(name, &g, 3) else {
                 continue;
             };
+            let base = *kahn.get_or_insert(t);
             let ms = t.as_secs_f64() * 1e3;
             let ratio = t.as_secs_f64() / base.as_secs_f64();
             let peak = peak.map_or("-".to_string(), |p| p.to_string());
