@@ -11,9 +11,10 @@
 //! [`MoveGreedy`]: super::MoveGreedy
 
 use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
 
 use super::moves::{self, Move, Reach};
-use super::state::{self, Zobrist};
+use super::state::{self, IdHasher, Zobrist};
 use crate::graph::{Graph, NodeIdx};
 use crate::solvers::{DeadlineTicker, SolveContext};
 
@@ -62,7 +63,8 @@ pub(crate) fn order(
     let mut ticker = DeadlineTicker::new(16);
     while beam.iter().any(|e| !e.done) {
         let mut next: Vec<Entry> = Vec::new();
-        let mut index: HashMap<u64, usize> = HashMap::new();
+        // Entries are keyed by their Zobrist hash, already uniform.
+        let mut index: HashMap<u64, usize, BuildHasherDefault<IdHasher>> = HashMap::default();
         let mut keep = |e: Entry, next: &mut Vec<Entry>| match index.get(&e.hash) {
             Some(&i) if (next[i].peak, next[i].mem) <= (e.peak, e.mem) => {}
             Some(&i) => next[i] = e,
