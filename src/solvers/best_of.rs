@@ -17,7 +17,10 @@ use crate::schedule;
 /// Members are ranked by the peak their order would have, and only the
 /// best is checked (if it fails the check, the next is, and so on): that
 /// picks the same member as checking all of them, since a valid order's
-/// peak is the checker's. Members that are published op schedulers share
+/// peak is the checker's. Checking goes on while a later member's ranked
+/// peak is below the best checked one, so even a wrong ranking could not
+/// make the result worse than checking all; the reported peak is the
+/// checker's. Members that are published op schedulers share
 /// one [`OpView`], built by the first that needs it, and an op order is
 /// ranked by [`OpView::peak_of`] and expanded only if it wins.
 ///
@@ -73,8 +76,8 @@ impl Answer {
         }
     }
 
-    /// The node order, if it is a schedule with the ranked peak.
-    fn checked_order(&mut self, g: &Graph, view: Option<&OpView>) -> Option<Vec<NodeIdx>> {
+    /// The node order and the checker's peak, if it is a schedule.
+    fn checked_order(&mut self, g: &Graph, view: Option<&OpView>) -> Option<(Vec<NodeIdx>, u64)> {
         let order = match self.order.take()? {
             Pending::Nodes(order) => order,
             Pending::Ops(ops) => view?.expand(g, &ops).ok()?,
@@ -85,7 +88,7 @@ impl Answer {
             self.peak,
             "ranked peak differs from the checker's"
         );
-        Some(order)
+        Some((order, peak))
     }
 }
 
@@ -150,10 +153,20 @@ impl Scheduler for BestOf {
             .filter_map(|(i, a)| a.peak.map(|p| (p, i)))
             .collect();
         ranked.sort_unstable();
-        let winner = ranked.into_iter().find_map(|(peak, i)| {
-            let order = answers[i].checked_order(g, view.get())?;
-            Some((peak, i, order))
-        });
+        // Check in ranked order until no later member can do better. The
+        // ranking is exact (tested), so that is the first valid one; if it
+        // ever were not, the checker's peaks decide and label the result.
+        let mut winner: Option<(u64, usize, Vec<NodeIdx>)> = None;
+        for (ranked_peak, i) in ranked {
+            if winner.as_ref().is_some_and(|w| w.0 <= ranked_peak) {
+                break;
+            }
+            if let Some((order, peak)) = answers[i].checked_order(g, view.get()) {
+                if winner.as_ref().is_none_or(|w| peak < w.0) {
+                    winner = Some((peak, i, order));
+                }
+            }
+        }
         let Some((peak, i, order)) = winner else {
             let all_timed_out = answers.iter().all(|a| a.outcome.status == Status::TimedOut);
             return if all_timed_out {
