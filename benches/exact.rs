@@ -13,6 +13,9 @@
 //! [`REPEAT_BUDGET`] in all) and its fastest time shown, so that
 //! sub-millisecond times are not one noisy sample.
 
+#[path = "../tests/common/mod.rs"]
+mod common;
+
 use std::time::Duration;
 
 use memsched::corpus::gen::{generate, GenSpec};
@@ -21,29 +24,6 @@ use memsched::rng::Rng;
 use memsched::solvers::exact::Options;
 use memsched::solvers::{self, run, Exact, Report, Scheduler, SolveContext};
 use memsched::{Graph, Status};
-
-/// A random tensor program: each op reads 1-3 outputs among the last
-/// `window` ops, sizes 1 KiB-1 MiB.
-fn tensor_program(ops: usize, window: usize, seed: u64) -> Graph {
-    let mut rng = Rng::new(seed);
-    let mut p = TensorProgram::new();
-    let mut outs: Vec<TensorRef> = Vec::new();
-    for i in 0..ops {
-        let mut inputs = Vec::new();
-        if !outs.is_empty() {
-            let reads = rng.range(1, 3) as usize;
-            for _ in 0..reads {
-                let lo = outs.len().saturating_sub(window);
-                let t = outs[rng.range(lo as u64, outs.len() as u64 - 1) as usize];
-                if !inputs.contains(&t) {
-                    inputs.push(t);
-                }
-            }
-        }
-        outs.push(p.op1(format!("op{i}"), &inputs, rng.range(1 << 10, 1 << 20)));
-    }
-    p.to_graph(AllocEncoding::Anchored).unwrap()
-}
 
 /// A source, `k` branches of `depth` ops each with random sizes, one join.
 fn fork_join(k: usize, depth: usize, seed: u64) -> Graph {
@@ -139,7 +119,7 @@ fn graphs() -> Vec<(String, Graph)> {
     for (ops, window, seed) in [(20, 4, 1), (40, 6, 2), (80, 6, 3), (100, 8, 4)] {
         out.push((
             format!("tensor-program ops={ops} window={window} #{seed}"),
-            tensor_program(ops, window, seed),
+            common::windowed_program(ops, window, seed),
         ));
     }
     for (k, depth, seed) in [(8, 2, 1), (8, 4, 2), (12, 3, 3), (16, 2, 4), (16, 4, 5)] {

@@ -3,6 +3,8 @@
 //! `cargo run --example ilp_sizes` (docs/ilp.md).
 #![cfg(feature = "ilp")]
 
+mod common;
+
 use std::time::{Duration, Instant};
 
 use memsched::corpus::gen::{generate, GenSpec};
@@ -52,28 +54,6 @@ fn random_program(rng: &mut Rng, ops: usize, encoding: AllocEncoding) -> Graph {
         outs.push(p.op1(format!("op{i}"), &inputs, rng.range(1, 8)));
     }
     p.to_graph(encoding).expect("lowering is valid")
-}
-
-/// A tensor program whose ops read one or two of the last `window` outputs,
-/// sizes 1 KiB-1 MiB: the `tensor-program` rows of `benches/exact.rs`.
-fn windowed_program(ops: usize, window: usize, seed: u64) -> Graph {
-    let mut rng = Rng::new(seed);
-    let mut p = TensorProgram::new();
-    let mut outs: Vec<TensorRef> = Vec::new();
-    for i in 0..ops {
-        let mut inputs = Vec::new();
-        if !outs.is_empty() {
-            for _ in 0..rng.range(1, 3) {
-                let lo = outs.len().saturating_sub(window);
-                let t = outs[rng.range(lo as u64, outs.len() as u64 - 1) as usize];
-                if !inputs.contains(&t) {
-                    inputs.push(t);
-                }
-            }
-        }
-        outs.push(p.op1(format!("op{i}"), &inputs, rng.range(1 << 10, 1 << 20)));
-    }
-    p.to_graph(AllocEncoding::Anchored).unwrap()
 }
 
 fn small_graphs(count: usize, seed: u64) -> Vec<Graph> {
@@ -173,7 +153,7 @@ fn time_limited_hard_instance_is_never_a_false_optimal() {
 /// tight re-solve from that order proves the true optimum.
 #[test]
 fn a_row_violated_within_tolerance_is_solved_again_tightly() {
-    let g = windowed_program(40, 6, 2);
+    let g = common::windowed_program(40, 6, 2);
     let exact = solvers::run(solvers::build("exact").unwrap().as_ref(), &g, &ctx(60));
     assert_eq!(exact.status, Status::Optimal);
     let r = solvers::run(&Ilp::default(), &g, &ctx(120));

@@ -348,3 +348,27 @@ pub fn random_branches(rng: &mut Rng, depths: &[usize], cross: f64, enc: AllocEn
     p.op1("join", &ends, rng.range(1, 17));
     p.to_graph(enc).unwrap()
 }
+
+/// A random tensor program: each op reads 1-3 outputs among the last
+/// `window` ops, sizes 1 KiB-1 MiB, anchored ALLOCs: the `tensor-program`
+/// rows of `benches/exact.rs`, which includes this module.
+pub fn windowed_program(ops: usize, window: usize, seed: u64) -> Graph {
+    let mut rng = Rng::new(seed);
+    let mut p = TensorProgram::new();
+    let mut outs: Vec<TensorRef> = Vec::new();
+    for i in 0..ops {
+        let mut inputs = Vec::new();
+        if !outs.is_empty() {
+            let reads = rng.range(1, 3) as usize;
+            for _ in 0..reads {
+                let lo = outs.len().saturating_sub(window);
+                let t = outs[rng.range(lo as u64, outs.len() as u64 - 1) as usize];
+                if !inputs.contains(&t) {
+                    inputs.push(t);
+                }
+            }
+        }
+        outs.push(p.op1(format!("op{i}"), &inputs, rng.range(1 << 10, 1 << 20)));
+    }
+    p.to_graph(AllocEncoding::Anchored).unwrap()
+}

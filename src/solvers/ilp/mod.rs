@@ -19,8 +19,6 @@ mod reduce;
 mod sim;
 mod windows;
 
-use std::time::Duration;
-
 use super::{Abilities, Outcome, ProgramOrder, Scheduler, SeedGreedy, SolveContext};
 use crate::graph::Graph;
 use crate::schedule;
@@ -141,13 +139,14 @@ impl Scheduler for Ilp {
         let first_lb = r.highs_lb;
         let short = r.answer.status == "Optimal" && r.highs_lb < Some(r.best.peak);
         let mut again_note = "";
-        if short && ctx.remaining() != Some(Duration::ZERO) {
+        if short && !ctx.expired() {
             let stale = r.answer.stale;
             if let Ok(again) = round(&r.best, !stale, !stale) {
                 r = again;
-                again_note = match stale {
-                    true => " after a re-solve without a start (HiGHS returned its start)",
-                    false => " after a re-solve with tight tolerances",
+                again_note = if stale {
+                    " after a re-solve without a start (HiGHS returned its start)"
+                } else {
+                    " after a re-solve with tight tolerances"
                 };
             }
         }

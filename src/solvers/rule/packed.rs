@@ -205,8 +205,7 @@ impl Packed {
             debug_assert!(bits(field) <= width, "term word outside its range");
             k = (k << width) | field;
         }
-        let rank = self.rank.as_ref().map_or(v, |r| r[v as usize]);
-        (k << self.rank_bits) | rank as u128
+        (k << self.rank_bits) | self.rank_of(v) as u128
     }
 
     /// Whether some term depends on the state (then keys change as nodes
@@ -262,8 +261,7 @@ impl Packed {
             }
         }
         for (v, k) in (0..).zip(keys.iter_mut()) {
-            let rank = self.rank.as_ref().map_or(v, |r| r[v as usize]);
-            *k = (*k << self.rank_bits) | rank as u128;
+            *k = (*k << self.rank_bits) | self.rank_of(v) as u128;
         }
         keys
     }
@@ -293,6 +291,12 @@ impl Packed {
             k |= field << shift;
         }
         k
+    }
+
+    /// The rank of `v`'s id among all ids (the key's last field).
+    #[inline]
+    fn rank_of(&self, v: NodeIdx) -> u32 {
+        self.rank.as_ref().map_or(v, |r| r[v as usize])
     }
 
     /// The node whose packed key is `k`.
