@@ -324,9 +324,23 @@ impl OpView {
     }
 
     /// Expands a complete order of op numbers into a node order, as
-    /// [`expand`] does (same order, same errors), by the [`Expander`]'s
-    /// short path on regular graphs.
+    /// [`expand`] does (same order, same errors); on regular graphs without
+    /// parallel edges from op data alone (see [`OpView::peak_of`]).
     pub fn expand(&self, g: &Graph, op_order: &[u32]) -> Result<Vec<NodeIdx>, String> {
+        if let Some(tail) = self.short_path(g) {
+            let mut order = Vec::with_capacity(g.node_count());
+            self.walk_regular(g, op_order, |step| match step {
+                Step::Op(op) => {
+                    let v = self.ops[op as usize];
+                    let allocs = g.preds(v).iter().filter(|&&a| g.kind(a) == NodeKind::Alloc);
+                    order.extend(allocs);
+                    order.push(v);
+                }
+                Step::Free(b) => order.push(self.buffers[b as usize]),
+            })?;
+            order.extend_from_slice(tail);
+            return Ok(order);
+        }
         let nodes = op_order.iter().map(|&o| self.ops[o as usize]);
         expand_with(Expander::for_view(g, self), g, nodes)
     }
@@ -337,11 +351,12 @@ impl OpView {
     ///
     /// On a regular graph an op's step of the expansion runs its ALLOC
     /// predecessors (the bytes it defines: it owns them, nobody else can
-    /// pull them), itself, then the FREEs whose last user it is; so memory
-    /// peaks within the step right after the ALLOCs. The successor-less
-    /// ALLOCs run last.
+    /// pull them), itself, then the FREEs whose last user it is, in the
+    /// order of its edges; so memory peaks within the step right after the
+    /// ALLOCs. The successor-less ALLOCs run last. (With parallel edges the
+    /// FREEs' order may differ, so such graphs are expanded node by node.)
     pub fn peak_of(&self, g: &Graph, op_order: &[u32]) -> Result<u64, String> {
-        let Some(tail) = self.tail_allocs.as_deref() else {
+        let Some(tail) = self.short_path(g) else {
             let (mut mem, mut peak) = (0i64, 0i64);
             for v in self.expand(g, op_order)? {
                 mem += g.delta(v);
@@ -349,32 +364,66 @@ impl OpView {
             }
             return Ok(peak as u64);
         };
+        let (mut mem, mut peak) = (0i64, 0i64);
+        self.walk_regular(g, op_order, |step| match step {
+            Step::Op(op) => {
+                mem += self.defined[op as usize];
+                peak = peak.max(mem);
+            }
+            Step::Free(b) => mem -= self.buffer_size(b),
+        })?;
+        mem += tail.iter().map(|&a| g.delta(a)).sum::<i64>();
+        Ok(peak.max(mem) as u64)
+    }
+
+    /// The successor-less ALLOCs, when op steps are fixed by op data: the
+    /// graph is regular and has no parallel edges.
+    fn short_path(&self, g: &Graph) -> Option<&[NodeIdx]> {
+        self.tail_allocs
+            .as_deref()
+            .filter(|_| !g.has_parallel_edges())
+    }
+
+    /// Runs `op_order` on a regular graph: each op, then each buffer whose
+    /// last user it is (in the order of its uses); an error if an op is not
+    /// ready in its turn or some op never runs.
+    fn walk_regular(
+        &self,
+        g: &Graph,
+        op_order: &[u32],
+        mut step: impl FnMut(Step),
+    ) -> Result<(), String> {
         let mut readiness = Readiness::new(self);
         let mut users_left = vec![0u32; self.buffers.len()];
         for &b in self.uses.targets() {
             users_left[b as usize] += 1;
         }
-        let (mut mem, mut peak) = (0i64, 0i64);
         for &op in op_order {
             if !readiness.run(op, |_| {}) {
                 let v = self.ops[op as usize];
                 return Err(format!("op {} is not ready when its turn comes", g.id(v)));
             }
-            mem += self.defined[op as usize];
-            peak = peak.max(mem);
+            step(Step::Op(op));
             for &b in self.uses.neighbors(op) {
                 users_left[b as usize] -= 1;
                 if users_left[b as usize] == 0 {
-                    mem -= self.buffer_size(b);
+                    step(Step::Free(b));
                 }
             }
         }
         if op_order.len() != self.op_count() {
             return Err("the op order leaves some node unscheduled".to_string());
         }
-        mem += tail.iter().map(|&a| g.delta(a)).sum::<i64>();
-        Ok(peak.max(mem) as u64)
+        Ok(())
     }
+}
+
+/// One step of [`OpView::walk_regular`].
+enum Step {
+    /// An op runs (its ALLOCs just before it).
+    Op(u32),
+    /// A buffer's last user has run: its FREE runs.
+    Free(u32),
 }
 
 /// Which ops are ready: those whose operands have all run, exactly the ops
