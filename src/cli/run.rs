@@ -69,6 +69,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         start.elapsed().as_secs_f64(),
         summary.out.display()
     );
+    for path in &summary.restored {
+        eprintln!(
+            "warning: {} was replaced or removed while this run appended to it \
+             (a checkout of results/?); the run's rows were written back to it",
+            path.display()
+        );
+    }
     if summary.broken > 0 {
         eprintln!(
             "error: {} solve(s) returned an invalid order or panicked (see `reason` in runs.csv)",

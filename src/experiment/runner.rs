@@ -8,7 +8,7 @@
 //! ([`super::finish`]). One item failing never stops the others.
 
 use std::fs::{self, File, OpenOptions};
-use std::io::{self, Write};
+use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::panic::{self, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -54,6 +54,10 @@ pub struct RunSummary {
     /// Rows with status `invalid` or a solver panic: solver bugs.
     pub broken: usize,
     pub out: PathBuf,
+    /// Result files that were replaced or removed while the run appended to
+    /// them (a `git checkout` of `results/`, say) and were written back from
+    /// the run's own open file.
+    pub restored: Vec<PathBuf>,
 }
 
 /// The memory profile of one solve of the Tetris graph (`tetris.jsonl`).
@@ -160,6 +164,15 @@ impl Sink {
 
 /// Runs an experiment (resuming), then the final pass.
 pub fn run(config: &Config, opts: &RunOptions) -> Result<RunSummary, ExperimentError> {
+    run_with(config, opts, registry_build)
+}
+
+/// [`run`] with the solvers that `build` makes.
+fn run_with(
+    config: &Config,
+    opts: &RunOptions,
+    build: Build,
+) -> Result<RunSummary, ExperimentError> {
     let plan = Plan::new(config).map_err(ExperimentError::Config)?;
     let out = &opts.out;
     fs::create_dir_all(out).map_err(|e| ExperimentError::io(out, e))?;
@@ -213,9 +226,11 @@ pub fn run(config: &Config, opts: &RunOptions) -> Result<RunSummary, ExperimentE
         .copied()
         .collect();
     let tetris = tetris_graph(config, &plan);
+    // Readable too: if the path is replaced mid-run, the rows are read back.
     let open = |p: &Path| {
         OpenOptions::new()
             .create(true)
+            .read(true)
             .append(true)
             .open(p)
             .map_err(|e| ExperimentError::io(p, e))
@@ -244,7 +259,7 @@ pub fn run(config: &Config, opts: &RunOptions) -> Result<RunSummary, ExperimentE
     panic::set_hook(Box::new(|_| {}));
     pool.install(|| {
         pending.par_iter().with_max_len(1).for_each(|item| {
-            let (row, profile) = solve_item(&plan, &store, item, &ctx, tetris, registry_build);
+            let (row, profile) = solve_item(&plan, &store, item, &ctx, tetris, build);
             store.release(item.graph);
             if is_broken(&row) {
                 broken.fetch_add(1, Ordering::Relaxed);
@@ -278,6 +293,18 @@ pub fn run(config: &Config, opts: &RunOptions) -> Result<RunSummary, ExperimentE
     if let Some(e) = write_error.into_inner().unwrap_or_else(|e| e.into_inner()) {
         return Err(e);
     }
+    let mut sink = sink.into_inner().unwrap_or_else(|e| e.into_inner());
+    let mut restored = Vec::new();
+    let files = [
+        (&runs_path, Some(&mut sink.runs)),
+        (&profiles_path, sink.profiles.as_mut()),
+    ];
+    for (path, file) in files {
+        let Some(file) = file else { continue };
+        if restore_if_replaced(path, file).map_err(|e| ExperimentError::io(path, e))? {
+            restored.push(path.clone());
+        }
+    }
     super::finish(out, config)?;
     Ok(RunSummary {
         items: items.len(),
@@ -285,7 +312,44 @@ pub fn run(config: &Config, opts: &RunOptions) -> Result<RunSummary, ExperimentE
         ran: pending.len(),
         broken: broken.into_inner(),
         out: out.clone(),
+        restored,
     })
+}
+
+/// If `path` no longer names `file`, the file this run appended to (it was
+/// replaced or removed mid-run), writes `file`'s content back to `path`
+/// (through a temporary file and a rename); true if it did.
+fn restore_if_replaced(path: &Path, file: &mut File) -> io::Result<bool> {
+    if names_file(path, file)? {
+        return Ok(false);
+    }
+    let mut content = Vec::new();
+    file.seek(SeekFrom::Start(0))?;
+    file.read_to_end(&mut content)?;
+    let tmp = path.with_extension("restoring");
+    fs::write(&tmp, &content)?;
+    fs::rename(&tmp, path)?;
+    Ok(true)
+}
+
+/// Whether `path` names the same file as the open `file`.
+#[cfg(unix)]
+fn names_file(path: &Path, file: &File) -> io::Result<bool> {
+    use std::os::unix::fs::MetadataExt;
+    let here = match fs::metadata(path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(false),
+        Err(e) => return Err(e),
+    };
+    let ours = file.metadata()?;
+    Ok(here.dev() == ours.dev() && here.ino() == ours.ino())
+}
+
+/// Whether `path` names the same file as the open `file`: without inode
+/// numbers, only a removed file is noticed.
+#[cfg(not(unix))]
+fn names_file(path: &Path, _file: &File) -> io::Result<bool> {
+    Ok(path.exists())
 }
 
 /// A row that shows a solver bug: an order the checker rejected, or a panic.
@@ -457,6 +521,53 @@ mod tests {
         fn solve(&self, _: &Graph, _: &SolveContext) -> Outcome {
             panic!("boom")
         }
+    }
+
+    /// Where [`ReplacesRuns`] replaces `runs.csv` (once).
+    static TO_REPLACE: Mutex<Option<PathBuf>> = Mutex::new(None);
+
+    /// `kahn`, but its first solve replaces `runs.csv` as a `git checkout`
+    /// would: a new file under the same name.
+    struct ReplacesRuns;
+    impl Scheduler for ReplacesRuns {
+        fn name(&self) -> String {
+            "kahn".into()
+        }
+        fn solve(&self, g: &Graph, ctx: &SolveContext) -> Outcome {
+            if let Some(path) = TO_REPLACE.lock().unwrap().take() {
+                fs::remove_file(&path).unwrap();
+                fs::write(&path, "not the rows\n").unwrap();
+            }
+            crate::solvers::Kahn.solve(g, ctx)
+        }
+    }
+
+    #[test]
+    fn rows_survive_the_results_file_being_replaced_mid_run() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = Config::parse(
+            "solvers = [\"kahn\"]\n[graphs]\ngenerate = [{ spec = \"chain:length=3\", seeds = \"0..6\" }]\n",
+            "t.toml",
+            "t",
+        )
+        .unwrap();
+        let opts = RunOptions {
+            out: dir.path().to_path_buf(),
+            quiet: true,
+            threads: Some(2),
+            ..RunOptions::default()
+        };
+        let runs = dir.path().join(RUNS);
+        *TO_REPLACE.lock().unwrap() = Some(runs.clone());
+        let summary = run_with(&config, &opts, |_| Ok(Box::new(ReplacesRuns))).unwrap();
+        assert!(TO_REPLACE.lock().unwrap().is_none(), "the solver ran");
+        assert_eq!(summary.restored, vec![runs.clone()]);
+        let rows = rows::read_rows(&runs).unwrap();
+        assert_eq!(rows.len(), summary.items);
+        assert!(summary.items >= 6 && rows.iter().all(|r| r.valid));
+        // A run that finds its file in place restores nothing.
+        let again = run_with(&config, &opts, |_| Ok(Box::new(ReplacesRuns))).unwrap();
+        assert!(again.restored.is_empty() && again.resumed == summary.items);
     }
 
     #[test]
