@@ -2,7 +2,10 @@
 //! ~1,000,000-node `random-layered` graph, in both ALLOC encodings.
 //!
 //! Run: `cargo bench --no-default-features --bench heuristics`
-//! (`-- --quick` for a 100,000-node graph, `-- --only NAME` for one solver). Prints one table per encoding:
+//! (`-- --quick` for a 100,000-node graph, `-- --only NAME` for one solver,
+//! `-- --graph SPEC` for another generator spec, e.g. the `core` bench's
+//! `random-layered:layers=74074,width=8,density=0.3,skip=0.05`; the
+//! encoding is appended). Prints one table per encoding:
 //! solver, best solve time of five after one warm-up run, ratio to `kahn`,
 //! and checked peak. Names the registry does not know (schedulers other
 //! branches add) are skipped.
@@ -84,8 +87,13 @@ fn main() {
         .map(|w| w[1].as_str())
         .collect();
     let layers = if quick { 13_333 } else { 133_333 };
+    let base = args
+        .windows(2)
+        .find(|w| w[0] == "--graph")
+        .map(|w| w[1].clone())
+        .unwrap_or(format!("random-layered:layers={layers},width=4"));
     for enc in ["anchored", "floating"] {
-        let spec = format!("random-layered:layers={layers},width=4,allocs={enc}");
+        let spec = format!("{base},allocs={enc}");
         let g = generate(&GenSpec::parse(&spec).expect("valid spec"), 1).expect("generates");
         println!(
             "\n## {spec} (seed 1): {} nodes, {} edges\n",
