@@ -10,7 +10,7 @@
 
 mod best_of;
 mod context;
-mod kahn;
+pub(crate) mod kahn;
 mod outcome;
 mod program;
 pub mod registry;

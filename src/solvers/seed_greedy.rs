@@ -8,7 +8,8 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use super::{DeadlineTicker, Outcome, Scheduler, SolveContext};
+use super::kahn::{list_schedule, ReadySet};
+use super::{Outcome, Scheduler, SolveContext};
 use crate::graph::{Graph, NodeIdx};
 
 /// The article's greedy: a binary heap keyed by `(delta, type, id)`.
@@ -42,58 +43,90 @@ impl Scheduler for SeedGreedy {
     }
 
     fn solve(&self, g: &Graph, ctx: &SolveContext) -> Outcome {
-        // rank -> node and node -> rank, by increasing original id; `None`
-        // when ids are 0..n in program order (rank == index).
+        match list_schedule(g, ArticleHeap::new(g), ctx) {
+            Some(order) => Outcome::feasible(order),
+            None => Outcome::timed_out(),
+        }
+    }
+}
+
+/// The article's heap as a ready set: the nodes ready at the start (every
+/// ALLOC, in the article's encoding) are sorted once when the first node is
+/// taken, later ones go to a binary heap, and each pop takes the smaller head.
+struct ArticleHeap<'g> {
+    g: &'g Graph,
+    /// Rank -> node, by increasing original id; `None` when ids already
+    /// follow program order.
+    by_id: Option<Vec<NodeIdx>>,
+    /// Node -> rank of its id, when `by_id` is known.
+    rank: Option<Vec<u32>>,
+    initial: Vec<u128>,
+    next_initial: usize,
+    started: bool,
+    heap: BinaryHeap<Reverse<u128>>,
+}
+
+impl<'g> ArticleHeap<'g> {
+    fn new(g: &'g Graph) -> Self {
         let by_id = g.indices_by_id();
-        let rank_table = by_id.as_ref().map(|by_id| {
+        let rank = by_id.as_ref().map(|by_id| {
             let mut rank = vec![0u32; by_id.len()];
             for (r, &v) in by_id.iter().enumerate() {
                 rank[v as usize] = r as u32;
             }
             rank
         });
-        let key = |v: NodeIdx| {
-            let rank = rank_table.as_ref().map_or(v, |t| t[v as usize]);
-            pack(g.delta(v), g.kind(v).type_code(), rank)
-        };
-        let node = |k: u128| {
-            by_id
-                .as_ref()
-                .map_or(rank_of(k), |t| t[rank_of(k) as usize])
-        };
-
-        let mut indegree: Vec<u32> = g.nodes().map(|v| g.preds(v).len() as u32).collect();
-        let mut initial: Vec<u128> = g
-            .nodes()
-            .filter(|&v| indegree[v as usize] == 0)
-            .map(key)
-            .collect();
-        initial.sort_unstable();
-        let mut initial = initial.into_iter().peekable();
-        let mut ready: BinaryHeap<Reverse<u128>> = BinaryHeap::new();
-        let mut order = Vec::with_capacity(g.node_count());
-        let mut ticker = DeadlineTicker::new(1 << 14);
-        loop {
-            let k = match (initial.peek(), ready.peek()) {
-                (Some(&a), Some(&Reverse(b))) if b < a => ready.pop().map(|r| r.0),
-                (Some(_), _) => initial.next(),
-                (None, Some(_)) => ready.pop().map(|r| r.0),
-                (None, None) => None,
-            };
-            let Some(k) = k else { break };
-            if ticker.expired(ctx) {
-                return Outcome::timed_out();
-            }
-            let u = node(k);
-            order.push(u);
-            for &v in g.succs(u) {
-                indegree[v as usize] -= 1;
-                if indegree[v as usize] == 0 {
-                    ready.push(Reverse(key(v)));
-                }
-            }
+        ArticleHeap {
+            g,
+            by_id,
+            rank,
+            initial: Vec::new(),
+            next_initial: 0,
+            started: false,
+            heap: BinaryHeap::new(),
         }
-        Outcome::feasible(order)
+    }
+
+    #[inline]
+    fn key(&self, v: NodeIdx) -> u128 {
+        let rank = self.rank.as_ref().map_or(v, |t| t[v as usize]);
+        pack(self.g.delta(v), self.g.kind(v).type_code(), rank)
+    }
+
+    #[inline]
+    fn node(&self, k: u128) -> NodeIdx {
+        self.by_id
+            .as_ref()
+            .map_or(rank_of(k), |t| t[rank_of(k) as usize])
+    }
+}
+
+impl ReadySet for ArticleHeap<'_> {
+    #[inline]
+    fn push(&mut self, v: NodeIdx) {
+        let k = self.key(v);
+        if self.started {
+            self.heap.push(Reverse(k));
+        } else {
+            self.initial.push(k);
+        }
+    }
+
+    #[inline]
+    fn pop(&mut self) -> Option<NodeIdx> {
+        if !self.started {
+            self.started = true;
+            self.initial.sort_unstable();
+        }
+        let k = match (self.initial.get(self.next_initial), self.heap.peek()) {
+            (Some(&a), Some(&Reverse(b))) if b < a => self.heap.pop()?.0,
+            (Some(&a), _) => {
+                self.next_initial += 1;
+                a
+            }
+            (None, _) => self.heap.pop()?.0,
+        };
+        Some(self.node(k))
     }
 }
 

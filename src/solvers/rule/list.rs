@@ -27,6 +27,7 @@ use super::packed::{Mode, Packed};
 use super::parse::Key;
 use super::queue::{ArenaQueue, KeyCtx, KeyQueue, PackedQueue};
 use crate::graph::{Graph, NodeIdx};
+use crate::solvers::kahn::{list_schedule, ReadySet};
 use crate::solvers::{Abilities, DeadlineTicker, Outcome, Scheduler, SolveContext};
 
 /// The node-mode rule scheduler.
@@ -94,38 +95,28 @@ pub(super) fn schedule(
             let keys = packed.static_keys(g, adj, &statics, key);
             match key.is_dynamic() {
                 true => run(&rule, PackedQueue::new(packed, keys, true), ctx),
-                false => run_static(g, PackedQueue::new(packed, keys, false), ctx),
+                false => list_schedule(g, StaticKeys(PackedQueue::new(packed, keys, false)), ctx),
             }
         }
         None => run(&rule, ArenaQueue::new(g.node_count(), key), ctx),
     }
 }
 
-/// The list scheduler for a key that never changes (every node's packed key
-/// is in `queue` from the start): Kahn's loop with a priority queue in place
-/// of the FIFO.
-fn run_static(g: &Graph, mut queue: PackedQueue, ctx: &SolveContext) -> Option<Vec<NodeIdx>> {
-    let mut pending: Vec<u32> = g.nodes().map(|v| g.preds(v).len() as u32).collect();
-    for v in g.nodes() {
-        if pending[v as usize] == 0 {
-            queue.push_static(v);
-        }
+/// A static rule's queue as Kahn's ready set: every node's packed key is in
+/// the queue from the start, so the loop is Kahn's with a priority queue in
+/// place of the FIFO.
+struct StaticKeys(PackedQueue);
+
+impl ReadySet for StaticKeys {
+    #[inline]
+    fn push(&mut self, v: NodeIdx) {
+        self.0.push_static(v);
     }
-    let mut order = Vec::with_capacity(g.node_count());
-    let mut ticker = DeadlineTicker::new(1 << 14);
-    while let Some(u) = queue.pop() {
-        if ticker.expired(ctx) {
-            return None;
-        }
-        order.push(u);
-        for &w in g.succs(u) {
-            pending[w as usize] -= 1;
-            if pending[w as usize] == 0 {
-                queue.push_static(w);
-            }
-        }
+
+    #[inline]
+    fn pop(&mut self) -> Option<NodeIdx> {
+        KeyQueue::pop(&mut self.0)
     }
-    Some(order)
 }
 
 /// `unlocks` and `frees_after` of every node, kept current as nodes run.

@@ -15,7 +15,8 @@ use super::moves::{self, Pick};
 use super::noisy::best_of_runs;
 use crate::graph::{Graph, NodeIdx};
 use crate::rng::Rng;
-use crate::solvers::{Abilities, DeadlineTicker, Outcome, Scheduler, SolveContext};
+use crate::solvers::kahn::{list_schedule, ReadySet};
+use crate::solvers::{Abilities, Outcome, Scheduler, SolveContext};
 
 /// Uniformly random list scheduling.
 ///
@@ -53,24 +54,31 @@ impl Scheduler for RandomOrder {
 
 /// One run of uniform choice among ready nodes; `None` past the deadline.
 pub(super) fn uniform_nodes(g: &Graph, seed: u64, ctx: &SolveContext) -> Option<Vec<NodeIdx>> {
-    let mut rng = Rng::new(seed);
-    let mut indegree: Vec<u32> = g.nodes().map(|v| g.preds(v).len() as u32).collect();
-    let mut ready: Vec<NodeIdx> = g.nodes().filter(|&v| indegree[v as usize] == 0).collect();
-    let mut order = Vec::with_capacity(g.node_count());
-    let mut ticker = DeadlineTicker::new(1 << 14);
-    while !ready.is_empty() {
-        if ticker.expired(ctx) {
+    let ready = UniformReady {
+        rng: Rng::new(seed),
+        ready: Vec::new(),
+    };
+    list_schedule(g, ready, ctx)
+}
+
+/// Ready nodes, one drawn uniformly at each pop.
+struct UniformReady {
+    rng: Rng,
+    ready: Vec<NodeIdx>,
+}
+
+impl ReadySet for UniformReady {
+    #[inline]
+    fn push(&mut self, v: NodeIdx) {
+        self.ready.push(v);
+    }
+
+    #[inline]
+    fn pop(&mut self) -> Option<NodeIdx> {
+        if self.ready.is_empty() {
             return None;
         }
-        let i = rng.below(ready.len() as u64) as usize;
-        let u = ready.swap_remove(i);
-        order.push(u);
-        for &v in g.succs(u) {
-            indegree[v as usize] -= 1;
-            if indegree[v as usize] == 0 {
-                ready.push(v);
-            }
-        }
+        let i = self.rng.below(self.ready.len() as u64) as usize;
+        Some(self.ready.swap_remove(i))
     }
-    Some(order)
 }
