@@ -15,6 +15,7 @@
 use super::features::encode_terms;
 use super::features::{enc_int, encode_term, int_value, Adj, Dynamic, Statics};
 use super::parse::{Feature, Key, Term};
+use super::queue::KeyCtx;
 use crate::graph::{Graph, NodeIdx};
 
 /// Most terms a packed key holds (longer rules use the word arena).
@@ -269,20 +270,10 @@ impl Packed {
     /// The key of `v` in the state `d` describes, from its static part
     /// (`static_key`, from [`Packed::static_keys`]).
     #[inline]
-    #[allow(clippy::too_many_arguments)]
-    pub fn with_state(
-        &self,
-        static_key: u128,
-        g: &Graph,
-        adj: &Adj,
-        s: &Statics,
-        key: &Key,
-        v: NodeIdx,
-        d: &Dynamic,
-    ) -> u128 {
+    pub fn with_state(&self, static_key: u128, r: &KeyCtx, v: NodeIdx, d: &Dynamic) -> u128 {
         let mut k = static_key;
         for &(t, shift) in &self.dynamic {
-            let word = encode_term(g, adj, s, t, &key.terms[t], v, d);
+            let word = encode_term(r.g, r.adj, r.statics, t, &r.key.terms[t], v, d);
             let field = word.wrapping_sub(self.fields[t].0) as u128;
             debug_assert!(
                 bits(field) <= self.fields[t].1,
@@ -370,12 +361,18 @@ mod tests {
                     .collect();
                 by_words.sort();
                 let statics = packed.static_keys(g, &adj, &s, &key);
+                let ctx = KeyCtx {
+                    g,
+                    adj: &adj,
+                    statics: &s,
+                    key: &key,
+                };
                 let mut by_packed: Vec<u128> = g
                     .nodes()
                     .map(|v| {
                         let k = packed.pack(g, &adj, &s, &key, v, &d(v));
                         let base = statics[v as usize];
-                        let split = packed.with_state(base, g, &adj, &s, &key, v, &d(v));
+                        let split = packed.with_state(base, &ctx, v, &d(v));
                         assert_eq!(split, k, "{rule}: static part + state = whole key");
                         k
                     })
@@ -426,12 +423,18 @@ mod tests {
                 .collect();
             by_words.sort();
             let statics = packed.static_keys(&g, &adj, &s, &key);
+            let ctx = KeyCtx {
+                g: &g,
+                adj: &adj,
+                statics: &s,
+                key: &key,
+            };
             let mut by_packed: Vec<u128> = g
                 .nodes()
                 .map(|v| {
                     let k = packed.pack(&g, &adj, &s, &key, v, &d(v));
                     let base = statics[v as usize];
-                    let split = packed.with_state(base, &g, &adj, &s, &key, v, &d(v));
+                    let split = packed.with_state(base, &ctx, v, &d(v));
                     assert_eq!(split, k, "{rule}: static part + state = whole key");
                     k
                 })

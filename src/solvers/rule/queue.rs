@@ -86,8 +86,7 @@ impl KeyQueue for PackedQueue {
     fn push(&mut self, r: &KeyCtx, v: NodeIdx, d: &Dynamic) {
         let base = self.static_keys[v as usize];
         let k = if self.packed.has_dynamic_terms() {
-            self.packed
-                .with_state(base, r.g, r.adj, r.statics, r.key, v, d)
+            self.packed.with_state(base, r, v, d)
         } else {
             base
         };
