@@ -251,11 +251,6 @@ fn pair_buffers(
     Ok(partner)
 }
 
-/// Kahn's algorithm with a FIFO queue seeded in program order. On a cycle,
-/// returns the nodes of one cycle in edge order.
-///
-/// # Complexity
-/// O(n + m).
 /// Each node's numeric `Latency` field (0 where absent); empty if no node
 /// has one.
 fn latencies(extras: &[Option<Box<Map<String, Value>>>]) -> Vec<f64> {
@@ -281,6 +276,11 @@ fn has_parallel_edges(succ: &Csr) -> bool {
     })
 }
 
+/// Kahn's algorithm with a FIFO queue seeded in program order. On a cycle,
+/// returns the nodes of one cycle in edge order.
+///
+/// # Complexity
+/// O(n + m).
 pub(crate) fn kahn_topo(succ: &Csr, pred: &Csr) -> Result<Vec<NodeIdx>, Vec<NodeIdx>> {
     let n = pred.node_count();
     let mut indegree: Vec<u32> = (0..n as NodeIdx).map(|v| pred.degree(v) as u32).collect();
