@@ -6,20 +6,24 @@
 //! `-- --graph SPEC` for another generator spec, e.g. the `core` bench's
 //! `random-layered:layers=74074,width=8,density=0.3,skip=0.05`; the
 //! encoding is appended). Prints one table per encoding:
-//! solver, best solve time of five after one warm-up run, ratio to `kahn`,
-//! and checked peak. Names the registry does not know (schedulers other
-//! branches add) are skipped.
+//! solver, best solve time of five timed rounds after one warm-up round,
+//! ratio to `kahn`, and checked peak. Names the registry does not know
+//! (schedulers other branches add) are skipped.
 //!
 //! The warm-up matters: a solver's first runs in a process pay for fresh
 //! pages and for the allocator growing its heap (kahn's first three runs on
 //! the floating graph took 216, 50 and 29 ms, its later ones 17 ms), which
 //! flattered every ratio when the table took the best of three cold runs.
+//! So do the rounds: timed five times in a row, `kahn` on the anchored
+//! graph took 21-22 ms; timed between the other solvers, 13-16 ms (the
+//! allocator then serves its vectors from memory the process already has,
+//! not from fresh pages), which flattered the anchored ratios.
 
 use std::time::Duration;
 
 use memsched::corpus::gen::{generate, GenSpec};
 use memsched::graph::Graph;
-use memsched::solvers::{self, SolveContext, SolverError};
+use memsched::solvers::{self, Report, Scheduler, SolveContext, SolverError};
 
 /// Solvers to time, in table order; unknown names are skipped.
 const SOLVERS: &[&str] = &[
@@ -57,24 +61,31 @@ const WARM_UP: usize = 1;
 /// Timed runs; the table shows the fastest.
 const REPS: usize = 5;
 
-fn time_solver(name: &str, g: &Graph) -> Option<(Duration, Option<u64>, String)> {
-    let solver = match solvers::build(name) {
-        Ok(s) => s,
-        Err(SolverError::Unknown { .. }) => return None,
-        Err(e) => panic!("{name}: {e}"),
-    };
+/// One solver's timings over the rounds.
+struct Timed {
+    name: &'static str,
+    solver: Box<dyn Scheduler>,
+    best: Duration,
+    last: Option<Report>,
+}
+
+/// Times every solver in rounds (each round runs each solver once, in table
+/// order), so that a drift of the machine's speed, or of the allocator's
+/// state, touches every solver alike: the first `WARM_UP` rounds are not
+/// timed, then each solver keeps its fastest of `REPS` rounds.
+fn time_in_rounds(solvers: &mut [Timed], g: &Graph) {
     let ctx = SolveContext::new(1, None);
-    let mut best = Duration::MAX;
-    let mut last = None;
-    for rep in 0..WARM_UP + REPS {
-        let report = solvers::run(solver.as_ref(), g, &ctx);
-        if rep >= WARM_UP {
-            best = best.min(report.time);
+    for round in 0..WARM_UP + REPS {
+        eprint!("\rround {}/{}", round + 1, WARM_UP + REPS);
+        for t in solvers.iter_mut() {
+            let report = solvers::run(t.solver.as_ref(), g, &ctx);
+            if round >= WARM_UP {
+                t.best = t.best.min(report.time);
+            }
+            t.last = Some(report);
         }
-        last = Some(report);
     }
-    let report = last.expect("at least one rep");
-    Some((best, report.peak, report.status.label().to_string()))
+    eprint!("\r");
 }
 
 fn main() {
@@ -108,18 +119,28 @@ fn main() {
             "|{:-<40}|{:->12}|{:->10}|{:->16}|{:-<10}|",
             "", "", "", "", ""
         );
-        let mut kahn = None;
-        for name in SOLVERS {
-            if !only.is_empty() && *name != "kahn" && !only.contains(name) {
-                continue;
-            }
-            let Some((t, peak, status)) = time_solver(name, &g) else {
-                continue;
-            };
-            let base = *kahn.get_or_insert(t);
-            let ms = t.as_secs_f64() * 1e3;
-            let ratio = t.as_secs_f64() / base.as_secs_f64();
-            let peak = peak.map_or("-".to_string(), |p| p.to_string());
+        let mut timed: Vec<Timed> = SOLVERS
+            .iter()
+            .filter(|name| only.is_empty() || **name == "kahn" || only.contains(*name))
+            .filter_map(|&name| match solvers::build(name) {
+                Ok(solver) => Some(Timed {
+                    name,
+                    solver,
+                    best: Duration::MAX,
+                    last: None,
+                }),
+                Err(SolverError::Unknown { .. }) => None,
+                Err(e) => panic!("{name}: {e}"),
+            })
+            .collect();
+        time_in_rounds(&mut timed, &g);
+        let kahn = timed[0].best;
+        for t in &timed {
+            let report = t.last.as_ref().expect("at least one round");
+            let ms = t.best.as_secs_f64() * 1e3;
+            let ratio = t.best.as_secs_f64() / kahn.as_secs_f64();
+            let peak = report.peak.map_or("-".to_string(), |p| p.to_string());
+            let (name, status) = (t.name, report.status.label());
             println!("| {name:<38} | {ms:>10.1} | {ratio:>8.2} | {peak:>14} | {status:<8} |");
         }
     }
