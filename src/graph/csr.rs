@@ -96,6 +96,18 @@ impl Csr {
         &self.targets[self.offsets[v] as usize..self.offsets[v + 1] as usize]
     }
 
+    /// Prefetches where row `v` starts (a hint; reads nothing).
+    #[inline]
+    pub(crate) fn prefetch_offsets(&self, v: NodeIdx) {
+        crate::prefetch::prefetch(&self.offsets, v as usize);
+    }
+
+    /// Prefetches the first entries of row `v` (reads where it starts).
+    #[inline]
+    pub(crate) fn prefetch_row(&self, v: NodeIdx) {
+        crate::prefetch::prefetch(&self.targets, self.offsets[v as usize] as usize);
+    }
+
     /// Every row's entries, row after row.
     pub fn targets(&self) -> &[NodeIdx] {
         &self.targets

@@ -11,6 +11,7 @@ use std::collections::BinaryHeap;
 use super::kahn::{list_schedule, ReadySet};
 use super::{Outcome, Scheduler, SolveContext};
 use crate::graph::{Graph, NodeIdx};
+use crate::prefetch::prefetch;
 
 /// The article's greedy: a binary heap keyed by `(delta, type, id)`.
 ///
@@ -127,6 +128,18 @@ impl ReadySet for ArticleHeap<'_> {
             (None, _) => self.heap.pop()?.0,
         };
         Some(self.node(k))
+    }
+
+    #[inline]
+    fn ahead(&self, d: usize) -> Option<NodeIdx> {
+        let k = self.initial.get(self.next_initial + d)?;
+        Some(self.node(*k))
+    }
+
+    #[inline]
+    fn prefetch_push(&self, v: NodeIdx) {
+        prefetch(self.g.deltas(), v as usize);
+        prefetch(&self.g.kinds, v as usize);
     }
 }
 

@@ -66,6 +66,15 @@ impl<'g> Adj<'g> {
         }
     }
 
+    /// The distinct successor rows.
+    #[inline]
+    pub fn succ_csr(&self) -> &Csr {
+        match &self.own {
+            None => self.g.succ_csr(),
+            Some((s, _)) => s,
+        }
+    }
+
     /// Distinct predecessors of `v`.
     #[inline]
     pub fn preds(&self, v: NodeIdx) -> &[NodeIdx] {

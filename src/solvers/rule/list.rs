@@ -27,7 +27,8 @@ use super::packed::{Mode, Packed};
 use super::parse::Key;
 use super::queue::{ArenaQueue, KeyCtx, KeyQueue, PackedQueue};
 use crate::graph::{Graph, NodeIdx};
-use crate::solvers::kahn::{list_schedule, ReadySet};
+use crate::prefetch::prefetch;
+use crate::solvers::kahn::{list_schedule, prefetch_ahead, ReadySet};
 use crate::solvers::{Abilities, DeadlineTicker, Outcome, Scheduler, SolveContext};
 
 /// The node-mode rule scheduler.
@@ -117,6 +118,16 @@ impl ReadySet for StaticKeys {
     fn pop(&mut self) -> Option<NodeIdx> {
         KeyQueue::pop(&mut self.0)
     }
+
+    #[inline]
+    fn ahead(&self, d: usize) -> Option<NodeIdx> {
+        KeyQueue::ahead(&self.0, d)
+    }
+
+    #[inline]
+    fn prefetch_push(&self, v: NodeIdx) {
+        KeyQueue::prefetch_push(&self.0, v);
+    }
 }
 
 /// `unlocks` and `frees_after` of every node, kept current as nodes run.
@@ -189,6 +200,17 @@ fn run(r: &KeyCtx, mut queue: impl KeyQueue, ctx: &SolveContext) -> Option<Vec<N
             return None;
         }
         order.push(u);
+        prefetch_ahead(
+            adj.succ_csr(),
+            |d| queue.ahead(d),
+            |w| {
+                prefetch(&pending, w as usize);
+                if let Some(c) = &unlocks {
+                    prefetch(&c.unrun_xor, w as usize);
+                }
+                queue.prefetch_push(w);
+            },
+        );
         for &w in adj.succs(u) {
             let p = &mut pending[w as usize];
             *p -= 1;

@@ -14,6 +14,7 @@ use super::packed::Packed;
 use super::parse::Key;
 use super::tiered_heap::TieredHeap;
 use crate::graph::{Graph, NodeIdx};
+use crate::prefetch::prefetch;
 
 /// What a key is computed from.
 pub(super) struct KeyCtx<'a> {
@@ -29,6 +30,14 @@ pub(super) trait KeyQueue {
     fn push(&mut self, r: &KeyCtx, v: NodeIdx, d: &Dynamic);
     /// Removes the node whose current key is smallest.
     fn pop(&mut self) -> Option<NodeIdx>;
+    /// A guess at the node `d` pops from now (a prefetch hint).
+    #[inline]
+    fn ahead(&self, _d: usize) -> Option<NodeIdx> {
+        None
+    }
+    /// Prefetches what pushing `v` reads.
+    #[inline]
+    fn prefetch_push(&self, _v: NodeIdx) {}
 }
 
 /// Packed keys: the nodes pushed before the first pop are sorted once, later
@@ -100,6 +109,29 @@ impl KeyQueue for PackedQueue {
             current[v as usize] = k;
         }
         self.push_key(k);
+    }
+
+    /// A guess at the node `d` pops from now: from the sorted initial run,
+    /// else from the heap's sorted run (a prefetch hint).
+    #[inline]
+    fn ahead(&self, d: usize) -> Option<NodeIdx> {
+        if !self.started {
+            return None;
+        }
+        let k = match self.initial.get(self.next_initial + d) {
+            Some(&k) => k,
+            None => self.heap.ahead(d)?,
+        };
+        Some(self.packed.node(k))
+    }
+
+    /// Prefetches the static key of `v` (and its current key).
+    #[inline]
+    fn prefetch_push(&self, v: NodeIdx) {
+        prefetch(&self.static_keys, v as usize);
+        if let Some(current) = &self.current {
+            prefetch(current, v as usize);
+        }
     }
 
     #[inline]
