@@ -21,6 +21,7 @@
 use super::parse::{Feature, Key, Term};
 use crate::graph::{analysis, Csr, Graph, NodeIdx};
 use crate::rng::Rng;
+use std::sync::Arc;
 
 /// Distinct successors and predecessors (duplicate edges merged once).
 ///
@@ -92,10 +93,12 @@ pub(super) struct Noise {
     pub scale: f64,
 }
 
-/// The per-graph tables a rule needs, and its seeds.
+/// The per-graph tables a rule needs, and its seeds. The tables are
+/// shared: [`Statics::reseeded`] gives another run (a restart of `noisy:`)
+/// the same tables with its own seeds.
 pub(super) struct Statics {
-    depth: Vec<u32>,
-    height: Vec<u32>,
+    depth: Arc<Vec<u32>>,
+    height: Arc<Vec<u32>>,
     random_seed: u64,
     noise: Option<Noise>,
 }
@@ -110,16 +113,30 @@ impl Statics {
     /// O(n + m) for `depth` / `height`; nothing otherwise.
     pub fn new(g: &Graph, key: &Key, seed: u64, noise: Option<Noise>) -> Self {
         Statics {
-            depth: if key.uses(Feature::Depth) {
+            depth: Arc::new(if key.uses(Feature::Depth) {
                 analysis::depths(g)
             } else {
                 Vec::new()
-            },
-            height: if key.uses(Feature::Height) {
+            }),
+            height: Arc::new(if key.uses(Feature::Height) {
                 analysis::heights(g)
             } else {
                 Vec::new()
-            },
+            }),
+            random_seed: seed ^ RANDOM_SALT,
+            noise,
+        }
+    }
+
+    /// The same tables under another seed and noise, as `new` would build
+    /// them with `seed` and `noise`.
+    ///
+    /// # Complexity
+    /// O(1).
+    pub fn reseeded(&self, seed: u64, noise: Option<Noise>) -> Self {
+        Statics {
+            depth: Arc::clone(&self.depth),
+            height: Arc::clone(&self.height),
             random_seed: seed ^ RANDOM_SALT,
             noise,
         }
@@ -302,8 +319,7 @@ pub(super) fn encode_term(
 ///
 /// # Complexity
 /// O(n + m).
-pub(super) fn noise_scale(g: &Graph, adj: &Adj, key: &Key, seed: u64) -> f64 {
-    let s = Statics::new(g, key, seed, None);
+pub(super) fn noise_scale(g: &Graph, adj: &Adj, key: &Key, s: &Statics) -> f64 {
     let dynamic = key.is_dynamic();
     let Some(first) = key.terms.first() else {
         return 1.0;
@@ -337,11 +353,11 @@ pub(super) fn noise_scale(g: &Graph, adj: &Adj, key: &Key, seed: u64) -> f64 {
         let x = match &one.terms[0] {
             Term::Int(sum) => sum
                 .iter()
-                .map(|&(w, f)| w as f64 * value(g, adj, &s, f, v, &d).f())
+                .map(|&(w, f)| w as f64 * value(g, adj, s, f, v, &d).f())
                 .sum::<f64>(),
             Term::Float(sum) => sum
                 .iter()
-                .map(|&(w, f)| w * value(g, adj, &s, f, v, &d).f())
+                .map(|&(w, f)| w * value(g, adj, s, f, v, &d).f())
                 .sum(),
         };
         total += x.abs();

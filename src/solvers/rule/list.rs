@@ -22,7 +22,7 @@
 //! dynamic feature (the loop is then Kahn's with a priority queue), else
 //! without their dynamic terms, which each push fills in.
 
-use super::features::{Adj, Dynamic, Noise, Statics};
+use super::features::{Adj, Dynamic, Statics};
 use super::packed::{Mode, Packed};
 use super::parse::Key;
 use super::queue::{ArenaQueue, KeyCtx, KeyQueue, PackedQueue};
@@ -68,7 +68,8 @@ impl Scheduler for Rule {
     }
 
     fn solve(&self, g: &Graph, ctx: &SolveContext) -> Outcome {
-        match schedule(g, &Adj::new(g), &self.key, ctx, None) {
+        let statics = Statics::new(g, &self.key, ctx.seed, None);
+        match schedule(g, &Adj::new(g), &self.key, &statics, ctx) {
             Some(order) => Outcome::feasible(order),
             None => Outcome::timed_out(),
         }
@@ -76,24 +77,24 @@ impl Scheduler for Rule {
 }
 
 /// Runs the node-mode list scheduler on `g` (whose distinct adjacency is
-/// `adj`); `None` if the deadline passed.
+/// `adj`) with the tables and seeds of `statics`; `None` if the deadline
+/// passed.
 pub(super) fn schedule(
     g: &Graph,
     adj: &Adj,
     key: &Key,
+    statics: &Statics,
     ctx: &SolveContext,
-    noise: Option<Noise>,
 ) -> Option<Vec<NodeIdx>> {
-    let statics = Statics::new(g, key, ctx.seed, noise);
     let rule = KeyCtx {
         g,
         adj,
-        statics: &statics,
+        statics,
         key,
     };
-    match Packed::layout(g, adj, &statics, key, Mode::Nodes) {
+    match Packed::layout(g, adj, statics, key, Mode::Nodes) {
         Some(packed) => {
-            let keys = packed.static_keys(g, adj, &statics, key);
+            let keys = packed.static_keys(g, adj, statics, key);
             match key.is_dynamic() {
                 true => run(&rule, PackedQueue::new(packed, keys, true), ctx),
                 false => list_schedule(g, StaticKeys(PackedQueue::new(packed, keys, false)), ctx),
@@ -245,7 +246,8 @@ pub(crate) mod tests {
     fn order(g: &Graph, rule: &str) -> Vec<i64> {
         let key = parse(rule).unwrap();
         let ctx = SolveContext::default();
-        g.to_ids(&schedule(g, &Adj::new(g), &key, &ctx, None).unwrap())
+        let statics = Statics::new(g, &key, ctx.seed, None);
+        g.to_ids(&schedule(g, &Adj::new(g), &key, &statics, &ctx).unwrap())
     }
 
     /// A chain of four ops, outputs of 4, 3, 2, 1 bytes, floating ALLOCs.
@@ -263,7 +265,9 @@ pub(crate) mod tests {
     fn article_rule_runs_floating_allocs_early() {
         let g = floating_chain();
         let key = parse("delta,type,id").unwrap();
-        let o = schedule(&g, &Adj::new(&g), &key, &SolveContext::default(), None).unwrap();
+        let ctx = SolveContext::default();
+        let statics = Statics::new(&g, &key, ctx.seed, None);
+        let o = schedule(&g, &Adj::new(&g), &key, &statics, &ctx).unwrap();
         // Smallest ALLOC first, all four before any op: peak 4+3+2+1.
         assert_eq!(check(&g, &o).unwrap().peak, 10);
         let ids = g.to_ids(&o);

@@ -37,7 +37,7 @@
 //! the op first (15 < 72) and then peaks at 15 + 161 = 176; running FREE c's
 //! move first peaks at 161.
 
-use super::features::{Adj, Dynamic, Noise, Statics};
+use super::features::{Adj, Dynamic, Statics};
 use super::packed::{Mode, Packed};
 use super::parse::{Feature, Key};
 use super::queue::{ArenaQueue, KeyCtx, KeyQueue, PackedQueue};
@@ -91,9 +91,10 @@ impl Scheduler for Moves {
     }
 
     fn solve(&self, g: &Graph, ctx: &SolveContext) -> Outcome {
+        let statics = Statics::new(g, &self.key, ctx.seed, None);
         let pick = Pick::Key {
             key: &self.key,
-            noise: None,
+            statics: &statics,
         };
         match schedule(g, &Adj::new(g), pick, ctx) {
             Some(order) => Outcome::feasible(order),
@@ -104,8 +105,9 @@ impl Scheduler for Moves {
 
 /// How the next move is chosen.
 pub(super) enum Pick<'a> {
-    /// Smallest key (with optional noise on the first term).
-    Key { key: &'a Key, noise: Option<Noise> },
+    /// Smallest key, with the tables and seeds (and the noise on the first
+    /// term, if any) of `statics`.
+    Key { key: &'a Key, statics: &'a Statics },
     /// Uniformly at random among the available moves, seeded.
     Uniform { seed: u64 },
 }
@@ -368,17 +370,16 @@ pub(super) fn schedule<'g>(
     let dynamic = matches!(&pick, Pick::Key { key, .. } if key.is_dynamic());
     let mut s = State::new(g, adj, dynamic);
     match pick {
-        Pick::Key { key, noise } => {
-            let statics = Statics::new(g, key, ctx.seed, noise);
+        Pick::Key { key, statics } => {
             let r = KeyCtx {
                 g,
                 adj,
-                statics: &statics,
+                statics,
                 key,
             };
-            let done = match Packed::layout(g, adj, &statics, key, Mode::Moves) {
+            let done = match Packed::layout(g, adj, statics, key, Mode::Moves) {
                 Some(packed) => {
-                    let keys = packed.static_keys(g, adj, &statics, key);
+                    let keys = packed.static_keys(g, adj, statics, key);
                     by_key(&mut s, &r, PackedQueue::new(packed, keys, true), ctx)
                 }
                 None => by_key(&mut s, &r, ArenaQueue::new(n, key), ctx),
@@ -508,11 +509,13 @@ mod tests {
 
     fn run(g: &Graph, rule: &str) -> Vec<NodeIdx> {
         let key = parse(rule).unwrap();
+        let ctx = SolveContext::default();
+        let statics = Statics::new(g, &key, ctx.seed, None);
         let pick = Pick::Key {
             key: &key,
-            noise: None,
+            statics: &statics,
         };
-        schedule(g, &Adj::new(g), pick, &SolveContext::default()).unwrap()
+        schedule(g, &Adj::new(g), pick, &ctx).unwrap()
     }
 
     #[test]

@@ -16,7 +16,7 @@
 
 use rayon::prelude::*;
 
-use super::features::{noise_scale, Adj, Noise};
+use super::features::{noise_scale, Adj, Noise, Statics};
 use super::list;
 use super::moves::{self, Pick};
 use super::parse::Key;
@@ -57,18 +57,20 @@ impl Scheduler for Noisy {
 
     fn solve(&self, g: &Graph, ctx: &SolveContext) -> Outcome {
         let adj = Adj::new(g);
-        let scale = noise_scale(g, &adj, &self.key, ctx.seed);
+        // Depths and heights once, shared by the scale and every restart.
+        let tables = Statics::new(g, &self.key, ctx.seed, None);
+        let scale = noise_scale(g, &adj, &self.key, &tables);
         best_of_runs(g, ctx, |seed| {
-            let noise = Some(Noise { seed, scale });
+            let statics = tables.reseeded(seed, Some(Noise { seed, scale }));
             let run_ctx = ctx.with_seed(seed);
             if self.moves {
                 let pick = Pick::Key {
                     key: &self.key,
-                    noise,
+                    statics: &statics,
                 };
                 moves::schedule(g, &adj, pick, &run_ctx)
             } else {
-                list::schedule(g, &adj, &self.key, &run_ctx, noise)
+                list::schedule(g, &adj, &self.key, &statics, &run_ctx)
             }
         })
     }
