@@ -63,9 +63,19 @@ impl Scheduler for Dp {
         let mut set = vec![0u64; state::words(n)];
         for _size in 0..n {
             for id in layer_start..layer_end {
-                let over = table.len() as u64 >= ctx.budget.max_states
-                    || table.bytes() + recs.len() as u64 * 24 > ctx.budget.max_memory_bytes;
-                if over || ticker.expired(ctx) {
+                let states_over = table.len() as u64 >= ctx.budget.max_states;
+                let memory_over =
+                    table.bytes() + recs.len() as u64 * 24 > ctx.budget.max_memory_bytes;
+                let stop = if states_over {
+                    Some("the state budget")
+                } else if memory_over {
+                    Some("the memory budget")
+                } else if ticker.expired(ctx) {
+                    Some("the time limit")
+                } else {
+                    None
+                };
+                if let Some(stop) = stop {
                     let lb = recs[layer_start..layer_end]
                         .iter()
                         .map(|r| r.peak)
@@ -75,7 +85,9 @@ impl Scheduler for Dp {
                         .max(0) as u64;
                     let out = Outcome::feasible(g.topo_order().to_vec())
                         .with_lower_bound(Some(lb))
-                        .with_note("dp budget reached; order is the topological order");
+                        .with_note(format!(
+                            "dp stopped at {stop}; order is the topological order"
+                        ));
                     return out
                         .with_counter("states", table.len() as u64)
                         .with_counter("expanded", expanded);

@@ -301,10 +301,17 @@ impl Exact {
                 note: format!("search improved on {from} ({})", prep.ub),
             },
             Found::UpperIsOptimal => known(prep.ub, format!("search proved {from} optimal")),
-            Found::Stopped(key) => known(
-                proven(key),
-                format!("budget reached; best order from {from}"),
-            ),
+            Found::Stopped(key) => {
+                let stop = if ctx.expired() {
+                    "the time limit"
+                } else {
+                    "the search budget"
+                };
+                known(
+                    proven(key),
+                    format!("stopped at {stop}; best order from {from}"),
+                )
+            }
         };
         out.work = work;
         out.branches = sym.sizes().1;
