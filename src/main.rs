@@ -12,7 +12,7 @@ fn main() -> ExitCode {
     match cli::run(args) {
         Ok(code) => code,
         Err(err) => {
-            eprintln!("error: {err:#}");
+            eprintln!("error: {}", cli::error_message(&err));
             ExitCode::from(cli::exit_code(&err))
         }
     }

@@ -7,7 +7,7 @@ use memsched::corpus::gen::{self, GenError, GenSpec};
 use memsched::corpus::program::AllocEncoding;
 use memsched::graph::seed;
 
-use super::InvalidInput;
+use super::{seed_value, InvalidInput};
 
 #[derive(Debug, clap::Args)]
 #[command(after_long_help = families_help())]
@@ -18,9 +18,9 @@ pub struct Args {
     /// A parameter `key=value` (repeatable; overrides the spec's).
     #[arg(long = "param", short = 'p', value_name = "KEY=VALUE")]
     params: Vec<String>,
-    /// Seed of the generator (same seed, same graph, in every version).
-    #[arg(long, default_value_t = 0)]
-    seed: u64,
+    /// Seed of the generator (same seed, same graph, in every version; 0 to 18446744073709551615).
+    #[arg(long, default_value_t = 0, allow_negative_numbers = true)]
+    seed: i128,
     /// Output file (`-` or absent: standard output).
     #[arg(long, short)]
     out: Option<String>,
@@ -72,13 +72,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         };
         spec.params.insert("allocs".into(), name.into());
     }
-    let graph = gen::generate(&spec, args.seed).map_err(invalid)?;
+    let seed_number = seed_value(args.seed)?;
+    let graph = gen::generate(&spec, seed_number).map_err(invalid)?;
     let out = args.out.as_deref().unwrap_or("-");
     seed::write_path(&graph, out).map_err(|e| anyhow::anyhow!("cannot write {out}: {e}"))?;
     if out != "-" {
         eprintln!(
             "{out}: {spec} seed {}: {} nodes, {} edges",
-            args.seed,
+            seed_number,
             graph.node_count(),
             graph.edge_count()
         );

@@ -19,7 +19,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-use memsched::graph::GraphError;
+use memsched::graph::{seed, Graph, GraphError};
 use memsched::solvers::SolverError;
 
 /// memsched: find execution orders of computation graphs with the lowest peak memory.
@@ -90,6 +90,54 @@ pub fn exit_code(err: &anyhow::Error) -> u8 {
     } else {
         1
     }
+}
+
+/// The message of an error and its causes, `outer: inner: ...`, as anyhow's
+/// `{:#}` prints it, except that a cause whose text already ends the message
+/// is not repeated (an error type that prints its source in its own message,
+/// such as `#[error("{path}: {source}")]`, would otherwise show it twice).
+pub fn error_message(err: &anyhow::Error) -> String {
+    let mut message = String::new();
+    for cause in err.chain() {
+        let text = cause.to_string();
+        if message.ends_with(&text) {
+            continue;
+        }
+        if !message.is_empty() {
+            message.push_str(": ");
+        }
+        message.push_str(&text);
+    }
+    message
+}
+
+/// Reads and validates the graph file `path` (`-`: standard input); errors
+/// name the file (see [`graph_error`]).
+pub fn read_graph(path: &str) -> anyhow::Result<Graph> {
+    seed::read_path(path).map_err(|e| graph_error(path, e))
+}
+
+/// A graph error with the file it came from: `PATH is not a valid graph: ...`
+/// (an unreadable file is already named by the error itself).
+pub fn graph_error(path: &str, e: GraphError) -> anyhow::Error {
+    match e {
+        GraphError::Io { .. } => anyhow::Error::new(e),
+        e => {
+            let name = if path == "-" { "standard input" } else { path };
+            anyhow::Error::new(e).context(format!("{name} is not a valid graph"))
+        }
+    }
+}
+
+/// Checks a `--seed` value read as i128 (so that clap accepts `-1` and this
+/// says what is wrong with it instead of "unexpected argument").
+pub fn seed_value(seed: i128) -> Result<u64, InvalidInput> {
+    u64::try_from(seed).map_err(|_| {
+        InvalidInput(format!(
+            "--seed must be a non-negative integer (0 to {}), got {seed}",
+            u64::MAX
+        ))
+    })
 }
 
 /// Writes `text` to `path`, or standard output when `path` is `None` or `-`.

@@ -7,10 +7,9 @@ use std::time::Duration;
 use clap::ValueEnum;
 use serde_json::json;
 
-use memsched::graph::seed;
-use memsched::solvers::{self, ProgramOrder, Report, SolveContext};
+use memsched::solvers::{self, Budget, ProgramOrder, Report, SolveContext};
 
-use super::{emit, human_bytes, InvalidInput};
+use super::{emit, human_bytes, read_graph, seed_value, InvalidInput};
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
 pub enum Format {
@@ -32,19 +31,116 @@ pub struct Args {
     /// Write the report here instead of standard output.
     #[arg(long, short)]
     out: Option<String>,
-    /// Wall-clock limit for the solver, in seconds (fractions allowed).
-    #[arg(long, value_name = "SECONDS")]
+    /// Wall-clock limit for the solver, in seconds (fractions allowed; at most
+    /// 18446744073709551615). Default: none, the solver runs until it is done.
+    /// `exact`, `dp` and `ilp` can run for hours on large graphs (and `dp` can
+    /// fill gigabytes): bound a run with this and `--memory-budget`; past the
+    /// limit a solver returns its best order so far (status `timed_out`, with
+    /// a lower bound where it has one).
+    #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
     time_limit: Option<f64>,
-    /// Seed for randomized solvers.
-    #[arg(long, default_value_t = 0)]
-    seed: u64,
-    /// Runs of a randomized solver (`random`, `noisy:EXPR`), best kept; run in parallel.
-    #[arg(long, default_value_t = 1, value_name = "K")]
-    restarts: u32,
+    /// Seed for randomized solvers (0 to 18446744073709551615).
+    #[arg(long, default_value_t = 0, allow_negative_numbers = true)]
+    seed: i128,
+    /// Runs of a randomized solver (`random`, `random-moves`, `noisy:EXPR`,
+    /// `noisy-moves:EXPR`), best kept; run in parallel. At least 1; default 1.
+    #[arg(long, value_name = "K", allow_negative_numbers = true)]
+    restarts: Option<i64>,
     /// What a `rule:EXPR` key ranks: single ready nodes, or moves (a delta <= 0
     /// node together with the ALLOCs it still needs). `moves` turns `rule:E` into `moves:E`.
     #[arg(long, value_enum, default_value_t = RuleMode::Nodes)]
     rule_mode: RuleMode,
+    /// Most bytes the tables of a search (`exact`, `dp`) may hold, e.g.
+    /// `512MiB` or `2GiB` (suffixes KiB, MiB, GiB, TiB; plain number: bytes).
+    /// Past it the search stops and returns its best order so far. The figure
+    /// is the search's own estimate of its tables: the process uses more.
+    #[arg(
+        long,
+        value_name = "BYTES",
+        default_value = "4GiB",
+        value_parser = parse_bytes,
+        allow_negative_numbers = true
+    )]
+    memory_budget: u64,
+    /// Most states a search (`exact`, `dp`) may store before it stops.
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = Budget::default().max_states,
+        value_parser = parse_states,
+        allow_negative_numbers = true
+    )]
+    max_states: u64,
+}
+
+/// Reads a byte count: an integer with an optional binary suffix (`KiB`,
+/// `MiB`, `GiB`, `TiB`; `K`, `M`, `G`, `T` and `B` are accepted too).
+fn parse_bytes(text: &str) -> Result<u64, String> {
+    let t = text.trim();
+    if t.starts_with('-') {
+        return Err("must be a positive number of bytes".into());
+    }
+    let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (digits, suffix) = t.split_at(split);
+    let unit: u64 = match suffix.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1,
+        "k" | "kib" => 1 << 10,
+        "m" | "mib" => 1 << 20,
+        "g" | "gib" => 1 << 30,
+        "t" | "tib" => 1 << 40,
+        _ => {
+            return Err(format!(
+                "unknown unit `{}`: write bytes, or a number with KiB, MiB, GiB or TiB (e.g. 2GiB)",
+                suffix.trim()
+            ))
+        }
+    };
+    let n: u64 = digits.parse().map_err(|_| {
+        "not a non-negative whole number of bytes (e.g. 536870912 or 512MiB)".to_string()
+    })?;
+    let bytes = n
+        .checked_mul(unit)
+        .ok_or_else(|| format!("too large: at most {} bytes", u64::MAX))?;
+    if bytes == 0 {
+        return Err("must be at least 1 byte".into());
+    }
+    Ok(bytes)
+}
+
+/// Reads a state count: a positive whole number.
+fn parse_states(text: &str) -> Result<u64, String> {
+    match text.trim().parse::<u64>() {
+        Ok(n) if n >= 1 => Ok(n),
+        Ok(_) => Err("must be at least 1".into()),
+        Err(_) => Err(format!(
+            "must be a whole number from 1 to {} (e.g. 1000000)",
+            u64::MAX
+        )),
+    }
+}
+
+/// Reads `--time-limit`: a positive number of seconds within Duration's range.
+fn time_limit(t: Option<f64>) -> Result<Option<Duration>, InvalidInput> {
+    let Some(t) = t else { return Ok(None) };
+    if t.is_nan() || t <= 0.0 {
+        return Err(InvalidInput(format!(
+            "--time-limit must be a positive number of seconds, got {t}"
+        )));
+    }
+    // try_from: `from_secs_f64` panics on values beyond Duration's range (1.8e19).
+    Duration::try_from_secs_f64(t).map(Some).map_err(|_| {
+        let shown = if t.is_finite() { format!("{t:e}") } else { format!("{t}") };
+        InvalidInput(format!(
+            "--time-limit {shown} is too large: at most {} seconds (leave the flag out for no limit)",
+            u64::MAX
+        ))
+    })
+}
+
+/// Whether a solver uses `--restarts` (the randomized best-of-K ones).
+fn uses_restarts(name: &str) -> bool {
+    let base = name.split_once(':').map_or(name, |(b, _)| b).trim();
+    matches!(base, "random" | "random-moves" | "noisy" | "noisy-moves")
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -62,23 +158,37 @@ fn with_rule_mode(name: &str, mode: RuleMode) -> String {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    // try_from: `from_secs_f64` panics on values beyond Duration's range (1e20).
-    let time_limit = match args.time_limit {
+    let time_limit = time_limit(args.time_limit)?;
+    let seed = seed_value(args.seed)?;
+    let restarts = match args.restarts {
         None => None,
-        Some(t) => match Duration::try_from_secs_f64(t) {
-            Ok(d) if t > 0.0 => Some(d),
-            _ => {
-                return Err(InvalidInput(format!(
-                    "--time-limit must be a positive number of seconds, got {t}"
-                ))
-                .into())
-            }
-        },
+        Some(k) if k < 1 => {
+            return Err(InvalidInput(format!("--restarts must be at least 1, got {k}")).into())
+        }
+        Some(k) => Some(u32::try_from(k).map_err(|_| {
+            InvalidInput(format!("--restarts must be at most {}, got {k}", u32::MAX))
+        })?),
     };
-    let solver = solvers::build(&with_rule_mode(&args.solver, args.rule_mode))?;
-    let graph = seed::read_path(&args.graph)?;
-    let mut ctx = SolveContext::new(args.seed, time_limit);
-    ctx.restarts = args.restarts;
+    let name = with_rule_mode(&args.solver, args.rule_mode);
+    let solver = solvers::build(&name)?;
+    let shown = args.solver.trim();
+    if args.rule_mode == RuleMode::Moves && !shown.starts_with("rule:") {
+        eprintln!(
+            "warning: --rule-mode moves has no effect on solver `{shown}` (it turns rule:EXPR into moves:EXPR)"
+        );
+    }
+    if restarts.is_some() && !uses_restarts(&name) {
+        eprintln!(
+            "warning: --restarts has no effect on solver `{shown}` (only random, random-moves, noisy:EXPR and noisy-moves:EXPR restart)"
+        );
+    }
+    let graph = read_graph(&args.graph)?;
+    let mut ctx = SolveContext::new(seed, time_limit);
+    ctx.restarts = restarts.unwrap_or(1);
+    ctx.budget = Budget {
+        max_states: args.max_states,
+        max_memory_bytes: args.memory_budget,
+    };
     let report = solvers::run(solver.as_ref(), &graph, &ctx);
     let program = solvers::run(&ProgramOrder, &graph, &SolveContext::default());
     let text = match args.format {
@@ -162,4 +272,35 @@ fn to_text(g: &memsched::Graph, r: &Report, program_peak: Option<u64>) -> String
         let _ = writeln!(s, "order        {}", ids.join(" "));
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn memory_budget_default_is_the_library_default_and_units_parse() {
+        assert_eq!(parse_bytes("4GiB"), Ok(Budget::default().max_memory_bytes));
+        assert_eq!(parse_bytes("512MiB"), Ok(512 << 20));
+        assert_eq!(parse_bytes("3k"), Ok(3 << 10));
+        assert_eq!(parse_bytes("1000"), Ok(1000));
+        for bad in ["", "0", "-1", "1.5GiB", "2XB", "GiB", "16777216TiB"] {
+            assert!(parse_bytes(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn restarts_apply_to_randomized_solvers_only() {
+        for name in [
+            "random",
+            "random-moves",
+            "noisy:delta,id",
+            " noisy-moves : id",
+        ] {
+            assert!(uses_restarts(name), "{name}");
+        }
+        for name in ["kahn", "rule:delta", "anneal", "moves:random"] {
+            assert!(!uses_restarts(name), "{name}");
+        }
+    }
 }

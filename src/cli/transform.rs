@@ -6,6 +6,8 @@ use memsched::corpus::program::AllocEncoding;
 use memsched::corpus::transform;
 use memsched::graph::seed;
 
+use super::read_graph;
+
 /// Re-encode every ALLOC: `floating` drops its in-edges (the article's
 /// encoding); `anchored` makes it depend on the producers of its op's inputs
 /// (precisely: the non-ALLOC predecessors of its successors that precede all
@@ -25,7 +27,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let g = seed::read_path(&args.graph)?;
+    let g = read_graph(&args.graph)?;
     let t = transform::to_encoding(&g, args.allocs)?;
     let out = args.out.as_deref().unwrap_or("-");
     seed::write_path(&t, out).map_err(|e| anyhow::anyhow!("cannot write {out}: {e}"))?;

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use memsched::graph::{seed, NodeKind};
 use memsched::solvers::{self, ProgramOrder, SolveContext};
 
-use super::human_bytes;
+use super::{graph_error, human_bytes};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -32,9 +32,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                     human_bytes(g.total_allocated() as u64),
                 );
             }
-            Err(e) if args.graphs.len() == 1 => {
-                return Err(anyhow::Error::new(e).context(format!("{path} is not a valid graph")))
-            }
+            Err(e) if args.graphs.len() == 1 => return Err(graph_error(path, e)),
             Err(e) => {
                 eprintln!("{path}: invalid: {e}");
                 failed = true;

@@ -1,9 +1,10 @@
 //! Validation: turns a [`RawGraph`] into a [`Graph`] or a typed error.
 //!
-//! Checks, in this order: node count, duplicate ids, ALLOC/FREE fields,
+//! Checks, in this order: node count, duplicate ids, `Op` spelling (`alloc`
+//! or `Free` is an error, not a compute node), ALLOC/FREE fields,
 //! buffers (one ALLOC, at most one FREE, no FREE without ALLOC), edge
-//! endpoints, cycles, the total size, and that every FREE is reachable from
-//! its ALLOC.
+//! endpoints, numeric `Latency` fields, cycles, the total size, and that
+//! every FREE is reachable from its ALLOC.
 
 use std::collections::HashMap;
 
@@ -70,7 +71,16 @@ impl Graph {
             let kind = match op.as_str() {
                 "ALLOC" => NodeKind::Alloc,
                 "FREE" => NodeKind::Free,
-                _ => NodeKind::Compute,
+                other => {
+                    if let Some(expected) = miscased_op(other) {
+                        return Err(GraphError::OpCase {
+                            id,
+                            op: other.to_string(),
+                            expected,
+                        });
+                    }
+                    NodeKind::Compute
+                }
             };
             let mut extra = extra;
             match kind {
@@ -122,7 +132,7 @@ impl Graph {
         let pred = Csr::from_pairs(n, pairs.iter().map(|&(u, v)| (v, u)));
         let program_is_topological = pairs.iter().all(|&(u, v)| u < v);
         let has_parallel_edges = has_parallel_edges(&succ);
-        let latencies = latencies(&extras);
+        let latencies = latencies(&ids, &extras)?;
         let topo = kahn_topo(&succ, &pred).map_err(|cycle| GraphError::Cycle {
             cycle: cycle.iter().map(|&v| ids[v as usize]).collect(),
         })?;
@@ -251,14 +261,48 @@ fn pair_buffers(
     Ok(partner)
 }
 
+/// `ALLOC` or `FREE` if `op` is one of them in another case or with spaces
+/// around it (`"alloc"`, `" FREE"`), which a user means as that kind.
+fn miscased_op(op: &str) -> Option<&'static str> {
+    let t = op.trim();
+    ["ALLOC", "FREE"]
+        .into_iter()
+        .find(|kind| t.eq_ignore_ascii_case(kind))
+}
+
 /// Each node's numeric `Latency` field (0 where absent); empty if no node
-/// has one.
-fn latencies(extras: &[Option<Box<Map<String, Value>>>]) -> Vec<f64> {
-    let latency = |e: &Option<Box<Map<String, Value>>>| e.as_ref()?.get("Latency")?.as_f64();
-    if extras.iter().all(|e| latency(e).is_none()) {
-        return Vec::new();
+/// has one. A `Latency` that is not a JSON number is an error naming the node.
+fn latencies(
+    ids: &[i64],
+    extras: &[Option<Box<Map<String, Value>>>],
+) -> Result<Vec<f64>, GraphError> {
+    let mut any = false;
+    for (v, extra) in extras.iter().enumerate() {
+        let Some(value) = extra.as_ref().and_then(|e| e.get("Latency")) else {
+            continue;
+        };
+        if !value.is_number() {
+            let mut shown = value.to_string();
+            if shown.len() > 40 {
+                let cut = (0..=37)
+                    .rev()
+                    .find(|&i| shown.is_char_boundary(i))
+                    .unwrap_or(0);
+                shown.truncate(cut);
+                shown.push_str("...");
+            }
+            return Err(GraphError::BadLatency {
+                id: ids[v],
+                value: shown,
+            });
+        }
+        any = true;
     }
-    extras.iter().map(|e| latency(e).unwrap_or(0.0)).collect()
+    if !any {
+        return Ok(Vec::new());
+    }
+    let latency = |e: &Option<Box<Map<String, Value>>>| e.as_ref()?.get("Latency")?.as_f64();
+    Ok(extras.iter().map(|e| latency(e).unwrap_or(0.0)).collect())
 }
 
 /// Whether some edge is written more than once.
@@ -552,6 +596,62 @@ mod tests {
             b.edge(ops[chain as usize - 1], f);
         }
         b.build()
+    }
+
+    fn parse(text: &str) -> Result<Graph, GraphError> {
+        Graph::from_raw(super::super::seed::parse(text.as_bytes())?)
+    }
+
+    #[test]
+    fn miscased_alloc_and_free_are_errors_naming_the_node() {
+        let err =
+            parse(r#"{"Nodes": [{"Id": 7, "Op": "alloc", "Size": 5, "BufId": 1}]}"#).unwrap_err();
+        assert_eq!(
+            err,
+            GraphError::OpCase {
+                id: 7,
+                op: "alloc".into(),
+                expected: "ALLOC"
+            }
+        );
+        assert!(err.to_string().contains("\"ALLOC\""), "{err}");
+        for op in ["Free", " FREE", "free"] {
+            let text = format!(r#"{{"Nodes": [{{"Id": 3, "Op": "{op}", "BufId": 1}}]}}"#);
+            let err = parse(&text).unwrap_err();
+            assert!(
+                matches!(
+                    &err,
+                    GraphError::OpCase {
+                        id: 3,
+                        expected: "FREE",
+                        ..
+                    }
+                ),
+                "{op}: {err}"
+            );
+        }
+        // Other ops, even close ones, stay compute.
+        let g =
+            parse(r#"{"Nodes": [{"Id": 0, "Op": "allocate"}, {"Id": 1, "Op": "FREE_"}]}"#).unwrap();
+        assert!(g.nodes().all(|v| g.kind(v) == NodeKind::Compute));
+    }
+
+    #[test]
+    fn non_numeric_latency_is_an_error_naming_the_node() {
+        for value in [r#""fast""#, "null", "[1]", "true"] {
+            let text = format!(
+                r#"{{"Nodes": [{{"Id": 0, "Op": "A", "Latency": 2}}, {{"Id": 9, "Op": "B", "Latency": {value}}}]}}"#
+            );
+            let err = parse(&text).unwrap_err();
+            assert!(
+                matches!(&err, GraphError::BadLatency { id: 9, .. }),
+                "{value}: {err}"
+            );
+            assert!(err.to_string().contains(value), "{err}");
+        }
+        let g = parse(r#"{"Nodes": [{"Id": 0, "Op": "A", "Latency": 2.5}, {"Id": 1, "Op": "B"}]}"#)
+            .unwrap();
+        assert_eq!((g.latency(0), g.latency(1)), (2.5, 0.0));
     }
 
     #[test]

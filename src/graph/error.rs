@@ -35,6 +35,20 @@ pub enum GraphError {
     /// The edges contain a cycle; `cycle` lists its nodes in edge order.
     #[error("the edges contain a cycle: {}", fmt_cycle(.cycle))]
     Cycle { cycle: Vec<i64> },
+    /// An `Op` that is `ALLOC` or `FREE` in another case (`"alloc"`, `"Free"`):
+    /// Op is case-sensitive, and such a node would silently be compute.
+    #[error(
+        "node {id} has Op {op:?}: Op is case-sensitive, write \"{expected}\" \
+         (any other Op is a compute node, which allocates nothing)"
+    )]
+    OpCase {
+        id: i64,
+        op: String,
+        expected: &'static str,
+    },
+    /// A `Latency` field that is not a JSON number.
+    #[error("node {id} has a Latency that is not a number ({value}); write a JSON number or leave it out")]
+    BadLatency { id: i64, value: String },
     /// An ALLOC has no `Size`.
     #[error("ALLOC node {id} has no Size")]
     MissingSize { id: i64 },

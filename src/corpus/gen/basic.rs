@@ -38,7 +38,7 @@ pub(super) const CHAIN: FamilyInfo = FamilyInfo {
 /// `chain`: op i reads op i-1's output. The only order is program order.
 pub(super) fn chain(p: &Params, rng: &mut Rng) -> Result<Graph, GenError> {
     let n = p.int("length", 1, 10_000_000)?;
-    let (lo, hi) = (p.int("min", 0, 1 << 40)?, p.int("max", 0, 1 << 40)?);
+    let (lo, hi) = p.size_range()?;
     let mut prog = TensorProgram::new();
     let mut prev: Option<TensorRef> = None;
     for i in 0..n {
@@ -117,7 +117,7 @@ pub(super) const SERIES_PARALLEL: FamilyInfo = FamilyInfo {
 pub(super) fn series_parallel(p: &Params, rng: &mut Rng) -> Result<Graph, GenError> {
     let n = p.int("ops", 1, 100_000)?;
     let par = p.float("parallel", 0.0, 1.0)?;
-    let (lo, hi) = (p.int("min", 0, 1 << 40)?, p.int("max", 0, 1 << 40)?);
+    let (lo, hi) = p.size_range()?;
     let mut prog = TensorProgram::new();
     let src = prog.op1("src", &[], size(rng, lo, hi));
     // Recursion depth is the composition depth: O(log n) expected for uniform splits.
@@ -170,7 +170,7 @@ pub(super) fn tree(p: &Params, rng: &mut Rng) -> Result<Graph, GenError> {
     let kind = p.choice("kind", &["in", "out"])?;
     let depth = p.int("depth", 0, 30)?;
     let arity = p.int("arity", 1, 1000)?;
-    let (lo, hi) = (p.int("min", 0, 1 << 40)?, p.int("max", 0, 1 << 40)?);
+    let (lo, hi) = p.size_range()?;
     // children[v] for the shape, node 0 the root, breadth-first.
     let mut children: Vec<Vec<usize>> = vec![Vec::new()];
     let mut frontier = vec![0usize];

@@ -165,6 +165,16 @@ impl Params<'_> {
         }
         Ok(v)
     }
+    /// The tensor size range of the parameters `min` and `max` (bytes, each
+    /// in `0..=2^40`); `min` above `max` is an error naming both.
+    pub fn size_range(&self) -> Result<(u64, u64), GenError> {
+        let lo = self.int("min", 0, 1 << 40)?;
+        let hi = self.int("max", 0, 1 << 40)?;
+        if lo > hi {
+            return Err(self.bad("min", format!("must be at most `max` = `{hi}`")));
+        }
+        Ok((lo, hi))
+    }
     /// A parameter that must be one of `options`.
     pub fn choice(&self, name: &str, options: &[&'static str]) -> Result<&'static str, GenError> {
         let v = self.raw(name);
@@ -256,8 +266,10 @@ pub(crate) fn finish(
     Ok(b.build()?)
 }
 
+/// A size drawn uniformly from `lo..=hi` (`lo <= hi`, see [`Params::size_range`]).
 pub(crate) fn size(rng: &mut Rng, lo: u64, hi: u64) -> u64 {
-    rng.range(lo.min(hi), hi.max(lo))
+    debug_assert!(lo <= hi, "size range {lo}..={hi}");
+    rng.range(lo, hi)
 }
 
 #[cfg(test)]
@@ -387,6 +399,34 @@ mod tests {
         assert_eq!(figures("chain"), (29, 37, 418837, 116517));
         assert_eq!(figures("random-layered"), (86, 204, 17341651, 5226916));
         assert_eq!(figures("tensor-program"), (158, 356, 34538046, 9331632));
+    }
+
+    #[test]
+    fn min_above_max_is_rejected_naming_both() {
+        for family in [
+            "chain",
+            "series-parallel",
+            "tree",
+            "random-layered",
+            "tensor-program",
+        ] {
+            let spec = GenSpec::parse(&format!("{family}:min=100,max=10")).unwrap();
+            let err = generate(&spec, 0).unwrap_err();
+            assert!(
+                matches!(&err, GenError::BadValue { param, .. } if param == "min"),
+                "{family}: {err}"
+            );
+            let text = err.to_string();
+            assert!(
+                text.contains("100") && text.contains("`max` = `10`"),
+                "{text}"
+            );
+            // min = max is a fixed size.
+            let spec = GenSpec::parse(&format!("{family}:min=64,max=64")).unwrap();
+            let g = generate(&spec, 0).unwrap();
+            let allocs = g.nodes().filter(|&v| g.kind(v) == crate::NodeKind::Alloc);
+            assert!(allocs.map(|v| g.delta(v)).all(|d| d == 64), "{family}");
+        }
     }
 
     #[test]

@@ -29,7 +29,7 @@ pub(super) fn random_layered(p: &Params, rng: &mut Rng) -> Result<Graph, GenErro
     let width = p.int("width", 1, 100_000)?;
     let density = p.float("density", 0.0, 1.0)?;
     let skip = p.float("skip", 0.0, 1.0)?;
-    let (lo, hi) = (p.int("min", 0, 1 << 40)?, p.int("max", 0, 1 << 40)?);
+    let (lo, hi) = p.size_range()?;
     let mut prog = TensorProgram::new();
     let mut layer_ops: Vec<Vec<TensorRef>> = Vec::with_capacity(layers);
     for l in 0..layers {
@@ -84,7 +84,7 @@ pub(super) fn tensor_program(p: &Params, rng: &mut Rng) -> Result<Graph, GenErro
     let window = p.int("window", 1, 1_000_000)? as usize;
     let max_in = p.int("inputs", 1, 1_000)? as usize;
     let two = p.float("two", 0.0, 1.0)?;
-    let (lo, hi) = (p.int("min", 0, 1 << 40)?, p.int("max", 0, 1 << 40)?);
+    let (lo, hi) = p.size_range()?;
     let mut prog = TensorProgram::new();
     let mut written: Vec<TensorRef> = Vec::new();
     for i in 0..n {

@@ -1,0 +1,268 @@
+//! Command-line checks a reviewer found missing: each bad flag or bad input
+//! is an error naming what is wrong and where (exit code 2, never a panic),
+//! and flags that do nothing for a solver say so.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+use serde_json::Value;
+
+const BIN: &str = env!("CARGO_BIN_EXE_memsched");
+
+/// The article's example graph (peak 1024 in every order).
+const EXAMPLE: &str = include_str!("../examples/seed_example.json");
+
+/// Runs the binary with `args`, feeding `stdin` if given.
+fn run(args: &[&str], stdin: Option<&str>) -> Output {
+    let mut child = Command::new(BIN)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("memsched binary runs");
+    {
+        let mut pipe = child.stdin.take().unwrap();
+        if let Some(text) = stdin {
+            // The binary may exit (bad flag) before reading: a broken pipe is fine.
+            let _ = pipe.write_all(text.as_bytes());
+        }
+    }
+    child.wait_with_output().unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Asserts exit code 2, no panic, and that stderr contains every needle.
+fn assert_exit_2(o: &Output, needles: &[&str]) {
+    let err = stderr(o);
+    assert_eq!(o.status.code(), Some(2), "exit code: {err}");
+    assert!(!err.contains("panicked"), "panic: {err}");
+    for needle in needles {
+        assert!(err.contains(needle), "stderr lacks `{needle}`: {err}");
+    }
+}
+
+/// Writes `text` to a file in a fresh directory; returns both (the directory
+/// lives as long as the handle).
+fn file_with(text: &str) -> (tempfile::TempDir, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("g.json");
+    std::fs::write(&path, text).unwrap();
+    (dir, path.to_str().unwrap().to_string())
+}
+
+#[test]
+fn cli_checks_gen_rejects_min_above_max() {
+    for family in [
+        "chain",
+        "series-parallel",
+        "tree",
+        "random-layered",
+        "tensor-program",
+    ] {
+        let o = run(&["gen", family, "-p", "min=5000", "-p", "max=10"], None);
+        assert_exit_2(&o, &[family, "`min` = `5000`", "`max` = `10`"]);
+        assert!(o.stdout.is_empty(), "{family}: no graph written");
+    }
+    let o = run(&["gen", "chain", "-p", "min=10", "-p", "max=10"], None);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}
+
+#[test]
+fn cli_checks_schedule_and_transform_name_the_invalid_file() {
+    let cycle =
+        r#"{"Nodes": [{"Id": 0, "Op": "A"}, {"Id": 1, "Op": "B"}], "Edges": [[0, 1], [1, 0]]}"#;
+    let (_dir, path) = file_with(cycle);
+    let named = format!("{path} is not a valid graph: the edges contain a cycle");
+    for args in [
+        &["schedule", path.as_str()][..],
+        &["transform", path.as_str(), "--allocs", "floating"][..],
+        &["validate", path.as_str()][..],
+    ] {
+        assert_exit_2(&run(args, None), &[&named]);
+    }
+    // Standard input is named as such; a missing file once, by its path.
+    let o = run(&["schedule", "-"], Some(cycle));
+    assert_exit_2(
+        &o,
+        &["standard input is not a valid graph: the edges contain a cycle"],
+    );
+    let missing = format!("{path}.missing");
+    let o = run(&["schedule", &missing], None);
+    assert_exit_2(&o, &[&format!("cannot read {missing}: ")]);
+    assert_eq!(stderr(&o).matches(&missing).count(), 1, "{}", stderr(&o));
+}
+
+#[test]
+fn cli_checks_io_errors_are_not_repeated() {
+    // The output directory cannot be created: its parent is a file.
+    let (_dir, file) = file_with("not a directory");
+    let out = format!("{file}/results");
+    let config = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/configs/tiny.toml");
+    let o = run(&["run", config, "--quiet", "--out", &out], None);
+    let err = stderr(&o);
+    assert_ne!(o.status.code(), Some(0), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(err.contains(&out), "{err}");
+    assert_eq!(
+        err.matches("(os error").count(),
+        1,
+        "OS error repeated: {err}"
+    );
+}
+
+#[test]
+fn cli_checks_time_limit_and_seed_say_what_is_wrong() {
+    let o = run(&["schedule", "-", "--time-limit", "1e30"], Some(EXAMPLE));
+    assert_exit_2(
+        &o,
+        &[
+            "--time-limit 1e30 is too large",
+            "at most 18446744073709551615",
+        ],
+    );
+    for bad in ["-1", "-0.5", "0"] {
+        let o = run(&["schedule", "-", "--time-limit", bad], Some(EXAMPLE));
+        assert_exit_2(&o, &["--time-limit must be a positive number of seconds"]);
+        assert!(
+            !stderr(&o).contains("unexpected argument"),
+            "{}",
+            stderr(&o)
+        );
+    }
+    for args in [
+        &["schedule", "-", "--seed", "-1"][..],
+        &["gen", "chain", "--seed", "-1"][..],
+    ] {
+        let o = run(args, Some(EXAMPLE));
+        assert_exit_2(&o, &["--seed must be a non-negative integer", "got -1"]);
+    }
+    let o = run(&["gen", "chain", "--seed", "18446744073709551615"], None);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}
+
+#[test]
+fn cli_checks_miscased_op_and_non_numeric_latency_are_errors() {
+    let lower = r#"{"Nodes": [{"Id": 4, "Op": "alloc", "Size": 64, "BufId": 1}, {"Id": 5, "Op": "FREE", "BufId": 1}], "Edges": [[4, 5]]}"#;
+    let (_dir, path) = file_with(lower);
+    for args in [
+        &["validate", path.as_str()][..],
+        &["schedule", path.as_str()][..],
+    ] {
+        assert_exit_2(
+            &run(args, None),
+            &["node 4", "\"alloc\"", "write \"ALLOC\""],
+        );
+    }
+    let free = r#"{"Nodes": [{"Id": 0, "Op": "ALLOC", "Size": 64, "BufId": 1}, {"Id": 8, "Op": "Free", "BufId": 1}], "Edges": [[0, 8]]}"#;
+    assert_exit_2(
+        &run(&["schedule", "-"], Some(free)),
+        &["node 8", "write \"FREE\""],
+    );
+    let latency = r#"{"Nodes": [{"Id": 0, "Op": "A", "Latency": 3}, {"Id": 6, "Op": "B", "Latency": "slow"}], "Edges": [[0, 6]]}"#;
+    let o = run(
+        &["schedule", "-", "--solver", "rule:latency,id"],
+        Some(latency),
+    );
+    assert_exit_2(&o, &["node 6", "Latency", "\"slow\""]);
+}
+
+#[test]
+fn cli_checks_help_states_the_limits_and_the_budget_applies() {
+    let o = run(&["schedule", "--help"], None);
+    let help = String::from_utf8_lossy(&o.stdout);
+    assert!(help.contains("Default: none"), "{help}");
+    assert!(
+        help.contains("--memory-budget") && help.contains("[default: 4GiB]"),
+        "{help}"
+    );
+    assert!(help.contains("--max-states"), "{help}");
+    let report = |extra: &[&str]| -> Value {
+        let mut args = vec!["schedule", "-", "--solver", "dp", "--format", "json"];
+        args.extend_from_slice(extra);
+        let o = run(&args, Some(EXAMPLE));
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        serde_json::from_slice(&o.stdout).unwrap()
+    };
+    assert_eq!(report(&[])["status"], "optimal");
+    let tight = report(&["--memory-budget", "1"]);
+    assert_eq!(tight["status"], "feasible");
+    assert!(
+        tight["note"].as_str().unwrap().contains("memory budget"),
+        "{tight}"
+    );
+    let few = report(&["--max-states", "1"]);
+    assert!(
+        few["note"].as_str().unwrap().contains("state budget"),
+        "{few}"
+    );
+    assert_eq!(report(&["--memory-budget", "2GiB"])["status"], "optimal");
+    for bad in ["0", "12XB", "-5", "99999999999TiB"] {
+        let o = run(&["schedule", "-", "--memory-budget", bad], Some(EXAMPLE));
+        assert_exit_2(&o, &["--memory-budget"]);
+        assert!(
+            !stderr(&o).contains("unexpected argument"),
+            "{}",
+            stderr(&o)
+        );
+    }
+    for bad in ["0", "-5"] {
+        let o = run(&["schedule", "-", "--max-states", bad], Some(EXAMPLE));
+        assert_exit_2(&o, &["--max-states"]);
+        assert!(
+            !stderr(&o).contains("unexpected argument"),
+            "{}",
+            stderr(&o)
+        );
+    }
+}
+
+#[test]
+fn cli_checks_restarts_and_rule_mode_are_checked_and_warned() {
+    for bad in ["0", "-3"] {
+        let o = run(&["schedule", "-", "--restarts", bad], Some(EXAMPLE));
+        assert_exit_2(&o, &["--restarts must be at least 1"]);
+    }
+    let o = run(
+        &["schedule", "-", "--solver", "kahn", "--restarts", "4"],
+        Some(EXAMPLE),
+    );
+    assert_eq!(o.status.code(), Some(0));
+    assert!(
+        stderr(&o).contains("warning: --restarts has no effect on solver `kahn`"),
+        "{}",
+        stderr(&o)
+    );
+    let o = run(
+        &[
+            "schedule",
+            "-",
+            "--solver",
+            "seed-greedy",
+            "--rule-mode",
+            "moves",
+        ],
+        Some(EXAMPLE),
+    );
+    assert_eq!(o.status.code(), Some(0));
+    assert!(
+        stderr(&o).contains("warning: --rule-mode moves has no effect on solver `seed-greedy`"),
+        "{}",
+        stderr(&o)
+    );
+    // Where they apply: no warning.
+    for args in [
+        &["--solver", "noisy:delta,id", "--restarts", "3"][..],
+        &["--solver", "random-moves", "--restarts", "2"][..],
+        &["--solver", "rule:delta,type,id", "--rule-mode", "moves"][..],
+    ] {
+        let mut all = vec!["schedule", "-"];
+        all.extend_from_slice(args);
+        let o = run(&all, Some(EXAMPLE));
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        assert!(!stderr(&o).contains("warning"), "{args:?}: {}", stderr(&o));
+    }
+}
