@@ -9,7 +9,7 @@ use super::InvalidInput;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Shard output directories (each with runs.csv and config.toml).
+    /// Shard output directories of one config (each with runs.csv and config.toml).
     #[arg(value_name = "DIR", required = true)]
     dirs: Vec<PathBuf>,
     /// Where to write the merged runs.csv, summary, plots and README.
@@ -22,6 +22,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         ExperimentError::Config(m) => anyhow::Error::from(InvalidInput(m)),
         e => e.into(),
     })?;
+    for w in &done.warnings {
+        eprintln!("warning: {w}");
+    }
     eprintln!(
         "merged {} rows from {} directories into {} ({} plot files)",
         done.rows,

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use memsched::experiment::{self, Config, ExperimentError, RunOptions, Shard};
+use memsched::experiment::{self, Config, ExperimentError, Plan, RunOptions, Shard};
 
 use super::InvalidInput;
 
@@ -32,6 +32,10 @@ pub struct Args {
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let config = Config::load(&args.config).map_err(|e| InvalidInput(e.to_string()))?;
+    // Graph files, globs, names and `tetris_graph`, with the config named
+    // (the runner checks them again, and that every graph loads).
+    Plan::new(&config)
+        .map_err(|e| InvalidInput(format!("invalid config {}: {e}", args.config.display())))?;
     let shard = args
         .shard
         .as_deref()
@@ -57,7 +61,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     let start = Instant::now();
     let summary = experiment::run(&config, &opts).map_err(|e| match e {
-        ExperimentError::Config(m) => anyhow::Error::from(InvalidInput(m)),
+        ExperimentError::Config(m) => {
+            anyhow::Error::from(InvalidInput(format!("{}: {m}", args.config.display())))
+        }
         e => e.into(),
     })?;
     eprintln!(

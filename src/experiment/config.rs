@@ -267,10 +267,16 @@ impl Config {
         if self.seeds.expand()?.is_empty() {
             return Err("`seeds` is empty".into());
         }
-        if !(self.time_limit.is_finite() && self.time_limit > 0.0) {
+        // try_from: `from_secs_f64` panics beyond Duration's range (about 1.8e19 s).
+        if !(self.time_limit > 0.0 && Duration::try_from_secs_f64(self.time_limit).is_ok()) {
+            let t = self.time_limit;
+            let shown = if t.abs() >= 1e15 {
+                format!("{t:e}")
+            } else {
+                t.to_string()
+            };
             return Err(format!(
-                "`time_limit` must be a positive number of seconds (got {})",
-                self.time_limit
+                "`time_limit` must be a positive number of seconds below 1.8e19 (got {shown})"
             ));
         }
         for g in &self.graphs.generate {
@@ -283,9 +289,10 @@ impl Config {
         Ok(())
     }
 
-    /// The time limit as a duration.
+    /// The time limit as a duration ([`Duration::MAX`] for a value beyond its
+    /// range, which [`Config::parse`] rejects: no panic on a config built in code).
     pub fn time_limit(&self) -> Duration {
-        Duration::from_secs_f64(self.time_limit)
+        Duration::try_from_secs_f64(self.time_limit).unwrap_or(Duration::MAX)
     }
 
     /// The budget for searches.
@@ -455,6 +462,23 @@ mod tests {
         .unwrap_err()
         .to_string();
         assert!(err.contains("nosuch"), "{err}");
+    }
+
+    #[test]
+    fn time_limits_beyond_duration_are_errors_not_panics() {
+        for bad in ["1e30", "1.9e19", "inf", "nan", "0", "-1"] {
+            let text = format!("solvers = [\"kahn\"]\ntime_limit = {bad}\n");
+            let err = Config::parse(&text, "exp.toml", "e")
+                .unwrap_err()
+                .to_string();
+            assert!(
+                err.contains("`time_limit`") && err.contains("exp.toml"),
+                "{bad}: {err}"
+            );
+        }
+        // Within Duration's range: accepted, and the clock copes (no deadline).
+        let c = Config::parse("solvers = [\"kahn\"]\ntime_limit = 1e19\n", "e.toml", "e").unwrap();
+        assert_eq!(c.time_limit().as_secs(), 10_000_000_000_000_000_000);
     }
 
     #[test]

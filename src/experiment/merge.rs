@@ -1,26 +1,40 @@
 //! `memsched merge`: joins the output directories of shards into one.
 //!
-//! The config is read from the first directory's `config.toml` (every shard
-//! writes the same one); rows are united by (graph, solver, seed), the first
-//! directory winning a duplicate; Tetris profiles are concatenated; then the
-//! final pass ([`super::finish`]) recomputes baselines, best known peaks and
-//! gaps over the union and draws the plots.
+//! Every directory must hold a `config.toml` (written by `memsched run`) of
+//! the same experiment: the same `name`, and the same graphs, solvers,
+//! baselines, seeds, time limit and budget; anything else is an error naming
+//! the two directories. The presentation keys (description, plots,
+//! `tetris_graph`, claims) are taken from the first directory. Rows are
+//! united by (graph, solver, seed), the first directory winning a duplicate;
+//! Tetris profiles are concatenated; then the final pass
+//! ([`super::finish`]) recomputes baselines, best known peaks and gaps over
+//! the union and draws the plots. Items of the plan with no row (a shard left
+//! out or interrupted) are reported in [`Finished::warnings`], with the
+//! missing shards named from the directories' `shards.toml`.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 
 use super::config::Config;
+use super::plan::{Plan, Shard};
 use super::rows;
-use super::runner::{CONFIG, PROFILES, RUNS};
+use super::runner::{read_shards, write_shards, ALL_SHARDS, CONFIG, PROFILES, RUNS};
 use super::{finish, ExperimentError, Finished};
+
+/// Missing items listed by name in the warning.
+const MISSING_SHOWN: usize = 5;
 
 /// Merges `dirs` into `out` (which may be one of them).
 pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Finished, ExperimentError> {
     let first = dirs
         .first()
         .ok_or_else(|| ExperimentError::Config("merge needs at least one directory".into()))?;
-    let config_path = first.join(CONFIG);
-    let config = Config::load(&config_path).map_err(|e| ExperimentError::Config(e.to_string()))?;
+    let config = load_config(first)?;
+    for d in &dirs[1..] {
+        let other = load_config(d)?;
+        check_same_config(first, &config, d, &other)?;
+    }
     let mut all = Vec::new();
     let mut profiles = String::new();
     for d in dirs {
@@ -39,14 +53,268 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Finished, ExperimentError> 
             }
         }
     }
-    let mut seen = std::collections::BTreeSet::new();
+    let mut seen = BTreeSet::new();
     all.retain(|r| seen.insert(r.key()));
+    let shards: Vec<Option<Vec<String>>> = dirs.iter().map(|d| read_shards(d)).collect();
+    let warnings = completeness(&config, &seen, &shards);
     fs::create_dir_all(out).map_err(|e| ExperimentError::io(out, e))?;
     let path = out.join(CONFIG);
     fs::write(&path, config.to_toml()).map_err(|e| ExperimentError::io(&path, e))?;
+    let union: Vec<String> = shards.iter().flatten().flatten().cloned().collect();
+    write_shards(out, union).map_err(|e| ExperimentError::io(out, e))?;
     let path = out.join(RUNS);
     rows::write_rows(&path, &all).map_err(|e| ExperimentError::io(&path, e))?;
     let path = out.join(PROFILES);
     fs::write(&path, profiles).map_err(|e| ExperimentError::io(&path, e))?;
-    finish(out, &config)
+    let mut done = finish(out, &config)?;
+    done.warnings = warnings;
+    Ok(done)
+}
+
+/// The config a results directory was made with (its `config.toml`).
+fn load_config(dir: &Path) -> Result<Config, ExperimentError> {
+    let path = dir.join(CONFIG);
+    if !path.is_file() {
+        return Err(ExperimentError::Config(format!(
+            "{} has no {CONFIG}: not a results directory of `memsched run`",
+            dir.display()
+        )));
+    }
+    Config::load(&path).map_err(|e| ExperimentError::Config(e.to_string()))
+}
+
+/// Refuses to merge results of two experiments, or of two versions of one
+/// experiment's config that define different work.
+fn check_same_config(
+    a_dir: &Path,
+    a: &Config,
+    b_dir: &Path,
+    b: &Config,
+) -> Result<(), ExperimentError> {
+    if a.name != b.name {
+        return Err(ExperimentError::Config(format!(
+            "cannot merge results of different experiments: {} holds experiment `{}` \
+             and {} holds experiment `{}` (see their {CONFIG})",
+            a_dir.display(),
+            a.name,
+            b_dir.display(),
+            b.name
+        )));
+    }
+    let differ = config_differences(a, b);
+    if differ.is_empty() {
+        return Ok(());
+    }
+    Err(ExperimentError::Config(format!(
+        "cannot merge {} and {}: both hold experiment `{}`, but from different configs \
+         (they differ in {}; see their {CONFIG}); rerun the shards with one config",
+        a_dir.display(),
+        b_dir.display(),
+        a.name,
+        differ.join(", ")
+    )))
+}
+
+/// The keys that define an experiment's work on which `a` and `b` differ.
+fn config_differences(a: &Config, b: &Config) -> Vec<&'static str> {
+    let mut out = Vec::new();
+    if a.graphs != b.graphs {
+        out.push("`[graphs]`");
+    }
+    if a.solvers != b.solvers {
+        out.push("`solvers`");
+    }
+    if a.baselines != b.baselines {
+        out.push("`baselines`");
+    }
+    if a.seeds.expand().ok() != b.seeds.expand().ok() {
+        out.push("`seeds`");
+    }
+    if a.time_limit != b.time_limit {
+        out.push("`time_limit`");
+    }
+    if a.budget != b.budget {
+        out.push("`[budget]`");
+    }
+    out
+}
+
+/// Warnings about items of the plan without a row: how many, which shards
+/// (from the inputs' `shards.toml`) are absent or incomplete, the first few
+/// items. `present` holds the merged rows' keys; `shards` each input's
+/// `shards.toml` (`None` without one).
+fn completeness(
+    config: &Config,
+    present: &BTreeSet<(String, String, u64)>,
+    shards: &[Option<Vec<String>>],
+) -> Vec<String> {
+    // With every input a shard of one count N: N and the shards present.
+    let sharded: Option<(usize, BTreeSet<usize>)> = (|| {
+        let mut count = None;
+        let mut have = BTreeSet::new();
+        for s in shards {
+            for entry in s.as_ref()? {
+                let shard: Shard = entry.parse().ok()?;
+                if *count.get_or_insert(shard.count) != shard.count {
+                    return None;
+                }
+                have.insert(shard.index);
+            }
+        }
+        Some((count?, have))
+    })();
+    let absent: Vec<String> = match &sharded {
+        Some((n, have)) => (0..*n)
+            .filter(|k| !have.contains(k))
+            .map(|k| format!("{k}/{n}"))
+            .collect(),
+        None => Vec::new(),
+    };
+    let plan = match Plan::new(config) {
+        Ok(plan) => plan,
+        Err(e) => {
+            let mut w = vec![format!(
+                "cannot check that every item of `{}` has a row: {e}",
+                config.name
+            )];
+            if !absent.is_empty() {
+                w.push(format!(
+                    "shard(s) {} of `{}` are not among the merged directories",
+                    absent.join(", "),
+                    config.name
+                ));
+            }
+            return w;
+        }
+    };
+    let missing: Vec<_> = plan
+        .items
+        .iter()
+        .filter(|it| !present.contains(&plan.key(it)))
+        .collect();
+    if missing.is_empty() {
+        return Vec::new();
+    }
+    let mut msg = format!(
+        "partial merge: the rows cover {} of the {} items of experiment `{}` ({} missing)",
+        plan.items.len() - missing.len(),
+        plan.items.len(),
+        config.name,
+        missing.len()
+    );
+    if let Some((n, have)) = &sharded {
+        if !absent.is_empty() {
+            msg.push_str(&format!(
+                "; shard(s) {} are not among the merged directories",
+                absent.join(", ")
+            ));
+        }
+        let mut short: BTreeMap<usize, usize> = BTreeMap::new();
+        for it in &missing {
+            if have.contains(&(it.id % n)) {
+                *short.entry(it.id % n).or_default() += 1;
+            }
+        }
+        if !short.is_empty() {
+            let list: Vec<String> = short
+                .iter()
+                .map(|(k, m)| format!("{k}/{n} lacks {m}"))
+                .collect();
+            msg.push_str(&format!(
+                "; incomplete shard(s) (interrupted? run them again to finish): {}",
+                list.join(", ")
+            ));
+        }
+    } else if shards.iter().any(|s| {
+        s.as_ref()
+            .is_some_and(|v| v.iter().any(|e| e == ALL_SHARDS))
+    }) {
+        msg.push_str("; an unsharded input is incomplete (interrupted? run it again to finish)");
+    }
+    let first: Vec<String> = missing
+        .iter()
+        .take(MISSING_SHOWN)
+        .map(|it| {
+            let (g, s, seed) = plan.key(it);
+            format!("item {} (`{g}` / `{s}` / seed {seed})", it.id)
+        })
+        .collect();
+    msg.push_str(&format!(
+        "; first missing: {}{}",
+        first.join(", "),
+        if missing.len() > MISSING_SHOWN {
+            ", ..."
+        } else {
+            ""
+        }
+    ));
+    vec![msg]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(text: &str) -> Config {
+        Config::parse(text, "t.toml", "t").unwrap()
+    }
+
+    const BASE: &str =
+        "solvers = [\"kahn\"]\n[graphs]\ngenerate = [{ spec = \"chain\", seeds = \"0..3\" }]\n";
+
+    #[test]
+    fn configs_differing_in_work_are_named() {
+        let a = config(BASE);
+        let b = config(&format!("description = \"other words\"\n{BASE}"));
+        assert!(config_differences(&a, &b).is_empty(), "presentation only");
+        let b = config(&BASE.replace("\"kahn\"", "\"kahn\", \"seed-greedy\""));
+        assert_eq!(config_differences(&a, &b), vec!["`solvers`"]);
+        let b = config(&format!("name = \"other\"\n{BASE}"));
+        let err = check_same_config(Path::new("A"), &a, Path::new("B"), &b)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("`t`") && err.contains("`other`") && err.contains("A"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_missing_shard_is_named() {
+        let c = config(BASE);
+        let plan = Plan::new(&c).unwrap();
+        // program and kahn on 3 graphs: 6 items; shard 0/2 holds items 0, 2, 4.
+        let present: BTreeSet<_> = plan
+            .items
+            .iter()
+            .filter(|it| it.id % 2 == 0)
+            .map(|it| plan.key(it))
+            .collect();
+        let w = completeness(&c, &present, &[Some(vec!["0/2".into()])]);
+        assert_eq!(w.len(), 1);
+        assert!(
+            w[0].contains("3 of the 6 items") && w[0].contains("shard(s) 1/2"),
+            "{}",
+            w[0]
+        );
+        assert!(
+            w[0].contains("item 1 (`chain#0` / `kahn` / seed 0)"),
+            "{}",
+            w[0]
+        );
+        // Both shards, one of them interrupted.
+        let both = [Some(vec!["0/2".into()]), Some(vec!["1/2".into()])];
+        let all: BTreeSet<_> = plan.items.iter().map(|it| plan.key(it)).collect();
+        assert!(completeness(&c, &all, &both).is_empty());
+        let w = completeness(
+            &c,
+            &(&all - &BTreeSet::from([plan.key(&plan.items[2])])),
+            &both,
+        );
+        assert!(
+            w[0].contains("0/2 lacks 1") && !w[0].contains("not among"),
+            "{}",
+            w[0]
+        );
+    }
 }

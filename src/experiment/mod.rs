@@ -6,7 +6,8 @@
 //! - [`runner`] runs the pending items in parallel, appending [`rows::Row`]s.
 //! - [`finish`] is the final pass: [`rows::finalize`] fills the per-graph
 //!   columns, then [`summary`], [`plots`] and [`report`] write their files.
-//! - [`merge`] joins shard directories and runs the final pass on the union.
+//! - [`merge`] joins shard directories (of one config) and runs the final
+//!   pass on the union, warning about items without a row.
 
 pub mod config;
 pub mod merge;
@@ -57,6 +58,8 @@ pub struct Finished {
     pub rows: usize,
     /// Plot files written (PNG and SVG).
     pub plots: Vec<String>,
+    /// Things the caller should tell the user (`merge`: items without a row).
+    pub warnings: Vec<String>,
 }
 
 /// The final pass over a results directory: recomputes the per-graph columns
@@ -79,5 +82,6 @@ pub fn finish(out: &Path, config: &Config) -> Result<Finished, ExperimentError> 
     Ok(Finished {
         rows: rows.len(),
         plots,
+        warnings: Vec::new(),
     })
 }

@@ -8,7 +8,7 @@
 //! Randomized solvers (`abilities().seeded`) run once per seed in `seeds`;
 //! deterministic ones run with seed 0 only.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::path::PathBuf;
 use std::str::FromStr;
@@ -102,7 +102,8 @@ pub struct Plan {
 impl Plan {
     /// Resolves files, globs and generator specs and numbers the items.
     ///
-    /// Errors (a missing file, an empty glob, two graphs with one name) name
+    /// Errors (a missing file, an empty glob, two graphs with one name, a
+    /// file listed twice, a `tetris_graph` that is none of the graphs) name
     /// the offending entry. No graph is loaded or generated here.
     ///
     /// # Complexity
@@ -114,33 +115,42 @@ impl Plan {
         let mut push = |g: GraphEntry| -> Result<(), String> {
             if !names.insert(g.name.clone()) {
                 return Err(format!(
-                    "two graphs are named `{}` (graph names are file stems)",
+                    "two graphs are named `{}` in `[graphs]`; graph names (a file's stem, \
+                     SPEC#SEED for a generated graph) must be unique",
                     g.name
                 ));
             }
             graphs.push(g);
             Ok(())
         };
-        let mut files: Vec<PathBuf> = Vec::new();
+        // Each file with where it was listed, so a file listed twice is named
+        // with both places (it would be two graphs with one name).
+        let mut files: Vec<(PathBuf, String)> = Vec::new();
         for f in &config.graphs.files {
             let p = PathBuf::from(f);
             if !p.is_file() {
                 return Err(format!("graph file `{f}` does not exist"));
             }
-            files.push(p);
+            files.push((p, format!("`files` entry `{f}`")));
         }
         for pattern in &config.graphs.globs {
             let found = expand_glob(pattern)?;
             if found.is_empty() {
                 return Err(format!("glob `{pattern}` matches no file"));
             }
-            files.extend(found);
+            files.extend(found.into_iter().map(|p| (p, format!("glob `{pattern}`"))));
         }
-        let mut seen = BTreeSet::new();
-        for p in files {
-            if !seen.insert(p.clone()) {
-                continue;
+        let mut seen: BTreeMap<PathBuf, String> = BTreeMap::new();
+        for (p, origin) in files {
+            let key = p.canonicalize().unwrap_or_else(|_| p.clone());
+            if let Some(first) = seen.get(&key) {
+                return Err(format!(
+                    "graph file `{}` is listed twice in `[graphs]` ({first} and {origin}); \
+                     two graphs may not share a name",
+                    p.display()
+                ));
             }
+            seen.insert(key, origin);
             let name = p
                 .file_stem()
                 .map(|s| s.to_string_lossy().into_owned())
@@ -167,6 +177,11 @@ impl Plan {
                         seed,
                     },
                 })?;
+            }
+        }
+        if let Some(name) = &config.tetris_graph {
+            if find_graph(&graphs, name).is_none() {
+                return Err(unknown_tetris_graph(name, &graphs));
             }
         }
         let solvers = config
@@ -216,15 +231,58 @@ impl Plan {
             .collect()
     }
 
-    /// The index of the graph called `name`.
-    pub fn graph_index(&self, name: &str) -> Option<usize> {
-        self.graphs.iter().position(|g| g.name == name)
+    /// The (graph, solver, seed) key of an item, as in [`super::rows::Row::key`].
+    pub fn key(&self, item: &Item) -> (String, String, u64) {
+        (
+            self.graphs[item.graph].name.clone(),
+            self.solvers[item.solver].name.clone(),
+            item.seed,
+        )
     }
+
+    /// The index of the graph called `name`; a generated graph may also be
+    /// named with its spec's parameters in another order, as written in the
+    /// config (`tensor-program:ops=40,allocs=floating#0` for
+    /// `tensor-program:allocs=floating,ops=40#0`).
+    pub fn graph_index(&self, name: &str) -> Option<usize> {
+        find_graph(&self.graphs, name)
+    }
+}
+
+/// See [`Plan::graph_index`].
+fn find_graph(graphs: &[GraphEntry], name: &str) -> Option<usize> {
+    graphs.iter().position(|g| g.name == name).or_else(|| {
+        let (spec, seed) = name.rsplit_once('#')?;
+        let canonical = format!("{}#{}", GenSpec::parse(spec).ok()?, seed.trim());
+        graphs.iter().position(|g| g.name == canonical)
+    })
+}
+
+/// The error for a `tetris_graph` that is not a graph of the plan: lists the
+/// valid names (the first few of a long list).
+fn unknown_tetris_graph(name: &str, graphs: &[GraphEntry]) -> String {
+    const SHOWN: usize = 12;
+    if graphs.is_empty() {
+        return format!("`tetris_graph` = `{name}`, but the config has no graphs");
+    }
+    let mut known: Vec<String> = graphs
+        .iter()
+        .take(SHOWN)
+        .map(|g| format!("`{}`", g.name))
+        .collect();
+    if graphs.len() > SHOWN {
+        known.push(format!("... ({} more)", graphs.len() - SHOWN));
+    }
+    format!(
+        "`tetris_graph` = `{name}` is not a graph of the experiment; its graphs: {}",
+        known.join(", ")
+    )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
 
     fn plan(text: &str) -> Plan {
         Plan::new(&Config::parse(text, "t.toml", "t").unwrap()).unwrap()
@@ -256,6 +314,65 @@ mod tests {
         assert!(a.iter().all(|i| !b.contains(i)));
         assert!("2/2".parse::<Shard>().is_err());
         assert!("x".parse::<Shard>().is_err());
+    }
+
+    #[test]
+    fn a_file_listed_twice_is_an_error_naming_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("g.json");
+        fs::write(&f, "{}").unwrap();
+        let f = f.display().to_string();
+        let parse = |graphs: &str| {
+            let text = format!("solvers = [\"kahn\"]\n[graphs]\n{graphs}\n");
+            Plan::new(&Config::parse(&text, "t.toml", "t").unwrap())
+        };
+        let err = parse(&format!("files = [\"{f}\", \"{f}\"]")).unwrap_err();
+        assert!(err.contains("g.json") && err.contains("twice"), "{err}");
+        // The same file by a `files` entry and a glob.
+        let glob = dir.path().join("*.json").display().to_string();
+        let err = parse(&format!("files = [\"{f}\"]\nglobs = [\"{glob}\"]")).unwrap_err();
+        assert!(err.contains("g.json") && err.contains(&glob), "{err}");
+        // Once is fine.
+        assert_eq!(
+            parse(&format!("files = [\"{f}\"]")).unwrap().graphs.len(),
+            1
+        );
+        // Two generated graphs with one name too.
+        let err = parse("generate = [{ spec = \"chain\" }, { spec = \"chain\" }]").unwrap_err();
+        assert!(err.contains("`chain#0`"), "{err}");
+    }
+
+    #[test]
+    fn an_unknown_tetris_graph_is_an_error_listing_the_graphs() {
+        let c = Config::parse(
+            "solvers = [\"kahn\"]\ntetris_graph = \"nope\"\n[graphs]\ngenerate = [{ spec = \"chain\", seeds = \"0..2\" }]\n",
+            "t.toml",
+            "t",
+        )
+        .unwrap();
+        let err = Plan::new(&c).unwrap_err();
+        assert!(
+            err.contains("`nope`") && err.contains("`chain#0`, `chain#1`"),
+            "{err}"
+        );
+        let c = Config {
+            tetris_graph: Some("chain#1".into()),
+            ..c
+        };
+        assert_eq!(Plan::new(&c).unwrap().graph_index("chain#1"), Some(1));
+        // A generated graph's parameters in the order the config wrote them.
+        let c = Config::parse(
+            "solvers = [\"kahn\"]\ntetris_graph = \"tensor-program:ops=40,allocs=floating#0\"\n[graphs]\ngenerate = [{ spec = \"tensor-program:ops=40,allocs=floating\" }]\n",
+            "t.toml",
+            "t",
+        )
+        .unwrap();
+        let p = Plan::new(&c).unwrap();
+        assert_eq!(p.graphs[0].name, "tensor-program:allocs=floating,ops=40#0");
+        assert_eq!(
+            p.graph_index("tensor-program:ops=40,allocs=floating#0"),
+            Some(0)
+        );
     }
 
     #[test]

@@ -1,7 +1,10 @@
 //! Runs the pending items of a plan in parallel and appends rows as they finish.
 //!
-//! [`run`] is the whole `memsched run`: it writes the config beside the
-//! results, reads the rows already in `runs.csv` (resume), runs the missing
+//! [`run`] is the whole `memsched run`: it refuses an output directory of
+//! another experiment (another `name` in its `config.toml`), reads the rows
+//! already in `runs.csv` (resume), loads every graph with pending items once
+//! (a graph that cannot be loaded is invalid input, before any solve), writes
+//! the config and `shards.toml` beside the results, runs the missing
 //! items on a rayon pool (graphs loaded once and shared, each solve checked by
 //! [`crate::solvers::run`], a panicking solver recorded as a `failed` row),
 //! appends and flushes each row behind a mutex, and ends with the final pass
@@ -80,6 +83,10 @@ pub const MAX_PROFILE_POINTS: usize = 4000;
 pub const RUNS: &str = "runs.csv";
 pub const CONFIG: &str = "config.toml";
 pub const PROFILES: &str = "tetris.jsonl";
+/// The shards whose rows a directory holds (`merge` names the missing ones).
+pub const SHARDS: &str = "shards.toml";
+/// The entry of `shards.toml` for an unsharded run (every item).
+pub const ALL_SHARDS: &str = "all";
 
 /// Graphs loaded on first use, shared by the items that need them, and
 /// dropped after their last pending item (so a scaling run holds only the
@@ -175,11 +182,40 @@ fn run_with(
 ) -> Result<RunSummary, ExperimentError> {
     let plan = Plan::new(config).map_err(ExperimentError::Config)?;
     let out = &opts.out;
-    fs::create_dir_all(out).map_err(|e| ExperimentError::io(out, e))?;
     let config_path = out.join(CONFIG);
-    fs::write(&config_path, config.to_toml()).map_err(|e| ExperimentError::io(&config_path, e))?;
     let runs_path = out.join(RUNS);
     let profiles_path = out.join(PROFILES);
+    // Everything is checked before the directory is touched.
+    if !opts.fresh {
+        check_same_experiment(out, config)?;
+    }
+    let mut existing = if opts.fresh {
+        Vec::new()
+    } else {
+        rows::read_rows(&runs_path).map_err(|e| ExperimentError::io(&runs_path, e))?
+    };
+    // Rows from an earlier version of the config take their item id in this plan.
+    let ids: std::collections::BTreeMap<_, _> =
+        plan.items.iter().map(|it| (plan.key(it), it.id)).collect();
+    for r in &mut existing {
+        if let Some(&id) = ids.get(&r.key()) {
+            r.item = id;
+        }
+    }
+    let done: std::collections::BTreeSet<_> = existing.iter().map(Row::key).collect();
+    let items = plan.shard_items(opts.shard);
+    let pending: Vec<Item> = items
+        .iter()
+        .filter(|it| !done.contains(&plan.key(it)))
+        .copied()
+        .collect();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(opts.threads.unwrap_or(0))
+        .build()
+        .map_err(|e| ExperimentError::Config(format!("cannot start threads: {e}")))?;
+    check_graphs(&plan, &pending, &pool)?;
+    fs::create_dir_all(out).map_err(|e| ExperimentError::io(out, e))?;
+    fs::write(&config_path, config.to_toml()).map_err(|e| ExperimentError::io(&config_path, e))?;
     if opts.fresh {
         for p in [&runs_path, &profiles_path] {
             match fs::remove_file(p) {
@@ -190,41 +226,19 @@ fn run_with(
             }
         }
     }
-    let mut existing =
-        rows::read_rows(&runs_path).map_err(|e| ExperimentError::io(&runs_path, e))?;
-    // Rows from an earlier version of the config take their item id in this plan.
-    let ids: std::collections::BTreeMap<_, _> = plan
-        .items
-        .iter()
-        .map(|it| {
-            let key = (
-                plan.graphs[it.graph].name.clone(),
-                plan.solvers[it.solver].name.clone(),
-                it.seed,
-            );
-            (key, it.id)
-        })
-        .collect();
-    for r in &mut existing {
-        if let Some(&id) = ids.get(&r.key()) {
-            r.item = id;
-        }
-    }
+    let shards_path = out.join(SHARDS);
+    let mut shards = if opts.fresh {
+        Vec::new()
+    } else {
+        read_shards(out).unwrap_or_default()
+    };
+    shards.push(
+        opts.shard
+            .map_or_else(|| ALL_SHARDS.to_string(), |s| s.to_string()),
+    );
+    write_shards(out, shards).map_err(|e| ExperimentError::io(&shards_path, e))?;
     // Rewrite what survived so appends start on a clean line.
     rows::write_rows(&runs_path, &existing).map_err(|e| ExperimentError::io(&runs_path, e))?;
-    let done: std::collections::BTreeSet<_> = existing.iter().map(Row::key).collect();
-    let items = plan.shard_items(opts.shard);
-    let pending: Vec<Item> = items
-        .iter()
-        .filter(|it| {
-            !done.contains(&(
-                plan.graphs[it.graph].name.clone(),
-                plan.solvers[it.solver].name.clone(),
-                it.seed,
-            ))
-        })
-        .copied()
-        .collect();
     let tetris = tetris_graph(config, &plan);
     // Readable too: if the path is replaced mid-run, the rows are read back.
     let open = |p: &Path| {
@@ -247,10 +261,6 @@ fn run_with(
     let broken = AtomicUsize::new(existing.iter().filter(|r| is_broken(r)).count());
     let write_error: Mutex<Option<ExperimentError>> = Mutex::new(None);
     let store = GraphStore::new(&plan.graphs, &pending);
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(opts.threads.unwrap_or(0))
-        .build()
-        .map_err(|e| ExperimentError::Config(format!("cannot start threads: {e}")))?;
     let ctx = SolveContext {
         budget: config.budget(),
         ..SolveContext::new(0, Some(config.time_limit()))
@@ -314,6 +324,118 @@ fn run_with(
         out: out.clone(),
         restored,
     })
+}
+
+/// Refuses to run into `out` if it holds the results of another experiment
+/// (its `config.toml` has another `name`): the rows would be mixed. The same
+/// experiment with an edited config (a solver or graph added) resumes.
+fn check_same_experiment(out: &Path, config: &Config) -> Result<(), ExperimentError> {
+    let path = out.join(CONFIG);
+    let Some(old) = recorded_name(&path) else {
+        return Ok(());
+    };
+    if old == config.name {
+        return Ok(());
+    }
+    Err(ExperimentError::Config(format!(
+        "{} holds the results of experiment `{old}` (its {CONFIG} says so), not of `{}`; \
+         refusing to mix their rows: write to another directory (--out), or pass --fresh \
+         to discard its results",
+        out.display(),
+        config.name
+    )))
+}
+
+/// The `name` in a results directory's `config.toml`, if it has one (read
+/// leniently: a config of an older version still names its experiment).
+fn recorded_name(config_toml: &Path) -> Option<String> {
+    let text = fs::read_to_string(config_toml).ok()?;
+    let table: toml::Table = toml::from_str(&text).ok()?;
+    table.get("name")?.as_str().map(str::to_string)
+}
+
+/// Loads (or generates) every graph with pending items, in parallel, and
+/// drops it again: a graph that cannot be loaded is invalid input, reported
+/// with its name and source before any solve runs.
+///
+/// # Complexity
+/// One load per graph with pending items (the run loads it again when its
+/// items run); nothing is solved.
+fn check_graphs(
+    plan: &Plan,
+    pending: &[Item],
+    pool: &rayon::ThreadPool,
+) -> Result<(), ExperimentError> {
+    const SHOWN: usize = 10;
+    let needed: Vec<usize> = pending
+        .iter()
+        .map(|it| it.graph)
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let failed: Vec<(usize, String)> = pool.install(|| {
+        needed
+            .par_iter()
+            .with_max_len(1)
+            .filter_map(|&g| load(&plan.graphs[g]).err().map(|e| (g, e)))
+            .collect()
+    });
+    if failed.is_empty() {
+        return Ok(());
+    }
+    let mut msg = format!(
+        "{} of the experiment's graphs cannot be loaded (nothing was run):",
+        failed.len()
+    );
+    for (g, e) in failed.iter().take(SHOWN) {
+        let entry = &plan.graphs[*g];
+        let source = match &entry.source {
+            GraphSource::File(p) => format!("file `{}`", p.display()),
+            GraphSource::Generated { spec, seed } => {
+                format!("generator spec `{spec}`, seed {seed}")
+            }
+        };
+        msg.push_str(&format!(
+            "\n  graph `{}` ({source}): {}",
+            entry.name,
+            one_line(e)
+        ));
+    }
+    if failed.len() > SHOWN {
+        msg.push_str(&format!("\n  ... and {} more", failed.len() - SHOWN));
+    }
+    Err(ExperimentError::Config(msg))
+}
+
+/// The shards whose runs wrote into a directory (`shards.toml`): `K/N`, or
+/// [`ALL_SHARDS`] for an unsharded run; `None` without the file.
+pub fn read_shards(dir: &Path) -> Option<Vec<String>> {
+    let text = fs::read_to_string(dir.join(SHARDS)).ok()?;
+    let file: ShardsFile = toml::from_str(&text).ok()?;
+    Some(file.shards)
+}
+
+/// Writes `shards.toml`: the shards, sorted, each once (just [`ALL_SHARDS`]
+/// if an unsharded run is among them).
+pub fn write_shards(dir: &Path, mut shards: Vec<String>) -> io::Result<()> {
+    if shards.iter().any(|s| s == ALL_SHARDS) {
+        shards = vec![ALL_SHARDS.to_string()];
+    }
+    shards.sort_by_key(|s| {
+        s.parse::<Shard>()
+            .map_or((usize::MAX, usize::MAX), |s| (s.count, s.index))
+    });
+    shards.dedup();
+    let text = toml::to_string(&ShardsFile { shards }).map_err(io::Error::other)?;
+    fs::write(
+        dir.join(SHARDS),
+        format!("# The runs (`--shard K/N`, or \"all\") whose rows this directory holds.\n{text}"),
+    )
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+struct ShardsFile {
+    shards: Vec<String>,
 }
 
 /// If `path` no longer names `file`, the file this run appended to (it was

@@ -1,0 +1,233 @@
+//! `memsched run` and `memsched merge` refuse unusable input with exit code 2
+//! and an error naming it (no panic, no silent rows): a time limit beyond
+//! Duration's range, graphs that cannot be loaded, an unknown `tetris_graph`,
+//! a graph file listed twice, an output directory of another experiment,
+//! directories of different experiments merged; and a merge of some shards
+//! only warns which are missing.
+
+use std::fs;
+use std::path::Path;
+use std::process::{Command, Output};
+
+const BIN: &str = env!("CARGO_BIN_EXE_memsched");
+const EXAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/seed_example.json");
+
+fn memsched(args: &[&str]) -> Output {
+    Command::new(BIN).args(args).output().expect("runs")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Runs `memsched args` and checks it exits 2 with an error (no panic);
+/// returns stderr.
+fn invalid(args: &[&str]) -> String {
+    let o = memsched(args);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "memsched {args:?}: {err}");
+    assert!(
+        err.starts_with("error: ") && !err.contains("panicked"),
+        "{err}"
+    );
+    err
+}
+
+fn ok(args: &[&str]) -> String {
+    let o = memsched(args);
+    let err = stderr(&o);
+    assert!(o.status.success(), "memsched {args:?} failed: {err}");
+    err
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> String {
+    let p = dir.join(name);
+    fs::write(&p, text).unwrap();
+    p.to_str().unwrap().to_string()
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+const CHAINS: &str =
+    "solvers = [\"kahn\"]\nplots = []\n[graphs]\ngenerate = [{ spec = \"chain:length=3\", seeds = \"0..3\" }]\n";
+
+#[test]
+fn a_time_limit_beyond_duration_is_a_config_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = write(
+        tmp.path(),
+        "huge.toml",
+        &format!("time_limit = 1e30\n{CHAINS}"),
+    );
+    let out = tmp.path().join("out");
+    let err = invalid(&["run", &cfg, "--out", s(&out), "-q"]);
+    assert!(
+        err.contains("`time_limit`") && err.contains("huge.toml"),
+        "{err}"
+    );
+    assert!(!out.exists(), "nothing written");
+}
+
+#[test]
+fn graphs_that_cannot_be_loaded_stop_the_run_before_any_solve() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = write(
+        tmp.path(),
+        "zero.toml",
+        "solvers = [\"kahn\"]\n[graphs]\ngenerate = [{ spec = \"chain:length=0\" }, { spec = \"chain:length=3\" }]\n",
+    );
+    let out = tmp.path().join("out");
+    let err = invalid(&["run", &cfg, "--out", s(&out), "-q"]);
+    assert!(
+        err.contains("`chain:length=0#0`") && err.contains("zero.toml") && err.contains("length"),
+        "{err}"
+    );
+    assert!(!out.join("runs.csv").exists(), "no rows written");
+    // A file whose edges hold a cycle.
+    let cyc = write(
+        tmp.path(),
+        "cyclic.json",
+        r#"{"Nodes":[{"Id":0,"Op":"a"},{"Id":1,"Op":"b"}],"Edges":[[0,1],[1,0]]}"#,
+    );
+    let cfg = write(
+        tmp.path(),
+        "cyc.toml",
+        &format!("solvers = [\"kahn\"]\n[graphs]\nfiles = [\"{cyc}\"]\n"),
+    );
+    let err = invalid(&["run", &cfg, "--out", s(&out), "-q"]);
+    assert!(
+        err.contains("`cyclic`") && err.contains("cyclic.json") && err.contains("cycle"),
+        "{err}"
+    );
+    assert!(!out.join("runs.csv").exists(), "no rows written");
+}
+
+#[test]
+fn an_unknown_tetris_graph_is_rejected_listing_the_graphs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = write(
+        tmp.path(),
+        "t.toml",
+        &format!("tetris_graph = \"nope\"\n{CHAINS}"),
+    );
+    let err = invalid(&["run", &cfg, "--out", s(&tmp.path().join("o")), "-q"]);
+    assert!(
+        err.contains("`nope`") && err.contains("t.toml") && err.contains("`chain:length=3#2`"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_graph_file_listed_twice_is_rejected_naming_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = write(
+        tmp.path(),
+        "dup.toml",
+        &format!("solvers = [\"kahn\"]\n[graphs]\nfiles = [\"{EXAMPLE}\", \"{EXAMPLE}\"]\n"),
+    );
+    let err = invalid(&["run", &cfg, "--out", s(&tmp.path().join("o")), "-q"]);
+    assert!(
+        err.contains("seed_example.json") && err.contains("twice") && err.contains("dup.toml"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_run_into_another_experiments_directory_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let a = write(tmp.path(), "a.toml", CHAINS);
+    let b = write(
+        tmp.path(),
+        "b.toml",
+        &CHAINS.replace("length=3", "length=5"),
+    );
+    let out = tmp.path().join("out");
+    ok(&["run", &a, "--out", s(&out), "-q"]);
+    let before = fs::read_to_string(out.join("runs.csv")).unwrap();
+    let err = invalid(&["run", &b, "--out", s(&out), "-q"]);
+    assert!(
+        err.contains("`a`") && err.contains("`b`") && err.contains(s(&out)),
+        "{err}"
+    );
+    assert_eq!(fs::read_to_string(out.join("runs.csv")).unwrap(), before);
+    assert!(fs::read_to_string(out.join("config.toml"))
+        .unwrap()
+        .contains("name = \"a\""));
+    // The same experiment, extended by a solver, resumes as before.
+    fs::write(&a, CHAINS.replace("\"kahn\"", "\"kahn\", \"seed-greedy\"")).unwrap();
+    let err = ok(&["run", &a, "--out", s(&out), "-q"]);
+    assert!(err.contains("3 run now, 6 already done"), "{err}");
+    // --fresh discards the other experiment's results.
+    ok(&["run", &b, "--out", s(&out), "-q", "--fresh"]);
+    let rows = fs::read_to_string(out.join("runs.csv")).unwrap();
+    assert!(
+        rows.contains("length=5") && !rows.contains("length=3"),
+        "{rows}"
+    );
+}
+
+#[test]
+fn merge_refuses_different_experiments_and_warns_of_missing_shards() {
+    let tmp = tempfile::tempdir().unwrap();
+    let a = write(tmp.path(), "a.toml", CHAINS);
+    let b = write(
+        tmp.path(),
+        "b.toml",
+        &CHAINS.replace("length=3", "length=5"),
+    );
+    let (oa, ob, m) = (
+        tmp.path().join("oa"),
+        tmp.path().join("ob"),
+        tmp.path().join("m"),
+    );
+    ok(&["run", &a, "--out", s(&oa), "-q"]);
+    ok(&["run", &b, "--out", s(&ob), "-q"]);
+    let err = invalid(&["merge", s(&oa), s(&ob), "--out", s(&m)]);
+    assert!(
+        err.contains("`a`") && err.contains("`b`") && err.contains(s(&oa)) && err.contains(s(&ob)),
+        "{err}"
+    );
+    assert!(!m.exists(), "nothing written");
+    // The same experiment from configs that define different work.
+    let a2 = tmp.path().join("a2");
+    fs::write(&a, CHAINS.replace("\"kahn\"", "\"kahn\", \"seed-greedy\"")).unwrap();
+    ok(&["run", &a, "--out", s(&a2), "-q"]);
+    let err = invalid(&["merge", s(&oa), s(&a2), "--out", s(&m)]);
+    assert!(err.contains("`solvers`"), "{err}");
+    // Shard 0 of 2 alone: merged, with a warning naming shard 1/2.
+    fs::write(&a, CHAINS).unwrap();
+    let (s0, s1) = (tmp.path().join("s0"), tmp.path().join("s1"));
+    ok(&["run", &a, "--out", s(&s0), "-q", "--shard", "0/2"]);
+    let err = ok(&["merge", s(&s0), "--out", s(&m)]);
+    assert!(
+        err.contains("warning:") && err.contains("1/2") && err.contains("3 of the 6 items"),
+        "{err}"
+    );
+    // Both shards: no warning.
+    ok(&["run", &a, "--out", s(&s1), "-q", "--shard", "1/2"]);
+    let err = ok(&["merge", s(&s0), s(&s1), "--out", s(&m)]);
+    assert!(!err.contains("warning"), "{err}");
+}
+
+#[test]
+fn shipped_configs_pass_the_new_checks() {
+    // Relative graph paths are relative to the package root (the tests' cwd).
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/experiments");
+    let mut n = 0;
+    for e in fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_some_and(|x| x == "toml") {
+            let c = match memsched::experiment::Config::load(&p) {
+                Ok(c) => c,
+                // Without the `ilp` feature, configs that name `ilp` do not load.
+                Err(e) if cfg!(not(feature = "ilp")) && e.to_string().contains("`ilp`") => continue,
+                Err(e) => panic!("{e}"),
+            };
+            memsched::experiment::Plan::new(&c).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+            n += 1;
+        }
+    }
+    assert!(n >= 4, "{n} configs checked");
+}
