@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use super::config::Config;
 use super::plan::{Plan, Shard};
 use super::rows;
-use super::runner::{read_shards, write_shards, ALL_SHARDS, CONFIG, PROFILES, RUNS};
+use super::runner::{read_shards, write_shards, ALL_SHARDS, CONFIG, PROFILES, RUNS, SHARDS};
 use super::{finish, ExperimentError, Finished};
 
 /// Missing items listed by name in the warning.
@@ -45,7 +45,7 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Finished, ExperimentError> 
                 d.display()
             )));
         }
-        all.extend(rows::read_rows(&runs).map_err(|e| ExperimentError::io(&runs, e))?);
+        all.extend(rows::read_rows(&runs).map_err(|e| ExperimentError::io("read", &runs, e))?);
         if let Ok(text) = fs::read_to_string(d.join(PROFILES)) {
             for line in text.lines() {
                 profiles.push_str(line);
@@ -57,15 +57,16 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Finished, ExperimentError> 
     all.retain(|r| seen.insert(r.key()));
     let shards: Vec<Option<Vec<String>>> = dirs.iter().map(|d| read_shards(d)).collect();
     let warnings = completeness(&config, &seen, &shards);
-    fs::create_dir_all(out).map_err(|e| ExperimentError::io(out, e))?;
+    fs::create_dir_all(out).map_err(|e| ExperimentError::io("create directory", out, e))?;
     let path = out.join(CONFIG);
-    fs::write(&path, config.to_toml()).map_err(|e| ExperimentError::io(&path, e))?;
+    fs::write(&path, config.to_toml()).map_err(|e| ExperimentError::io("write", &path, e))?;
     let union: Vec<String> = shards.iter().flatten().flatten().cloned().collect();
-    write_shards(out, union).map_err(|e| ExperimentError::io(out, e))?;
+    let path = out.join(SHARDS);
+    write_shards(out, union).map_err(|e| ExperimentError::io("write", &path, e))?;
     let path = out.join(RUNS);
-    rows::write_rows(&path, &all).map_err(|e| ExperimentError::io(&path, e))?;
+    rows::write_rows(&path, &all).map_err(|e| ExperimentError::io("write", &path, e))?;
     let path = out.join(PROFILES);
-    fs::write(&path, profiles).map_err(|e| ExperimentError::io(&path, e))?;
+    fs::write(&path, profiles).map_err(|e| ExperimentError::io("write", &path, e))?;
     let mut done = finish(out, &config)?;
     done.warnings = warnings;
     Ok(done)

@@ -34,8 +34,10 @@ pub enum ExperimentError {
     /// The config or its graphs are unusable (invalid input).
     #[error("{0}")]
     Config(String),
-    #[error("{path}: {source}")]
+    /// A file operation failed: `op` says which ("read", "write", ...).
+    #[error("cannot {op} {path}: {source}")]
     Io {
+        op: &'static str,
         path: String,
         source: std::io::Error,
     },
@@ -44,8 +46,10 @@ pub enum ExperimentError {
 }
 
 impl ExperimentError {
-    pub(crate) fn io(path: &Path, source: std::io::Error) -> Self {
+    /// `op` (say, "read") failed on `path`.
+    pub(crate) fn io(op: &'static str, path: &Path, source: std::io::Error) -> Self {
         ExperimentError::Io {
+            op,
             path: path.display().to_string(),
             source,
         }
@@ -67,18 +71,18 @@ pub struct Finished {
 /// and `README.md`.
 pub fn finish(out: &Path, config: &Config) -> Result<Finished, ExperimentError> {
     let runs = out.join(runner::RUNS);
-    let rows = rows::read_rows(&runs).map_err(|e| ExperimentError::io(&runs, e))?;
+    let rows = rows::read_rows(&runs).map_err(|e| ExperimentError::io("read", &runs, e))?;
     let rows = rows::finalize(rows, &config.baselines);
-    rows::write_rows(&runs, &rows).map_err(|e| ExperimentError::io(&runs, e))?;
+    rows::write_rows(&runs, &rows).map_err(|e| ExperimentError::io("write", &runs, e))?;
     let order = config.all_solvers();
     let summary = summary::summarize(&rows, &order);
     let path = out.join("summary.csv");
-    summary::write(&path, &summary).map_err(|e| ExperimentError::io(&path, e))?;
+    summary::write(&path, &summary).map_err(|e| ExperimentError::io("write", &path, e))?;
     let profiles = runner::read_profiles(&out.join(runner::PROFILES));
     let plots = plots::draw_all(out, config, &rows, &order, &profiles)?;
     let readme = report::readme(config, &rows, &summary, &order, &plots);
     let path = out.join("README.md");
-    std::fs::write(&path, readme).map_err(|e| ExperimentError::io(&path, e))?;
+    std::fs::write(&path, readme).map_err(|e| ExperimentError::io("write", &path, e))?;
     Ok(Finished {
         rows: rows.len(),
         plots,

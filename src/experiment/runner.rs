@@ -192,7 +192,7 @@ fn run_with(
     let mut existing = if opts.fresh {
         Vec::new()
     } else {
-        rows::read_rows(&runs_path).map_err(|e| ExperimentError::io(&runs_path, e))?
+        rows::read_rows(&runs_path).map_err(|e| ExperimentError::io("read", &runs_path, e))?
     };
     // Rows from an earlier version of the config take their item id in this plan.
     let ids: std::collections::BTreeMap<_, _> =
@@ -214,13 +214,14 @@ fn run_with(
         .build()
         .map_err(|e| ExperimentError::Config(format!("cannot start threads: {e}")))?;
     check_graphs(&plan, &pending, &pool)?;
-    fs::create_dir_all(out).map_err(|e| ExperimentError::io(out, e))?;
-    fs::write(&config_path, config.to_toml()).map_err(|e| ExperimentError::io(&config_path, e))?;
+    fs::create_dir_all(out).map_err(|e| ExperimentError::io("create directory", out, e))?;
+    fs::write(&config_path, config.to_toml())
+        .map_err(|e| ExperimentError::io("write", &config_path, e))?;
     if opts.fresh {
         for p in [&runs_path, &profiles_path] {
             match fs::remove_file(p) {
                 Err(e) if e.kind() != io::ErrorKind::NotFound => {
-                    return Err(ExperimentError::io(p, e))
+                    return Err(ExperimentError::io("remove", p, e))
                 }
                 _ => {}
             }
@@ -236,9 +237,10 @@ fn run_with(
         opts.shard
             .map_or_else(|| ALL_SHARDS.to_string(), |s| s.to_string()),
     );
-    write_shards(out, shards).map_err(|e| ExperimentError::io(&shards_path, e))?;
+    write_shards(out, shards).map_err(|e| ExperimentError::io("write", &shards_path, e))?;
     // Rewrite what survived so appends start on a clean line.
-    rows::write_rows(&runs_path, &existing).map_err(|e| ExperimentError::io(&runs_path, e))?;
+    rows::write_rows(&runs_path, &existing)
+        .map_err(|e| ExperimentError::io("write", &runs_path, e))?;
     let tetris = tetris_graph(config, &plan);
     // Readable too: if the path is replaced mid-run, the rows are read back.
     let open = |p: &Path| {
@@ -247,7 +249,7 @@ fn run_with(
             .read(true)
             .append(true)
             .open(p)
-            .map_err(|e| ExperimentError::io(p, e))
+            .map_err(|e| ExperimentError::io("open", p, e))
     };
     let sink = Mutex::new(Sink {
         runs: open(&runs_path)?,
@@ -292,7 +294,7 @@ fn run_with(
                 write_error
                     .lock()
                     .unwrap_or_else(|e| e.into_inner())
-                    .get_or_insert(ExperimentError::io(&runs_path, e));
+                    .get_or_insert(ExperimentError::io("append to", &runs_path, e));
             }
             drop(s);
             bar.inc(1);
@@ -311,7 +313,9 @@ fn run_with(
     ];
     for (path, file) in files {
         let Some(file) = file else { continue };
-        if restore_if_replaced(path, file).map_err(|e| ExperimentError::io(path, e))? {
+        if restore_if_replaced(path, file)
+            .map_err(|e| ExperimentError::io("restore rows to", path, e))?
+        {
             restored.push(path.clone());
         }
     }
