@@ -253,7 +253,12 @@ impl Exact {
         let Some((reach, bounds)) = &prep.tools else {
             return known(
                 prep.global,
-                format!("graph too large for ancestor bitsets; upper bound from {from}"),
+                format!(
+                    "ancestor bitsets ({} bytes for {} nodes) exceed 1/8 of the memory \
+                     budget; upper bound from {from}",
+                    Reach::bytes_for(g.node_count()),
+                    g.node_count()
+                ),
             );
         };
         if prep.ub <= prep.global {

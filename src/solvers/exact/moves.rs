@@ -25,7 +25,7 @@ pub(crate) struct Reach {
 
 impl Reach {
     /// Bytes `Reach::new` would allocate for `n` nodes.
-    fn bytes_for(n: usize) -> u64 {
+    pub(crate) fn bytes_for(n: usize) -> u64 {
         (n as u64) * (state::words(n) as u64) * 8
     }
 
