@@ -209,6 +209,14 @@ fn merge_refuses_different_experiments_and_warns_of_missing_shards() {
     ok(&["run", &a, "--out", s(&s1), "-q", "--shard", "1/2"]);
     let err = ok(&["merge", s(&s0), s(&s1), "--out", s(&m)]);
     assert!(!err.contains("warning"), "{err}");
+    // Merging into another experiment's directory would replace its rows.
+    let before = fs::read_to_string(ob.join("runs.csv")).unwrap();
+    let err = invalid(&["merge", s(&s0), s(&s1), "--out", s(&ob)]);
+    assert!(
+        err.contains("`b`") && err.contains("refusing to overwrite"),
+        "{err}"
+    );
+    assert_eq!(fs::read_to_string(ob.join("runs.csv")).unwrap(), before);
 }
 
 #[test]

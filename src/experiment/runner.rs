@@ -352,7 +352,7 @@ fn check_same_experiment(out: &Path, config: &Config) -> Result<(), ExperimentEr
 
 /// The `name` in a results directory's `config.toml`, if it has one (read
 /// leniently: a config of an older version still names its experiment).
-fn recorded_name(config_toml: &Path) -> Option<String> {
+pub(super) fn recorded_name(config_toml: &Path) -> Option<String> {
     let text = fs::read_to_string(config_toml).ok()?;
     let table: toml::Table = toml::from_str(&text).ok()?;
     table.get("name")?.as_str().map(str::to_string)
