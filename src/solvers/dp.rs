@@ -9,8 +9,9 @@
 //! pruning. No F1/F2, no bounds, no pruning beyond memoisation: it is the
 //! yardstick, kept in the repo so `exact`'s speed-up is measured in the same run.
 //!
-//! Past the deadline or a budget it returns the stored topological order,
-//! status `feasible`, with the proven lower bound min over the current layer
+//! Past the deadline or a budget it returns the better of the program order
+//! (when it is topological) and the stored topological order, status
+//! `feasible`, with the proven lower bound min over the current layer
 //! (every schedule passes through exactly one downset of each size).
 //!
 //! # Complexity
@@ -20,6 +21,7 @@
 use super::exact::state::{self, StateTable, Zobrist};
 use super::{Abilities, DeadlineTicker, Outcome, Scheduler, SolveContext};
 use crate::graph::{Graph, NodeIdx};
+use crate::schedule;
 
 /// The plain downset DP. Ties between equal peaks keep the first order found
 /// (ready nodes tried in index order, layer states in insertion order).
@@ -83,11 +85,10 @@ impl Scheduler for Dp {
                         .unwrap_or(0)
                         .max(g.final_memory())
                         .max(0) as u64;
-                    let out = Outcome::feasible(g.topo_order().to_vec())
+                    let (order, which) = fallback_order(g);
+                    let out = Outcome::feasible(order)
                         .with_lower_bound(Some(lb))
-                        .with_note(format!(
-                            "dp stopped at {stop}; order is the topological order"
-                        ));
+                        .with_note(format!("dp stopped at {stop}; order is the {which}"));
                     return out
                         .with_counter("states", table.len() as u64)
                         .with_counter("expanded", expanded);
@@ -139,6 +140,22 @@ impl Scheduler for Dp {
     }
 }
 
+/// The order a stopped `dp` returns: the program order when it is
+/// topological and peaks no higher than the stored topological order, else
+/// the topological order; and its name for the note.
+fn fallback_order(g: &Graph) -> (Vec<NodeIdx>, &'static str) {
+    let topo = g.topo_order().to_vec();
+    if !g.program_order_is_topological() {
+        return (topo, "topological order");
+    }
+    let program: Vec<NodeIdx> = g.nodes().collect();
+    let peak = |o: &[NodeIdx]| schedule::check(g, o).map(|e| e.peak).ok();
+    match (peak(&program), peak(&topo)) {
+        (Some(p), Some(t)) if t < p => (topo, "topological order"),
+        _ => (program, "program order"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -175,5 +192,30 @@ mod tests {
         let r = crate::solvers::run(&Dp, &g, &ctx);
         assert_eq!(r.status, crate::Status::Feasible);
         assert!(r.lower_bound.unwrap() <= r.peak.unwrap());
+    }
+
+    /// A stopped dp returns the program order where it beats the
+    /// topological order (floating ALLOCs: Kahn's order runs every ALLOC
+    /// first).
+    #[test]
+    fn a_stopped_dp_returns_the_better_of_program_and_topological_order() {
+        let g = crate::corpus::gen::generate(
+            &crate::corpus::gen::GenSpec::parse("random-layered:layers=6,width=3,allocs=floating")
+                .unwrap(),
+            1,
+        )
+        .unwrap();
+        let peak = |o: &[NodeIdx]| schedule::check(&g, o).unwrap().peak;
+        let program: Vec<NodeIdx> = g.nodes().collect();
+        assert!(peak(&program) < peak(g.topo_order()), "the case to test");
+        let mut ctx = SolveContext::default();
+        ctx.budget.max_states = 3;
+        let r = crate::solvers::run(&Dp, &g, &ctx);
+        assert_eq!(r.peak, Some(peak(&program)));
+        assert!(
+            r.note.as_deref().unwrap_or("").contains("program order"),
+            "{:?}",
+            r.note
+        );
     }
 }
