@@ -2,38 +2,16 @@
 //! is an error naming what is wrong and where (exit code 2, never a panic),
 //! and flags that do nothing for a solver say so.
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+mod cli_support;
+
+use std::process::Output;
+
+use cli_support::{run, stderr};
 
 use serde_json::Value;
 
-const BIN: &str = env!("CARGO_BIN_EXE_memsched");
-
 /// The article's example graph (peak 1024 in every order).
 const EXAMPLE: &str = include_str!("../examples/seed_example.json");
-
-/// Runs the binary with `args`, feeding `stdin` if given.
-fn run(args: &[&str], stdin: Option<&str>) -> Output {
-    let mut child = Command::new(BIN)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("memsched binary runs");
-    {
-        let mut pipe = child.stdin.take().unwrap();
-        if let Some(text) = stdin {
-            // The binary may exit (bad flag) before reading: a broken pipe is fine.
-            let _ = pipe.write_all(text.as_bytes());
-        }
-    }
-    child.wait_with_output().unwrap()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
 
 /// Asserts exit code 2, no panic, and that stderr contains every needle.
 fn assert_exit_2(o: &Output, needles: &[&str]) {

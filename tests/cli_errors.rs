@@ -3,40 +3,14 @@
 //! panic), and the `validate` / `schedule` / `solvers` contract (JSON fields
 //! and their types, `--out`, stdin `-`, original ids, exit codes).
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+mod cli_support;
+
+use std::process::Output;
+
+use cli_support::{run, stderr, stdout};
 
 use memsched::graph::{seed, Graph};
 use serde_json::Value;
-
-const BIN: &str = env!("CARGO_BIN_EXE_memsched");
-
-/// Runs the binary with `args`, feeding `stdin` if given.
-fn run(args: &[&str], stdin: Option<&str>) -> Output {
-    let mut child = Command::new(BIN)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("memsched binary runs");
-    {
-        let mut pipe = child.stdin.take().unwrap();
-        if let Some(text) = stdin {
-            // The binary may exit (bad flag) before reading: a broken pipe is fine.
-            let _ = pipe.write_all(text.as_bytes());
-        }
-    }
-    child.wait_with_output().unwrap()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
 
 /// Asserts exit code 2, no panic, and that stderr contains every `needle`.
 /// Runs both `validate` (file) and `schedule` (stdin) on the text.
