@@ -20,7 +20,7 @@ use super::config::Config;
 use super::plan::{Plan, Shard};
 use super::rows;
 use super::runner::{
-    read_shards, recorded_name, write_shards, ALL_SHARDS, CONFIG, PROFILES, RUNS, SHARDS,
+    check_same_experiment, read_shards, write_shards, ALL_SHARDS, CONFIG, PROFILES, RUNS, SHARDS,
 };
 use super::{finish, ExperimentError, Finished};
 
@@ -38,14 +38,11 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Finished, ExperimentError> 
         check_same_config(first, &config, d, &other)?;
     }
     // The merge replaces `out`'s rows: never those of another experiment.
-    if let Some(old) = recorded_name(&out.join(CONFIG)).filter(|old| *old != config.name) {
-        return Err(ExperimentError::Config(format!(
-            "{} holds the results of experiment `{old}` (its {CONFIG} says so), not of `{}`; \
-             refusing to overwrite them: merge into another directory (--out)",
-            out.display(),
-            config.name
-        )));
-    }
+    check_same_experiment(
+        out,
+        &config,
+        "refusing to overwrite them: merge into another directory (--out)",
+    )?;
     let mut all = Vec::new();
     let mut profiles = String::new();
     for d in dirs {

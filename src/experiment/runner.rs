@@ -187,7 +187,12 @@ fn run_with(
     let profiles_path = out.join(PROFILES);
     // Everything is checked before the directory is touched.
     if !opts.fresh {
-        check_same_experiment(out, config)?;
+        check_same_experiment(
+            out,
+            config,
+            "refusing to mix their rows: write to another directory (--out), or pass --fresh \
+             to discard its results",
+        )?;
     }
     let mut existing = if opts.fresh {
         Vec::new()
@@ -330,21 +335,24 @@ fn run_with(
     })
 }
 
-/// Refuses to run into `out` if it holds the results of another experiment
-/// (its `config.toml` has another `name`): the rows would be mixed. The same
-/// experiment with an edited config (a solver or graph added) resumes.
-fn check_same_experiment(out: &Path, config: &Config) -> Result<(), ExperimentError> {
-    let path = out.join(CONFIG);
-    let Some(old) = recorded_name(&path) else {
+/// Refuses to write into `out` if it holds the results of another
+/// experiment (its `config.toml` has another `name`); `refusal` ends the
+/// message (what would go wrong, what to do instead). The same experiment
+/// with an edited config (a solver or graph added) passes. `run` and
+/// `merge` both check this.
+pub(super) fn check_same_experiment(
+    out: &Path,
+    config: &Config,
+    refusal: &str,
+) -> Result<(), ExperimentError> {
+    let Some(old) = recorded_name(&out.join(CONFIG)) else {
         return Ok(());
     };
     if old == config.name {
         return Ok(());
     }
     Err(ExperimentError::Config(format!(
-        "{} holds the results of experiment `{old}` (its {CONFIG} says so), not of `{}`; \
-         refusing to mix their rows: write to another directory (--out), or pass --fresh \
-         to discard its results",
+        "{} holds the results of experiment `{old}` (its {CONFIG} says so), not of `{}`; {refusal}",
         out.display(),
         config.name
     )))
@@ -352,7 +360,7 @@ fn check_same_experiment(out: &Path, config: &Config) -> Result<(), ExperimentEr
 
 /// The `name` in a results directory's `config.toml`, if it has one (read
 /// leniently: a config of an older version still names its experiment).
-pub(super) fn recorded_name(config_toml: &Path) -> Option<String> {
+fn recorded_name(config_toml: &Path) -> Option<String> {
     let text = fs::read_to_string(config_toml).ok()?;
     let table: toml::Table = toml::from_str(&text).ok()?;
     table.get("name")?.as_str().map(str::to_string)
