@@ -35,8 +35,8 @@ pub struct Args {
     /// 18446744073709551615). Default: none, the solver runs until it is done.
     /// `exact`, `dp` and `ilp` can run for hours on large graphs (and `dp` can
     /// fill gigabytes): bound a run with this and `--memory-budget`; past the
-    /// limit a solver returns its best order so far (status `timed_out`, with
-    /// a lower bound where it has one).
+    /// limit a solver returns its best order so far (status `feasible`, with
+    /// a lower bound where it has one), or `timed_out` if it has none.
     #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
     time_limit: Option<f64>,
     /// Seed for randomized solvers (0 to 18446744073709551615).
