@@ -276,12 +276,12 @@ fn latencies(
     ids: &[i64],
     extras: &[Option<Box<Map<String, Value>>>],
 ) -> Result<Vec<f64>, GraphError> {
-    let mut any = false;
+    let mut out = Vec::new();
     for (v, extra) in extras.iter().enumerate() {
         let Some(value) = extra.as_ref().and_then(|e| e.get("Latency")) else {
             continue;
         };
-        if !value.is_number() {
+        let Some(latency) = value.as_f64() else {
             let mut shown = value.to_string();
             if shown.len() > 40 {
                 let cut = (0..=37)
@@ -295,14 +295,13 @@ fn latencies(
                 id: ids[v],
                 value: shown,
             });
+        };
+        if out.is_empty() {
+            out = vec![0.0; extras.len()];
         }
-        any = true;
+        out[v] = latency;
     }
-    if !any {
-        return Ok(Vec::new());
-    }
-    let latency = |e: &Option<Box<Map<String, Value>>>| e.as_ref()?.get("Latency")?.as_f64();
-    Ok(extras.iter().map(|e| latency(e).unwrap_or(0.0)).collect())
+    Ok(out)
 }
 
 /// Whether some edge is written more than once.
