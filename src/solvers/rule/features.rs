@@ -146,6 +146,16 @@ impl Statics {
     pub fn noisy(&self) -> bool {
         self.noise.is_some()
     }
+
+    /// The `depth` or `height` of every node, if the key reads it.
+    pub fn column(&self, f: Feature) -> Option<&[u32]> {
+        let column = match f {
+            Feature::Depth => &self.depth,
+            Feature::Height => &self.height,
+            _ => return None,
+        };
+        (!column.is_empty()).then_some(column.as_slice())
+    }
 }
 
 /// State-dependent feature values of one node or move, filled by the scheduler.

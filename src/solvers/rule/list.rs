@@ -22,9 +22,10 @@
 //! dynamic feature (the loop is then Kahn's with a priority queue), else
 //! without their dynamic terms, which each push fills in.
 
+use super::buckets::Buckets;
 use super::features::{Adj, Dynamic, Statics};
 use super::packed::{Mode, Packed};
-use super::parse::Key;
+use super::parse::{Feature, Key, Term};
 use super::queue::{ArenaQueue, KeyCtx, KeyQueue, PackedQueue};
 use crate::graph::{Graph, NodeIdx};
 use crate::prefetch::prefetch;
@@ -97,10 +98,33 @@ pub(super) fn schedule(
             let keys = packed.static_keys(g, adj, statics, key);
             match key.is_dynamic() {
                 true => run(&rule, PackedQueue::new(packed, keys, true), ctx),
-                false => list_schedule(g, StaticKeys(PackedQueue::new(packed, keys, false)), ctx),
+                false => match rising_first_term(key, statics) {
+                    Some((column, descending)) if Buckets::fit(&packed) => {
+                        list_schedule(g, Buckets::new(packed, keys, column, descending), ctx)
+                    }
+                    _ => list_schedule(g, StaticKeys(PackedQueue::new(packed, keys, false)), ctx),
+                },
             }
         }
         None => run(&rule, ArenaQueue::new(g.node_count(), key), ctx),
+    }
+}
+
+/// The column of the first term, and whether it is read descending, when
+/// that term rises strictly along every edge: `depth` (a successor is
+/// deeper) or `-height` (it is lower), under any positive weight, without
+/// noise. A static rule that starts with one runs on [`Buckets`].
+fn rising_first_term<'s>(key: &Key, statics: &'s Statics) -> Option<(&'s [u32], bool)> {
+    if statics.noisy() {
+        return None;
+    }
+    match key.terms.first()? {
+        Term::Int(sum) => match sum.as_slice() {
+            [(w, Feature::Depth)] if *w > 0 => Some((statics.column(Feature::Depth)?, false)),
+            [(w, Feature::Height)] if *w < 0 => Some((statics.column(Feature::Height)?, true)),
+            _ => None,
+        },
+        Term::Float(_) => None,
     }
 }
 
@@ -238,6 +262,7 @@ fn run(r: &KeyCtx, mut queue: impl KeyQueue, ctx: &SolveContext) -> Option<Vec<N
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::corpus::gen::{generate, GenSpec};
     use crate::corpus::program::{AllocEncoding, TensorProgram};
     use crate::graph::GraphBuilder;
     use crate::schedule::check;
@@ -274,6 +299,74 @@ pub(crate) mod tests {
         assert!(ids[..4]
             .iter()
             .all(|&i| g.kind(g.index_of(i).unwrap()) == crate::NodeKind::Alloc));
+    }
+
+    /// Runs the static rule `rule` on `g` with the bucket queue or with the
+    /// heap of the same packed keys.
+    fn static_order(g: &Graph, rule: &str, bucketed: bool) -> Vec<NodeIdx> {
+        let key = parse(rule).unwrap();
+        let ctx = SolveContext::default();
+        let statics = Statics::new(g, &key, ctx.seed, None);
+        let adj = Adj::new(g);
+        let packed = Packed::layout(g, &adj, &statics, &key, Mode::Nodes).unwrap();
+        let keys = packed.static_keys(g, &adj, &statics, &key);
+        let order = if bucketed {
+            let (column, descending) = rising_first_term(&key, &statics).unwrap();
+            assert!(Buckets::fit(&packed));
+            list_schedule(g, Buckets::new(packed, keys, column, descending), &ctx)
+        } else {
+            list_schedule(g, StaticKeys(PackedQueue::new(packed, keys, false)), &ctx)
+        };
+        order.unwrap()
+    }
+
+    /// The bucket queue pops what a heap of the same keys pops, first term
+    /// ascending or descending, under any positive weight.
+    #[test]
+    fn buckets_pop_like_the_heap() {
+        let rules = [
+            "-height,delta,id",
+            "depth,-id",
+            "-3*height,size",
+            "2*depth,type,-delta",
+        ];
+        for seed in 0..12 {
+            for spec in [
+                format!("random-layered:layers={},width=5,allocs=floating", 2 + seed),
+                format!("random-layered:layers={},width=3,allocs=anchored", 3 + seed),
+                format!("tensor-program:ops={}", 5 + 3 * seed),
+            ] {
+                let g = generate(&GenSpec::parse(&spec).unwrap(), seed).unwrap();
+                for rule in rules {
+                    let bucketed = static_order(&g, rule, true);
+                    assert_eq!(bucketed, static_order(&g, rule, false), "{rule} on {spec}");
+                    assert!(check(&g, &bucketed).is_ok());
+                }
+            }
+        }
+    }
+
+    /// Only a first term that rises along every edge takes the buckets.
+    #[test]
+    fn rising_first_terms() {
+        let g = floating_chain();
+        let rising = |rule: &str| {
+            let key = parse(rule).unwrap();
+            rising_first_term(&key, &Statics::new(&g, &key, 1, None)).map(|(_, desc)| desc)
+        };
+        assert_eq!(rising("depth,id"), Some(false));
+        assert_eq!(rising("-height,id"), Some(true));
+        assert_eq!(rising("2*depth"), Some(false));
+        for rule in [
+            "height,id",
+            "-depth",
+            "0.5*depth",
+            "depth+size",
+            "id,depth",
+            "delta",
+        ] {
+            assert_eq!(rising(rule), None, "{rule}");
+        }
     }
 
     #[test]

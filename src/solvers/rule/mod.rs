@@ -13,6 +13,7 @@
 //!
 //! The language and every feature are documented in `docs/rules.md`.
 
+mod buckets;
 mod features;
 mod heap;
 mod list;

@@ -104,6 +104,12 @@ fn feature_bounds(
         Feature::Type => (0, 2),
         Feature::Rise => span(&mut g.deltas().iter().map(|&d| d.max(0))),
         Feature::Id => span(&mut g.ids().iter().copied()),
+        // Read the column directly (a DAG has a source and a sink: both
+        // start at 0).
+        Feature::Depth | Feature::Height if s.column(f).is_some() => {
+            let column = s.column(f).unwrap_or_default();
+            (0, column.iter().copied().max().unwrap_or(0) as i64)
+        }
         _ => span(
             &mut g
                 .nodes()
@@ -233,15 +239,22 @@ impl Packed {
                 keys.iter_mut().for_each(|k| *k <<= width);
                 continue;
             }
-            // One ascending feature without noise: read its column directly.
-            let plain = match term {
+            // One feature without noise: read its column directly.
+            let single = match term {
                 Term::Int(sum) if !(t == 0 && s.noisy()) => match sum.as_slice() {
-                    [(1, f)] => Some(*f),
+                    [(w, f)] => Some((*w, *f)),
                     _ => None,
                 },
                 _ => None,
             };
-            match plain {
+            // `depth` or `height`, under any weight.
+            if let Some((w, column)) = single.and_then(|(w, f)| Some((w, s.column(f)?))) {
+                for (k, &c) in keys.iter_mut().zip(column) {
+                    shift(k, enc_int(w.saturating_mul(c as i64)));
+                }
+                continue;
+            }
+            match single.filter(|&(w, _)| w == 1).map(|(_, f)| f) {
                 Some(Feature::Delta | Feature::LiveAfter) => {
                     for (k, &d) in keys.iter_mut().zip(g.deltas()) {
                         shift(k, enc_int(d));
@@ -285,6 +298,12 @@ impl Packed {
             k |= field << shift;
         }
         k
+    }
+
+    /// Bits below the first term's field: the other terms and the id rank.
+    pub fn bits_after_first(&self) -> u32 {
+        let rest: u32 = self.fields.iter().skip(1).map(|&(_, w)| w).sum();
+        rest + self.rank_bits
     }
 
     /// The rank of `v`'s id among all ids (the key's last field).
