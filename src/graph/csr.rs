@@ -91,6 +91,7 @@ impl Csr {
     }
 
     /// The neighbours of `v`.
+    #[inline]
     pub fn neighbors(&self, v: NodeIdx) -> &[NodeIdx] {
         let v = v as usize;
         &self.targets[self.offsets[v] as usize..self.offsets[v + 1] as usize]
@@ -109,17 +110,20 @@ impl Csr {
     }
 
     /// Every row's entries, row after row.
+    #[inline]
     pub fn targets(&self) -> &[NodeIdx] {
         &self.targets
     }
 
     /// Number of neighbours of `v`.
+    #[inline]
     pub fn degree(&self, v: NodeIdx) -> usize {
         let v = v as usize;
         (self.offsets[v + 1] - self.offsets[v]) as usize
     }
 
     /// Number of rows (nodes).
+    #[inline]
     pub fn node_count(&self) -> usize {
         self.offsets.len().saturating_sub(1)
     }

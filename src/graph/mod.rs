@@ -43,6 +43,7 @@ pub enum NodeKind {
 
 impl NodeKind {
     /// The article's priority type: FREE 0, compute 1, ALLOC 2.
+    #[inline]
     pub fn type_code(self) -> u8 {
         self as u8
     }
@@ -86,18 +87,22 @@ pub(crate) enum IdIndex {
 
 impl Graph {
     /// Number of nodes.
+    #[inline]
     pub fn node_count(&self) -> usize {
         self.ids.len()
     }
     /// Number of edges (duplicates counted).
+    #[inline]
     pub fn edge_count(&self) -> usize {
         self.succ.edge_count()
     }
     /// The node's original id.
+    #[inline]
     pub fn id(&self, v: NodeIdx) -> i64 {
         self.ids[v as usize]
     }
     /// All original ids, in program order.
+    #[inline]
     pub fn ids(&self) -> &[i64] {
         &self.ids
     }
@@ -124,18 +129,22 @@ impl Graph {
         order.iter().map(|&v| self.id(v)).collect()
     }
     /// ALLOC, FREE or compute.
+    #[inline]
     pub fn kind(&self, v: NodeIdx) -> NodeKind {
         self.kinds[v as usize]
     }
     /// Memory change when `v` runs: `+Size`, `-Size` or 0.
+    #[inline]
     pub fn delta(&self, v: NodeIdx) -> i64 {
         self.deltas[v as usize]
     }
     /// All deltas, indexed by node.
+    #[inline]
     pub fn deltas(&self) -> &[i64] {
         &self.deltas
     }
     /// Bytes the node allocates or frees (`|delta|`).
+    #[inline]
     pub fn size(&self, v: NodeIdx) -> u64 {
         self.deltas[v as usize].unsigned_abs()
     }
@@ -151,6 +160,7 @@ impl Graph {
         }
     }
     /// For an ALLOC its FREE (None for a graph output); for a FREE its ALLOC.
+    #[inline]
     pub fn partner(&self, v: NodeIdx) -> Option<NodeIdx> {
         let p = self.partner[v as usize];
         (p != NONE).then_some(p)
@@ -161,6 +171,7 @@ impl Graph {
     }
     /// The node's numeric `Latency` field, 0 if it has none (read once, when
     /// the graph is built).
+    #[inline]
     pub fn latency(&self, v: NodeIdx) -> f64 {
         self.latencies.get(v as usize).copied().unwrap_or(0.0)
     }
@@ -173,22 +184,27 @@ impl Graph {
         &self.graph_extra
     }
     /// Successors of `v`, in the order their edges were written.
+    #[inline]
     pub fn succs(&self, v: NodeIdx) -> &[NodeIdx] {
         self.succ.neighbors(v)
     }
     /// Predecessors of `v`.
+    #[inline]
     pub fn preds(&self, v: NodeIdx) -> &[NodeIdx] {
         self.pred.neighbors(v)
     }
     /// Successor adjacency.
+    #[inline]
     pub fn succ_csr(&self) -> &Csr {
         &self.succ
     }
     /// Predecessor adjacency.
+    #[inline]
     pub fn pred_csr(&self) -> &Csr {
         &self.pred
     }
     /// One topological order (Kahn's, FIFO, program order first).
+    #[inline]
     pub fn topo_order(&self) -> &[NodeIdx] {
         &self.topo
     }
