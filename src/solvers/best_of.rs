@@ -125,6 +125,7 @@ impl Scheduler for BestOf {
                 seeded: acc.seeded || a.seeded,
                 exact: acc.exact || a.exact,
                 anytime: acc.anytime || a.anytime,
+                restarts: acc.restarts || a.restarts,
             }
         })
     }

@@ -60,6 +60,9 @@ pub struct Abilities {
     pub exact: bool,
     /// It stops at [`SolveContext::deadline`] with its best order so far.
     pub anytime: bool,
+    /// It keeps the best of [`SolveContext::restarts`] seeded runs
+    /// (`--restarts K`, an experiment's `restarts`).
+    pub restarts: bool,
 }
 
 /// A memory-aware scheduler.

@@ -262,6 +262,28 @@ mod tests {
         }
     }
 
+    /// The solvers that keep the best of `--restarts K` runs say so in
+    /// their summary, and only they have the `restarts` ability.
+    #[test]
+    fn restarts_ability_matches_the_summaries() {
+        for info in list() {
+            let name = info.name.replace("EXPR", "delta,id");
+            let restarts = build(&name).unwrap().abilities().restarts;
+            assert_eq!(restarts, info.summary.contains("--restarts K"), "{name}");
+        }
+        for name in [
+            "random",
+            "random-moves",
+            "noisy:delta,id",
+            " noisy-moves : id",
+        ] {
+            assert!(build(name).unwrap().abilities().restarts, "{name}");
+        }
+        for name in ["kahn", "rule:delta", "anneal", "moves:random"] {
+            assert!(!build(name).unwrap().abilities().restarts, "{name}");
+        }
+    }
+
     #[test]
     fn unknown_name_lists_the_known_ones() {
         let err = build("nope").err().unwrap().to_string();

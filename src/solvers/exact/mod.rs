@@ -118,9 +118,9 @@ impl Scheduler for Exact {
 
     fn abilities(&self) -> Abilities {
         Abilities {
-            seeded: false,
             exact: true,
             anytime: true,
+            ..Abilities::default()
         }
     }
 

@@ -62,9 +62,9 @@ impl Scheduler for Ilp {
 
     fn abilities(&self) -> Abilities {
         Abilities {
-            seeded: false,
             exact: true,
             anytime: true,
+            ..Abilities::default()
         }
     }
 

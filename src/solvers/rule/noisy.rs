@@ -51,6 +51,7 @@ impl Scheduler for Noisy {
     fn abilities(&self) -> Abilities {
         Abilities {
             seeded: true,
+            restarts: true,
             ..Abilities::default()
         }
     }

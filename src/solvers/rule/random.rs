@@ -36,6 +36,7 @@ impl Scheduler for RandomOrder {
     fn abilities(&self) -> Abilities {
         Abilities {
             seeded: true,
+            restarts: true,
             ..Abilities::default()
         }
     }
