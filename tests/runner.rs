@@ -330,3 +330,47 @@ fn adding_a_solver_runs_only_its_rows() {
     let ids: Vec<usize> = rows.iter().map(|r| r[item].parse().unwrap()).collect();
     assert_eq!(ids, (0..15).collect::<Vec<_>>());
 }
+
+/// `restarts = K` in a config reaches the best-of-K solvers: each row's peak
+/// is at most the single run's (restart 0 is that run), and lower somewhere.
+#[test]
+fn config_restarts_keep_the_best_of_k_runs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let peaks = |restarts: u32| {
+        let name = format!("restarts{restarts}");
+        let config = tmp.path().join(format!("{name}.toml"));
+        let text = format!(
+            "solvers = [\"random\"]\nseeds = \"0..3\"\nrestarts = {restarts}\nplots = []\n\
+             [graphs]\ngenerate = [{{ spec = \"random-layered:layers=6,width=4,allocs=floating\", seeds = \"0..4\" }}]\n"
+        );
+        fs::write(&config, text).unwrap();
+        let out = dir(&tmp, &name);
+        run_ok(&[
+            "run",
+            config.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "-q",
+        ]);
+        let (h, rows) = read_csv(&out.join("runs.csv"));
+        let col = |n: &str| h.iter().position(|x| x == n).unwrap();
+        let mut peaks: Vec<(String, String, u64)> = rows
+            .iter()
+            .filter(|r| r[col("solver")] == "random")
+            .map(|r| {
+                let peak = r[col("peak_bytes")].parse().unwrap();
+                (r[col("graph")].clone(), r[col("seed")].clone(), peak)
+            })
+            .collect();
+        peaks.sort();
+        peaks
+    };
+    let (one, best_of_8) = (peaks(1), peaks(8));
+    assert_eq!(one.len(), 12);
+    assert_eq!(one.len(), best_of_8.len());
+    for (a, b) in one.iter().zip(&best_of_8) {
+        assert_eq!((&a.0, &a.1), (&b.0, &b.1));
+        assert!(b.2 <= a.2, "{a:?} -> {b:?}");
+    }
+    assert!(one.iter().zip(&best_of_8).any(|(a, b)| b.2 < a.2));
+}

@@ -185,6 +185,10 @@ pub struct Config {
     /// Wall-clock limit per solve, in seconds.
     #[serde(default = "default_time_limit")]
     pub time_limit: f64,
+    /// Runs a best-of-K solver (`random`, `noisy:EXPR`...) makes per seed,
+    /// keeping the lowest peak (`memsched schedule --restarts K`).
+    #[serde(default = "default_restarts")]
+    pub restarts: u32,
     #[serde(default)]
     pub budget: BudgetSection,
     /// Baselines in order of preference: the first valid one on a graph is
@@ -207,6 +211,9 @@ fn default_seeds() -> Seeds {
 }
 fn default_time_limit() -> f64 {
     60.0
+}
+fn default_restarts() -> u32 {
+    1
 }
 fn default_baselines() -> Vec<String> {
     vec!["program".into()]
@@ -278,6 +285,9 @@ impl Config {
             return Err(format!(
                 "`time_limit` must be a positive number of seconds below 1.8e19 (got {shown})"
             ));
+        }
+        if self.restarts == 0 {
+            return Err("`restarts` must be at least 1 (got 0)".into());
         }
         for g in &self.graphs.generate {
             let spec = GenSpec::parse(&g.spec).map_err(|e| format!("in `graphs.generate`: {e}"))?;
@@ -427,6 +437,24 @@ mod tests {
         assert_eq!(c.baselines, vec!["program"]);
         assert_eq!(c.plots.len(), 4);
         assert_eq!(c.all_solvers(), vec!["program", "kahn"]);
+    }
+
+    #[test]
+    fn restarts_default_to_one_and_zero_is_an_error() {
+        let c = Config::parse("solvers = [\"kahn\"]\n", "exp.toml", "e").unwrap();
+        assert_eq!(c.restarts, 1);
+        let c = Config::parse("solvers = [\"random\"]\nrestarts = 8\n", "exp.toml", "e").unwrap();
+        assert_eq!(c.restarts, 8);
+        for bad in ["0", "-2"] {
+            let text = format!("solvers = [\"random\"]\nrestarts = {bad}\n");
+            let err = Config::parse(&text, "exp.toml", "e")
+                .unwrap_err()
+                .to_string();
+            assert!(
+                err.contains("restarts") && err.contains("exp.toml"),
+                "{bad}: {err}"
+            );
+        }
     }
 
     #[test]

@@ -142,6 +142,9 @@ fn config_differences(a: &Config, b: &Config) -> Vec<&'static str> {
     if a.time_limit != b.time_limit {
         out.push("`time_limit`");
     }
+    if a.restarts != b.restarts {
+        out.push("`restarts`");
+    }
     if a.budget != b.budget {
         out.push("`[budget]`");
     }

@@ -270,6 +270,7 @@ fn run_with(
     let store = GraphStore::new(&plan.graphs, &pending);
     let ctx = SolveContext {
         budget: config.budget(),
+        restarts: config.restarts,
         ..SolveContext::new(0, Some(config.time_limit()))
     };
     let hook = panic::take_hook();
