@@ -15,6 +15,7 @@ mod outcome;
 mod program;
 pub mod registry;
 mod seed_greedy;
+pub(crate) mod sorted_run;
 
 // Heuristics: priority rules, published schedulers, randomized, local search.
 pub mod anneal;

@@ -9,6 +9,7 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use super::kahn::{list_schedule, ReadySet};
+use super::sorted_run::SortedRun;
 use super::{Outcome, Scheduler, SolveContext};
 use crate::graph::{Graph, NodeIdx};
 use crate::prefetch::prefetch;
@@ -53,7 +54,7 @@ impl Scheduler for SeedGreedy {
 
 /// The article's heap as a ready set: the nodes ready at the start (every
 /// ALLOC, in the article's encoding) are sorted once when the first node is
-/// taken, later ones go to a binary heap, and each pop takes the smaller head.
+/// taken, later ones go to a binary heap ([`SortedRun`]).
 struct ArticleHeap<'g> {
     g: &'g Graph,
     /// Rank -> node, by increasing original id; `None` when ids already
@@ -61,10 +62,7 @@ struct ArticleHeap<'g> {
     by_id: Option<Vec<NodeIdx>>,
     /// Node -> rank of its id, when `by_id` is known.
     rank: Option<Vec<u32>>,
-    initial: Vec<u128>,
-    next_initial: usize,
-    started: bool,
-    heap: BinaryHeap<Reverse<u128>>,
+    keys: SortedRun<BinaryHeap<Reverse<u128>>>,
 }
 
 impl<'g> ArticleHeap<'g> {
@@ -81,10 +79,7 @@ impl<'g> ArticleHeap<'g> {
             g,
             by_id,
             rank,
-            initial: Vec::new(),
-            next_initial: 0,
-            started: false,
-            heap: BinaryHeap::new(),
+            keys: SortedRun::default(),
         }
     }
 
@@ -106,34 +101,18 @@ impl ReadySet for ArticleHeap<'_> {
     #[inline]
     fn push(&mut self, v: NodeIdx) {
         let k = self.key(v);
-        if self.started {
-            self.heap.push(Reverse(k));
-        } else {
-            self.initial.push(k);
-        }
+        self.keys.push(k);
     }
 
     #[inline]
     fn pop(&mut self) -> Option<NodeIdx> {
-        if !self.started {
-            self.started = true;
-            self.initial.sort_unstable();
-        }
-        let k = match (self.initial.get(self.next_initial), self.heap.peek()) {
-            (Some(&a), Some(&Reverse(b))) if b < a => self.heap.pop()?.0,
-            (Some(&a), _) => {
-                self.next_initial += 1;
-                a
-            }
-            (None, _) => self.heap.pop()?.0,
-        };
+        let k = self.keys.pop()?;
         Some(self.node(k))
     }
 
     #[inline]
     fn ahead(&self, d: usize) -> Option<NodeIdx> {
-        let k = self.initial.get(self.next_initial + d)?;
-        Some(self.node(*k))
+        Some(self.node(self.keys.ahead(d)?))
     }
 
     #[inline]

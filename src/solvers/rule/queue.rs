@@ -15,6 +15,7 @@ use super::parse::Key;
 use super::tiered_heap::TieredHeap;
 use crate::graph::{Graph, NodeIdx};
 use crate::prefetch::prefetch;
+use crate::solvers::sorted_run::SortedRun;
 
 /// What a key is computed from.
 pub(super) struct KeyCtx<'a> {
@@ -41,7 +42,7 @@ pub(super) trait KeyQueue {
 }
 
 /// Packed keys: the nodes pushed before the first pop are sorted once, later
-/// ones go to a [`TieredHeap`]; a pop takes the smaller head. A key is the
+/// ones go to a [`TieredHeap`] ([`SortedRun`]). A key is the
 /// node's static part (computed once per node) with the state-dependent
 /// terms filled in when it is pushed. When nodes may be re-keyed,
 /// `current[v]` is the key of `v`'s live entry (`u128::MAX`, which no key
@@ -49,10 +50,7 @@ pub(super) trait KeyQueue {
 pub(super) struct PackedQueue {
     packed: Packed,
     static_keys: Vec<u128>,
-    initial: Vec<u128>,
-    next_initial: usize,
-    started: bool,
-    heap: TieredHeap,
+    keys: SortedRun<TieredHeap>,
     current: Option<Vec<u128>>,
 }
 
@@ -64,10 +62,7 @@ impl PackedQueue {
         PackedQueue {
             packed,
             static_keys,
-            initial: Vec::new(),
-            next_initial: 0,
-            started: false,
-            heap: TieredHeap::default(),
+            keys: SortedRun::default(),
             current: rekeyed.then(Vec::new),
         }
     }
@@ -77,16 +72,7 @@ impl PackedQueue {
     #[inline]
     pub fn push_static(&mut self, v: NodeIdx) {
         debug_assert!(!self.packed.has_dynamic_terms() && self.current.is_none());
-        self.push_key(self.static_keys[v as usize]);
-    }
-
-    #[inline]
-    fn push_key(&mut self, k: u128) {
-        if self.started {
-            self.heap.push(k);
-        } else {
-            self.initial.push(k);
-        }
+        self.keys.push(self.static_keys[v as usize]);
     }
 }
 
@@ -108,21 +94,14 @@ impl KeyQueue for PackedQueue {
             }
             current[v as usize] = k;
         }
-        self.push_key(k);
+        self.keys.push(k);
     }
 
     /// A guess at the node `d` pops from now: from the sorted initial run,
     /// else from the heap's sorted run (a prefetch hint).
     #[inline]
     fn ahead(&self, d: usize) -> Option<NodeIdx> {
-        if !self.started {
-            return None;
-        }
-        let k = match self.initial.get(self.next_initial + d) {
-            Some(&k) => k,
-            None => self.heap.ahead(d)?,
-        };
-        Some(self.packed.node(k))
+        Some(self.packed.node(self.keys.ahead(d)?))
     }
 
     /// Prefetches the static key of `v` (and its current key).
@@ -136,21 +115,8 @@ impl KeyQueue for PackedQueue {
 
     #[inline]
     fn pop(&mut self) -> Option<NodeIdx> {
-        if !self.started {
-            self.started = true;
-            self.initial.sort_unstable();
-        }
         loop {
-            let k = match self.initial.get(self.next_initial) {
-                None => self.heap.pop()?,
-                Some(&a) => match self.heap.peek() {
-                    Some(b) if b < a => self.heap.pop()?,
-                    _ => {
-                        self.next_initial += 1;
-                        a
-                    }
-                },
-            };
+            let k = self.keys.pop()?;
             let v = self.packed.node(k);
             match &mut self.current {
                 None => return Some(v),

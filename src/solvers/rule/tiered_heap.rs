@@ -12,6 +12,8 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
+use crate::solvers::sorted_run::MinHeap;
+
 /// Most keys the small heap holds before half of them move to the overflow.
 const SMALL_MAX: usize = 1 << 12;
 
@@ -34,6 +36,25 @@ impl Default for TieredHeap {
             overflow: Vec::new(),
             threshold: u128::MAX,
         }
+    }
+}
+
+impl MinHeap for TieredHeap {
+    #[inline]
+    fn push(&mut self, k: u128) {
+        TieredHeap::push(self, k);
+    }
+    #[inline]
+    fn pop(&mut self) -> Option<u128> {
+        TieredHeap::pop(self)
+    }
+    #[inline]
+    fn peek(&mut self) -> Option<u128> {
+        TieredHeap::peek(self)
+    }
+    #[inline]
+    fn ahead(&self, d: usize) -> Option<u128> {
+        TieredHeap::ahead(self, d)
     }
 }
 
