@@ -1,10 +1,12 @@
-//! Benchmark `heuristics`: time of every list-scheduling heuristic on a
-//! ~1,000,000-node `random-layered` graph, in both ALLOC encodings.
+//! Benchmark `heuristics`: time of every list-scheduling heuristic on the
+//! ~1,000,000-node graph of the `core` bench (976,357 nodes,
+//! `random-layered:layers=74074,width=8,density=0.3,skip=0.05`), in both
+//! ALLOC encodings.
 //!
 //! Run: `cargo bench --no-default-features --bench heuristics`
-//! (`-- --quick` for a 100,000-node graph, `-- --only NAME` for one solver,
-//! `-- --graph SPEC` for another generator spec, e.g. the `core` bench's
-//! `random-layered:layers=74074,width=8,density=0.3,skip=0.05`; the
+//! (`-- --quick` for a ~100,000-node graph, `-- --only NAME` for one solver,
+//! `-- --graph SPEC` for another generator spec, e.g. the 957,285-node
+//! `random-layered:layers=133333,width=4` that earlier tables used; the
 //! encoding is appended). Prints one table per encoding:
 //! solver, best solve time of five timed rounds after one warm-up round,
 //! ratio to `kahn`, and checked peak. Names the registry does not know
@@ -97,12 +99,14 @@ fn main() {
         .filter(|w| w[0] == "--only")
         .map(|w| w[1].as_str())
         .collect();
-    let layers = if quick { 13_333 } else { 133_333 };
+    let layers = if quick { 7_407 } else { 74_074 };
     let base = args
         .windows(2)
         .find(|w| w[0] == "--graph")
         .map(|w| w[1].clone())
-        .unwrap_or(format!("random-layered:layers={layers},width=4"));
+        .unwrap_or(format!(
+            "random-layered:layers={layers},width=8,density=0.3,skip=0.05"
+        ));
     for enc in ["anchored", "floating"] {
         let spec = format!("{base},allocs={enc}");
         let g = generate(&GenSpec::parse(&spec).expect("valid spec"), 1).expect("generates");
