@@ -166,6 +166,13 @@ impl Packed {
                 _ => (0, 64),
             });
         }
+        // A last term `id` orders nodes exactly as the id rank that ends
+        // every key does (ids are unique), so it takes no bits.
+        if let Some(last) = key.terms.len().checked_sub(1) {
+            if key.terms[last] == Term::Int(vec![(1, Feature::Id)]) && !(last == 0 && s.noisy()) {
+                fields[last] = (0, 0);
+            }
+        }
         let rank_bits = bits(g.node_count() as u128 - 1);
         let total: u32 = fields.iter().map(|&(_, w)| w).sum::<u32>() + rank_bits;
         if total > 127 {
@@ -211,6 +218,9 @@ impl Packed {
         encode_terms(g, adj, s, key, v, d, &mut words);
         let mut k: u128 = 0;
         for (&word, &(base, width)) in words.iter().zip(&self.fields) {
+            if width == 0 {
+                continue; // a constant term, or a last `id` (the rank orders it)
+            }
             let field = word.wrapping_sub(base) as u128;
             debug_assert!(bits(field) <= width, "term word outside its range");
             k = (k << width) | field;
@@ -233,6 +243,9 @@ impl Packed {
     pub fn static_keys(&self, g: &Graph, adj: &Adj, s: &Statics, key: &Key) -> Vec<u128> {
         let mut keys = vec![0u128; g.node_count()];
         for (t, (term, &(base, width))) in key.terms.iter().zip(&self.fields).enumerate() {
+            if width == 0 {
+                continue; // a constant term, or a last `id` (the rank orders it)
+            }
             let shift =
                 |k: &mut u128, word: u64| *k = (*k << width) | word.wrapping_sub(base) as u128;
             if self.dynamic.iter().any(|&(d, _)| d == t) {
