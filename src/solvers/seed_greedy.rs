@@ -62,7 +62,7 @@ struct ArticleHeap<'g> {
     by_id: Option<Vec<NodeIdx>>,
     /// Node -> rank of its id, when `by_id` is known.
     rank: Option<Vec<u32>>,
-    keys: SortedRun<BinaryHeap<Reverse<u128>>>,
+    keys: SortedRun<u128, BinaryHeap<Reverse<u128>>>,
 }
 
 impl<'g> ArticleHeap<'g> {

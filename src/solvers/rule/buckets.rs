@@ -12,7 +12,7 @@
 //! key's lower bits (the other terms and the id rank) in a `u64`, when they
 //! fit. Pops return exactly what a heap of the same keys would.
 
-use super::packed::Packed;
+use super::packed::{KeyInt, Packed};
 use crate::graph::NodeIdx;
 use crate::prefetch::prefetch;
 use crate::solvers::kahn::ReadySet;
@@ -20,9 +20,9 @@ use crate::solvers::kahn::ReadySet;
 /// The ready set of a static rule whose first term is one of the per-node
 /// columns `depth` or `height`, ascending or descending, and rises strictly
 /// along every edge.
-pub(super) struct Buckets<'a> {
+pub(super) struct Buckets<'a, K> {
     packed: Packed,
-    static_keys: Vec<u128>,
+    static_keys: Vec<K>,
     /// The first term's column (`depth` or `height` of each node).
     column: &'a [u32],
     /// Largest value in `column` when it is read descending (`-height`).
@@ -42,27 +42,22 @@ pub(super) struct Buckets<'a> {
     end: usize,
 }
 
-impl<'a> Buckets<'a> {
-    /// Whether keys packed by `packed` fit: the bits below the first
-    /// field must fit in a slot.
-    pub fn fit(packed: &Packed) -> bool {
-        packed.bits_after_first() <= u64::BITS
-    }
+/// Whether keys packed by `packed` fit the buckets: the bits below the
+/// first field must fit in a slot.
+pub(super) fn fit(packed: &Packed) -> bool {
+    packed.bits_after_first() <= u64::BITS
+}
 
+impl<'a, K: KeyInt> Buckets<'a, K> {
     /// A queue of the keys `static_keys` packed by `packed` (which must
-    /// [`fit`](Buckets::fit)), bucketed by `column`, read descending if
+    /// [`fit`]), bucketed by `column`, read descending if
     /// `descending`. The caller guarantees that the bucket rises strictly
     /// along every edge.
     ///
     /// # Complexity
     /// O(n + the column's range).
-    pub fn new(
-        packed: Packed,
-        static_keys: Vec<u128>,
-        column: &'a [u32],
-        descending: bool,
-    ) -> Self {
-        debug_assert!(Self::fit(&packed));
+    pub fn new(packed: Packed, static_keys: Vec<K>, column: &'a [u32], descending: bool) -> Self {
+        debug_assert!(fit(&packed));
         let mask = u128::MAX
             .checked_shr(u128::BITS - packed.bits_after_first())
             .unwrap_or(0);
@@ -98,7 +93,7 @@ fn bucket(flip: Option<u32>, c: u32) -> usize {
     flip.map_or(c, |max| max - c) as usize
 }
 
-impl ReadySet for Buckets<'_> {
+impl<K: KeyInt> ReadySet for Buckets<'_, K> {
     #[inline]
     fn push(&mut self, v: NodeIdx) {
         let b = bucket(self.flip, self.column[v as usize]);
@@ -107,7 +102,7 @@ impl ReadySet for Buckets<'_> {
             "a push into a bucket already popped: the first term does not rise"
         );
         let slot = &mut self.fill[b];
-        self.slots[*slot as usize] = (self.static_keys[v as usize] & self.mask) as u64;
+        self.slots[*slot as usize] = (self.static_keys[v as usize].to_u128() & self.mask) as u64;
         *slot += 1;
     }
 
@@ -125,14 +120,14 @@ impl ReadySet for Buckets<'_> {
         }
         let k = self.slots[self.next];
         self.next += 1;
-        Some(self.packed.node(k as u128))
+        Some(self.packed.node(k))
     }
 
     /// The node `d` pops from now, if it is in the bucket being popped.
     #[inline]
     fn ahead(&self, d: usize) -> Option<NodeIdx> {
         let i = self.next + d;
-        (i < self.end).then(|| self.packed.node(self.slots[i] as u128))
+        (i < self.end).then(|| self.packed.node(self.slots[i]))
     }
 
     /// Prefetches the key and the column value of `v`.

@@ -22,9 +22,9 @@
 //! dynamic feature (the loop is then Kahn's with a priority queue), else
 //! without their dynamic terms, which each push fills in.
 
-use super::buckets::Buckets;
+use super::buckets::{self, Buckets};
 use super::features::{Adj, Dynamic, Statics};
-use super::packed::{Mode, Packed};
+use super::packed::{KeyInt, Mode, Packed};
 use super::parse::{Feature, Key, Term};
 use super::queue::{ArenaQueue, KeyCtx, KeyQueue, PackedQueue};
 use crate::graph::{Graph, NodeIdx};
@@ -94,19 +94,24 @@ pub(super) fn schedule(
         key,
     };
     match Packed::layout(g, adj, statics, key, Mode::Nodes) {
-        Some(packed) => {
-            let keys = packed.static_keys(g, adj, statics, key);
-            match key.is_dynamic() {
-                true => run(&rule, PackedQueue::new(packed, keys, true), ctx),
-                false => match rising_first_term(key, statics) {
-                    Some((column, descending)) if Buckets::fit(&packed) => {
-                        list_schedule(g, Buckets::new(packed, keys, column, descending), ctx)
-                    }
-                    _ => list_schedule(g, StaticKeys(PackedQueue::new(packed, keys, false)), ctx),
-                },
-            }
-        }
+        Some(packed) if packed.fits_u64() => packed_run::<u64>(&rule, packed, ctx),
+        Some(packed) => packed_run::<u128>(&rule, packed, ctx),
         None => run(&rule, ArenaQueue::new(g.node_count(), key), ctx),
+    }
+}
+
+/// The list scheduler with packed keys held in `K`.
+fn packed_run<K: KeyInt>(r: &KeyCtx, packed: Packed, ctx: &SolveContext) -> Option<Vec<NodeIdx>> {
+    let (g, key, statics) = (r.g, r.key, r.statics);
+    let keys = packed.static_keys::<K>(g, r.adj, statics, key);
+    if key.is_dynamic() {
+        return run(r, PackedQueue::new(packed, keys, true), ctx);
+    }
+    match rising_first_term(key, statics) {
+        Some((column, descending)) if buckets::fit(&packed) => {
+            list_schedule(g, Buckets::new(packed, keys, column, descending), ctx)
+        }
+        _ => list_schedule(g, StaticKeys(PackedQueue::new(packed, keys, false)), ctx),
     }
 }
 
@@ -131,9 +136,9 @@ fn rising_first_term<'s>(key: &Key, statics: &'s Statics) -> Option<(&'s [u32], 
 /// A static rule's queue as Kahn's ready set: every node's packed key is in
 /// the queue from the start, so the loop is Kahn's with a priority queue in
 /// place of the FIFO.
-struct StaticKeys(PackedQueue);
+struct StaticKeys<K>(PackedQueue<K>);
 
-impl ReadySet for StaticKeys {
+impl<K: KeyInt> ReadySet for StaticKeys<K> {
     #[inline]
     fn push(&mut self, v: NodeIdx) {
         self.0.push_static(v);
@@ -309,10 +314,10 @@ pub(crate) mod tests {
         let statics = Statics::new(g, &key, ctx.seed, None);
         let adj = Adj::new(g);
         let packed = Packed::layout(g, &adj, &statics, &key, Mode::Nodes).unwrap();
-        let keys = packed.static_keys(g, &adj, &statics, &key);
+        let keys = packed.static_keys::<u128>(g, &adj, &statics, &key);
         let order = if bucketed {
             let (column, descending) = rising_first_term(&key, &statics).unwrap();
-            assert!(Buckets::fit(&packed));
+            assert!(buckets::fit(&packed));
             list_schedule(g, Buckets::new(packed, keys, column, descending), &ctx)
         } else {
             list_schedule(g, StaticKeys(PackedQueue::new(packed, keys, false)), &ctx)

@@ -378,8 +378,12 @@ pub(super) fn schedule<'g>(
                 key,
             };
             let done = match Packed::layout(g, adj, statics, key, Mode::Moves) {
+                Some(packed) if packed.fits_u64() => {
+                    let keys = packed.static_keys::<u64>(g, adj, statics, key);
+                    by_key(&mut s, &r, PackedQueue::new(packed, keys, true), ctx)
+                }
                 Some(packed) => {
-                    let keys = packed.static_keys(g, adj, statics, key);
+                    let keys = packed.static_keys::<u128>(g, adj, statics, key);
                     by_key(&mut s, &r, PackedQueue::new(packed, keys, true), ctx)
                 }
                 None => by_key(&mut s, &r, ArenaQueue::new(n, key), ctx),

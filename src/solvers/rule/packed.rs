@@ -37,10 +37,49 @@ pub(super) struct Packed {
     /// the shift of the term's field in the key.
     dynamic: Vec<(usize, u32)>,
     rank_bits: u32,
+    /// Bits of a whole key (every field and the rank).
+    total_bits: u32,
     /// Node -> rank of its id; `None` when ids are `0..n` in program order.
     rank: Option<Vec<u32>>,
     /// Rank -> node; `None` as for `rank`.
     by_rank: Option<Vec<NodeIdx>>,
+}
+
+/// The integer a packed key is held in: `u64` when the key's fields and the
+/// id rank fit in 63 bits (half the memory of a `u128`, cheaper to compare
+/// and sort), else `u128`. The type's largest value is never a key: queues
+/// use it as a marker.
+pub(super) trait KeyInt: Copy + Ord + Send + Sync + std::fmt::Debug + 'static {
+    /// The largest value (never a key).
+    const MAX: Self;
+    /// The low bits of `k` (the caller knows the key fits).
+    fn from_u128(k: u128) -> Self;
+    /// The key widened to a `u128`.
+    fn to_u128(self) -> u128;
+}
+
+impl KeyInt for u64 {
+    const MAX: u64 = u64::MAX;
+    #[inline(always)]
+    fn from_u128(k: u128) -> u64 {
+        k as u64
+    }
+    #[inline(always)]
+    fn to_u128(self) -> u128 {
+        self as u128
+    }
+}
+
+impl KeyInt for u128 {
+    const MAX: u128 = u128::MAX;
+    #[inline(always)]
+    fn from_u128(k: u128) -> u128 {
+        k
+    }
+    #[inline(always)]
+    fn to_u128(self) -> u128 {
+        self
+    }
 }
 
 /// Bits needed to hold `0..=range`.
@@ -198,6 +237,7 @@ impl Packed {
             fields,
             dynamic,
             rank_bits,
+            total_bits: total,
             rank,
             by_rank,
         })
@@ -240,16 +280,19 @@ impl Packed {
     ///
     /// # Complexity
     /// O(n · terms).
-    pub fn static_keys(&self, g: &Graph, adj: &Adj, s: &Statics, key: &Key) -> Vec<u128> {
-        let mut keys = vec![0u128; g.node_count()];
+    pub fn static_keys<K: KeyInt>(&self, g: &Graph, adj: &Adj, s: &Statics, key: &Key) -> Vec<K> {
+        debug_assert!(self.total_bits < K::MAX.to_u128().count_ones());
+        let mut keys = vec![K::from_u128(0); g.node_count()];
         for (t, (term, &(base, width))) in key.terms.iter().zip(&self.fields).enumerate() {
             if width == 0 {
                 continue; // a constant term, or a last `id` (the rank orders it)
             }
-            let shift =
-                |k: &mut u128, word: u64| *k = (*k << width) | word.wrapping_sub(base) as u128;
+            let shift = |k: &mut K, word: u64| {
+                *k = K::from_u128((k.to_u128() << width) | word.wrapping_sub(base) as u128)
+            };
             if self.dynamic.iter().any(|&(d, _)| d == t) {
-                keys.iter_mut().for_each(|k| *k <<= width);
+                keys.iter_mut()
+                    .for_each(|k| *k = K::from_u128(k.to_u128() << width));
                 continue;
             }
             // One feature without noise: read its column directly.
@@ -291,16 +334,22 @@ impl Packed {
             }
         }
         for (v, k) in (0..).zip(keys.iter_mut()) {
-            *k = (*k << self.rank_bits) | self.rank_of(v) as u128;
+            *k = K::from_u128((k.to_u128() << self.rank_bits) | self.rank_of(v) as u128);
         }
         keys
+    }
+
+    /// Whether whole keys fit in a `u64` (63 bits: the largest value stays a
+    /// marker).
+    pub fn fits_u64(&self) -> bool {
+        self.total_bits < u64::BITS
     }
 
     /// The key of `v` in the state `d` describes, from its static part
     /// (`static_key`, from [`Packed::static_keys`]).
     #[inline]
-    pub fn with_state(&self, static_key: u128, r: &KeyCtx, v: NodeIdx, d: &Dynamic) -> u128 {
-        let mut k = static_key;
+    pub fn with_state<K: KeyInt>(&self, static_key: K, r: &KeyCtx, v: NodeIdx, d: &Dynamic) -> K {
+        let mut k = static_key.to_u128();
         for &(t, shift) in &self.dynamic {
             let word = encode_term(r.g, r.adj, r.statics, t, &r.key.terms[t], v, d);
             let field = word.wrapping_sub(self.fields[t].0) as u128;
@@ -310,7 +359,7 @@ impl Packed {
             );
             k |= field << shift;
         }
-        k
+        K::from_u128(k)
     }
 
     /// Bits below the first term's field: the other terms and the id rank.
@@ -327,7 +376,8 @@ impl Packed {
 
     /// The node whose packed key is `k`.
     #[inline]
-    pub fn node(&self, k: u128) -> NodeIdx {
+    pub fn node<K: KeyInt>(&self, k: K) -> NodeIdx {
+        let k = k.to_u128();
         let rank = (k & ((1u128 << self.rank_bits) - 1)) as u32;
         self.by_rank.as_ref().map_or(rank, |t| t[rank as usize])
     }
@@ -395,7 +445,7 @@ mod tests {
                     })
                     .collect();
                 by_words.sort();
-                let statics = packed.static_keys(g, &adj, &s, &key);
+                let statics = packed.static_keys::<u128>(g, &adj, &s, &key);
                 let ctx = KeyCtx {
                     g,
                     adj: &adj,
@@ -457,7 +507,7 @@ mod tests {
                 })
                 .collect();
             by_words.sort();
-            let statics = packed.static_keys(&g, &adj, &s, &key);
+            let statics = packed.static_keys::<u128>(&g, &adj, &s, &key);
             let ctx = KeyCtx {
                 g: &g,
                 adj: &adj,

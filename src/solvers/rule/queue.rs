@@ -1,7 +1,7 @@
 //! Queues of keyed nodes (ready nodes in `rule:`, moves in `moves:`), shared
 //! by both schedulers.
 //!
-//! [`PackedQueue`] holds packed `u128` keys ([`Packed`]) when the rule's
+//! [`PackedQueue`] holds packed `u64` or `u128` keys ([`Packed`]) when the rule's
 //! terms fit: the entries pushed before the first pop are sorted once, later
 //! ones go to a [`TieredHeap`]. [`ArenaQueue`] holds keys of any length in
 //! the word arena of [`KeyHeap`]. Both are lazy: re-keying a node pushes a
@@ -10,7 +10,7 @@
 
 use super::features::{encode, stride, Adj, Dynamic, Statics};
 use super::heap::KeyHeap;
-use super::packed::Packed;
+use super::packed::{KeyInt, Packed};
 use super::parse::Key;
 use super::tiered_heap::TieredHeap;
 use crate::graph::{Graph, NodeIdx};
@@ -45,20 +45,20 @@ pub(super) trait KeyQueue {
 /// ones go to a [`TieredHeap`] ([`SortedRun`]). A key is the
 /// node's static part (computed once per node) with the state-dependent
 /// terms filled in when it is pushed. When nodes may be re-keyed,
-/// `current[v]` is the key of `v`'s live entry (`u128::MAX`, which no key
+/// `current[v]` is the key of `v`'s live entry (`K::MAX`, which no key
 /// takes, once it is popped).
-pub(super) struct PackedQueue {
+pub(super) struct PackedQueue<K> {
     packed: Packed,
-    static_keys: Vec<u128>,
-    keys: SortedRun<TieredHeap>,
-    current: Option<Vec<u128>>,
+    static_keys: Vec<K>,
+    keys: SortedRun<K, TieredHeap<K>>,
+    current: Option<Vec<K>>,
 }
 
-impl PackedQueue {
+impl<K: KeyInt> PackedQueue<K> {
     /// A queue of keys packed by `packed`, whose static parts are
     /// `static_keys` ([`Packed::static_keys`]); `rekeyed`: whether a node
     /// may be pushed again with a new key.
-    pub fn new(packed: Packed, static_keys: Vec<u128>, rekeyed: bool) -> Self {
+    pub fn new(packed: Packed, static_keys: Vec<K>, rekeyed: bool) -> Self {
         PackedQueue {
             packed,
             static_keys,
@@ -76,7 +76,7 @@ impl PackedQueue {
     }
 }
 
-impl KeyQueue for PackedQueue {
+impl<K: KeyInt> KeyQueue for PackedQueue<K> {
     #[inline]
     fn push(&mut self, r: &KeyCtx, v: NodeIdx, d: &Dynamic) {
         let base = self.static_keys[v as usize];
@@ -87,7 +87,7 @@ impl KeyQueue for PackedQueue {
         };
         if let Some(current) = &mut self.current {
             if current.is_empty() {
-                current.resize(r.g.node_count(), u128::MAX);
+                current.resize(r.g.node_count(), K::MAX);
             }
             if current[v as usize] == k {
                 return; // unchanged: the live entry stays exact
@@ -121,7 +121,7 @@ impl KeyQueue for PackedQueue {
             match &mut self.current {
                 None => return Some(v),
                 Some(c) if c[v as usize] == k => {
-                    c[v as usize] = u128::MAX;
+                    c[v as usize] = K::MAX;
                     return Some(v);
                 }
                 Some(_) => {}

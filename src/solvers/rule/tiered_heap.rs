@@ -12,59 +12,60 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
+use super::packed::KeyInt;
 use crate::solvers::sorted_run::MinHeap;
 
 /// Most keys the small heap holds before half of them move to the overflow.
 const SMALL_MAX: usize = 1 << 12;
 
-/// Min-heap of `u128` keys. Invariant: every key in `small` and `run` is at
+/// Min-heap of packed keys (`u64` or `u128`). Invariant: every key in `small` and `run` is at
 /// most `threshold`, and every key in `overflow` is at least `threshold`.
 #[derive(Debug)]
-pub(super) struct TieredHeap {
-    small: BinaryHeap<Reverse<u128>>,
+pub(super) struct TieredHeap<K> {
+    small: BinaryHeap<Reverse<K>>,
     /// Sorted in decreasing order: the smallest key is last.
-    run: Vec<u128>,
-    overflow: Vec<u128>,
-    threshold: u128,
+    run: Vec<K>,
+    overflow: Vec<K>,
+    threshold: K,
 }
 
-impl Default for TieredHeap {
+impl<K: KeyInt> Default for TieredHeap<K> {
     fn default() -> Self {
         TieredHeap {
             small: BinaryHeap::new(),
             run: Vec::new(),
             overflow: Vec::new(),
-            threshold: u128::MAX,
+            threshold: K::MAX,
         }
     }
 }
 
-impl MinHeap for TieredHeap {
+impl<K: KeyInt> MinHeap<K> for TieredHeap<K> {
     #[inline]
-    fn push(&mut self, k: u128) {
+    fn push(&mut self, k: K) {
         TieredHeap::push(self, k);
     }
     #[inline]
-    fn pop(&mut self) -> Option<u128> {
+    fn pop(&mut self) -> Option<K> {
         TieredHeap::pop(self)
     }
     #[inline]
-    fn peek(&mut self) -> Option<u128> {
+    fn peek(&mut self) -> Option<K> {
         TieredHeap::peek(self)
     }
     #[inline]
-    fn ahead(&self, d: usize) -> Option<u128> {
+    fn ahead(&self, d: usize) -> Option<K> {
         TieredHeap::ahead(self, d)
     }
 }
 
-impl TieredHeap {
+impl<K: KeyInt> TieredHeap<K> {
     /// Adds `k`.
     ///
     /// # Complexity
     /// O(log SMALL_MAX) amortized.
     #[inline]
-    pub fn push(&mut self, k: u128) {
+    pub fn push(&mut self, k: K) {
         if k >= self.threshold {
             self.overflow.push(k);
             return;
@@ -77,7 +78,7 @@ impl TieredHeap {
 
     /// The smallest key.
     #[inline]
-    pub fn peek(&mut self) -> Option<u128> {
+    pub fn peek(&mut self) -> Option<K> {
         match (self.small.peek().map(|r| r.0), self.run.last()) {
             (Some(a), Some(&b)) => Some(a.min(b)),
             (Some(a), None) => Some(a),
@@ -88,7 +89,7 @@ impl TieredHeap {
 
     /// Removes and returns the smallest key.
     #[inline]
-    pub fn pop(&mut self) -> Option<u128> {
+    pub fn pop(&mut self) -> Option<K> {
         match (self.small.peek().map(|r| r.0), self.run.last()) {
             (Some(a), Some(&b)) if b < a => self.run.pop(),
             (Some(_), _) => self.small.pop().map(|r| r.0),
@@ -100,7 +101,7 @@ impl TieredHeap {
     /// The key `d` places from the end of the sorted run, if the run is
     /// that long: a guess at a later pop (a prefetch hint).
     #[inline]
-    pub fn ahead(&self, d: usize) -> Option<u128> {
+    pub fn ahead(&self, d: usize) -> Option<K> {
         let i = self.run.len().checked_sub(d + 1)?;
         Some(self.run[i])
     }
@@ -108,7 +109,7 @@ impl TieredHeap {
     /// Moves the larger half of the small heap, and the run's keys above
     /// the new threshold, to the overflow.
     fn spill(&mut self) {
-        let mut keys: Vec<u128> = std::mem::take(&mut self.small)
+        let mut keys: Vec<K> = std::mem::take(&mut self.small)
             .into_vec()
             .into_iter()
             .map(|r| r.0)
@@ -133,7 +134,7 @@ impl TieredHeap {
         }
         let chunk = (SMALL_MAX / 2).max(self.overflow.len() / 8);
         if self.overflow.len() <= chunk {
-            self.threshold = u128::MAX;
+            self.threshold = K::MAX;
             std::mem::swap(&mut self.run, &mut self.overflow);
         } else {
             self.overflow.select_nth_unstable(chunk);
