@@ -4,6 +4,7 @@
 //! determinism across thread counts, and the repaired greedy's gain.
 
 use std::process::Command;
+use std::time::{Duration, Instant};
 
 use memsched::corpus::gen::{generate, GenSpec};
 use memsched::corpus::program::{AllocEncoding, TensorProgram};
@@ -313,6 +314,38 @@ fn randomized_solvers_are_deterministic_across_thread_counts() {
         // A different seed explores differently (the runs are not all equal).
         let other = solvers::run(s.as_ref(), &g, &SolveContext::new(43, None));
         assert_ne!(one.order, other.order, "{name}");
+    }
+}
+
+/// Restarts stop at the time limit: a billion restarts of a small graph
+/// under a quarter of a second return quickly, with a valid order and the
+/// number of restarts that finished.
+#[test]
+fn restarts_stop_at_the_time_limit() {
+    let g = generate(
+        &GenSpec::parse("random-layered:layers=30,width=6,allocs=floating").unwrap(),
+        3,
+    )
+    .unwrap();
+    for name in ["random", "noisy:delta,type,id"] {
+        let s = solvers::build(name).unwrap();
+        let mut ctx = SolveContext::new(1, Some(Duration::from_millis(250)));
+        ctx.restarts = 1_000_000_000;
+        let start = Instant::now();
+        let report = solvers::run(s.as_ref(), &g, &ctx);
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "{name}: {:?}",
+            start.elapsed()
+        );
+        assert!(report.valid(), "{name}");
+        let done = report.counter("restarts").unwrap();
+        assert!((1..1_000_000_000).contains(&done), "{name}: {done}");
+        let note = report.note.unwrap();
+        assert!(
+            note.contains("the time limit stopped the rest"),
+            "{name}: {note}"
+        );
     }
 }
 

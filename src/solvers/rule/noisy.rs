@@ -14,6 +14,8 @@
 //! threads; the result is the lowest checked peak, ties to the smallest
 //! restart index, so it does not depend on the thread count.
 
+use std::sync::atomic::{AtomicU32, Ordering};
+
 use rayon::prelude::*;
 
 use super::features::{noise_scale, Adj, Noise, Statics};
@@ -86,28 +88,62 @@ pub(super) fn restart_seed(seed: u64, i: u32) -> u64 {
 /// lowest checked peak, ties to the smaller restart index. A run that hits
 /// the deadline is dropped; if all do, the outcome is `timed_out`. A single
 /// run is compared with nothing, so it is not checked here.
+///
+/// Restarts start in batches of a few per thread, in index order, and none
+/// starts once the deadline has passed (restart 0 always runs): with a time
+/// limit, the result is the best of the restarts that finished, and the
+/// `restarts` counter and the note say how many did.
 pub(super) fn best_of_runs(
     g: &Graph,
     ctx: &SolveContext,
     run: impl Fn(u64) -> Option<Vec<NodeIdx>> + Sync,
 ) -> Outcome {
     let k = ctx.restarts.max(1);
-    let best = if k == 1 {
-        run(restart_seed(ctx.seed, 0)).map(|order| (0, 0, order))
-    } else {
-        (0..k)
+    if k == 1 {
+        return match run(restart_seed(ctx.seed, 0)) {
+            Some(order) => Outcome::feasible(order)
+                .with_counter("restarts", 1)
+                .with_note("best restart: 0 of 1".to_string()),
+            None => Outcome::timed_out(),
+        };
+    }
+    let batch = 4 * rayon::current_num_threads().max(1) as u32;
+    let finished = AtomicU32::new(0);
+    let mut best: Option<(u64, u32, Vec<NodeIdx>)> = None;
+    let mut start = 0;
+    while start < k && (start == 0 || !ctx.expired()) {
+        let end = start.saturating_add(batch).min(k);
+        let found = (start..end)
             .into_par_iter()
             .filter_map(|i| {
+                if i > 0 && ctx.expired() {
+                    return None;
+                }
                 let order = run(restart_seed(ctx.seed, i))?;
+                finished.fetch_add(1, Ordering::Relaxed);
                 let peak = schedule::check(g, &order).ok()?.peak;
                 Some((peak, i, order))
             })
-            .min_by_key(|(peak, i, _)| (*peak, *i))
-    };
+            .min_by_key(|(peak, i, _)| (*peak, *i));
+        if let Some(f) = found {
+            if best.as_ref().is_none_or(|b| (f.0, f.1) < (b.0, b.1)) {
+                best = Some(f);
+            }
+        }
+        start = end;
+    }
+    let done = finished.into_inner();
     match best {
-        Some((_, i, order)) => Outcome::feasible(order)
-            .with_counter("restarts", k as u64)
-            .with_note(format!("best restart: {i} of {k}")),
+        Some((_, i, order)) => {
+            let note = if done < k {
+                format!("best restart: {i} of {done} finished ({k} asked; the time limit stopped the rest)")
+            } else {
+                format!("best restart: {i} of {k}")
+            };
+            Outcome::feasible(order)
+                .with_counter("restarts", done as u64)
+                .with_note(note)
+        }
         None => Outcome::timed_out(),
     }
 }
