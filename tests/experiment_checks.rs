@@ -239,3 +239,40 @@ fn shipped_configs_pass_the_new_checks() {
     }
     assert!(n >= 4, "{n} configs checked");
 }
+
+/// Resuming under another `restarts` or `time_limit` is refused (the rows
+/// would mix two settings); --fresh starts over.
+#[test]
+fn resuming_under_other_settings_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let a = write(tmp.path(), "a.toml", CHAINS);
+    let out = tmp.path().join("out");
+    ok(&["run", &a, "--out", s(&out), "-q"]);
+    let before = fs::read_to_string(out.join("runs.csv")).unwrap();
+    for (changed, named) in [
+        (format!("restarts = 4\n{CHAINS}"), "`restarts` (1, now 4)"),
+        (format!("time_limit = 7\n{CHAINS}"), "`time_limit`"),
+        (format!("{CHAINS}[budget]\nmax_states = 99\n"), "`[budget]`"),
+    ] {
+        fs::write(&a, &changed).unwrap();
+        let err = invalid(&["run", &a, "--out", s(&out), "-q"]);
+        assert!(err.contains(named) && err.contains("--fresh"), "{err}");
+        assert_eq!(fs::read_to_string(out.join("runs.csv")).unwrap(), before);
+    }
+    ok(&["run", &a, "--out", s(&out), "-q", "--fresh"]);
+}
+
+/// A zero budget is an error naming the key, as on the command line.
+#[test]
+fn a_zero_budget_is_a_config_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    for key in ["max_states", "max_memory_bytes"] {
+        let config = write(
+            tmp.path(),
+            "z.toml",
+            &format!("{CHAINS}[budget]\n{key} = 0\n"),
+        );
+        let err = invalid(&["run", &config, "--out", s(&tmp.path().join("o")), "-q"]);
+        assert!(err.contains(key) && err.contains("z.toml"), "{err}");
+    }
+}

@@ -289,6 +289,12 @@ impl Config {
         if self.restarts == 0 {
             return Err("`restarts` must be at least 1 (got 0)".into());
         }
+        if self.budget.max_states == 0 {
+            return Err("`[budget] max_states` must be at least 1 (got 0)".into());
+        }
+        if self.budget.max_memory_bytes == 0 {
+            return Err("`[budget] max_memory_bytes` must be at least 1 (got 0)".into());
+        }
         for g in &self.graphs.generate {
             let spec = GenSpec::parse(&g.spec).map_err(|e| format!("in `graphs.generate`: {e}"))?;
             check_spec(&spec).map_err(|e| format!("in `graphs.generate`: {e}"))?;

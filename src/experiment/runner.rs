@@ -199,6 +199,9 @@ fn run_with(
     } else {
         rows::read_rows(&runs_path).map_err(|e| ExperimentError::io("read", &runs_path, e))?
     };
+    if !existing.is_empty() {
+        check_same_settings(out, config)?;
+    }
     // Rows from an earlier version of the config take their item id in this plan.
     let ids: std::collections::BTreeMap<_, _> =
         plan.items.iter().map(|it| (plan.key(it), it.id)).collect();
@@ -356,6 +359,46 @@ pub(super) fn check_same_experiment(
         "{} holds the results of experiment `{old}` (its {CONFIG} says so), not of `{}`; {refusal}",
         out.display(),
         config.name
+    )))
+}
+
+/// Refuses to resume into a directory whose rows were solved under another
+/// `time_limit`, `restarts` or `[budget]`: its rows would mix two settings
+/// under one config. (Other keys only add or drop items: a new solver or
+/// graph is solved, the rows of a dropped one are kept.) A `config.toml`
+/// that does not parse, from an older version say, is not compared.
+fn check_same_settings(out: &Path, config: &Config) -> Result<(), ExperimentError> {
+    let path = out.join(CONFIG);
+    let Ok(text) = fs::read_to_string(&path) else {
+        return Ok(());
+    };
+    let Ok(old) = Config::parse(&text, &path.display().to_string(), &config.name) else {
+        return Ok(());
+    };
+    let mut differ = Vec::new();
+    if old.time_limit != config.time_limit {
+        differ.push(format!(
+            "`time_limit` ({} s, now {} s)",
+            old.time_limit, config.time_limit
+        ));
+    }
+    if old.restarts != config.restarts {
+        differ.push(format!(
+            "`restarts` ({}, now {})",
+            old.restarts, config.restarts
+        ));
+    }
+    if old.budget != config.budget {
+        differ.push("`[budget]`".to_string());
+    }
+    if differ.is_empty() {
+        return Ok(());
+    }
+    Err(ExperimentError::Config(format!(
+        "{} holds rows solved with another {}; resuming would mix the two settings: \
+         pass --fresh to discard its results, or write to another directory (--out)",
+        out.display(),
+        differ.join(" and ")
     )))
 }
 
