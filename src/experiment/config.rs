@@ -268,6 +268,17 @@ impl Config {
         if self.baselines.is_empty() {
             return Err("`baselines` is empty".into());
         }
+        let mut canonical: Vec<(String, &String)> = Vec::new();
+        for name in &self.solvers {
+            let built = solvers::build(name).map_err(|e| format!("in `solvers`: {e}"))?;
+            if let Some((_, first)) = canonical.iter().find(|(c, _)| *c == built.name()) {
+                return Err(format!(
+                    "`solvers` lists `{first}` and `{name}`, which are the same solver `{}`",
+                    built.name()
+                ));
+            }
+            canonical.push((built.name(), name));
+        }
         for name in self.baselines.iter().chain(&self.solvers) {
             solvers::build(name).map_err(|e| format!("in `solvers`/`baselines`: {e}"))?;
         }
@@ -443,6 +454,20 @@ mod tests {
         assert_eq!(c.baselines, vec!["program"]);
         assert_eq!(c.plots.len(), 4);
         assert_eq!(c.all_solvers(), vec!["program", "kahn"]);
+    }
+
+    #[test]
+    fn one_solver_spelled_twice_is_an_error() {
+        let text = "solvers = [\"kahn\", \"rule:delta,id\", \"rule: delta , id\"]\n";
+        let err = Config::parse(text, "exp.toml", "e")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("`rule:delta,id` and `rule: delta , id`") && err.contains("exp.toml"),
+            "{err}"
+        );
+        let text = "solvers = [\"moves-greedy\", \"moves:delta,type,id\"]\n";
+        assert!(Config::parse(text, "exp.toml", "e").is_ok());
     }
 
     #[test]
