@@ -64,10 +64,11 @@ pub fn headline(
     let best = summary
         .iter()
         .filter(|x| x.mean_reduction_pct.is_some() && !baselines.contains(&x.solver))
-        .max_by(|a, b| {
-            a.mean_reduction_pct
+        // The first of the largest (in config order): `min_by` keeps the first.
+        .min_by(|a, b| {
+            b.mean_reduction_pct
                 .unwrap_or(f64::MIN)
-                .total_cmp(&b.mean_reduction_pct.unwrap_or(f64::MIN))
+                .total_cmp(&a.mean_reduction_pct.unwrap_or(f64::MIN))
         });
     if let Some(b) = best {
         parts.push(format!(
@@ -277,4 +278,35 @@ pub fn readme(
         }
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// With equal mean reductions the headline names the solver the config
+    /// lists first (it named the last one).
+    #[test]
+    fn headline_names_the_first_of_tied_solvers() {
+        let solver = |name: &str, reduction: f64| SolverSummary {
+            solver: name.into(),
+            runs: 1,
+            valid: 1,
+            mean_reduction_pct: Some(reduction),
+            median_reduction_pct: Some(reduction),
+            max_reduction_pct: Some(reduction),
+            ..SolverSummary::default()
+        };
+        let summary = [
+            solver("program", 0.0),
+            solver("exact", 5.0),
+            solver("noisy:delta", 5.0),
+            solver("kahn", 1.0),
+        ];
+        let text = headline(&[], &summary, &BTreeMap::new(), &["program".to_string()]);
+        assert!(
+            text.contains("`exact` has the largest mean reduction"),
+            "{text}"
+        );
+    }
 }

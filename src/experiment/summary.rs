@@ -8,7 +8,7 @@ use serde::Serialize;
 use super::rows::Row;
 
 /// Per-solver statistics.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct SolverSummary {
     pub solver: String,
     /// Rows (graph x seed).
