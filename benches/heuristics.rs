@@ -133,7 +133,7 @@ fn main() {
                     best: Duration::MAX,
                     last: None,
                 }),
-                Err(SolverError::Unknown { .. }) => None,
+                Err(SolverError::Unknown { .. } | SolverError::NotBuilt { .. }) => None,
                 Err(e) => panic!("{name}: {e}"),
             })
             .collect();

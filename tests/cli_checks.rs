@@ -101,10 +101,7 @@ fn cli_checks_time_limit_and_seed_say_what_is_wrong() {
     let o = run(&["schedule", "-", "--time-limit", "1e30"], Some(EXAMPLE));
     assert_exit_2(
         &o,
-        &[
-            "--time-limit 1e30 is too large",
-            "at most 18446744073709551615",
-        ],
+        &["--time-limit 1e30 is too large", "below 1.8e19 seconds"],
     );
     for bad in ["-1", "-0.5", "0"] {
         let o = run(&["schedule", "-", "--time-limit", bad], Some(EXAMPLE));
@@ -247,4 +244,33 @@ fn cli_checks_restarts_and_rule_mode_are_checked_and_warned() {
         assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
         assert!(!stderr(&o).contains("warning"), "{args:?}: {}", stderr(&o));
     }
+}
+
+/// Messages a reviewer found misleading: a fractional byte count, and a
+/// datasets folder that is not there (invalid input, exit 2).
+#[test]
+fn fractions_of_bytes_and_a_missing_datasets_folder_say_what_is_wrong() {
+    let o = run(
+        &[
+            "schedule",
+            "-",
+            "--solver",
+            "exact",
+            "--memory-budget",
+            "1.5GiB",
+        ],
+        Some(EXAMPLE),
+    );
+    assert_exit_2(
+        &o,
+        &["fractions such as 1.5GiB are not supported", "1536MiB"],
+    );
+    let o = run(&["datasets", "--dir", "/nonexistent/datasets"], None);
+    assert_exit_2(
+        &o,
+        &[
+            "/nonexistent/datasets/models/manifest.csv is missing",
+            "--dir",
+        ],
+    );
 }

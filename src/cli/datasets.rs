@@ -7,6 +7,8 @@ use anyhow::Context;
 
 use memsched::corpus::stats;
 
+use super::InvalidInput;
+
 /// Measure every committed graph (listed in `DIR/models/manifest.csv` and
 /// `DIR/nas/manifest.csv`) and print the two markdown tables, or rewrite
 /// them in place between the `<!-- BEGIN models-table -->` /
@@ -25,6 +27,17 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    for manifest in ["models/manifest.csv", "nas/manifest.csv"] {
+        let path = args.dir.join(manifest);
+        if !path.is_file() {
+            return Err(InvalidInput(format!(
+                "{} is missing: --dir must name the datasets folder (default `datasets`, \
+                 relative to the repository root)",
+                path.display()
+            ))
+            .into());
+        }
+    }
     let models = stats::models_table(&args.dir.join("models"))?;
     let nas = stats::nas_table(&args.dir.join("nas"))?;
     let Some(path) = args.update else {

@@ -82,6 +82,9 @@ fn parse_bytes(text: &str) -> Result<u64, String> {
     }
     let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
     let (digits, suffix) = t.split_at(split);
+    if suffix.starts_with(['.', ',']) {
+        return Err("must be a whole number of bytes or units (fractions such as 1.5GiB are not supported: write 1536MiB)".into());
+    }
     let unit: u64 = match suffix.trim().to_ascii_lowercase().as_str() {
         "" | "b" => 1,
         "k" | "kib" => 1 << 10,
@@ -131,8 +134,7 @@ fn time_limit(t: Option<f64>) -> Result<Option<Duration>, InvalidInput> {
     Duration::try_from_secs_f64(t).map(Some).map_err(|_| {
         let shown = if t.is_finite() { format!("{t:e}") } else { format!("{t}") };
         InvalidInput(format!(
-            "--time-limit {shown} is too large: at most {} seconds (leave the flag out for no limit)",
-            u64::MAX
+            "--time-limit {shown} is too large: it must be below 1.8e19 seconds (leave the flag out for no limit)"
         ))
     })
 }
@@ -278,6 +280,7 @@ mod tests {
         assert_eq!(parse_bytes("512MiB"), Ok(512 << 20));
         assert_eq!(parse_bytes("3k"), Ok(3 << 10));
         assert_eq!(parse_bytes("1000"), Ok(1000));
+        assert!(parse_bytes("1.5GiB").unwrap_err().contains("1536MiB"));
         for bad in ["", "0", "-1", "1.5GiB", "2XB", "GiB", "16777216TiB"] {
             assert!(parse_bytes(bad).is_err(), "{bad}");
         }

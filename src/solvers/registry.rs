@@ -24,7 +24,12 @@ pub enum SolverError {
     UnexpectedArgument { name: String, arg: String },
     #[error("bad argument for solver `{name}`: {message}")]
     BadArgument { name: String, message: String },
+    #[error("solver `{name}` is not in this build: it needs the `{feature}` feature (on by default; this binary was built with --no-default-features)")]
+    NotBuilt { name: String, feature: String },
 }
+
+/// Solvers behind a cargo feature, and the feature.
+const FEATURE_SOLVERS: &[(&str, &str)] = &[("ilp", "ilp")];
 
 /// A registry entry as shown to users.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -227,13 +232,20 @@ pub fn build(name: &str) -> Result<Box<dyn Scheduler>, SolverError> {
         Some((b, a)) => (b.trim(), Some(a.trim())),
         None => (name, None),
     };
+    let unknown = || match FEATURE_SOLVERS.iter().find(|(n, _)| *n == base) {
+        Some((n, feature)) => SolverError::NotBuilt {
+            name: n.to_string(),
+            feature: feature.to_string(),
+        },
+        None => SolverError::Unknown {
+            name: name.to_string(),
+            known: list().into_iter().map(|i| i.name).collect(),
+        },
+    };
     let entry = ENTRIES
         .iter()
         .find(|e| e.name == base)
-        .ok_or_else(|| SolverError::Unknown {
-            name: name.to_string(),
-            known: list().into_iter().map(|i| i.name).collect(),
-        })?;
+        .ok_or_else(unknown)?;
     match (entry.param, arg) {
         (Some(param), None) | (Some(param), Some("")) => Err(SolverError::MissingArgument {
             name: base.to_string(),
@@ -282,6 +294,17 @@ mod tests {
         for name in ["kahn", "rule:delta", "anneal", "moves:random"] {
             assert!(!build(name).unwrap().abilities().restarts, "{name}");
         }
+    }
+
+    /// A solver left out of this build by a cargo feature says so.
+    #[cfg(not(feature = "ilp"))]
+    #[test]
+    fn a_solver_behind_a_feature_names_it() {
+        let err = build("ilp").err().unwrap().to_string();
+        assert!(
+            err.contains("not in this build") && err.contains("`ilp` feature"),
+            "{err}"
+        );
     }
 
     #[test]
