@@ -250,7 +250,13 @@ fn resuming_under_other_settings_is_refused() {
     ok(&["run", &a, "--out", s(&out), "-q"]);
     let before = fs::read_to_string(out.join("runs.csv")).unwrap();
     for (changed, named) in [
-        (format!("restarts = 4\n{CHAINS}"), "`restarts` (1, now 4)"),
+        (
+            format!(
+                "restarts = 4\n{}",
+                CHAINS.replace("\"kahn\"", "\"kahn\", \"random\"")
+            ),
+            "`restarts` (1, now 4)",
+        ),
         (format!("time_limit = 7\n{CHAINS}"), "`time_limit`"),
         (format!("{CHAINS}[budget]\nmax_states = 99\n"), "`[budget]`"),
     ] {

@@ -279,6 +279,18 @@ impl Config {
             }
             canonical.push((built.name(), name));
         }
+        if self.restarts > 1
+            && !self
+                .solvers
+                .iter()
+                .any(|n| solvers::build(n).is_ok_and(|s| s.abilities().restarts))
+        {
+            return Err(format!(
+                "`restarts` = {}, but no solver in `solvers` restarts (only those whose \
+                 `memsched solvers` line says \"best of --restarts K\": random, noisy:EXPR...)",
+                self.restarts
+            ));
+        }
         for name in self.baselines.iter().chain(&self.solvers) {
             solvers::build(name).map_err(|e| format!("in `solvers`/`baselines`: {e}"))?;
         }
@@ -476,6 +488,10 @@ mod tests {
         assert_eq!(c.restarts, 1);
         let c = Config::parse("solvers = [\"random\"]\nrestarts = 8\n", "exp.toml", "e").unwrap();
         assert_eq!(c.restarts, 8);
+        let err = Config::parse("solvers = [\"kahn\"]\nrestarts = 8\n", "exp.toml", "e")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("no solver in `solvers` restarts"), "{err}");
         for bad in ["0", "-2"] {
             let text = format!("solvers = [\"random\"]\nrestarts = {bad}\n");
             let err = Config::parse(&text, "exp.toml", "e")

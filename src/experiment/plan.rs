@@ -179,9 +179,20 @@ impl Plan {
                 })?;
             }
         }
+        if graphs.is_empty() {
+            return Err(
+                "the config has no graphs: add `[graphs]` with `files`, `globs` or `generate`"
+                    .into(),
+            );
+        }
         if let Some(name) = &config.tetris_graph {
             if find_graph(&graphs, name).is_none() {
-                return Err(unknown_tetris_graph(name, &graphs));
+                return Err(unknown_graph("tetris_graph", name, &graphs));
+            }
+        }
+        for claim in &config.claims {
+            if find_graph(&graphs, &claim.graph).is_none() {
+                return Err(unknown_graph("[[claims]] graph", &claim.graph, &graphs));
             }
         }
         let solvers = config
@@ -258,13 +269,11 @@ fn find_graph(graphs: &[GraphEntry], name: &str) -> Option<usize> {
     })
 }
 
-/// The error for a `tetris_graph` that is not a graph of the plan: lists the
-/// valid names (the first few of a long list).
-fn unknown_tetris_graph(name: &str, graphs: &[GraphEntry]) -> String {
+/// The error for a graph name (`key`: `tetris_graph`, a claim's graph) that
+/// is not a graph of the plan: lists the valid names (the first few of a
+/// long list).
+fn unknown_graph(key: &str, name: &str, graphs: &[GraphEntry]) -> String {
     const SHOWN: usize = 12;
-    if graphs.is_empty() {
-        return format!("`tetris_graph` = `{name}`, but the config has no graphs");
-    }
     let mut known: Vec<String> = graphs
         .iter()
         .take(SHOWN)
@@ -274,7 +283,7 @@ fn unknown_tetris_graph(name: &str, graphs: &[GraphEntry]) -> String {
         known.push(format!("... ({} more)", graphs.len() - SHOWN));
     }
     format!(
-        "`tetris_graph` = `{name}` is not a graph of the experiment; its graphs: {}",
+        "`{key}` = `{name}` is not a graph of the experiment; its graphs: {}",
         known.join(", ")
     )
 }
@@ -372,6 +381,24 @@ mod tests {
         assert_eq!(
             p.graph_index("tensor-program:ops=40,allocs=floating#0"),
             Some(0)
+        );
+    }
+
+    #[test]
+    fn no_graphs_and_unknown_claim_graphs_are_errors() {
+        let c = Config::parse("solvers = [\"kahn\"]\n", "t.toml", "t").unwrap();
+        assert!(Plan::new(&c).unwrap_err().contains("no graphs"));
+        let c = Config::parse(
+            "solvers = [\"kahn\"]\n[graphs]\ngenerate = [{ spec = \"chain\" }]\n\
+             [[claims]]\ngraph = \"nope\"\nreduction_pct = 5\n",
+            "t.toml",
+            "t",
+        )
+        .unwrap();
+        let err = Plan::new(&c).unwrap_err();
+        assert!(
+            err.contains("`[[claims]] graph` = `nope`") && err.contains("`chain#0`"),
+            "{err}"
         );
     }
 
