@@ -83,6 +83,25 @@ fn gen_rejects_bad_input_with_exit_2_naming_the_problem() {
         (vec!["gen", "chain", "-p", "length"], "KEY=VALUE"),
         (vec!["gen"], "missing FAMILY"),
         (
+            vec!["gen", "chain:length=3,length=4"],
+            "`length` is given twice",
+        ),
+        (
+            vec!["gen", "chain", "-p", "length=3", "-p", "length=4"],
+            "`length` is given twice",
+        ),
+        (
+            vec![
+                "gen",
+                "chain",
+                "--allocs",
+                "floating",
+                "-p",
+                "allocs=anchored",
+            ],
+            "`allocs` is given twice",
+        ),
+        (
             vec![
                 "gen",
                 "darts",

@@ -1,6 +1,5 @@
 //! `memsched gen`: write a generated graph (families listed by `--help`).
 
-use std::collections::BTreeMap;
 use std::process::ExitCode;
 
 use memsched::corpus::gen::{self, GenError, GenSpec};
@@ -15,7 +14,7 @@ pub struct Args {
     /// Family name, or a full spec `FAMILY:key=value,...` (see the list below).
     #[arg(value_name = "FAMILY")]
     family: Option<String>,
-    /// A parameter `key=value` (repeatable; overrides the spec's).
+    /// A parameter `key=value` (repeatable, each key once; overrides the spec's).
     #[arg(long = "param", short = 'p', value_name = "KEY=VALUE")]
     params: Vec<String>,
     /// Seed of the generator (same seed, same graph, in every version; 0 to 18446744073709551615).
@@ -57,20 +56,31 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         );
     };
     let mut spec = GenSpec::parse(&family).map_err(invalid)?;
-    let mut extra = BTreeMap::new();
+    // Each option once: a repeat would silently take one of the values.
+    let mut given: Vec<(String, String, String)> = Vec::new();
     for kv in &args.params {
         let (k, v) = kv
             .split_once('=')
             .ok_or_else(|| InvalidInput(format!("--param `{kv}` is not KEY=VALUE")))?;
-        extra.insert(k.trim().to_string(), v.trim().to_string());
+        given.push((k.trim().into(), v.trim().into(), format!("--param {kv}")));
     }
-    spec.params.extend(extra);
     if let Some(enc) = args.allocs {
         let name = match enc {
             AllocEncoding::Anchored => "anchored",
             AllocEncoding::Floating => "floating",
         };
-        spec.params.insert("allocs".into(), name.into());
+        given.push(("allocs".into(), name.into(), format!("--allocs {name}")));
+    }
+    // Options override the spec's parameters (documented), not each other.
+    let mut seen = std::collections::BTreeSet::new();
+    for (k, v, how) in given {
+        if !seen.insert(k.clone()) {
+            return Err(InvalidInput(format!(
+                "parameter `{k}` is given twice by the options (`{how}` repeats it): keep one"
+            ))
+            .into());
+        }
+        spec.params.insert(k, v);
     }
     let seed_number = seed_value(args.seed)?;
     let graph = gen::generate(&spec, seed_number).map_err(invalid)?;

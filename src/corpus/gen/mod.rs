@@ -78,7 +78,15 @@ impl GenSpec {
                 spec: spec.into(),
                 message: format!("`{part}` is not key=value"),
             })?;
-            params.insert(k.trim().to_string(), v.trim().to_string());
+            if params
+                .insert(k.trim().to_string(), v.trim().to_string())
+                .is_some()
+            {
+                return Err(GenError::Syntax {
+                    spec: spec.into(),
+                    message: format!("parameter `{}` is given twice", k.trim()),
+                });
+            }
         }
         Ok(GenSpec {
             family: family.to_string(),

@@ -247,7 +247,12 @@ fn parse_term(term: &str) -> Result<Term, RuleError> {
             None => (Weight::Int(1), s),
         };
         if name.is_empty() {
-            return Err(syntax(term, format!("`{s}` has no feature after `*`")));
+            let message = if term.contains("*-") || term.contains("*+") {
+                format!("write a sign before its weight (`-{s}feature`), not after the `*`")
+            } else {
+                format!("`{s}` has no feature after `*`")
+            };
+            return Err(syntax(term, message));
         }
         let feature = Feature::from_name(name).ok_or_else(|| {
             if name.parse::<f64>().is_ok() {
@@ -316,7 +321,8 @@ fn parse_number(term: &str, num: &str) -> Result<Weight, RuleError> {
     }
     match num.parse::<f64>() {
         Ok(w) if w.is_finite() => Ok(Weight::Float(w)),
-        _ => Err(syntax(term, format!("`{num}` is not a number"))),
+        Ok(_) => Err(syntax(term, format!("`{num}` is too large for a weight"))),
+        Err(_) => Err(syntax(term, format!("`{num}` is not a number"))),
     }
 }
 
@@ -337,6 +343,14 @@ mod tests {
             ]
         );
         assert!(!k.is_dynamic());
+    }
+
+    #[test]
+    fn misplaced_signs_and_huge_weights_say_so() {
+        let err = parse("2*-delta").unwrap_err().to_string();
+        assert!(err.contains("write a sign before its weight"), "{err}");
+        let err = parse("1e400*delta").unwrap_err().to_string();
+        assert!(err.contains("`1e400` is too large"), "{err}");
     }
 
     #[test]
