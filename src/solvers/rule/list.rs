@@ -123,14 +123,19 @@ fn rising_first_term<'s>(key: &Key, statics: &'s Statics) -> Option<(&'s [u32], 
     if statics.noisy() {
         return None;
     }
-    match key.terms.first()? {
+    let (w, column, descending) = match key.terms.first()? {
         Term::Int(sum) => match sum.as_slice() {
-            [(w, Feature::Depth)] if *w > 0 => Some((statics.column(Feature::Depth)?, false)),
-            [(w, Feature::Height)] if *w < 0 => Some((statics.column(Feature::Height)?, true)),
-            _ => None,
+            [(w, Feature::Depth)] if *w > 0 => (*w, statics.column(Feature::Depth)?, false),
+            [(w, Feature::Height)] if *w < 0 => (*w, statics.column(Feature::Height)?, true),
+            _ => return None,
         },
-        Term::Float(_) => None,
-    }
+        Term::Float(_) => return None,
+    };
+    // The key saturates `w * value`: past i64's range values would tie in
+    // the heap but not in the buckets.
+    let max = column.iter().copied().max().unwrap_or(0);
+    w.checked_mul(max as i64)?;
+    Some((column, descending))
 }
 
 /// A static rule's queue as Kahn's ready set: every node's packed key is in
@@ -372,6 +377,13 @@ pub(crate) mod tests {
         ] {
             assert_eq!(rising(rule), None, "{rule}");
         }
+        // A weight that saturates the key on this graph's depths: the heap
+        // would see ties the buckets would not, so the heap it is.
+        let key = Key {
+            terms: vec![Term::Int(vec![(i64::MAX / 2, Feature::Depth)])],
+            text: "huge*depth".into(),
+        };
+        assert!(rising_first_term(&key, &Statics::new(&g, &key, 1, None)).is_none());
     }
 
     #[test]
