@@ -1,4 +1,4 @@
-//! A ready queue of `u128` keys for list schedulers where many nodes are
+//! A ready queue of integer keys for list schedulers where many nodes are
 //! ready at the start (every ALLOC, in the article's floating encoding).
 //!
 //! Keys (`u64` or `u128`) pushed before the first pop are sorted once into a run; keys pushed

@@ -136,7 +136,9 @@ pub(super) fn best_of_runs(
     match best {
         Some((_, i, order)) => {
             let note = if done < k {
-                format!("best restart: {i} of {done} finished ({k} asked; the time limit stopped the rest)")
+                format!(
+                    "best restart: {i}; {done} of {k} finished (the time limit stopped the rest)"
+                )
             } else {
                 format!("best restart: {i} of {k}")
             };

@@ -1,4 +1,5 @@
-//! Keys packed into one `u128`, for rules whose terms have known ranges.
+//! Keys packed into one integer (`u64` or `u128`, see [`KeyInt`]), for rules
+//! whose terms have known ranges.
 //!
 //! A key's words (see [`super::features::encode_terms`]) compare like its terms. When every
 //! term's word lies in a known range `base..base + 2^width`, the key is the
