@@ -240,31 +240,56 @@ fn shipped_configs_pass_the_new_checks() {
     assert!(n >= 4, "{n} configs checked");
 }
 
-/// Resuming under another `restarts` or `time_limit` is refused (the rows
-/// would mix two settings); --fresh starts over.
+/// Resuming under another `restarts` (where a solver restarts),
+/// `time_limit` or `[budget]` is refused (the rows would mix two settings);
+/// --fresh starts over. The old settings are read leniently, and dropping
+/// the only restarting solver still resumes.
 #[test]
 fn resuming_under_other_settings_is_refused() {
     let tmp = tempfile::tempdir().unwrap();
-    let a = write(tmp.path(), "a.toml", CHAINS);
+    let with_random = CHAINS.replace("\"kahn\"", "\"kahn\", \"random\"");
+    let a = write(
+        tmp.path(),
+        "a.toml",
+        &format!("restarts = 2\n{with_random}"),
+    );
     let out = tmp.path().join("out");
     ok(&["run", &a, "--out", s(&out), "-q"]);
     let before = fs::read_to_string(out.join("runs.csv")).unwrap();
     for (changed, named) in [
         (
-            format!(
-                "restarts = 4\n{}",
-                CHAINS.replace("\"kahn\"", "\"kahn\", \"random\"")
-            ),
-            "`restarts` (1, now 4)",
+            format!("restarts = 4\n{with_random}"),
+            "`restarts` (2, now 4)",
         ),
-        (format!("time_limit = 7\n{CHAINS}"), "`time_limit`"),
-        (format!("{CHAINS}[budget]\nmax_states = 99\n"), "`[budget]`"),
+        (
+            format!("restarts = 2\ntime_limit = 7\n{with_random}"),
+            "`time_limit`",
+        ),
+        (
+            format!("restarts = 2\n{with_random}[budget]\nmax_states = 99\n"),
+            "`[budget]`",
+        ),
     ] {
         fs::write(&a, &changed).unwrap();
         let err = invalid(&["run", &a, "--out", s(&out), "-q"]);
         assert!(err.contains(named) && err.contains("--fresh"), "{err}");
         assert_eq!(fs::read_to_string(out.join("runs.csv")).unwrap(), before);
     }
+    // A config.toml naming a solver this build does not know is still compared.
+    let recorded = fs::read_to_string(out.join("config.toml")).unwrap();
+    fs::write(
+        out.join("config.toml"),
+        recorded.replace("\"random\"]", "\"random\", \"no-such-solver\"]"),
+    )
+    .unwrap();
+    fs::write(&a, format!("restarts = 4\n{with_random}")).unwrap();
+    let err = invalid(&["run", &a, "--out", s(&out), "-q"]);
+    assert!(err.contains("`restarts` (2, now 4)"), "{err}");
+    // Dropping the restarting solver resumes; restarts then has no effect.
+    fs::write(out.join("config.toml"), recorded).unwrap();
+    fs::write(&a, format!("restarts = 2\n{CHAINS}")).unwrap();
+    let err = ok(&["run", &a, "--out", s(&out), "-q"]);
+    assert!(err.contains("warning: restarts = 2 has no effect"), "{err}");
     ok(&["run", &a, "--out", s(&out), "-q", "--fresh"]);
 }
 

@@ -59,6 +59,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         shard,
         fresh: args.fresh,
     };
+    if config.restarts > 1 && !config.restarts_apply() {
+        eprintln!(
+            "warning: restarts = {} has no effect: no solver of {} restarts (only those whose \
+             `memsched solvers` line says \"best of --restarts K\")",
+            config.restarts,
+            args.config.display()
+        );
+    }
     let start = Instant::now();
     let summary = experiment::run(&config, &opts).map_err(|e| match e {
         ExperimentError::Config(m) => {

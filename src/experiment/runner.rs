@@ -21,7 +21,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::config::Config;
+use super::config::{self, BudgetSection, Config};
 use super::plan::{GraphEntry, GraphSource, Item, Plan, Shard};
 use super::rows::{self, Row};
 use super::ExperimentError;
@@ -362,19 +362,52 @@ pub(super) fn check_same_experiment(
     )))
 }
 
+/// The settings of a results directory's `config.toml` that change what a
+/// row means, read leniently (unknown keys and solvers ignored, defaults as
+/// in [`Config`]), so that a config an older or other build wrote is still
+/// compared.
+#[derive(serde::Deserialize)]
+struct Settings {
+    #[serde(default)]
+    solvers: Vec<String>,
+    #[serde(default)]
+    baselines: Vec<String>,
+    #[serde(default = "config::default_time_limit")]
+    time_limit: f64,
+    #[serde(default = "config::default_restarts")]
+    restarts: u32,
+    #[serde(default)]
+    budget: BudgetSection,
+}
+
+/// Whether any of `names` keeps the best of several restarts.
+fn restarting(names: &[String]) -> bool {
+    names
+        .iter()
+        .any(|n| solvers::build(n).is_ok_and(|s| s.abilities().restarts))
+}
+
 /// Refuses to resume into a directory whose rows were solved under another
-/// `time_limit`, `restarts` or `[budget]`: its rows would mix two settings
-/// under one config. (Other keys only add or drop items: a new solver or
-/// graph is solved, the rows of a dropped one are kept.) A `config.toml`
-/// that does not parse, from an older version say, is not compared.
+/// `time_limit`, `restarts` (when both configs have a solver that restarts)
+/// or `[budget]`: its rows would mix two settings under one config. Other
+/// keys only add or drop items: a new solver or graph is solved, the rows
+/// of a dropped one are kept. A `config.toml` that cannot be read is an
+/// error too: the rows' settings are then unknown.
 fn check_same_settings(out: &Path, config: &Config) -> Result<(), ExperimentError> {
     let path = out.join(CONFIG);
-    let Ok(text) = fs::read_to_string(&path) else {
-        return Ok(());
+    let text = match fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(ExperimentError::io("read", &path, e)),
     };
-    let Ok(old) = Config::parse(&text, &path.display().to_string(), &config.name) else {
-        return Ok(());
-    };
+    let old: Settings = toml::from_str(&text).map_err(|e| {
+        ExperimentError::Config(format!(
+            "cannot read the settings its rows were solved with from {}: {}; pass --fresh \
+             to discard its results, or write to another directory (--out)",
+            path.display(),
+            one_line(&e.to_string())
+        ))
+    })?;
     let mut differ = Vec::new();
     if old.time_limit != config.time_limit {
         differ.push(format!(
@@ -382,7 +415,8 @@ fn check_same_settings(out: &Path, config: &Config) -> Result<(), ExperimentErro
             old.time_limit, config.time_limit
         ));
     }
-    if old.restarts != config.restarts {
+    let old_restarting = restarting(&old.solvers) || restarting(&old.baselines);
+    if old.restarts != config.restarts && old_restarting && config.restarts_apply() {
         differ.push(format!(
             "`restarts` ({}, now {})",
             old.restarts, config.restarts
