@@ -127,6 +127,11 @@ impl<'a> GraphStore<'a> {
             .get_or_insert_with(|| load(&self.entries[i]).map(Arc::new))
             .clone()
     }
+    /// Keeps graph `i`, loaded by the check before the run, for its items.
+    fn keep(&self, i: usize, graph: Graph) {
+        let mut slot = self.slots[i].lock().unwrap_or_else(|e| e.into_inner());
+        slot.graph = Some(Ok(Arc::new(graph)));
+    }
     /// One item of graph `i` is done; the last one drops the graph.
     fn release(&self, i: usize) {
         let mut slot = self.slots[i].lock().unwrap_or_else(|e| e.into_inner());
@@ -221,7 +226,8 @@ fn run_with(
         .num_threads(opts.threads.unwrap_or(0))
         .build()
         .map_err(|e| ExperimentError::Config(format!("cannot start threads: {e}")))?;
-    check_graphs(&plan, &pending, &pool)?;
+    let store = GraphStore::new(&plan.graphs, &pending);
+    check_graphs(&plan, &store, &pending, &pool)?;
     fs::create_dir_all(out).map_err(|e| ExperimentError::io("create directory", out, e))?;
     fs::write(&config_path, config.to_toml())
         .map_err(|e| ExperimentError::io("write", &config_path, e))?;
@@ -270,7 +276,6 @@ fn run_with(
     // Solver bugs recorded by an earlier, interrupted run still count.
     let broken = AtomicUsize::new(existing.iter().filter(|r| is_broken(r)).count());
     let write_error: Mutex<Option<ExperimentError>> = Mutex::new(None);
-    let store = GraphStore::new(&plan.graphs, &pending);
     let ctx = SolveContext {
         budget: config.budget(),
         restarts: config.restarts,
@@ -444,19 +449,29 @@ fn recorded_name(config_toml: &Path) -> Option<String> {
     table.get("name")?.as_str().map(str::to_string)
 }
 
-/// Loads (or generates) every graph with pending items, in parallel, and
-/// drops it again: a graph that cannot be loaded is invalid input, reported
-/// with its name and source before any solve runs.
+/// Most nodes plus edges of the graphs the check keeps for the run (small
+/// graphs: a corpus of them is loaded once; larger ones are loaded again
+/// when their items run, so peak memory stays that of the graphs in use).
+const KEEP_ELEMENTS: usize = 2_000_000;
+/// Largest graph (nodes plus edges) the check keeps.
+const KEEP_ONE: usize = 100_000;
+
+/// Loads (or generates) every graph with pending items, in parallel: a
+/// graph that cannot be loaded is invalid input, reported with its name and
+/// source before any solve runs. Small graphs are kept in `store` for the
+/// run (up to [`KEEP_ELEMENTS`] nodes plus edges in all); the others are
+/// dropped and loaded again when their items run.
 ///
 /// # Complexity
-/// One load per graph with pending items (the run loads it again when its
-/// items run); nothing is solved.
+/// One load per graph with pending items; nothing is solved.
 fn check_graphs(
     plan: &Plan,
+    store: &GraphStore,
     pending: &[Item],
     pool: &rayon::ThreadPool,
 ) -> Result<(), ExperimentError> {
     const SHOWN: usize = 10;
+    let kept = AtomicUsize::new(0);
     let needed: Vec<usize> = pending
         .iter()
         .map(|it| it.graph)
@@ -467,7 +482,18 @@ fn check_graphs(
         needed
             .par_iter()
             .with_max_len(1)
-            .filter_map(|&g| load(&plan.graphs[g]).err().map(|e| (g, e)))
+            .filter_map(|&g| match load(&plan.graphs[g]) {
+                Ok(graph) => {
+                    let size = graph.node_count() + graph.edge_count();
+                    if size <= KEEP_ONE
+                        && kept.fetch_add(size, Ordering::Relaxed) + size <= KEEP_ELEMENTS
+                    {
+                        store.keep(g, graph);
+                    }
+                    None
+                }
+                Err(e) => Some((g, e)),
+            })
             .collect()
     });
     if failed.is_empty() {
