@@ -50,18 +50,24 @@ pub(super) fn fit(packed: &Packed) -> bool {
 
 impl<'a, K: KeyInt> Buckets<'a, K> {
     /// A queue of the keys `static_keys` packed by `packed` (which must
-    /// [`fit`]), bucketed by `column`, read descending if
-    /// `descending`. The caller guarantees that the bucket rises strictly
-    /// along every edge.
+    /// [`fit`]), bucketed by `column` (whose largest value is `max`), read
+    /// descending if `descending`. The caller guarantees that the bucket
+    /// rises strictly along every edge.
     ///
     /// # Complexity
     /// O(n + the column's range).
-    pub fn new(packed: Packed, static_keys: Vec<K>, column: &'a [u32], descending: bool) -> Self {
+    pub fn new(
+        packed: Packed,
+        static_keys: Vec<K>,
+        column: &'a [u32],
+        max: u32,
+        descending: bool,
+    ) -> Self {
         debug_assert!(fit(&packed));
         let mask = u128::MAX
             .checked_shr(u128::BITS - packed.bits_after_first())
             .unwrap_or(0);
-        let max = column.iter().copied().max().unwrap_or(0);
+        debug_assert_eq!(column.iter().copied().max(), Some(max));
         let flip = descending.then_some(max);
         let mut start = vec![0u32; max as usize + 2];
         for &c in column {

@@ -97,10 +97,25 @@ pub(super) struct Noise {
 /// shared: [`Statics::reseeded`] gives another run (a restart of `noisy:`)
 /// the same tables with its own seeds.
 pub(super) struct Statics {
-    depth: Arc<Vec<u32>>,
-    height: Arc<Vec<u32>>,
+    depth: Arc<Column>,
+    height: Arc<Column>,
     random_seed: u64,
     noise: Option<Noise>,
+}
+
+/// A per-node table (`depth` or `height`) and its largest value, which the
+/// key's bounds and the bucket queue read (empty when the key does not).
+#[derive(Default)]
+struct Column {
+    values: Vec<u32>,
+    max: u32,
+}
+
+impl Column {
+    fn new(values: Vec<u32>) -> Self {
+        let max = values.iter().copied().max().unwrap_or(0);
+        Column { values, max }
+    }
 }
 
 /// Salt so the `random` feature and the noise draw different streams.
@@ -114,14 +129,14 @@ impl Statics {
     pub fn new(g: &Graph, key: &Key, seed: u64, noise: Option<Noise>) -> Self {
         Statics {
             depth: Arc::new(if key.uses(Feature::Depth) {
-                analysis::depths(g)
+                Column::new(analysis::depths(g))
             } else {
-                Vec::new()
+                Column::default()
             }),
             height: Arc::new(if key.uses(Feature::Height) {
-                analysis::heights(g)
+                Column::new(analysis::heights(g))
             } else {
-                Vec::new()
+                Column::default()
             }),
             random_seed: seed ^ RANDOM_SALT,
             noise,
@@ -147,14 +162,15 @@ impl Statics {
         self.noise.is_some()
     }
 
-    /// The `depth` or `height` of every node, if the key reads it.
-    pub fn column(&self, f: Feature) -> Option<&[u32]> {
+    /// The `depth` or `height` of every node and the largest of them, if
+    /// the key reads it.
+    pub fn column(&self, f: Feature) -> Option<(&[u32], u32)> {
         let column = match f {
             Feature::Depth => &self.depth,
             Feature::Height => &self.height,
             _ => return None,
         };
-        (!column.is_empty()).then_some(column.as_slice())
+        (!column.values.is_empty()).then_some((column.values.as_slice(), column.max))
     }
 }
 
@@ -194,8 +210,8 @@ fn value(g: &Graph, adj: &Adj, s: &Statics, f: Feature, v: NodeIdx, d: &Dynamic)
         Feature::Size => g.size(v) as i64,
         Feature::InDegree => adj.preds(v).len() as i64,
         Feature::OutDegree => adj.succs(v).len() as i64,
-        Feature::Depth => s.depth[i] as i64,
-        Feature::Height => s.height[i] as i64,
+        Feature::Depth => s.depth.values[i] as i64,
+        Feature::Height => s.height.values[i] as i64,
         Feature::Unlocks => d.unlocks,
         Feature::FreesAfter => d.frees_after,
         Feature::Latency => return Val::F(g.latency(v)),

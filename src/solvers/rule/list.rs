@@ -108,22 +108,23 @@ fn packed_run<K: KeyInt>(r: &KeyCtx, packed: Packed, ctx: &SolveContext) -> Opti
         return run(r, PackedQueue::new(packed, keys, true), ctx);
     }
     match rising_first_term(key, statics) {
-        Some((column, descending)) if buckets::fit(&packed) => {
-            list_schedule(g, Buckets::new(packed, keys, column, descending), ctx)
+        Some((column, max, descending)) if buckets::fit(&packed) => {
+            list_schedule(g, Buckets::new(packed, keys, column, max, descending), ctx)
         }
         _ => list_schedule(g, StaticKeys(PackedQueue::new(packed, keys, false)), ctx),
     }
 }
 
-/// The column of the first term, and whether it is read descending, when
-/// that term rises strictly along every edge: `depth` (a successor is
-/// deeper) or `-height` (it is lower), under any positive weight, without
-/// noise. A static rule that starts with one runs on [`Buckets`].
-fn rising_first_term<'s>(key: &Key, statics: &'s Statics) -> Option<(&'s [u32], bool)> {
+/// The column of the first term, its largest value, and whether it is read
+/// descending, when that term rises strictly along every edge: `depth` (a
+/// successor is deeper) or `-height` (it is lower), under any positive
+/// weight, without noise. A static rule that starts with one runs on
+/// [`Buckets`].
+fn rising_first_term<'s>(key: &Key, statics: &'s Statics) -> Option<(&'s [u32], u32, bool)> {
     if statics.noisy() {
         return None;
     }
-    let (w, column, descending) = match key.terms.first()? {
+    let (w, (column, max), descending) = match key.terms.first()? {
         Term::Int(sum) => match sum.as_slice() {
             [(w, Feature::Depth)] if *w > 0 => (*w, statics.column(Feature::Depth)?, false),
             [(w, Feature::Height)] if *w < 0 => (*w, statics.column(Feature::Height)?, true),
@@ -133,9 +134,8 @@ fn rising_first_term<'s>(key: &Key, statics: &'s Statics) -> Option<(&'s [u32], 
     };
     // The key saturates `w * value`: past i64's range values would tie in
     // the heap but not in the buckets.
-    let max = column.iter().copied().max().unwrap_or(0);
     w.checked_mul(max as i64)?;
-    Some((column, descending))
+    Some((column, max, descending))
 }
 
 /// A static rule's queue as Kahn's ready set: every node's packed key is in
@@ -321,9 +321,9 @@ pub(crate) mod tests {
         let packed = Packed::layout(g, &adj, &statics, &key, Mode::Nodes).unwrap();
         let keys = packed.static_keys::<u128>(g, &adj, &statics, &key);
         let order = if bucketed {
-            let (column, descending) = rising_first_term(&key, &statics).unwrap();
+            let (column, max, descending) = rising_first_term(&key, &statics).unwrap();
             assert!(buckets::fit(&packed));
-            list_schedule(g, Buckets::new(packed, keys, column, descending), &ctx)
+            list_schedule(g, Buckets::new(packed, keys, column, max, descending), &ctx)
         } else {
             list_schedule(g, StaticKeys(PackedQueue::new(packed, keys, false)), &ctx)
         };
@@ -362,7 +362,7 @@ pub(crate) mod tests {
         let g = floating_chain();
         let rising = |rule: &str| {
             let key = parse(rule).unwrap();
-            rising_first_term(&key, &Statics::new(&g, &key, 1, None)).map(|(_, desc)| desc)
+            rising_first_term(&key, &Statics::new(&g, &key, 1, None)).map(|(_, _, desc)| desc)
         };
         assert_eq!(rising("depth,id"), Some(false));
         assert_eq!(rising("-height,id"), Some(true));

@@ -147,8 +147,7 @@ fn feature_bounds(
         // Read the column directly (a DAG has a source and a sink: both
         // start at 0).
         Feature::Depth | Feature::Height if s.column(f).is_some() => {
-            let column = s.column(f).unwrap_or_default();
-            (0, column.iter().copied().max().unwrap_or(0) as i64)
+            (0, s.column(f).map_or(0, |(_, max)| max as i64))
         }
         _ => span(
             &mut g
@@ -305,7 +304,7 @@ impl Packed {
                 _ => None,
             };
             // `depth` or `height`, under any weight.
-            if let Some((w, column)) = single.and_then(|(w, f)| Some((w, s.column(f)?))) {
+            if let Some((w, (column, _))) = single.and_then(|(w, f)| Some((w, s.column(f)?))) {
                 for (k, &c) in keys.iter_mut().zip(column) {
                     shift(k, enc_int(w.saturating_mul(c as i64)));
                 }
