@@ -209,6 +209,12 @@ pub struct Config {
 fn default_seeds() -> Seeds {
     Seeds::List(vec![0])
 }
+/// Whether any of the solvers `names` keeps the best of several restarts
+/// (names this build cannot make do not).
+pub(super) fn any_restarts<'a>(mut names: impl Iterator<Item = &'a String>) -> bool {
+    names.any(|n| solvers::build(n).is_ok_and(|s| s.abilities().restarts))
+}
+
 pub(super) fn default_time_limit() -> f64 {
     60.0
 }
@@ -325,10 +331,7 @@ impl Config {
     /// Whether some solver or baseline keeps the best of `restarts` runs
     /// (when none does, `restarts` changes nothing).
     pub fn restarts_apply(&self) -> bool {
-        self.baselines
-            .iter()
-            .chain(&self.solvers)
-            .any(|n| solvers::build(n).is_ok_and(|s| s.abilities().restarts))
+        any_restarts(self.baselines.iter().chain(&self.solvers))
     }
 
     /// The budget for searches.

@@ -385,13 +385,6 @@ struct Settings {
     budget: BudgetSection,
 }
 
-/// Whether any of `names` keeps the best of several restarts.
-fn restarting(names: &[String]) -> bool {
-    names
-        .iter()
-        .any(|n| solvers::build(n).is_ok_and(|s| s.abilities().restarts))
-}
-
 /// Refuses to resume into a directory whose rows were solved under another
 /// `time_limit`, `restarts` (when both configs have a solver that restarts)
 /// or `[budget]`: its rows would mix two settings under one config. Other
@@ -420,7 +413,7 @@ fn check_same_settings(out: &Path, config: &Config) -> Result<(), ExperimentErro
             old.time_limit, config.time_limit
         ));
     }
-    let old_restarting = restarting(&old.solvers) || restarting(&old.baselines);
+    let old_restarting = config::any_restarts(old.baselines.iter().chain(&old.solvers));
     if old.restarts != config.restarts && old_restarting && config.restarts_apply() {
         differ.push(format!(
             "`restarts` ({}, now {})",
