@@ -99,14 +99,39 @@ pub(super) fn best_of_runs(
     run: impl Fn(u64) -> Option<Vec<NodeIdx>> + Sync,
 ) -> Outcome {
     let k = ctx.restarts.max(1);
-    if k == 1 {
-        return match run(restart_seed(ctx.seed, 0)) {
-            Some(order) => Outcome::feasible(order)
-                .with_counter("restarts", 1)
-                .with_note("best restart: 0 of 1".to_string()),
-            None => Outcome::timed_out(),
-        };
+    let (best, done) = if k == 1 {
+        let order = run(restart_seed(ctx.seed, 0));
+        let done = u32::from(order.is_some());
+        (order.map(|order| (0, order)), done)
+    } else {
+        best_of_batches(g, ctx, k, &run)
+    };
+    match best {
+        Some((i, order)) => {
+            let note = if done < k {
+                format!(
+                    "best restart: {i}; {done} of {k} finished (the time limit stopped the rest)"
+                )
+            } else {
+                format!("best restart: {i} of {k}")
+            };
+            Outcome::feasible(order)
+                .with_counter("restarts", done as u64)
+                .with_note(note)
+        }
+        None => Outcome::timed_out(),
     }
+}
+
+/// Restarts `0..k` (k > 1) in batches, none started past the deadline: the
+/// restart with the lowest checked peak (ties to the smaller index) and its
+/// order, and how many restarts finished.
+fn best_of_batches(
+    g: &Graph,
+    ctx: &SolveContext,
+    k: u32,
+    run: &(impl Fn(u64) -> Option<Vec<NodeIdx>> + Sync),
+) -> (Option<(u32, Vec<NodeIdx>)>, u32) {
     let batch = 4 * rayon::current_num_threads().max(1) as u32;
     let finished = AtomicU32::new(0);
     let mut best: Option<(u64, u32, Vec<NodeIdx>)> = None;
@@ -132,20 +157,5 @@ pub(super) fn best_of_runs(
         }
         start = end;
     }
-    let done = finished.into_inner();
-    match best {
-        Some((_, i, order)) => {
-            let note = if done < k {
-                format!(
-                    "best restart: {i}; {done} of {k} finished (the time limit stopped the rest)"
-                )
-            } else {
-                format!("best restart: {i} of {k}")
-            };
-            Outcome::feasible(order)
-                .with_counter("restarts", done as u64)
-                .with_note(note)
-        }
-        None => Outcome::timed_out(),
-    }
+    (best.map(|(_, i, order)| (i, order)), finished.into_inner())
 }
