@@ -50,6 +50,12 @@ fn s(p: &Path) -> &str {
     p.to_str().unwrap()
 }
 
+/// `memsched run CONFIG --out OUT -q`, expected to fail as invalid input:
+/// its standard error.
+fn run_invalid(config: &str, out: &Path) -> String {
+    invalid(&["run", config, "--out", s(out), "-q"])
+}
+
 const CHAINS: &str =
     "solvers = [\"kahn\"]\nplots = []\n[graphs]\ngenerate = [{ spec = \"chain:length=3\", seeds = \"0..3\" }]\n";
 
@@ -62,7 +68,7 @@ fn a_time_limit_beyond_duration_is_a_config_error() {
         &format!("time_limit = 1e30\n{CHAINS}"),
     );
     let out = tmp.path().join("out");
-    let err = invalid(&["run", &cfg, "--out", s(&out), "-q"]);
+    let err = run_invalid(&cfg, &out);
     assert!(
         err.contains("`time_limit`") && err.contains("huge.toml"),
         "{err}"
@@ -79,7 +85,7 @@ fn graphs_that_cannot_be_loaded_stop_the_run_before_any_solve() {
         "solvers = [\"kahn\"]\n[graphs]\ngenerate = [{ spec = \"chain:length=0\" }, { spec = \"chain:length=3\" }]\n",
     );
     let out = tmp.path().join("out");
-    let err = invalid(&["run", &cfg, "--out", s(&out), "-q"]);
+    let err = run_invalid(&cfg, &out);
     assert!(
         err.contains("`chain:length=0#0`") && err.contains("zero.toml") && err.contains("length"),
         "{err}"
@@ -96,7 +102,7 @@ fn graphs_that_cannot_be_loaded_stop_the_run_before_any_solve() {
         "cyc.toml",
         &format!("solvers = [\"kahn\"]\n[graphs]\nfiles = [\"{cyc}\"]\n"),
     );
-    let err = invalid(&["run", &cfg, "--out", s(&out), "-q"]);
+    let err = run_invalid(&cfg, &out);
     assert!(
         err.contains("`cyclic`") && err.contains("cyclic.json") && err.contains("cycle"),
         "{err}"
@@ -112,7 +118,7 @@ fn an_unknown_tetris_graph_is_rejected_listing_the_graphs() {
         "t.toml",
         &format!("tetris_graph = \"nope\"\n{CHAINS}"),
     );
-    let err = invalid(&["run", &cfg, "--out", s(&tmp.path().join("o")), "-q"]);
+    let err = run_invalid(&cfg, &tmp.path().join("o"));
     assert!(
         err.contains("`nope`") && err.contains("t.toml") && err.contains("`chain:length=3#2`"),
         "{err}"
@@ -127,7 +133,7 @@ fn a_graph_file_listed_twice_is_rejected_naming_it() {
         "dup.toml",
         &format!("solvers = [\"kahn\"]\n[graphs]\nfiles = [\"{EXAMPLE}\", \"{EXAMPLE}\"]\n"),
     );
-    let err = invalid(&["run", &cfg, "--out", s(&tmp.path().join("o")), "-q"]);
+    let err = run_invalid(&cfg, &tmp.path().join("o"));
     assert!(
         err.contains("seed_example.json") && err.contains("twice") && err.contains("dup.toml"),
         "{err}"
@@ -146,7 +152,7 @@ fn a_run_into_another_experiments_directory_is_refused() {
     let out = tmp.path().join("out");
     ok(&["run", &a, "--out", s(&out), "-q"]);
     let before = fs::read_to_string(out.join("runs.csv")).unwrap();
-    let err = invalid(&["run", &b, "--out", s(&out), "-q"]);
+    let err = run_invalid(&b, &out);
     assert!(
         err.contains("`a`") && err.contains("`b`") && err.contains(s(&out)),
         "{err}"
@@ -271,7 +277,7 @@ fn resuming_under_other_settings_is_refused() {
         ),
     ] {
         fs::write(&a, &changed).unwrap();
-        let err = invalid(&["run", &a, "--out", s(&out), "-q"]);
+        let err = run_invalid(&a, &out);
         assert!(err.contains(named) && err.contains("--fresh"), "{err}");
         assert_eq!(fs::read_to_string(out.join("runs.csv")).unwrap(), before);
     }
@@ -283,7 +289,7 @@ fn resuming_under_other_settings_is_refused() {
     )
     .unwrap();
     fs::write(&a, format!("restarts = 4\n{with_random}")).unwrap();
-    let err = invalid(&["run", &a, "--out", s(&out), "-q"]);
+    let err = run_invalid(&a, &out);
     assert!(err.contains("`restarts` (2, now 4)"), "{err}");
     // Dropping the restarting solver resumes; restarts then has no effect.
     fs::write(out.join("config.toml"), recorded).unwrap();
@@ -303,7 +309,7 @@ fn a_zero_budget_is_a_config_error() {
             "z.toml",
             &format!("{CHAINS}[budget]\n{key} = 0\n"),
         );
-        let err = invalid(&["run", &config, "--out", s(&tmp.path().join("o")), "-q"]);
+        let err = run_invalid(&config, &tmp.path().join("o"));
         assert!(err.contains(key) && err.contains("z.toml"), "{err}");
     }
 }
