@@ -285,7 +285,8 @@ impl Config {
             }
             canonical.push((built.name(), name));
         }
-        for name in self.baselines.iter().chain(&self.solvers) {
+        // The solvers were built above.
+        for name in &self.baselines {
             solvers::build(name).map_err(|e| format!("in `solvers`/`baselines`: {e}"))?;
         }
         if self.seeds.expand()?.is_empty() {
