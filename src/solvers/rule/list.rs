@@ -103,10 +103,10 @@ pub(super) fn schedule(
 /// The list scheduler with packed keys held in `K`.
 fn packed_run<K: KeyInt>(r: &KeyCtx, packed: Packed, ctx: &SolveContext) -> Option<Vec<NodeIdx>> {
     let (g, key, statics) = (r.g, r.key, r.statics);
-    let keys = packed.static_keys::<K>(g, r.adj, statics, key);
     if key.is_dynamic() {
-        return run(r, PackedQueue::new(packed, keys, true), ctx);
+        return run(r, PackedQueue::<K>::rekeyed(packed, r), ctx);
     }
+    let keys = packed.static_keys::<K>(g, r.adj, statics, key);
     match rising_first_term(key, statics) {
         Some((column, max, descending)) if buckets::fit(&packed) => {
             list_schedule(g, Buckets::new(packed, keys, column, max, descending), ctx)

@@ -379,13 +379,9 @@ pub(super) fn schedule<'g>(
             };
             let done = match Packed::layout(g, adj, statics, key, Mode::Moves) {
                 Some(packed) if packed.fits_u64() => {
-                    let keys = packed.static_keys::<u64>(g, adj, statics, key);
-                    by_key(&mut s, &r, PackedQueue::new(packed, keys, true), ctx)
+                    by_key(&mut s, &r, PackedQueue::<u64>::rekeyed(packed, &r), ctx)
                 }
-                Some(packed) => {
-                    let keys = packed.static_keys::<u128>(g, adj, statics, key);
-                    by_key(&mut s, &r, PackedQueue::new(packed, keys, true), ctx)
-                }
+                Some(packed) => by_key(&mut s, &r, PackedQueue::<u128>::rekeyed(packed, &r), ctx),
                 None => by_key(&mut s, &r, ArenaQueue::new(n, key), ctx),
             };
             if !done {

@@ -67,6 +67,13 @@ impl<K: KeyInt> PackedQueue<K> {
         }
     }
 
+    /// A queue whose nodes may be re-keyed, with the static parts of the
+    /// keys of `r`'s rule computed here.
+    pub fn rekeyed(packed: Packed, r: &KeyCtx) -> Self {
+        let keys = packed.static_keys::<K>(r.g, r.adj, r.statics, r.key);
+        PackedQueue::new(packed, keys, true)
+    }
+
     /// Adds node `v` of a rule with no state-dependent term: its key is its
     /// static key. Such a queue is built with `rekeyed == false`.
     #[inline]
