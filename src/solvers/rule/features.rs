@@ -20,7 +20,8 @@
 
 use super::parse::{Feature, Key, Term};
 use crate::graph::{analysis, Csr, Graph, NodeIdx};
-use crate::rng::Rng;
+use crate::rng::{gumbel_f64, unit_f64, Rng};
+use rayon::prelude::*;
 use std::sync::Arc;
 
 /// Distinct successors and predecessors (duplicate edges merged once).
@@ -100,7 +101,9 @@ pub(super) struct Statics {
     depth: Arc<Column>,
     height: Arc<Column>,
     random_seed: u64,
-    noise: Option<Noise>,
+    /// Each node's noise on the first term (`noisy:`): `scale` times a
+    /// Gumbel sample, drawn once per run.
+    noise: Option<Vec<f64>>,
 }
 
 /// A per-node table (`depth` or `height`) and its largest value, which the
@@ -122,10 +125,10 @@ impl Column {
 const RANDOM_SALT: u64 = 0x7261_6e64_6f6d;
 
 impl Statics {
-    /// Precomputes the static tables `key` reads.
+    /// Precomputes the static tables `key` reads, and the noise.
     ///
     /// # Complexity
-    /// O(n + m) for `depth` / `height`; nothing otherwise.
+    /// O(n + m) for `depth` / `height`, O(n) for the noise; nothing otherwise.
     pub fn new(g: &Graph, key: &Key, seed: u64, noise: Option<Noise>) -> Self {
         Statics {
             depth: Arc::new(if key.uses(Feature::Depth) {
@@ -139,7 +142,7 @@ impl Statics {
                 Column::default()
             }),
             random_seed: seed ^ RANDOM_SALT,
-            noise,
+            noise: noise.map(|n| noise_column(g, n)),
         }
     }
 
@@ -147,13 +150,13 @@ impl Statics {
     /// them with `seed` and `noise`.
     ///
     /// # Complexity
-    /// O(1).
-    pub fn reseeded(&self, seed: u64, noise: Option<Noise>) -> Self {
+    /// O(1), and O(n) for the noise.
+    pub fn reseeded(&self, g: &Graph, seed: u64, noise: Option<Noise>) -> Self {
         Statics {
             depth: Arc::clone(&self.depth),
             height: Arc::clone(&self.height),
             random_seed: seed ^ RANDOM_SALT,
-            noise,
+            noise: noise.map(|n| noise_column(g, n)),
         }
     }
 
@@ -171,6 +174,29 @@ impl Statics {
             _ => return None,
         };
         (!column.values.is_empty()).then_some((column.values.as_slice(), column.max))
+    }
+}
+
+/// Graphs from this many nodes draw their noise on rayon's threads.
+const PARALLEL_NOISE_FROM: usize = 1 << 16;
+
+/// Each node's noise under `n`: `scale` times a standard Gumbel sample drawn
+/// from the seed and the node alone, so the values do not depend on the
+/// order or the threads that draw them.
+///
+/// # Complexity
+/// O(n), over rayon's threads on large graphs.
+fn noise_column(g: &Graph, n: Noise) -> Vec<f64> {
+    let draw = |v: usize| n.scale * gumbel_f64(Rng::derive_first(n.seed, v as u64));
+    let count = g.node_count();
+    if count < PARALLEL_NOISE_FROM {
+        (0..count).map(draw).collect()
+    } else {
+        (0..count)
+            .into_par_iter()
+            .with_min_len(1 << 14)
+            .map(draw)
+            .collect()
     }
 }
 
@@ -215,15 +241,8 @@ fn value(g: &Graph, adj: &Adj, s: &Statics, f: Feature, v: NodeIdx, d: &Dynamic)
         Feature::Unlocks => d.unlocks,
         Feature::FreesAfter => d.frees_after,
         Feature::Latency => return Val::F(g.latency(v)),
-        Feature::Random => return Val::F(Rng::derive(s.random_seed, v as u64).f64()),
+        Feature::Random => return Val::F(unit_f64(Rng::derive_first(s.random_seed, v as u64))),
     })
-}
-
-/// The noise of node `v`'s first term. Not inlined: LLVM otherwise hoists
-/// the (pure) logarithms out of the `Some` branch and every key pays for them.
-#[inline(never)]
-fn gumbel_noise(n: Noise, v: NodeIdx) -> f64 {
-    n.scale * Rng::derive(n.seed, v as u64).gumbel()
 }
 
 /// An integer feature's value.
@@ -311,8 +330,8 @@ pub(super) fn encode_term(
     v: NodeIdx,
     d: &Dynamic,
 ) -> u64 {
-    let noise = match (t, s.noise) {
-        (0, Some(n)) => Some(gumbel_noise(n, v)),
+    let noise = match (t, &s.noise) {
+        (0, Some(column)) => Some(column[v as usize]),
         _ => None,
     };
     match term {

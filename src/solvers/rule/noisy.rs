@@ -64,7 +64,7 @@ impl Scheduler for Noisy {
         let tables = Statics::new(g, &self.key, ctx.seed, None);
         let scale = noise_scale(g, &adj, &self.key, &tables);
         best_of_runs(g, ctx, |seed| {
-            let statics = tables.reseeded(seed, Some(Noise { seed, scale }));
+            let statics = tables.reseeded(g, seed, Some(Noise { seed, scale }));
             let run_ctx = ctx.with_seed(seed);
             if self.moves {
                 let pick = Pick::Key {
