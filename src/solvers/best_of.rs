@@ -133,10 +133,10 @@ impl Scheduler for BestOf {
     fn solve(&self, g: &Graph, ctx: &SolveContext) -> Outcome {
         let view = OnceLock::new();
         let answer = |m: &dyn Scheduler| match m.op_scheduler() {
-            Some(op) => {
-                let view = view.get_or_init(|| OpView::new(g));
-                Answer::from_decision(op.decide(g, view, ctx), g, view)
-            }
+            Some(op) => match view.get_or_init(|| OpView::new(g)) {
+                Ok(view) => Answer::from_decision(op.decide(g, view, ctx), g, view),
+                Err(e) => Answer::from_outcome(Outcome::failed(e.clone()), g),
+            },
             None => Answer::from_outcome(m.solve(g, ctx), g),
         };
         let mut answers: Vec<Answer> = if g.node_count() < PARALLEL_MIN_NODES {
@@ -162,7 +162,9 @@ impl Scheduler for BestOf {
             if winner.as_ref().is_some_and(|w| w.0 <= ranked_peak) {
                 break;
             }
-            if let Some((order, peak)) = answers[i].checked_order(g, view.get()) {
+            if let Some((order, peak)) =
+                answers[i].checked_order(g, view.get().and_then(|v| v.as_ref().ok()))
+            {
                 if winner.as_ref().is_none_or(|w| peak < w.0) {
                     winner = Some((peak, i, order));
                 }

@@ -122,9 +122,13 @@ macro_rules! op_scheduler {
             }
 
             fn solve(&self, g: &Graph, ctx: &SolveContext) -> Outcome {
-                let view = $crate::solvers::published::OpView::new(g);
-                $crate::solvers::published::OpScheduler::decide(self, g, &view, ctx)
-                    .into_outcome(g, &view)
+                match $crate::solvers::published::OpView::new(g) {
+                    Ok(view) => {
+                        $crate::solvers::published::OpScheduler::decide(self, g, &view, ctx)
+                            .into_outcome(g, &view)
+                    }
+                    Err(e) => $crate::solvers::Outcome::failed(e),
+                }
             }
 
             fn op_scheduler(&self) -> Option<&dyn $crate::solvers::published::OpScheduler> {
@@ -177,7 +181,16 @@ impl OpView {
     /// Builds the op-level view of `g`: one pass to number ops and buffers,
     /// one search per op writing its users and uses straight into CSR rows
     /// and claiming the ALLOCs it owns.
-    pub fn new(g: &Graph) -> OpView {
+    ///
+    /// Fails when the view would hold more op-user or op-buffer pairs than
+    /// its `u32` offsets index: ALLOC/FREE nodes that many ops both feed
+    /// and read make the view quadratic in the graph.
+    pub fn new(g: &Graph) -> Result<OpView, String> {
+        Self::with_pair_limit(g, u32::MAX as usize)
+    }
+
+    /// [`OpView::new`], failing beyond `limit` pairs of either kind.
+    fn with_pair_limit(g: &Graph, limit: usize) -> Result<OpView, String> {
         let n = g.node_count();
         let mut op_of = vec![NO_OP; n];
         let mut ops = Vec::new();
@@ -262,6 +275,13 @@ impl OpView {
                     }
                 }
             }
+            if user_targets.len().max(use_targets.len()) > limit {
+                return Err(format!(
+                    "the op view is too large: more than {limit} op-user or op-buffer \
+                     pairs by op `{}` (ALLOC/FREE nodes shared by many ops make it quadratic)",
+                    g.id(u)
+                ));
+            }
             user_offsets.push(user_targets.len() as u32);
             use_offsets.push(use_targets.len() as u32);
             defined.push(if regular {
@@ -271,7 +291,7 @@ impl OpView {
             });
         }
         let user_count = user_offsets.windows(2).map(|w| w[1] - w[0]).collect();
-        OpView {
+        Ok(OpView {
             ops,
             op_of,
             user_count,
@@ -284,7 +304,7 @@ impl OpView {
             buffer_bytes,
             output_bytes,
             tail_allocs: regular.then_some(tail_allocs),
-        }
+        })
     }
 
     /// Operands of each op (deduplicated, in program order); built on
@@ -789,6 +809,33 @@ pub(crate) mod tests {
         assert_eq!(r.peak, Some(peak), "{}: {}", solver.name(), r.status);
     }
 
+    /// A FREE between k writers and k readers makes every writer an
+    /// operand of every reader: k^2 pairs. Beyond the limit the view is an
+    /// error naming the op, not a wrapped offset.
+    #[test]
+    fn a_view_past_its_pair_limit_is_an_error() {
+        let mut b = GraphBuilder::new();
+        let a = b.alloc(5, 1);
+        let f = b.free(1);
+        for i in 0..4 {
+            let writer = b.op(&format!("w{i}"));
+            let reader = b.op(&format!("r{i}"));
+            b.edge(a, writer);
+            b.edge(writer, f);
+            b.edge(f, reader);
+        }
+        let g = b.build().unwrap();
+        let view = OpView::with_pair_limit(&g, 16).unwrap();
+        assert_eq!(
+            view.operands()
+                .neighbors(view.op_of[g.node_count() - 1])
+                .len(),
+            4
+        );
+        let e = OpView::with_pair_limit(&g, 15).unwrap_err();
+        assert!(e.contains("more than 15 op-user or op-buffer pairs"), "{e}");
+    }
+
     /// Graphs off the lowering pattern still expand to valid orders.
     #[test]
     fn odd_graphs_expand_to_valid_orders() {
@@ -810,7 +857,7 @@ pub(crate) mod tests {
         b.edge(z, w);
         b.edge(lone, lone_free);
         let g = b.build().unwrap();
-        let view = OpView::new(&g);
+        let view = OpView::new(&g).unwrap();
         assert_eq!(view.op_count(), 4);
         // x owns `a` (first in program order); w's operands are x, y (via the FREE) and z.
         assert_eq!(view.defined, vec![5, 0, 0, 0]);
