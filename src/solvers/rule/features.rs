@@ -245,6 +245,19 @@ fn value(g: &Graph, adj: &Adj, s: &Statics, f: Feature, v: NodeIdx, d: &Dynamic)
     })
 }
 
+/// A feature's value as a float (what a float sum multiplies).
+#[inline]
+pub(super) fn float_value(
+    g: &Graph,
+    adj: &Adj,
+    s: &Statics,
+    f: Feature,
+    v: NodeIdx,
+    d: &Dynamic,
+) -> f64 {
+    value(g, adj, s, f, v, d).f()
+}
+
 /// An integer feature's value.
 #[inline]
 pub(super) fn int_value(
@@ -351,7 +364,7 @@ pub(super) fn encode_term(
         Term::Float(sum) => {
             let x: f64 = sum
                 .iter()
-                .map(|&(w, f)| w * value(g, adj, s, f, v, d).f())
+                .map(|&(w, f)| w * float_value(g, adj, s, f, v, d))
                 .sum();
             enc_float(x + noise.unwrap_or(0.0))
         }

@@ -14,7 +14,9 @@
 
 #[cfg(test)]
 use super::features::encode_terms;
-use super::features::{enc_int, encode_term, int_value, Adj, Dynamic, Statics};
+use super::features::{
+    enc_float, enc_int, encode_term, float_value, int_value, Adj, Dynamic, Statics,
+};
 use super::parse::{Feature, Key, Term};
 use super::queue::KeyCtx;
 use crate::graph::{Graph, NodeIdx};
@@ -174,6 +176,37 @@ fn sum_bounds(
     })
 }
 
+/// The word of a static float sum for every node, equal to what
+/// [`encode_term`] gives: each node's terms are added in order from the
+/// neutral element `Iterator::sum` starts from, then `0.0` is added as the
+/// absent noise is.
+///
+/// # Complexity
+/// O(n · terms), one sequential pass per term.
+fn float_sum_words(g: &Graph, adj: &Adj, s: &Statics, sum: &[(f64, Feature)]) -> Vec<u64> {
+    let mut acc = vec![std::iter::empty::<f64>().sum::<f64>(); g.node_count()];
+    for &(w, f) in sum {
+        match f {
+            Feature::Latency => {
+                for (v, a) in (0..).zip(acc.iter_mut()) {
+                    *a += w * g.latency(v);
+                }
+            }
+            Feature::Delta | Feature::LiveAfter => {
+                for (a, &d) in acc.iter_mut().zip(g.deltas()) {
+                    *a += w * d as f64;
+                }
+            }
+            _ => {
+                for (v, a) in (0..).zip(acc.iter_mut()) {
+                    *a += w * float_value(g, adj, s, f, v, &static_dynamic(g, v));
+                }
+            }
+        }
+    }
+    acc.into_iter().map(|x| enc_float(x + 0.0)).collect()
+}
+
 impl Packed {
     /// The packing of `key` in `mode` on `g`, or `None` if its terms and
     /// the id rank need more than 127 bits (`u128::MAX` stays free as a
@@ -303,6 +336,17 @@ impl Packed {
                 },
                 _ => None,
             };
+            // A float sum without noise: one pass per feature into a column
+            // of partial sums, added in the order `encode_term` adds them.
+            if let Term::Float(sum) = term {
+                if !(t == 0 && s.noisy()) {
+                    let words = float_sum_words(g, adj, s, sum);
+                    for (k, word) in keys.iter_mut().zip(words) {
+                        shift(k, word);
+                    }
+                    continue;
+                }
+            }
             // `depth` or `height`, under any weight.
             if let Some((w, (column, _))) = single.and_then(|(w, f)| Some((w, s.column(f)?))) {
                 for (k, &c) in keys.iter_mut().zip(column) {
@@ -390,7 +434,8 @@ mod tests {
     use super::*;
     use crate::corpus::gen::{generate, GenSpec};
 
-    /// A graph whose ids are neither dense nor in program order.
+    /// A graph whose ids are neither dense nor in program order, with
+    /// latencies of both signs (and none) on its nodes.
     fn scrambled(spec: &str) -> Graph {
         let g = generate(&GenSpec::parse(spec).unwrap(), 4).unwrap();
         let mut raw = g.to_raw();
@@ -399,6 +444,12 @@ mod tests {
         let new_id = |id: i64| (id * 7919) % (n + 13) * 3 - 50;
         for node in &mut raw.nodes {
             node.id = new_id(node.id);
+            if node.id % 4 != 0 {
+                let latency = serde_json::json!((node.id % 9) as f64 * 0.37 - 1.0);
+                node.extra
+                    .get_or_insert_with(Default::default)
+                    .insert("Latency".into(), latency);
+            }
         }
         for e in &mut raw.edges {
             *e = (new_id(e.0), new_id(e.1));
@@ -424,6 +475,8 @@ mod tests {
             "-unlocks,-frees_after,delta,id",
             "live_after,random",
             "2*depth-3*size+out_degree,-id,rise",
+            "-0.5*latency+0.25*random-1.5*depth,id",
+            "0*delta-0.3*latency,type,id",
         ];
         for g in &graphs {
             let adj = Adj::new(g);
