@@ -291,8 +291,15 @@ fn resuming_under_other_settings_is_refused() {
     fs::write(&a, format!("restarts = 4\n{with_random}")).unwrap();
     let err = run_invalid(&a, &out);
     assert!(err.contains("`restarts` (2, now 4)"), "{err}");
-    // Dropping the restarting solver resumes; restarts then has no effect.
     fs::write(out.join("config.toml"), recorded).unwrap();
+    // Dropping the restarting solver does not free `restarts`: its rows
+    // stay in the directory, solved under the old value.
+    fs::write(&a, format!("restarts = 4\n{CHAINS}")).unwrap();
+    let o = memsched(&["run", &a, "--out", s(&out), "-q"]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("`restarts` (2, now 4)"), "{err}");
+    // Dropping it under the same `restarts` resumes; restarts then has no effect.
     fs::write(&a, format!("restarts = 2\n{CHAINS}")).unwrap();
     let err = ok(&["run", &a, "--out", s(&out), "-q"]);
     assert!(err.contains("warning: restarts = 2 has no effect"), "{err}");
@@ -312,4 +319,98 @@ fn a_zero_budget_is_a_config_error() {
         let err = run_invalid(&config, &tmp.path().join("o"));
         assert!(err.contains(key) && err.contains("z.toml"), "{err}");
     }
+}
+
+/// Seeds a config cannot mean: a range too long to list, a seed listed
+/// twice (its rows would collapse into one). Errors, not a panic or
+/// quietly fewer rows.
+#[test]
+fn unusable_seeds_are_config_errors() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    for (seeds, named) in [
+        ("seeds = \"0..18446744073709551615\"", "at most 1000000"),
+        ("seeds = [0, 1, 2, 0]", "seed 0 is listed twice"),
+    ] {
+        let cfg = write(
+            tmp.path(),
+            "seeds.toml",
+            &format!("{seeds}\n{}", CHAINS.replace("kahn", "random")),
+        );
+        let err = run_invalid(&cfg, &out);
+        assert!(err.contains(named) && err.contains("seeds.toml"), "{err}");
+        let generator = CHAINS.replace("\"0..3\"", &seeds["seeds = ".len()..]);
+        let cfg = write(tmp.path(), "gen.toml", &generator);
+        let err = run_invalid(&cfg, &out);
+        assert!(err.contains(named), "{err}");
+    }
+    assert!(!out.exists(), "nothing written");
+}
+
+/// `--threads` past its limit is invalid input; an output path that is a
+/// file is refused by `run` and `merge` before anything is written.
+#[test]
+fn absurd_threads_and_a_file_as_output_are_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = write(tmp.path(), "c.toml", CHAINS);
+    let out = tmp.path().join("out");
+    let err = invalid(&["run", &cfg, "--out", s(&out), "-q", "--threads", "1000000"]);
+    assert!(err.contains("--threads 1000000: at most 4096"), "{err}");
+    assert!(!out.exists(), "nothing written");
+    // More threads than solves is fine (the pool is capped at the solves).
+    ok(&["run", &cfg, "--out", s(&out), "-q", "--threads", "4096"]);
+    let file = write(tmp.path(), "a-file", "not a directory");
+    let err = run_invalid(&cfg, Path::new(&file));
+    assert!(err.contains("exists and is not a directory"), "{err}");
+    let err = invalid(&["merge", s(&out), "--out", &file]);
+    assert!(err.contains("exists and is not a directory"), "{err}");
+    assert_eq!(fs::read_to_string(&file).unwrap(), "not a directory");
+}
+
+/// A graph file edited between two runs into one directory: its new rows
+/// would sit beside rows of the old graph under one name, so resuming is
+/// refused, whether its size changed or only its sizes (the program
+/// order's peak tells).
+#[test]
+fn resuming_on_an_edited_graph_file_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let graph = tmp.path().join("g.json");
+    let example = fs::read_to_string(EXAMPLE).unwrap();
+    fs::write(&graph, &example).unwrap();
+    let config = |solvers: &str| {
+        format!(
+            "name = \"edit\"\nsolvers = [{solvers}]\nplots = []\n[graphs]\nfiles = [\"{}\"]\n",
+            s(&graph)
+        )
+    };
+    let cfg = write(tmp.path(), "c.toml", &config("\"kahn\""));
+    let out = tmp.path().join("out");
+    ok(&["run", &cfg, "--out", s(&out), "-q"]);
+    let before = fs::read_to_string(out.join("runs.csv")).unwrap();
+    fs::write(&cfg, config("\"kahn\", \"seed-greedy\"")).unwrap();
+    // Same nodes and edges, one size changed.
+    let resized = example.replacen("\"Size\": 1024", "\"Size\": 1048576", 1);
+    assert_ne!(resized, example, "the example has a size to change");
+    for edited in [resized, with_one_node_more(&example)] {
+        fs::write(&graph, &edited).unwrap();
+        let err = run_invalid(&cfg, &out);
+        assert!(
+            err.contains("differ from the graphs of the same name") && err.contains("--fresh"),
+            "{err}"
+        );
+        assert_eq!(fs::read_to_string(out.join("runs.csv")).unwrap(), before);
+    }
+    // The original graph resumes.
+    fs::write(&graph, &example).unwrap();
+    ok(&["run", &cfg, "--out", s(&out), "-q"]);
+}
+
+/// The seed example with one more compute node (no edges).
+fn with_one_node_more(example: &str) -> String {
+    let mut v: serde_json::Value = serde_json::from_str(example).unwrap();
+    v["Nodes"]
+        .as_array_mut()
+        .unwrap()
+        .push(serde_json::json!({"Id": 999_999, "Op": "extra"}));
+    v.to_string()
 }

@@ -13,7 +13,8 @@ pub struct Args {
     /// Experiment config (`experiments/NAME.toml`).
     #[arg(value_name = "CONFIG")]
     config: PathBuf,
-    /// Worker threads (default: every core).
+    /// Worker threads (default: every core; at most 4096, and never more
+    /// than the solves to run).
     #[arg(long, short = 'j', value_name = "N")]
     threads: Option<usize>,
     /// Output directory (default: `results/NAME`, or `results/NAME/shard-K-of-N` with --shard).
@@ -30,6 +31,9 @@ pub struct Args {
     fresh: bool,
 }
 
+/// Most worker threads `--threads` accepts (each is an OS thread).
+const MAX_THREADS: usize = 4096;
+
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let config = Config::load(&args.config).map_err(|e| InvalidInput(e.to_string()))?;
     // Graph files, globs, names and `tetris_graph`, with the config named
@@ -42,8 +46,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .map(str::parse::<Shard>)
         .transpose()
         .map_err(|e| InvalidInput(format!("--shard: {e}")))?;
-    if args.threads == Some(0) {
-        return Err(InvalidInput("--threads must be at least 1".into()).into());
+    match args.threads {
+        Some(0) => return Err(InvalidInput("--threads must be at least 1".into()).into()),
+        Some(n) if n > MAX_THREADS => {
+            return Err(InvalidInput(format!("--threads {n}: at most {MAX_THREADS}")).into())
+        }
+        _ => {}
     }
     let out = args.out.unwrap_or_else(|| {
         let base = PathBuf::from("results").join(&config.name);

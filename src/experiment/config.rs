@@ -85,11 +85,23 @@ pub enum Seeds {
     Range(String),
 }
 
+/// Most seeds one `seeds` entry may name (a range past it is surely a typo,
+/// and would allocate its whole list).
+const MAX_SEEDS: u64 = 1_000_000;
+
 impl Seeds {
-    /// The seeds, in order, or a message saying why the range is malformed.
+    /// The seeds, in order, or a message saying why they are malformed: a
+    /// range that is not `A..B`, empty or longer than [`MAX_SEEDS`], or a
+    /// list that repeats a seed.
     pub fn expand(&self) -> Result<Vec<u64>, String> {
         match self {
-            Seeds::List(v) => Ok(v.clone()),
+            Seeds::List(v) => {
+                let mut seen = std::collections::HashSet::with_capacity(v.len());
+                if let Some(twice) = v.iter().find(|&&s| !seen.insert(s)) {
+                    return Err(format!("seed {twice} is listed twice in {v:?}"));
+                }
+                Ok(v.clone())
+            }
             Seeds::One(s) => Ok(vec![*s]),
             Seeds::Range(r) => {
                 let (a, b) = r
@@ -103,6 +115,12 @@ impl Seeds {
                 let (a, b) = (parse(a)?, parse(b)?);
                 if b <= a {
                     return Err(format!("seed range `{r}` is empty"));
+                }
+                if b - a > MAX_SEEDS {
+                    return Err(format!(
+                        "seed range `{r}` names {} seeds; at most {MAX_SEEDS} are allowed",
+                        b - a
+                    ));
                 }
                 Ok((a..b).collect())
             }
@@ -561,6 +579,14 @@ mod tests {
         assert_eq!(Seeds::One(7).expand().unwrap(), vec![7]);
         assert!(Seeds::Range("5..5".into()).expand().is_err());
         assert!(Seeds::Range("a..5".into()).expand().is_err());
+        let huge = Seeds::Range("0..18446744073709551615".into()).expand();
+        assert!(huge.unwrap_err().contains("at most 1000000"));
+        assert_eq!(
+            Seeds::Range("0..1000000".into()).expand().unwrap().len(),
+            1_000_000
+        );
+        let twice = Seeds::List(vec![0, 1, 2, 0]).expand().unwrap_err();
+        assert_eq!(twice, "seed 0 is listed twice in [0, 1, 2, 0]");
     }
 
     #[test]

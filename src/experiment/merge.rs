@@ -20,7 +20,8 @@ use super::config::Config;
 use super::plan::{Plan, Shard};
 use super::rows;
 use super::runner::{
-    check_same_experiment, read_shards, write_shards, ALL_SHARDS, CONFIG, PROFILES, RUNS, SHARDS,
+    check_out_is_not_a_file, check_same_experiment, read_shards, write_shards, ALL_SHARDS, CONFIG,
+    PROFILES, RUNS, SHARDS,
 };
 use super::{finish, ExperimentError, Finished};
 
@@ -37,6 +38,7 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Finished, ExperimentError> 
         let other = load_config(d)?;
         check_same_config(first, &config, d, &other)?;
     }
+    check_out_is_not_a_file(out)?;
     // The merge replaces `out`'s rows: never those of another experiment.
     check_same_experiment(
         out,

@@ -191,6 +191,7 @@ fn run_with(
     let runs_path = out.join(RUNS);
     let profiles_path = out.join(PROFILES);
     // Everything is checked before the directory is touched.
+    check_out_is_not_a_file(out)?;
     if !opts.fresh {
         check_same_experiment(
             out,
@@ -205,7 +206,7 @@ fn run_with(
         rows::read_rows(&runs_path).map_err(|e| ExperimentError::io("read", &runs_path, e))?
     };
     if !existing.is_empty() {
-        check_same_settings(out, config)?;
+        check_same_settings(out, config, &existing)?;
     }
     // Rows from an earlier version of the config take their item id in this plan.
     let ids: std::collections::BTreeMap<_, _> =
@@ -222,12 +223,15 @@ fn run_with(
         .filter(|it| !done.contains(&plan.key(it)))
         .copied()
         .collect();
+    // No more threads than solves to run (each thread is an OS thread).
+    let threads = opts.threads.map_or(0, |t| t.min(pending.len().max(1)));
     let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(opts.threads.unwrap_or(0))
+        .num_threads(threads)
         .build()
         .map_err(|e| ExperimentError::Config(format!("cannot start threads: {e}")))?;
     let store = GraphStore::new(&plan.graphs, &pending);
-    check_graphs(&plan, &store, &pending, &pool)?;
+    let recorded = Recorded::from_rows(&existing);
+    check_graphs(&plan, &store, &pending, &pool, &recorded)?;
     fs::create_dir_all(out).map_err(|e| ExperimentError::io("create directory", out, e))?;
     fs::write(&config_path, config.to_toml())
         .map_err(|e| ExperimentError::io("write", &config_path, e))?;
@@ -373,10 +377,6 @@ pub(super) fn check_same_experiment(
 /// compared.
 #[derive(serde::Deserialize)]
 struct Settings {
-    #[serde(default)]
-    solvers: Vec<String>,
-    #[serde(default)]
-    baselines: Vec<String>,
     #[serde(default = "config::default_time_limit")]
     time_limit: f64,
     #[serde(default = "config::default_restarts")]
@@ -386,12 +386,17 @@ struct Settings {
 }
 
 /// Refuses to resume into a directory whose rows were solved under another
-/// `time_limit`, `restarts` (when both configs have a solver that restarts)
-/// or `[budget]`: its rows would mix two settings under one config. Other
+/// `time_limit`, `restarts` (when its rows include a solver that restarts,
+/// listed in the new config or not) or `[budget]`: its rows would mix two
+/// settings under one config. Other
 /// keys only add or drop items: a new solver or graph is solved, the rows
 /// of a dropped one are kept. A `config.toml` that cannot be read is an
 /// error too: the rows' settings are then unknown.
-fn check_same_settings(out: &Path, config: &Config) -> Result<(), ExperimentError> {
+fn check_same_settings(
+    out: &Path,
+    config: &Config,
+    existing: &[Row],
+) -> Result<(), ExperimentError> {
     let path = out.join(CONFIG);
     let text = match fs::read_to_string(&path) {
         Ok(text) => text,
@@ -413,8 +418,10 @@ fn check_same_settings(out: &Path, config: &Config) -> Result<(), ExperimentErro
             old.time_limit, config.time_limit
         ));
     }
-    let old_restarting = config::any_restarts(old.baselines.iter().chain(&old.solvers));
-    if old.restarts != config.restarts && old_restarting && config.restarts_apply() {
+    // Rows of a restarting solver were solved under the old `restarts`,
+    // whether or not the new config still lists that solver.
+    let solved: std::collections::BTreeSet<&String> = existing.iter().map(|r| &r.solver).collect();
+    if old.restarts != config.restarts && config::any_restarts(solved.into_iter()) {
         differ.push(format!(
             "`restarts` ({}, now {})",
             old.restarts, config.restarts
@@ -434,6 +441,18 @@ fn check_same_settings(out: &Path, config: &Config) -> Result<(), ExperimentErro
     )))
 }
 
+/// Refuses an output directory that exists as a file (or anything but a
+/// directory), before anything is written.
+pub(super) fn check_out_is_not_a_file(out: &Path) -> Result<(), ExperimentError> {
+    if out.exists() && !out.is_dir() {
+        return Err(ExperimentError::Config(format!(
+            "the output directory {} exists and is not a directory: choose another --out",
+            out.display()
+        )));
+    }
+    Ok(())
+}
+
 /// The `name` in a results directory's `config.toml`, if it has one (read
 /// leniently: a config of an older version still names its experiment).
 fn recorded_name(config_toml: &Path) -> Option<String> {
@@ -449,9 +468,56 @@ const KEEP_ELEMENTS: usize = 2_000_000;
 /// Largest graph (nodes plus edges) the check keeps.
 const KEEP_ONE: usize = 100_000;
 
+/// What the rows already in `runs.csv` say of each graph: its size and,
+/// from a valid `program` row, its program-order peak. A graph that differs
+/// now (its file was edited) would mix rows of two graphs under one name.
+#[derive(Default)]
+struct Recorded {
+    graphs: std::collections::HashMap<String, (usize, usize, Option<u64>)>,
+}
+
+impl Recorded {
+    fn from_rows(rows: &[Row]) -> Self {
+        let mut graphs = std::collections::HashMap::new();
+        for r in rows {
+            let entry = graphs
+                .entry(r.graph.clone())
+                .or_insert((r.nodes, r.edges, None));
+            if r.solver == "program" && r.valid {
+                entry.2 = entry.2.or(r.peak_bytes);
+            }
+        }
+        Recorded { graphs }
+    }
+
+    /// Why `graph`, loaded now as `g`, is not the graph its rows were
+    /// solved on, if it is not.
+    fn changed(&self, graph: &str, g: &Graph) -> Option<String> {
+        let &(nodes, edges, program_peak) = self.graphs.get(graph)?;
+        if (nodes, edges) != (g.node_count(), g.edge_count()) {
+            return Some(format!(
+                "{} nodes and {} edges now, {nodes} and {edges} in runs.csv",
+                g.node_count(),
+                g.edge_count()
+            ));
+        }
+        let peak = program_peak?;
+        let now = g
+            .program_order_is_topological()
+            .then(|| schedule::check(g, &g.nodes().collect::<Vec<_>>()).ok())
+            .flatten()
+            .map(|r| r.peak);
+        (now != Some(peak)).then(|| {
+            let now = now.map_or("none (not a schedule)".into(), |p| p.to_string());
+            format!("program-order peak {now} now, {peak} in runs.csv")
+        })
+    }
+}
+
 /// Loads (or generates) every graph with pending items, in parallel: a
 /// graph that cannot be loaded is invalid input, reported with its name and
-/// source before any solve runs. Small graphs are kept in `store` for the
+/// source before any solve runs, and so is a graph that differs from the
+/// one the rows in `runs.csv` were solved on (`recorded`). Small graphs are kept in `store` for the
 /// run (up to [`KEEP_ELEMENTS`] nodes plus edges in all); the others are
 /// dropped and loaded again when their items run.
 ///
@@ -462,8 +528,8 @@ fn check_graphs(
     store: &GraphStore,
     pending: &[Item],
     pool: &rayon::ThreadPool,
+    recorded: &Recorded,
 ) -> Result<(), ExperimentError> {
-    const SHOWN: usize = 10;
     let kept = AtomicUsize::new(0);
     let needed: Vec<usize> = pending
         .iter()
@@ -471,12 +537,15 @@ fn check_graphs(
         .collect::<std::collections::BTreeSet<_>>()
         .into_iter()
         .collect();
-    let failed: Vec<(usize, String)> = pool.install(|| {
+    let problems: Vec<(usize, Problem)> = pool.install(|| {
         needed
             .par_iter()
             .with_max_len(1)
             .filter_map(|&g| match load(&plan.graphs[g]) {
                 Ok(graph) => {
+                    if let Some(why) = recorded.changed(&plan.graphs[g].name, &graph) {
+                        return Some((g, Problem::Changed(why)));
+                    }
                     let size = graph.node_count() + graph.edge_count();
                     if size <= KEEP_ONE
                         && kept.fetch_add(size, Ordering::Relaxed) + size <= KEEP_ELEMENTS
@@ -485,18 +554,49 @@ fn check_graphs(
                     }
                     None
                 }
-                Err(e) => Some((g, e)),
+                Err(e) => Some((g, Problem::Unreadable(e))),
             })
             .collect()
     });
-    if failed.is_empty() {
-        return Ok(());
+    let (mut failed, mut changed) = (Vec::new(), Vec::new());
+    for (g, problem) in problems {
+        match problem {
+            Problem::Unreadable(e) => failed.push((g, e)),
+            Problem::Changed(why) => changed.push((g, why)),
+        }
     }
-    let mut msg = format!(
-        "{} of the experiment's graphs cannot be loaded (nothing was run):",
-        failed.len()
-    );
-    for (g, e) in failed.iter().take(SHOWN) {
+    if !failed.is_empty() {
+        return Err(graph_error(
+            plan,
+            "of the experiment's graphs cannot be loaded (nothing was run):",
+            &failed,
+        ));
+    }
+    if !changed.is_empty() {
+        return Err(graph_error(
+            plan,
+            "of the experiment's graphs differ from the graphs of the same name that \
+             runs.csv's rows were solved on (nothing was run): pass --fresh to solve \
+             everything again, or write to another directory (--out)",
+            &changed,
+        ));
+    }
+    Ok(())
+}
+
+/// Why a graph stops the run before any solve.
+enum Problem {
+    /// It cannot be loaded or generated.
+    Unreadable(String),
+    /// It is not the graph of the same name in `runs.csv`.
+    Changed(String),
+}
+
+/// The error listing `problems` (the first few) after `what`.
+fn graph_error(plan: &Plan, what: &str, problems: &[(usize, String)]) -> ExperimentError {
+    const SHOWN: usize = 10;
+    let mut msg = format!("{} {what}", problems.len());
+    for (g, e) in problems.iter().take(SHOWN) {
         let entry = &plan.graphs[*g];
         let source = match &entry.source {
             GraphSource::File(p) => format!("file `{}`", p.display()),
@@ -510,10 +610,10 @@ fn check_graphs(
             one_line(e)
         ));
     }
-    if failed.len() > SHOWN {
-        msg.push_str(&format!("\n  ... and {} more", failed.len() - SHOWN));
+    if problems.len() > SHOWN {
+        msg.push_str(&format!("\n  ... and {} more", problems.len() - SHOWN));
     }
-    Err(ExperimentError::Config(msg))
+    ExperimentError::Config(msg)
 }
 
 /// The shards whose runs wrote into a directory (`shards.toml`): `K/N`, or
