@@ -523,3 +523,19 @@ fn solvers_stop_at_the_time_limit() {
         assert_eq!(o.status.code(), Some(0), "{solver}");
     }
 }
+
+/// A file that starts with a UTF-8 byte-order mark (as some Windows
+/// editors save JSON) reads like the same file without it.
+#[test]
+fn a_byte_order_mark_is_skipped() {
+    let json = r#"{"Nodes": [{"Id": 0, "Op": "ALLOC", "Size": 10, "BufId": 1},
+        {"Id": 1, "Op": "FREE", "BufId": 1}], "Edges": [[0, 1]]}"#;
+    let with_bom = format!("\u{feff}{json}");
+    let (o, v) = schedule_json(&["--solver", "kahn"], &with_bom);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(v["peak"].as_u64(), Some(10));
+    assert_eq!(
+        seed::parse(with_bom.as_bytes()).unwrap(),
+        seed::parse(json.as_bytes()).unwrap()
+    );
+}

@@ -31,8 +31,8 @@ pub struct Args {
     /// Write the report here instead of standard output.
     #[arg(long, short)]
     out: Option<String>,
-    /// Wall-clock limit for the solver, in seconds (fractions allowed; at most
-    /// 18446744073709551615). Default: none, the solver runs until it is done.
+    /// Wall-clock limit for the solver, in seconds (fractions allowed; below
+    /// 1.8e19). Default: none, the solver runs until it is done.
     /// `exact`, `dp` and `ilp` can run for hours on large graphs (and `dp` can
     /// fill gigabytes): bound a run with this and `--memory-budget`; past the
     /// limit a solver returns its best order so far (status `feasible`, with

@@ -322,6 +322,12 @@ impl Config {
                 "`time_limit` must be a positive number of seconds below 1.8e19 (got {shown})"
             ));
         }
+        if let Some(c) = self.claims.iter().find(|c| !c.reduction_pct.is_finite()) {
+            return Err(format!(
+                "`[[claims]]` for `{}`: `reduction_pct` must be a finite number (got {})",
+                c.graph, c.reduction_pct
+            ));
+        }
         if self.restarts == 0 {
             return Err("`restarts` must be at least 1 (got 0)".into());
         }
@@ -499,6 +505,21 @@ mod tests {
         );
         let text = "solvers = [\"moves-greedy\", \"moves:delta,type,id\"]\n";
         assert!(Config::parse(text, "exp.toml", "e").is_ok());
+    }
+
+    #[test]
+    fn a_claim_must_be_a_finite_number() {
+        for bad in ["nan", "inf"] {
+            let text =
+                format!("solvers = [\"kahn\"]\n[[claims]]\ngraph = \"g\"\nreduction_pct = {bad}\n");
+            let err = Config::parse(&text, "exp.toml", "e")
+                .unwrap_err()
+                .to_string();
+            assert!(
+                err.contains("`reduction_pct` must be a finite number"),
+                "{err}"
+            );
+        }
     }
 
     #[test]

@@ -38,11 +38,13 @@ pub struct RawGraph {
     pub extra: Map<String, Value>,
 }
 
-/// Parses seed-format JSON text. Errors carry the line and column.
+/// Parses seed-format JSON text. Errors carry the line and column. A UTF-8
+/// byte-order mark (some Windows editors write one) is skipped.
 ///
 /// # Complexity
 /// O(bytes); no intermediate `serde_json::Value` for the known fields.
 pub fn parse(text: &[u8]) -> Result<RawGraph, GraphError> {
+    let text = text.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(text);
     let mut de = serde_json::Deserializer::from_slice(text);
     let raw = RawGraph::deserialize(&mut de).map_err(|e| GraphError::from_json(&e))?;
     de.end().map_err(|e| GraphError::from_json(&e))?;

@@ -1,6 +1,6 @@
 //! The priority-rule language: `EXPR` in `rule:EXPR`, parsed into a [`Key`].
 //!
-//! Grammar (whitespace is ignored):
+//! Grammar (whitespace is ignored, except inside a word or number):
 //!
 //! ```text
 //! expr    := term (',' term)*               lexicographic: first term first
@@ -180,6 +180,7 @@ pub enum RuleError {
 /// # Complexity
 /// O(length of the rule).
 pub fn parse(rule: &str) -> Result<Key, RuleError> {
+    split_word(rule)?;
     let text: String = rule.chars().filter(|c| !c.is_whitespace()).collect();
     if text.is_empty() {
         return Err(RuleError::Empty {
@@ -198,6 +199,26 @@ pub fn parse(rule: &str) -> Result<Key, RuleError> {
         terms.push(parse_term(term)?);
     }
     Ok(Key { terms, text })
+}
+
+/// Refuses whitespace between two characters of words or numbers
+/// (`delta id`, `0. 5*size`): stripping it would parse text the user never
+/// wrote.
+fn split_word(rule: &str) -> Result<(), RuleError> {
+    let word = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '.';
+    for term in rule.split(',') {
+        let tokens: Vec<&str> = term.split_whitespace().collect();
+        if tokens
+            .windows(2)
+            .any(|w| w[0].ends_with(word) && w[1].starts_with(word))
+        {
+            return Err(syntax(
+                term.trim(),
+                "a space inside a word or number; separate terms with commas",
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn syntax(term: &str, message: impl Into<String>) -> RuleError {
@@ -321,6 +342,7 @@ fn parse_number(term: &str, num: &str) -> Result<Weight, RuleError> {
     }
     match num.parse::<f64>() {
         Ok(w) if w.is_finite() => Ok(Weight::Float(w)),
+        Ok(w) if w.is_nan() => Err(syntax(term, format!("`{num}` is not a number"))),
         Ok(_) => Err(syntax(term, format!("`{num}` is too large for a weight"))),
         Err(_) => Err(syntax(term, format!("`{num}` is not a number"))),
     }
@@ -391,5 +413,27 @@ mod tests {
         let e = parse("3").unwrap_err().to_string();
         assert!(e.contains("must multiply"), "{e}");
         assert!(matches!(parse("  "), Err(RuleError::Empty { .. })));
+        let e = parse("NaN*delta").unwrap_err().to_string();
+        assert!(e.contains("`NaN` is not a number"), "{e}");
+    }
+
+    #[test]
+    fn spaces_between_terms_parts_are_fine_inside_words_not() {
+        assert_eq!(
+            parse(" -height , 0.5 * delta + id ").unwrap().text,
+            "-height,0.5*delta+id"
+        );
+        for bad in [
+            "delta id",
+            "delta, type id",
+            "0. 5*delta",
+            "de lta",
+            "2 3*size",
+        ] {
+            let e = parse(bad).unwrap_err().to_string();
+            assert!(e.contains("a space inside a word"), "{bad}: {e}");
+        }
+        let e = parse("delta, type id").unwrap_err().to_string();
+        assert!(e.contains("`type id`"), "{e}");
     }
 }
