@@ -1,4 +1,4 @@
-//! The command line as a user meets it: every validation error of DESIGN.md
+//! The command line as a user meets it: every validation error of docs/core.md
 //! through the binary (exit code 2, a message naming the ids, never a
 //! panic), and the `validate` / `schedule` / `solvers` contract (JSON fields
 //! and their types, `--out`, stdin `-`, original ids, exit codes).

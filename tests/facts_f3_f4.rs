@@ -1,4 +1,4 @@
-//! Brute-force property tests of DESIGN.md's facts F3 and F4, which `exact`
+//! Brute-force property tests of facts F3 and F4 (docs/core.md), which `exact`
 //! relies on.
 //!
 //! - F3: the memory after a set of nodes depends on the set alone; so a

@@ -5,7 +5,7 @@
 //!   accepts an order exactly when the order respects every edge;
 //! - the minimum over all schedules (exhaustive, over every downset) equals
 //!   `brute`'s peak and is never above any registry solver's peak;
-//! - DESIGN.md's F1 and F2: moving a ready node with delta <= 0 to the front
+//! - F1 and F2 (docs/core.md): moving a ready node with delta <= 0 to the front
 //!   of the remaining suffix, or a node with delta > 0 to just before its
 //!   first successor, never raises the peak;
 //! - `seed-greedy` picks the smallest `(delta, type, id)` ready node at every

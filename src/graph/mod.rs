@@ -7,7 +7,7 @@
 //! (the order of the `Nodes` array); the original ids are kept and are what
 //! every report shows.
 //!
-//! Memory model (normative, see DESIGN.md): ALLOC adds `Size`, FREE subtracts
+//! Memory model (normative, see docs/core.md): ALLOC adds `Size`, FREE subtracts
 //! the size of its buffer's ALLOC, anything else is compute with delta 0.
 //! Edges are the only ordering constraints.
 

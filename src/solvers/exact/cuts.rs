@@ -11,7 +11,7 @@
 //! Soundness. Take any optimal schedule and change it in two rounds, each
 //! move keeping it valid and never raising the peak:
 //! 1. every floating node waits until just before the first of its
-//!    successors: this is F2 as DESIGN.md states it (the memory only drops
+//!    successors: this is F2 as docs/core.md states it (the memory only drops
 //!    at the positions it skips). Its first successor descends from `c`, so
 //!    it now runs after `c`.
 //! 2. every sinking node runs just after the last of its predecessors: the

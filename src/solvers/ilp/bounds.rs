@@ -1,4 +1,4 @@
-//! Lower bounds on the optimal peak that need no solver (DESIGN.md F4).
+//! Lower bounds on the optimal peak that need no solver (F4 of docs/core.md).
 //!
 //! The final memory; and, for each node v, the buffers live in every
 //! schedule once v has run: ALLOC v or an ancestor of v, FREE absent or a

@@ -5,7 +5,7 @@
 //! runs contiguously, in that order. Its memory profile is summarised by
 //! `total` (sum of deltas) and `peak` (largest prefix sum, relative to the
 //! memory before it). Two contractions are applied until nothing changes
-//! (DESIGN.md F1/F2, lifted from nodes to clusters):
+//! (F1/F2 of docs/core.md, lifted from nodes to clusters):
 //!
 //! - **fold forward (F2)**: a cluster with `total >= 0` and `peak <= total`
 //!   (memory only rises to its end value, e.g. an ALLOC, or ALLOCs followed by

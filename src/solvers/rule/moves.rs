@@ -1,6 +1,6 @@
 //! `moves:EXPR`: the rule's key applied to *moves* instead of single nodes.
 //!
-//! By DESIGN.md's F2, a node with delta > 0 (an ALLOC) can wait until just
+//! By F2 (docs/core.md), a node with delta > 0 (an ALLOC) can wait until just
 //! before its first successor runs, so the real decisions are which node of
 //! delta <= 0 to commit to next. A **move** is one unrun node `v` with
 //! `delta(v) <= 0` together with its unrun ancestors, provided they all have
