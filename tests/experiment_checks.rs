@@ -414,3 +414,42 @@ fn with_one_node_more(example: &str) -> String {
         .push(serde_json::json!({"Id": 999_999, "Op": "extra"}));
     v.to_string()
 }
+
+/// A line of runs.csv damaged by hand is dropped with a warning that says
+/// so, and its solve runs again: the rows come back complete.
+#[test]
+fn a_damaged_row_is_solved_again_with_a_warning() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = write(tmp.path(), "c.toml", CHAINS);
+    let out = tmp.path().join("out");
+    ok(&["run", &cfg, "--out", s(&out), "-q"]);
+    let runs = out.join("runs.csv");
+    let before = fs::read_to_string(&runs).unwrap();
+    let mut lines: Vec<&str> = before.lines().collect();
+    lines[2] = "this,is,not,a,row";
+    fs::write(&runs, lines.join("\n") + "\n").unwrap();
+    let err = ok(&["run", &cfg, "--out", s(&out), "-q"]);
+    assert!(
+        err.contains("warning: 1 line(s)") && err.contains("not rows"),
+        "{err}"
+    );
+    let after = fs::read_to_string(&runs).unwrap();
+    let strip = |t: &str| -> Vec<String> {
+        // time_ms is the only column that changes between runs.
+        let time = t
+            .lines()
+            .next()
+            .unwrap()
+            .split(',')
+            .position(|c| c == "time_ms")
+            .unwrap();
+        t.lines()
+            .map(|l| {
+                let mut cells: Vec<&str> = l.split(',').collect();
+                cells[time] = "";
+                cells.join(",")
+            })
+            .collect()
+    };
+    assert_eq!(strip(&after), strip(&before));
+}

@@ -91,6 +91,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         start.elapsed().as_secs_f64(),
         summary.out.display()
     );
+    if summary.malformed > 0 {
+        eprintln!(
+            "warning: {} line(s) of {} were not rows (edited by hand?): they were dropped \
+             and their solves ran again",
+            summary.malformed,
+            summary.out.join("runs.csv").display()
+        );
+    }
     for path in &summary.restored {
         eprintln!(
             "warning: {} was replaced or removed while this run appended to it \

@@ -105,9 +105,15 @@ pub fn to_line(row: &Row) -> Vec<u8> {
 /// Reads `runs.csv`: a trailing partial line (a killed write) and rows that
 /// do not parse are dropped, and a key seen twice keeps its first row.
 pub fn read_rows(path: &Path) -> io::Result<Vec<Row>> {
+    read_rows_counting(path).map(|(rows, _)| rows)
+}
+
+/// [`read_rows`], and how many complete lines were not rows (edited or
+/// damaged by hand: the run drops them and solves their items again).
+pub fn read_rows_counting(path: &Path) -> io::Result<(Vec<Row>, usize)> {
     let text = match fs::read_to_string(path) {
         Ok(t) => t,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok((Vec::new(), 0)),
         Err(e) => return Err(e),
     };
     let complete = match text.rfind('\n') {
@@ -119,12 +125,18 @@ pub fn read_rows(path: &Path) -> io::Result<Vec<Row>> {
         .from_reader(complete.as_bytes());
     let mut seen = BTreeSet::new();
     let mut rows = Vec::new();
-    for row in reader.deserialize::<Row>().flatten() {
-        if seen.insert(row.key()) {
-            rows.push(row);
+    let mut malformed = 0;
+    for row in reader.deserialize::<Row>() {
+        match row {
+            Ok(row) => {
+                if seen.insert(row.key()) {
+                    rows.push(row);
+                }
+            }
+            Err(_) => malformed += 1,
         }
     }
-    Ok(rows)
+    Ok((rows, malformed))
 }
 
 /// Writes `rows` (header first) to `path` through a temporary file and a rename.

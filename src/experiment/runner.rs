@@ -61,6 +61,9 @@ pub struct RunSummary {
     /// them (a `git checkout` of `results/`, say) and were written back from
     /// the run's own open file.
     pub restored: Vec<PathBuf>,
+    /// Complete lines of `runs.csv` that were not rows when the run
+    /// started: dropped, and their items solved again.
+    pub malformed: usize,
 }
 
 /// The memory profile of one solve of the Tetris graph (`tetris.jsonl`).
@@ -200,10 +203,11 @@ fn run_with(
              to discard its results",
         )?;
     }
-    let mut existing = if opts.fresh {
-        Vec::new()
+    let (mut existing, malformed) = if opts.fresh {
+        (Vec::new(), 0)
     } else {
-        rows::read_rows(&runs_path).map_err(|e| ExperimentError::io("read", &runs_path, e))?
+        rows::read_rows_counting(&runs_path)
+            .map_err(|e| ExperimentError::io("read", &runs_path, e))?
     };
     if !existing.is_empty() {
         check_same_settings(out, config, &existing)?;
@@ -345,6 +349,7 @@ fn run_with(
         broken: broken.into_inner(),
         out: out.clone(),
         restored,
+        malformed,
     })
 }
 
