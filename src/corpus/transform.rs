@@ -1,32 +1,46 @@
 //! Re-encoding the ALLOC nodes of any graph: [`to_encoding`].
 //!
-//! Definitions, for a validated graph G:
-//! - **floating**: every in-edge of every ALLOC is dropped (the article's
-//!   encoding: an ALLOC may run at any time before its successors).
-//! - **anchored**: the ALLOCs' in-edges are dropped, then ALLOC a gets an
-//!   edge from every node p such that p is not an ALLOC, p is a direct
-//!   predecessor of some successor of a, and p is an ancestor of *every*
-//!   successor of a. For the usual ALLOC feeding one op c, that is: the
-//!   non-ALLOC predecessors of c (the producers of c's inputs), which is
-//!   what [`TensorProgram::lower`](super::program::TensorProgram::lower)
-//!   emits. An ALLOC without successors gets no edge.
+//! Definitions, for a validated graph G (compute nodes and FREEs are its
+//! *non-ALLOC* nodes):
+//! - **floating** F(G): every in-edge of every ALLOC is dropped (the
+//!   article's encoding: an ALLOC may run at any time before its successors),
+//!   ALLOC -> ALLOC edges included. Two kinds of edge are then added, in this
+//!   order, each only when the edges so far do not already give the order:
+//!   - *bridges* u -> v, for non-ALLOC u and v joined in G by a path
+//!     u -> a1 -> ... -> ak -> v whose inner nodes are all ALLOCs: the only
+//!     orders the drop could lose between non-ALLOC nodes. Sources are taken
+//!     latest first and, for each, targets earliest first (in G's stored
+//!     topological order), so no added bridge is implied by the others;
+//!   - *repairs* ALLOC -> FREE, when the ALLOC no longer reaches its FREE
+//!     (only when every path ran through another ALLOC's in-edge).
+//! - **anchored**: F(G), then ALLOC a gets an edge from every node p such
+//!   that p is not an ALLOC, p is a direct predecessor in F(G) of some
+//!   successor of a, and p is an ancestor of *every* successor of a. For the
+//!   usual ALLOC feeding one op c, that is: the non-ALLOC predecessors of c
+//!   (the producers of c's inputs), which is what
+//!   [`TensorProgram::lower`](super::program::TensorProgram::lower) emits.
+//!   An ALLOC without successors gets no edge. The successors of an ALLOC in
+//!   F(G) are non-ALLOC nodes: an ALLOC -> ALLOC edge orders two ALLOCs only,
+//!   which neither encoding keeps, so it never anchors either end.
 //!
 //! Properties (tested):
-//! - Orders between non-ALLOC nodes are unchanged: an anchoring edge p -> a
-//!   only adds p -> a -> s where p already precedes every successor s of a,
-//!   so no new constraint reaches beyond a, and no cycle can form (p is not
-//!   a descendant of a: it would then precede itself).
-//! - The graph stays valid: if dropping in-edges leaves a FREE unreachable
-//!   from its ALLOC (only when a path ran through another ALLOC's in-edge),
-//!   the edge ALLOC -> FREE is added; G already forced that order.
-//! - Program order stays valid when it was: floating only removes edges;
-//!   anchored moves an ALLOC that now comes before one of its new
+//! - Orders between non-ALLOC nodes are unchanged: every edge of F(G) is an
+//!   order of G, and every path of G between non-ALLOC nodes is one of F(G)
+//!   (its ALLOC-only stretches are bridged). An anchoring edge p -> a only
+//!   adds p -> a -> s where p already precedes every successor s of a, so no
+//!   new constraint reaches beyond a, and no cycle can form (p is not a
+//!   descendant of a: it would then precede itself).
+//! - The graph stays valid (the repairs), and F(G) is a relaxation of G:
+//!   every schedule of G is one of F(G).
+//! - Program order stays valid when it was: F(G)'s edges all join nodes in
+//!   G's order; anchored moves an ALLOC that now comes before one of its new
 //!   predecessors to just before its first successor in the Nodes array
 //!   (delaying an ALLOC never raises a prefix sum, so the program-order peak
-//!   cannot grow). Node ids, fields and other edges are kept.
-//! - Idempotent, and anchored(floating(G)) = anchored(G).
+//!   cannot grow). Node ids, fields and kept edges are kept, in their order.
+//! - Idempotent (the same nodes and edges, in the same order), F(anchored(G))
+//!   = F(G) and anchored(F(G)) = anchored(G) (same edge set).
 
-use std::collections::HashSet;
+use std::borrow::Cow;
 
 use super::program::AllocEncoding;
 use crate::graph::seed::RawGraph;
@@ -35,74 +49,195 @@ use crate::graph::{analysis, Graph, GraphError, NodeIdx, NodeKind};
 /// Re-encodes the ALLOCs of `g` (see the module documentation).
 ///
 /// # Complexity
-/// O(n + m) for floating. Anchored: O(n + m) plus, for each ALLOC with k > 1
-/// successors, one backward search per candidate bounded by topological
-/// position; O(n + m) per ALLOC in the worst case.
+/// O(n + m) when no ALLOC has a predecessor. Otherwise O(n + m) plus one
+/// backward search, bounded by topological position, per bridge candidate
+/// (none in generated or exported graphs: a direct edge settles them), per
+/// FREE, and per anchoring candidate of an ALLOC with k > 1 successors:
+/// O(n + m) each in the worst case.
 pub fn to_encoding(g: &Graph, encoding: AllocEncoding) -> Result<Graph, GraphError> {
-    let n = g.node_count();
+    let floating = floating(g)?;
+    match encoding {
+        AllocEncoding::Floating => Ok(floating.into_owned()),
+        AllocEncoding::Anchored => anchored(&floating),
+    }
+}
+
+/// F(G): ALLOC in-edges dropped, then the bridges and the repairs.
+fn floating(g: &Graph) -> Result<Cow<'_, Graph>, GraphError> {
     let is_alloc = |v: NodeIdx| g.kind(v) == NodeKind::Alloc;
+    if g.nodes()
+        .filter(|&v| is_alloc(v))
+        .all(|a| g.preds(a).is_empty())
+    {
+        // Nothing dropped, so nothing to bridge or repair (G is valid).
+        return Ok(Cow::Borrowed(g));
+    }
+    let n = g.node_count();
     // Kept edges: every edge not entering an ALLOC.
     let mut edges: Vec<(NodeIdx, NodeIdx)> = g
         .nodes()
         .flat_map(|u| g.succs(u).iter().map(move |&v| (u, v)))
         .filter(|&(_, v)| !is_alloc(v))
         .collect();
-    let mut order: Vec<NodeIdx> = g.nodes().collect();
-    if encoding == AllocEncoding::Anchored {
-        let topo_pos = analysis::positions(g.topo_order(), n);
-        let mut moved = vec![None::<NodeIdx>; n];
-        for a in g.nodes().filter(|&v| is_alloc(v)) {
-            let anchors = anchors_of(g, a, &topo_pos);
-            if g.program_order_is_topological() && anchors.iter().any(|&p| p > a) {
-                // Before its first successor in the Nodes array.
-                moved[a as usize] = g.succs(a).iter().copied().min();
+    let topo_pos = analysis::positions(g.topo_order(), n);
+    let mut preds: Vec<Vec<NodeIdx>> = vec![Vec::new(); n];
+    for &(u, v) in &edges {
+        preds[v as usize].push(u);
+    }
+    let mut search = Search::new(n);
+    // Bridges. The kept edges and the bridges are all orders of G, so G's
+    // topological positions bound every search.
+    let mut via = vec![NodeIdx::MAX; n]; // ALLOCs visited from source `via[a]`
+    let mut targets = Vec::new();
+    let mut stack = Vec::new();
+    for &u in g.topo_order().iter().rev().filter(|&&u| !is_alloc(u)) {
+        targets.clear();
+        stack.clear();
+        for &a in g.succs(u).iter().filter(|&&a| is_alloc(a)) {
+            if via[a as usize] != u {
+                via[a as usize] = u;
+                stack.push(a);
             }
-            edges.extend(anchors.into_iter().map(|p| (p, a)));
         }
-        if moved.iter().any(Option::is_some) {
-            order = reorder(g, &moved);
+        while let Some(a) = stack.pop() {
+            for &s in g.succs(a) {
+                if !is_alloc(s) {
+                    targets.push(s);
+                } else if via[s as usize] != u {
+                    via[s as usize] = u;
+                    stack.push(s);
+                }
+            }
+        }
+        targets.sort_unstable_by_key(|&v| topo_pos[v as usize]);
+        targets.dedup();
+        for &v in &targets {
+            if !search.reaches(|x| preds[x as usize].as_slice(), u, v, &topo_pos) {
+                preds[v as usize].push(u);
+                edges.push((u, v));
+            }
         }
     }
-    add_missing_free_edges(g, &mut edges);
-    rebuild(g, &order, &edges)
+    // Repairs.
+    for f in g.nodes().filter(|&v| g.kind(v) == NodeKind::Free) {
+        let a = g.partner(f).expect("a valid FREE has an ALLOC");
+        if !search.reaches(|x| preds[x as usize].as_slice(), a, f, &topo_pos) {
+            preds[f as usize].push(a);
+            edges.push((a, f));
+        }
+    }
+    let order: Vec<NodeIdx> = g.nodes().collect();
+    rebuild(g, &order, &edges).map(Cow::Owned)
 }
 
-/// The anchoring predecessors of ALLOC `a`, ascending and distinct.
-fn anchors_of(g: &Graph, a: NodeIdx, topo_pos: &[u32]) -> Vec<NodeIdx> {
-    let succs = g.succs(a);
+/// `f` (a floating graph: no ALLOC has a predecessor) with its ALLOCs anchored.
+fn anchored(f: &Graph) -> Result<Graph, GraphError> {
+    let n = f.node_count();
+    let mut edges: Vec<(NodeIdx, NodeIdx)> = f
+        .nodes()
+        .flat_map(|u| f.succs(u).iter().map(move |&v| (u, v)))
+        .collect();
+    let topo_pos = analysis::positions(f.topo_order(), n);
+    let mut search = Search::new(n);
+    let mut moved = vec![None::<NodeIdx>; n];
+    let mut anchoring = Vec::new();
+    for a in f.nodes().filter(|&v| f.kind(v) == NodeKind::Alloc) {
+        let anchors = anchors_of(f, a, &topo_pos, &mut search);
+        if f.program_order_is_topological() && anchors.iter().any(|&p| p > a) {
+            // Before its first successor in the Nodes array.
+            moved[a as usize] = f.succs(a).iter().copied().min();
+        }
+        anchoring.extend(anchors.into_iter().map(|p| (p, a)));
+    }
+    let order = if moved.iter().any(Option::is_some) {
+        reorder(f, &moved)
+    } else {
+        f.nodes().collect()
+    };
+    // Each source's anchoring edges by their target's place in the output,
+    // which is where a second pass finds the ALLOCs: idempotent, edge order
+    // included.
+    let new_pos = analysis::positions(&order, n);
+    anchoring.sort_by_key(|&(p, a)| (p, new_pos[a as usize]));
+    edges.extend(anchoring);
+    rebuild(f, &order, &edges)
+}
+
+/// The anchoring predecessors of ALLOC `a` in floating graph `f`, ascending
+/// and distinct.
+fn anchors_of(f: &Graph, a: NodeIdx, topo_pos: &[u32], search: &mut Search) -> Vec<NodeIdx> {
+    let succs = f.succs(a);
     let mut cand: Vec<NodeIdx> = succs
         .iter()
-        .flat_map(|&s| g.preds(s).iter().copied())
-        .filter(|&p| p != a && g.kind(p) != NodeKind::Alloc)
+        .flat_map(|&s| f.preds(s).iter().copied())
+        .filter(|&p| p != a && f.kind(p) != NodeKind::Alloc)
         .collect();
     cand.sort_unstable();
     cand.dedup();
     if succs.len() > 1 {
-        cand.retain(|&p| succs.iter().all(|&s| reaches(g, p, s, topo_pos)));
+        cand.retain(|&p| {
+            succs
+                .iter()
+                .all(|&s| search.reaches(|x| f.preds(x), p, s, topo_pos))
+        });
     }
     cand
 }
 
-/// Whether there is a path `from -> ... -> to`, searching backwards from `to`
-/// through nodes that come after `from` in the stored topological order.
-fn reaches(g: &Graph, from: NodeIdx, to: NodeIdx, topo_pos: &[u32]) -> bool {
-    if g.preds(to).contains(&from) {
-        return true;
-    }
-    let limit = topo_pos[from as usize];
-    let mut seen = HashSet::new();
-    let mut stack = vec![to];
-    while let Some(x) = stack.pop() {
-        for &p in g.preds(x) {
-            if p == from {
-                return true;
-            }
-            if topo_pos[p as usize] > limit && seen.insert(p) {
-                stack.push(p);
-            }
+/// Backward reachability searches that share one visited table.
+struct Search {
+    /// `mark[v] == round`: v was visited in the current search.
+    mark: Vec<u32>,
+    round: u32,
+    stack: Vec<NodeIdx>,
+}
+
+impl Search {
+    fn new(n: usize) -> Self {
+        Search {
+            mark: vec![0; n],
+            round: 0,
+            stack: Vec::new(),
         }
     }
-    false
+
+    /// Whether there is a path `from -> ... -> to` (`from != to`) in the
+    /// graph given by `preds`, searching backwards from `to` through nodes
+    /// that come after `from` in `topo_pos`, a topological order of it.
+    fn reaches<'p>(
+        &mut self,
+        preds: impl Fn(NodeIdx) -> &'p [NodeIdx],
+        from: NodeIdx,
+        to: NodeIdx,
+        topo_pos: &[u32],
+    ) -> bool {
+        let limit = topo_pos[from as usize];
+        if topo_pos[to as usize] <= limit {
+            return false;
+        }
+        if preds(to).contains(&from) {
+            return true;
+        }
+        self.round += 1;
+        if self.round == u32::MAX {
+            self.mark.fill(0);
+            self.round = 1;
+        }
+        self.stack.clear();
+        self.stack.push(to);
+        while let Some(x) = self.stack.pop() {
+            for &p in preds(x) {
+                if p == from {
+                    return true;
+                }
+                if topo_pos[p as usize] > limit && self.mark[p as usize] != self.round {
+                    self.mark[p as usize] = self.round;
+                    self.stack.push(p);
+                }
+            }
+        }
+        false
+    }
 }
 
 /// Nodes array order with each moved ALLOC placed just before its target.
@@ -122,38 +257,6 @@ fn reorder(g: &Graph, moved: &[Option<NodeIdx>]) -> Vec<NodeIdx> {
         order.push(v);
     }
     order
-}
-
-/// Adds ALLOC -> FREE for every FREE the kept edges no longer reach from its ALLOC.
-fn add_missing_free_edges(g: &Graph, edges: &mut Vec<(NodeIdx, NodeIdx)>) {
-    let n = g.node_count();
-    let mut preds: Vec<Vec<NodeIdx>> = vec![Vec::new(); n];
-    for &(u, v) in edges.iter() {
-        preds[v as usize].push(u);
-    }
-    let mut extra = Vec::new();
-    let mut seen = vec![u32::MAX; n];
-    for f in g.nodes().filter(|&v| g.kind(v) == NodeKind::Free) {
-        let a = g.partner(f).expect("a valid FREE has an ALLOC");
-        let mut stack = vec![f];
-        let mut found = false;
-        while let Some(x) = stack.pop() {
-            if x == a {
-                found = true;
-                break;
-            }
-            for &p in &preds[x as usize] {
-                if seen[p as usize] != f {
-                    seen[p as usize] = f;
-                    stack.push(p);
-                }
-            }
-        }
-        if !found {
-            extra.push((a, f));
-        }
-    }
-    edges.extend(extra);
 }
 
 /// A new graph with `g`'s nodes in `order` and the given edges (in their
@@ -188,6 +291,7 @@ mod tests {
     use super::*;
     use crate::corpus::gen::{generate, GenSpec};
     use crate::graph::GraphBuilder;
+    use std::collections::HashSet;
 
     fn edge_set(g: &Graph) -> Vec<(i64, i64)> {
         let mut e: Vec<(i64, i64)> = g
@@ -416,5 +520,279 @@ mod tests {
             }
         }
         assert!(compared >= 10, "only {compared} tiny graphs compared");
+    }
+
+    /// The same nodes in the same order and the same edges in the same order.
+    fn assert_same(a: &Graph, b: &Graph, what: &str) {
+        assert_eq!(a.ids(), b.ids(), "{what}: node order");
+        assert_eq!(a.to_raw().edges, b.to_raw().edges, "{what}: edges");
+    }
+
+    /// Every (from id, to id) with a path from -> ... -> to, over all nodes.
+    fn full_closure(g: &Graph) -> HashSet<(i64, i64)> {
+        let mut out = HashSet::new();
+        for u in g.nodes() {
+            let mut seen = vec![false; g.node_count()];
+            let mut stack = vec![u];
+            while let Some(x) = stack.pop() {
+                for &y in g.succs(x) {
+                    if !seen[y as usize] {
+                        seen[y as usize] = true;
+                        stack.push(y);
+                        out.insert((g.id(u), g.id(y)));
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// ALLOC 0 -> producer 1 -> FREE 2; producer 1 -> ALLOC 3 -> consumer 4
+    /// -> FREE 5: the producer precedes the consumer only through ALLOC 3.
+    fn producer_alloc_consumer() -> Graph {
+        let mut b = GraphBuilder::new();
+        let a0 = b.alloc(100, 0);
+        let prod = b.op("producer");
+        let f0 = b.free(0);
+        let a1 = b.alloc(100, 1);
+        let cons = b.op("consumer");
+        let f1 = b.free(1);
+        for (u, v) in [(a0, prod), (prod, f0), (prod, a1), (a1, cons), (cons, f1)] {
+            b.edge(u, v);
+        }
+        b.build().unwrap()
+    }
+
+    #[test]
+    fn an_order_carried_only_by_an_alloc_in_edge_is_kept() {
+        let g = producer_alloc_consumer();
+        let flo = to_encoding(&g, AllocEncoding::Floating).unwrap();
+        let anch = to_encoding(&g, AllocEncoding::Anchored).unwrap();
+        for (t, what) in [(&flo, "floating"), (&anch, "anchored")] {
+            assert!(compute_closure(t).contains(&(1, 4)), "{what}");
+            assert_eq!(compute_closure(t), compute_closure(&g), "{what}");
+            assert_eq!(t.ids(), g.ids(), "{what}");
+        }
+        // The bridge producer -> consumer; anchored also anchors ALLOC 3 on
+        // the producer, as the lowering of producer -> consumer would.
+        assert_eq!(edge_set(&flo), vec![(0, 1), (1, 2), (1, 4), (3, 4), (4, 5)]);
+        assert_eq!(
+            edge_set(&anch),
+            vec![(0, 1), (1, 2), (1, 3), (1, 4), (3, 4), (4, 5)]
+        );
+        assert_same(
+            &to_encoding(&flo, AllocEncoding::Floating).unwrap(),
+            &flo,
+            "F(F)",
+        );
+        assert_same(
+            &to_encoding(&anch, AllocEncoding::Anchored).unwrap(),
+            &anch,
+            "A(A)",
+        );
+        assert_eq!(
+            edge_set(&to_encoding(&anch, AllocEncoding::Floating).unwrap()),
+            edge_set(&flo)
+        );
+        // A chain of ALLOCs carries the order too: 0 -> A1 -> A2 -> 3.
+        let mut b = GraphBuilder::new();
+        let p = b.op("p");
+        let x = b.alloc(1, 0);
+        let y = b.alloc(1, 1);
+        let c = b.op("c");
+        for (u, v) in [(p, x), (x, y), (y, c)] {
+            b.edge(u, v);
+        }
+        let g = b.build().unwrap();
+        for enc in [AllocEncoding::Floating, AllocEncoding::Anchored] {
+            let t = to_encoding(&g, enc).unwrap();
+            assert!(edge_set(&t).contains(&(p, c)), "{enc:?}");
+            assert!(!edge_set(&t).contains(&(x, y)), "{enc:?}");
+            assert_same(&to_encoding(&t, enc).unwrap(), &t, "idempotent");
+        }
+    }
+
+    #[test]
+    fn alloc_to_alloc_edges_are_dropped_and_both_encodings_are_idempotent() {
+        // conv -> ALLOC 1 <- ALLOC 2: neither ALLOC feeds a non-ALLOC node,
+        // so neither is anchored; the ALLOC -> ALLOC edge is dropped.
+        let mut b = GraphBuilder::new();
+        let conv = b.op("conv");
+        let a1 = b.alloc(8, 1);
+        let a2 = b.alloc(8, 2);
+        b.edge(conv, a1);
+        b.edge(a2, a1);
+        let g = b.build().unwrap();
+        for enc in [AllocEncoding::Floating, AllocEncoding::Anchored] {
+            let t = to_encoding(&g, enc).unwrap();
+            assert_eq!(edge_set(&t), vec![], "{enc:?}");
+            assert_same(&to_encoding(&t, enc).unwrap(), &t, "idempotent");
+        }
+        // ALLOC a -> ALLOC b -> op -> FREE a: a keeps its FREE (the repair
+        // a -> FREE a) and, anchored, runs after op, the FREE's predecessor.
+        let mut b = GraphBuilder::new();
+        let a = b.alloc(1, 0);
+        let bb = b.alloc(1, 1);
+        let op = b.op("op");
+        let f = b.free(0);
+        for (u, v) in [(a, bb), (bb, op), (op, f)] {
+            b.edge(u, v);
+        }
+        let g = b.build().unwrap();
+        let flo = to_encoding(&g, AllocEncoding::Floating).unwrap();
+        let anch = to_encoding(&g, AllocEncoding::Anchored).unwrap();
+        assert_eq!(edge_set(&flo), vec![(a, f), (bb, op), (op, f)]);
+        assert_eq!(edge_set(&anch), vec![(a, f), (bb, op), (op, a), (op, f)]);
+        assert_eq!(anch.ids(), &[bb, op, a, f], "ALLOC a delayed to its FREE");
+        assert_same(
+            &to_encoding(&flo, AllocEncoding::Floating).unwrap(),
+            &flo,
+            "F(F)",
+        );
+        assert_same(
+            &to_encoding(&anch, AllocEncoding::Anchored).unwrap(),
+            &anch,
+            "A(A)",
+        );
+    }
+
+    /// A random small DAG: ALLOCs, compute nodes and FREEs (each of an
+    /// earlier ALLOC, with an edge from it if no path), forward edges of a
+    /// random density, ALLOC -> ALLOC edges included; the Nodes array is
+    /// sometimes shuffled (program order not a schedule).
+    fn random_dag(seed: u64) -> Graph {
+        let mut rng = crate::rng::Rng::new(seed);
+        let n = rng.range(3, 11) as usize;
+        let density = [0.15, 0.3, 0.5][rng.below(3) as usize];
+        let mut b = GraphBuilder::new();
+        let mut unfreed: Vec<(i64, i64)> = Vec::new(); // (ALLOC id, buffer)
+                                                       // The ALLOC of each FREE.
+        let partner: Vec<Option<usize>> = (0..n)
+            .map(|v| {
+                let r = rng.below(3);
+                if r == 2 && !unfreed.is_empty() {
+                    let (a, buf) = unfreed.remove(rng.below(unfreed.len() as u64) as usize);
+                    b.free(buf);
+                    return Some(a as usize);
+                } else if r == 0 {
+                    let a = b.alloc(rng.range(1, 100), v as i64);
+                    unfreed.push((a, v as i64));
+                } else {
+                    b.op("op");
+                }
+                None
+            })
+            .collect();
+        let mut anc = vec![0u64; n];
+        for j in 0..n {
+            for i in 0..j {
+                if rng.chance(density) {
+                    b.edge(i as i64, j as i64);
+                    anc[j] |= anc[i] | 1 << i;
+                }
+            }
+            if let Some(a) = partner[j] {
+                if anc[j] & 1 << a == 0 {
+                    b.edge(a as i64, j as i64);
+                    anc[j] |= anc[a] | 1 << a;
+                }
+            }
+        }
+        let mut raw = b.into_raw();
+        if rng.chance(0.25) {
+            rng.shuffle(&mut raw.nodes);
+        }
+        Graph::from_raw(raw).unwrap()
+    }
+
+    #[test]
+    fn random_dags_keep_compute_orders_and_both_encodings_are_idempotent() {
+        let brute = crate::solvers::Brute;
+        let ctx = crate::solvers::SolveContext::default();
+        let mut graphs: Vec<(String, Graph)> = (0..300)
+            .map(|seed| (format!("random seed {seed}"), random_dag(seed)))
+            .collect();
+        for seed in 0..10 {
+            for enc in ["anchored", "floating"] {
+                for spec in ["tensor-program:ops=6,two=0.3", "series-parallel:ops=5"] {
+                    let mut s = GenSpec::parse(spec).unwrap();
+                    s.params.insert("allocs".into(), enc.into());
+                    let g = generate(&s, seed).unwrap();
+                    graphs.push((format!("{spec} {enc} seed {seed} first"), allocs_first(&g)));
+                    graphs.push((format!("{spec} {enc} seed {seed}"), g));
+                }
+            }
+        }
+        let (mut with_alloc_chains, mut bridged, mut compared) = (0, 0, 0);
+        let is_alloc = |g: &Graph, v: NodeIdx| g.kind(v) == NodeKind::Alloc;
+        for (what, g) in &graphs {
+            let flo = to_encoding(g, AllocEncoding::Floating).unwrap();
+            let anch = to_encoding(g, AllocEncoding::Anchored).unwrap();
+            if g.nodes()
+                .any(|a| is_alloc(g, a) && g.preds(a).iter().any(|&p| is_alloc(g, p)))
+            {
+                with_alloc_chains += 1;
+            }
+            let closure = full_closure(g);
+            if edge_set(&flo).iter().any(|e| !edge_set(g).contains(e)) {
+                bridged += 1;
+            }
+            // Orders among non-ALLOC nodes: the same in both encodings.
+            assert_eq!(
+                compute_closure(&flo),
+                compute_closure(g),
+                "{what}: floating"
+            );
+            assert_eq!(
+                compute_closure(&anch),
+                compute_closure(g),
+                "{what}: anchored"
+            );
+            // Floating relaxes G: every edge is an order of G.
+            assert!(edge_set(&flo).iter().all(|e| closure.contains(e)), "{what}");
+            assert_eq!(flo.ids(), g.ids(), "{what}: floating keeps the order");
+            for a in flo.nodes().filter(|&a| is_alloc(&flo, a)) {
+                assert!(flo.preds(a).is_empty(), "{what}: floating ALLOC");
+            }
+            for a in anch.nodes().filter(|&a| is_alloc(&anch, a)) {
+                let preds = anch.preds(a);
+                assert!(preds.iter().all(|&p| !is_alloc(&anch, p)), "{what}");
+            }
+            // Idempotent, and each encoding is reached from the other.
+            let ff = to_encoding(&flo, AllocEncoding::Floating).unwrap();
+            let aa = to_encoding(&anch, AllocEncoding::Anchored).unwrap();
+            assert_same(&ff, &flo, &format!("{what}: F(F)"));
+            assert_same(&aa, &anch, &format!("{what}: A(A)"));
+            let fa = to_encoding(&anch, AllocEncoding::Floating).unwrap();
+            let af = to_encoding(&flo, AllocEncoding::Anchored).unwrap();
+            assert_eq!(edge_set(&fa), edge_set(&flo), "{what}: F(A)");
+            assert_eq!(edge_set(&af), edge_set(&anch), "{what}: A(F)");
+            assert_eq!(af.ids(), anch.ids(), "{what}: A(F) order");
+            // Program order: kept valid, the anchored peak no higher.
+            if g.program_order_is_topological() {
+                assert!(flo.program_order_is_topological(), "{what}");
+                assert!(anch.program_order_is_topological(), "{what}");
+                let program = |g: &Graph| {
+                    crate::schedule::check(g, &g.nodes().collect::<Vec<_>>())
+                        .unwrap()
+                        .peak
+                };
+                assert_eq!(program(&flo), program(g), "{what}");
+                assert!(program(&anch) <= program(g), "{what}");
+            }
+            // The optimum: anchoring costs nothing; floating never costs.
+            if g.node_count() <= 9 {
+                let opt = |g: &Graph| crate::solvers::run(&brute, g, &ctx).peak.unwrap();
+                assert_eq!(opt(&anch), opt(&flo), "{what}");
+                assert!(opt(&flo) <= opt(g), "{what}");
+                compared += 1;
+            }
+        }
+        assert!(
+            with_alloc_chains >= 30,
+            "{with_alloc_chains} with ALLOC -> ALLOC"
+        );
+        assert!(bridged >= 30, "only {bridged} graphs needed a bridge");
+        assert!(compared >= 50, "only {compared} optima compared");
     }
 }
