@@ -138,6 +138,20 @@ fn missing_and_negative_size() {
     );
 }
 
+/// An integer too large even for JSON's u64 reading is named as out of
+/// range, not as a float (which is how the parser sees it).
+#[test]
+fn an_integer_beyond_64_bits_is_out_of_range() {
+    assert_invalid(
+        r#"{"Nodes": [{"Id": 99999999999999999999, "Op": "A"}], "Edges": []}"#,
+        &["Id 1e20 is out of range"],
+    );
+    assert_invalid(
+        r#"{"Nodes": [{"Id": 1.5, "Op": "A"}], "Edges": []}"#,
+        &["invalid type: floating point", "an integer for Id"],
+    );
+}
+
 #[test]
 fn alloc_or_free_without_bufid() {
     assert_invalid(

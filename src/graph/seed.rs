@@ -290,6 +290,13 @@ impl<'de> Visitor<'de> for IntegerField {
         Ok(Integer(v))
     }
     fn visit_f64<E: de::Error>(self, v: f64) -> Result<Integer, E> {
+        // JSON integers beyond u64 reach here as floats: say what is wrong.
+        if v.is_finite() && v.fract() == 0.0 && v.abs() >= 2f64.powi(63) {
+            return Err(E::custom(format!(
+                "{} {v:e} is out of range: it must fit a 64-bit integer",
+                self.0
+            )));
+        }
         Err(E::invalid_type(de::Unexpected::Float(v), &self))
     }
 }
