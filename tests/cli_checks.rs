@@ -232,11 +232,27 @@ fn cli_checks_restarts_and_rule_mode_are_checked_and_warned() {
         "{}",
         stderr(&o)
     );
+    for budget in [&["--max-states", "5"][..], &["--memory-budget", "1MiB"][..]] {
+        let mut all = vec!["schedule", "-", "--solver", "kahn"];
+        all.extend_from_slice(budget);
+        let o = run(&all, Some(EXAMPLE));
+        assert_eq!(o.status.code(), Some(0));
+        assert!(
+            stderr(&o).contains(
+                "warning: --max-states and --memory-budget have no effect on solver `kahn`"
+            ),
+            "{}",
+            stderr(&o)
+        );
+    }
     // Where they apply: no warning.
     for args in [
         &["--solver", "noisy:delta,id", "--restarts", "3"][..],
         &["--solver", "random-moves", "--restarts", "2"][..],
         &["--solver", "rule:delta,type,id", "--rule-mode", "moves"][..],
+        &["--solver", "exact", "--max-states", "1000"][..],
+        &["--solver", "best-heuristic", "--memory-budget", "1GiB"][..],
+        &["--solver", "kahn"][..],
     ] {
         let mut all = vec!["schedule", "-"];
         all.extend_from_slice(args);

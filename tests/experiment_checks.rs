@@ -253,7 +253,7 @@ fn shipped_configs_pass_the_new_checks() {
 #[test]
 fn resuming_under_other_settings_is_refused() {
     let tmp = tempfile::tempdir().unwrap();
-    let with_random = CHAINS.replace("\"kahn\"", "\"kahn\", \"random\"");
+    let with_random = CHAINS.replace("\"kahn\"", "\"kahn\", \"random\", \"exact\"");
     let a = write(
         tmp.path(),
         "a.toml",
@@ -283,9 +283,10 @@ fn resuming_under_other_settings_is_refused() {
     }
     // A config.toml naming a solver this build does not know is still compared.
     let recorded = fs::read_to_string(out.join("config.toml")).unwrap();
+    assert!(recorded.contains("\"exact\"]"), "{recorded}");
     fs::write(
         out.join("config.toml"),
-        recorded.replace("\"random\"]", "\"random\", \"no-such-solver\"]"),
+        recorded.replace("\"exact\"]", "\"exact\", \"no-such-solver\"]"),
     )
     .unwrap();
     fs::write(&a, format!("restarts = 4\n{with_random}")).unwrap();
@@ -452,4 +453,19 @@ fn a_damaged_row_is_solved_again_with_a_warning() {
             .collect()
     };
     assert_eq!(strip(&after), strip(&before));
+}
+
+/// A `[budget]` no solver of the config reads is a warning, as `restarts`
+/// is; with a search among the solvers, none.
+#[test]
+fn a_budget_no_solver_reads_is_a_warning() {
+    let tmp = tempfile::tempdir().unwrap();
+    let budget = "[budget]\nmax_states = 5\n";
+    let cfg = write(tmp.path(), "b.toml", &format!("{CHAINS}{budget}"));
+    let err = ok(&["run", &cfg, "--out", s(&tmp.path().join("o1")), "-q"]);
+    assert!(err.contains("warning: [budget] has no effect"), "{err}");
+    let with_exact = CHAINS.replace("\"kahn\"", "\"kahn\", \"exact\"");
+    let cfg = write(tmp.path(), "b.toml", &format!("{with_exact}{budget}"));
+    let err = ok(&["run", &cfg, "--out", s(&tmp.path().join("o2")), "-q"]);
+    assert!(!err.contains("warning"), "{err}");
 }

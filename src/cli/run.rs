@@ -5,6 +5,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use memsched::experiment::{self, Config, ExperimentError, Plan, RunOptions, Shard};
+use memsched::solvers;
 
 use super::InvalidInput;
 
@@ -72,6 +73,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             "warning: restarts = {} has no effect: no solver of {} restarts (only those whose \
              `memsched solvers` line says \"best of --restarts K\")",
             config.restarts,
+            args.config.display()
+        );
+    }
+    if config.budget() != solvers::Budget::default() && !config.budget_applies() {
+        eprintln!(
+            "warning: [budget] has no effect: no solver of {} reads it (it bounds the \
+             searches: exact, dp, and best-heuristic and anneal through exact's greedy)",
             args.config.display()
         );
     }

@@ -178,13 +178,19 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             "warning: --restarts has no effect on solver `{shown}` (only the solvers whose `memsched solvers` line says \"best of --restarts K\" restart)"
         );
     }
-    let graph = read_graph(&args.graph)?;
-    let mut ctx = SolveContext::new(seed, time_limit);
-    ctx.restarts = restarts.unwrap_or(1);
-    ctx.budget = Budget {
+    let budget = Budget {
         max_states: args.max_states,
         max_memory_bytes: args.memory_budget,
     };
+    if budget != Budget::default() && !solver.abilities().budgeted {
+        eprintln!(
+            "warning: --max-states and --memory-budget have no effect on solver `{shown}` (they bound the searches: exact, dp, and best-heuristic and anneal through exact's greedy)"
+        );
+    }
+    let graph = read_graph(&args.graph)?;
+    let mut ctx = SolveContext::new(seed, time_limit);
+    ctx.restarts = restarts.unwrap_or(1);
+    ctx.budget = budget;
     let report = solvers::run(solver.as_ref(), &graph, &ctx);
     let program = solvers::run(&ProgramOrder, &graph, &SolveContext::default());
     let text = match args.format {

@@ -359,6 +359,15 @@ impl Config {
         any_restarts(self.baselines.iter().chain(&self.solvers))
     }
 
+    /// Whether some solver or baseline reads the `[budget]` (when none does,
+    /// it changes nothing).
+    pub fn budget_applies(&self) -> bool {
+        self.baselines
+            .iter()
+            .chain(&self.solvers)
+            .any(|n| solvers::build(n).is_ok_and(|s| s.abilities().budgeted))
+    }
+
     /// The budget for searches.
     pub fn budget(&self) -> Budget {
         Budget {

@@ -392,8 +392,8 @@ struct Settings {
 
 /// Refuses to resume into a directory whose rows were solved under another
 /// `time_limit`, `restarts` (when its rows include a solver that restarts,
-/// listed in the new config or not) or `[budget]`: its rows would mix two
-/// settings under one config. Other
+/// listed in the new config or not) or `[budget]` (when its rows include a
+/// solver that reads it): its rows would mix two settings under one config. Other
 /// keys only add or drop items: a new solver or graph is solved, the rows
 /// of a dropped one are kept. A `config.toml` that cannot be read is an
 /// error too: the rows' settings are then unknown.
@@ -426,13 +426,17 @@ fn check_same_settings(
     // Rows of a restarting solver were solved under the old `restarts`,
     // whether or not the new config still lists that solver.
     let solved: std::collections::BTreeSet<&String> = existing.iter().map(|r| &r.solver).collect();
-    if old.restarts != config.restarts && config::any_restarts(solved.into_iter()) {
+    if old.restarts != config.restarts && config::any_restarts(solved.iter().copied()) {
         differ.push(format!(
             "`restarts` ({}, now {})",
             old.restarts, config.restarts
         ));
     }
-    if old.budget != config.budget {
+    // Likewise the budget, for rows of a solver that reads it.
+    let budgeted = solved
+        .iter()
+        .any(|n| solvers::build(n).is_ok_and(|s| s.abilities().budgeted));
+    if old.budget != config.budget && budgeted {
         differ.push("`[budget]`".to_string());
     }
     if differ.is_empty() {

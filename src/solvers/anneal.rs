@@ -325,6 +325,8 @@ impl Scheduler for Anneal {
         Abilities {
             seeded: true,
             anytime: true,
+            // Its default start, best-heuristic, runs the search's greedy.
+            budgeted: true,
             ..Abilities::default()
         }
     }

@@ -126,6 +126,7 @@ impl Scheduler for BestOf {
                 exact: acc.exact || a.exact,
                 anytime: acc.anytime || a.anytime,
                 restarts: acc.restarts || a.restarts,
+                budgeted: acc.budgeted || a.budgeted,
             }
         })
     }

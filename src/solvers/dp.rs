@@ -43,6 +43,7 @@ impl Scheduler for Dp {
     fn abilities(&self) -> Abilities {
         Abilities {
             exact: true,
+            budgeted: true,
             ..Default::default()
         }
     }

@@ -64,6 +64,10 @@ pub struct Abilities {
     /// It keeps the best of [`SolveContext::restarts`] seeded runs
     /// (`--restarts K`, an experiment's `restarts`).
     pub restarts: bool,
+    /// It reads [`SolveContext::budget`] (`--max-states`,
+    /// `--memory-budget`, an experiment's `[budget]`), itself or through a
+    /// member or its start.
+    pub budgeted: bool,
 }
 
 /// A memory-aware scheduler.

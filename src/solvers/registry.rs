@@ -296,6 +296,51 @@ mod tests {
         }
     }
 
+    /// A solver without the `budgeted` ability gives the same result under
+    /// the smallest budget as under the default one (so `schedule` is right
+    /// to warn that the budget flags change nothing for it), and the
+    /// searches have the ability.
+    #[test]
+    fn budgeted_ability_is_honest() {
+        use crate::corpus::gen::{generate, GenSpec};
+        use crate::solvers::{run, Budget, SolveContext};
+        let graphs: Vec<_> = [
+            "tensor-program:ops=5",
+            "tensor-program:ops=5,allocs=floating",
+        ]
+        .iter()
+        .map(|spec| generate(&GenSpec::parse(spec).unwrap(), 3).unwrap())
+        .collect();
+        let tiny = SolveContext {
+            budget: Budget {
+                max_states: 1,
+                max_memory_bytes: 1,
+            },
+            ..SolveContext::default()
+        };
+        for info in list() {
+            let name = info.name.replace("EXPR", "delta,id");
+            let Ok(solver) = build(&name) else {
+                continue; // not in this build
+            };
+            if solver.abilities().budgeted {
+                continue;
+            }
+            for g in &graphs {
+                let free = run(solver.as_ref(), g, &SolveContext::default());
+                let bound = run(solver.as_ref(), g, &tiny);
+                assert_eq!(
+                    (free.status.label(), free.order),
+                    (bound.status.label(), bound.order),
+                    "{name} reads the budget"
+                );
+            }
+        }
+        for name in ["exact", "dp", "best-heuristic", "anneal"] {
+            assert!(build(name).unwrap().abilities().budgeted, "{name}");
+        }
+    }
+
     /// A solver left out of this build by a cargo feature says so.
     #[cfg(not(feature = "ilp"))]
     #[test]

@@ -26,6 +26,13 @@ impl Scheduler for MoveGreedy {
         "move-greedy".into()
     }
 
+    fn abilities(&self) -> crate::solvers::Abilities {
+        crate::solvers::Abilities {
+            budgeted: true,
+            ..Default::default()
+        }
+    }
+
     fn solve(&self, g: &Graph, ctx: &SolveContext) -> Outcome {
         let n = g.node_count();
         let Some(reach) = Reach::within_budget(g, ctx.budget.max_memory_bytes) else {

@@ -120,6 +120,7 @@ impl Scheduler for Exact {
         Abilities {
             exact: true,
             anytime: true,
+            budgeted: true,
             ..Abilities::default()
         }
     }
