@@ -469,3 +469,28 @@ fn a_budget_no_solver_reads_is_a_warning() {
     let err = ok(&["run", &cfg, "--out", s(&tmp.path().join("o2")), "-q"]);
     assert!(!err.contains("warning"), "{err}");
 }
+
+/// A graph whose only baseline fails (its Nodes order breaks the edges, so
+/// `program` has no order) is named in a warning: its reductions are empty.
+#[test]
+fn a_graph_without_a_valid_baseline_is_named() {
+    let tmp = tempfile::tempdir().unwrap();
+    let graph = write(
+        tmp.path(),
+        "backwards.json",
+        r#"{"Nodes": [{"Id": 1, "Op": "FREE", "BufId": 7}, {"Id": 0, "Op": "ALLOC", "Size": 8, "BufId": 7}],
+            "Edges": [[0, 1]]}"#,
+    );
+    let config = |baselines: &str| {
+        format!("solvers = [\"kahn\"]\nbaselines = [{baselines}]\nplots = []\n[graphs]\nfiles = [\"{graph}\"]\n")
+    };
+    let cfg = write(tmp.path(), "c.toml", &config("\"program\""));
+    let err = ok(&["run", &cfg, "--out", s(&tmp.path().join("o1")), "-q"]);
+    assert!(
+        err.contains("1 graph(s) have no valid baseline") && err.contains("`backwards`"),
+        "{err}"
+    );
+    let cfg = write(tmp.path(), "c.toml", &config("\"program\", \"kahn\""));
+    let err = ok(&["run", &cfg, "--out", s(&tmp.path().join("o2")), "-q"]);
+    assert!(!err.contains("no valid baseline"), "{err}");
+}

@@ -99,6 +99,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         start.elapsed().as_secs_f64(),
         summary.out.display()
     );
+    for w in &summary.warnings {
+        eprintln!("warning: {w}");
+    }
     if summary.malformed > 0 {
         eprintln!(
             "warning: {} line(s) of {} were not rows (edited by hand?): they were dropped \

@@ -78,7 +78,7 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Finished, ExperimentError> 
     let path = out.join(PROFILES);
     fs::write(&path, profiles).map_err(|e| ExperimentError::io("write", &path, e))?;
     let mut done = finish(out, &config)?;
-    done.warnings = warnings;
+    done.warnings.splice(0..0, warnings);
     Ok(done)
 }
 

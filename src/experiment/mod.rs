@@ -62,7 +62,8 @@ pub struct Finished {
     pub rows: usize,
     /// Plot files written (PNG and SVG).
     pub plots: Vec<String>,
-    /// Things the caller should tell the user (`merge`: items without a row).
+    /// Things the caller should tell the user: graphs without a valid
+    /// baseline, and for `merge` items without a row.
     pub warnings: Vec<String>,
 }
 
@@ -73,6 +74,7 @@ pub fn finish(out: &Path, config: &Config) -> Result<Finished, ExperimentError> 
     let runs = out.join(runner::RUNS);
     let rows = rows::read_rows(&runs).map_err(|e| ExperimentError::io("read", &runs, e))?;
     let rows = rows::finalize(rows, &config.baselines);
+    let warnings = no_baseline_warning(&rows, config).into_iter().collect();
     rows::write_rows(&runs, &rows).map_err(|e| ExperimentError::io("write", &runs, e))?;
     let order = config.all_solvers();
     let summary = summary::summarize(&rows, &order);
@@ -86,6 +88,36 @@ pub fn finish(out: &Path, config: &Config) -> Result<Finished, ExperimentError> 
     Ok(Finished {
         rows: rows.len(),
         plots,
-        warnings: Vec::new(),
+        warnings,
     })
+}
+
+/// Graphs none of whose baselines gave a checked order (their
+/// `reduction_pct` stays empty), named in a warning.
+fn no_baseline_warning(rows: &[rows::Row], config: &Config) -> Option<String> {
+    const SHOWN: usize = 5;
+    let graphs: std::collections::BTreeSet<&str> = rows
+        .iter()
+        .filter(|r| r.baseline_peak_bytes.is_none())
+        .map(|r| r.graph.as_str())
+        .collect();
+    if graphs.is_empty() {
+        return None;
+    }
+    let mut names: Vec<String> = graphs
+        .iter()
+        .take(SHOWN)
+        .map(|g| format!("`{g}`"))
+        .collect();
+    if graphs.len() > SHOWN {
+        names.push(format!("and {} more", graphs.len() - SHOWN));
+    }
+    Some(format!(
+        "{} graph(s) have no valid baseline ({} gave no checked order), so their \
+         reduction_pct is empty: {} (a Nodes order that breaks the edges fails `program`; \
+         add `kahn` to `baselines` as a fallback)",
+        graphs.len(),
+        config.baselines.join(", "),
+        names.join(", ")
+    ))
 }

@@ -64,6 +64,8 @@ pub struct RunSummary {
     /// Complete lines of `runs.csv` that were not rows when the run
     /// started: dropped, and their items solved again.
     pub malformed: usize,
+    /// What the final pass asks the user to know (see [`super::Finished`]).
+    pub warnings: Vec<String>,
 }
 
 /// The memory profile of one solve of the Tetris graph (`tetris.jsonl`).
@@ -341,7 +343,7 @@ fn run_with(
             restored.push(path.clone());
         }
     }
-    super::finish(out, config)?;
+    let finished = super::finish(out, config)?;
     Ok(RunSummary {
         items: items.len(),
         resumed: items.len() - pending.len(),
@@ -350,6 +352,7 @@ fn run_with(
         out: out.clone(),
         restored,
         malformed,
+        warnings: finished.warnings,
     })
 }
 
