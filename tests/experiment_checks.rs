@@ -281,7 +281,8 @@ fn resuming_under_other_settings_is_refused() {
         assert!(err.contains(named) && err.contains("--fresh"), "{err}");
         assert_eq!(fs::read_to_string(out.join("runs.csv")).unwrap(), before);
     }
-    // A config.toml naming a solver this build does not know is still compared.
+    // A config.toml naming a solver this build does not know is still read
+    // (its settings, not its solvers, are compared).
     let recorded = fs::read_to_string(out.join("config.toml")).unwrap();
     assert!(recorded.contains("\"exact\"]"), "{recorded}");
     fs::write(
@@ -364,6 +365,9 @@ fn absurd_threads_and_a_file_as_output_are_refused() {
     let err = run_invalid(&cfg, Path::new(&file));
     assert!(err.contains("exists and is not a directory"), "{err}");
     let err = invalid(&["merge", s(&out), "--out", &file]);
+    assert!(err.contains("exists and is not a directory"), "{err}");
+    let under = Path::new(&file).join("sub");
+    let err = run_invalid(&cfg, &under);
     assert!(err.contains("exists and is not a directory"), "{err}");
     assert_eq!(fs::read_to_string(&file).unwrap(), "not a directory");
 }
@@ -493,4 +497,35 @@ fn a_graph_without_a_valid_baseline_is_named() {
     let cfg = write(tmp.path(), "c.toml", &config("\"program\", \"kahn\""));
     let err = ok(&["run", &cfg, "--out", s(&tmp.path().join("o2")), "-q"]);
     assert!(!err.contains("no valid baseline"), "{err}");
+}
+
+/// A shard holds some of a graph's rows: a graph whose baseline row is in
+/// another shard is not reported as lacking a baseline.
+#[test]
+fn a_shard_without_the_baseline_rows_does_not_warn() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = write(
+        tmp.path(),
+        "s.toml",
+        "solvers = [\"kahn\", \"seed-greedy\"]\nplots = []\n[graphs]\ngenerate = [{ spec = \"chain:length=3\", seeds = \"0..2\" }]\n",
+    );
+    for shard in ["0/3", "1/3", "2/3"] {
+        let out = tmp.path().join(shard.replace('/', "-"));
+        let err = ok(&["run", &cfg, "--out", s(&out), "-q", "--shard", shard]);
+        assert!(!err.contains("no valid baseline"), "{shard}: {err}");
+    }
+}
+
+/// Seed ranges each within their cap can still multiply into a plan too
+/// large to hold: an error, not an abort.
+#[test]
+fn a_plan_too_large_to_hold_is_a_config_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = write(
+        tmp.path(),
+        "big.toml",
+        "solvers = [\"random\"]\nseeds = \"0..1000000\"\nplots = []\n[graphs]\ngenerate = [{ spec = \"chain:length=3\", seeds = \"0..1000000\" }]\n",
+    );
+    let err = run_invalid(&cfg, &tmp.path().join("o"));
+    assert!(err.contains("at most 100000000 are allowed"), "{err}");
 }

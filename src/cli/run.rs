@@ -15,7 +15,7 @@ pub struct Args {
     #[arg(value_name = "CONFIG")]
     config: PathBuf,
     /// Worker threads (default: every core; at most 4096, and never more
-    /// than the solves to run).
+    /// than the larger of the solves to run and the cores).
     #[arg(long, short = 'j', value_name = "N")]
     threads: Option<usize>,
     /// Output directory (default: `results/NAME`, or `results/NAME/shard-K-of-N` with --shard).

@@ -17,6 +17,9 @@ use super::config::{expand_glob, Config};
 use crate::corpus::gen::GenSpec;
 use crate::solvers;
 
+/// Most solves one experiment may plan (each item is a few dozen bytes in
+/// memory, and a row on disk).
+const MAX_ITEMS: u128 = 100_000_000;
 /// Where a graph comes from.
 #[derive(Debug, Clone, PartialEq)]
 pub enum GraphSource {
@@ -209,6 +212,17 @@ impl Plan {
             })
             .collect::<Result<Vec<_>, String>>()?;
         let seeds = config.seeds.expand()?;
+        let per_graph: u128 = solvers
+            .iter()
+            .map(|e| if e.seeded { seeds.len() as u128 } else { 1 })
+            .sum();
+        let total = per_graph * graphs.len() as u128;
+        if total > MAX_ITEMS {
+            return Err(format!(
+                "the config makes {total} solves (graphs x solvers x seeds); at most \
+                 {MAX_ITEMS} are allowed: split it into several experiments"
+            ));
+        }
         let mut items = Vec::new();
         for g in 0..graphs.len() {
             for (s, entry) in solvers.iter().enumerate() {

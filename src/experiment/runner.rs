@@ -229,8 +229,10 @@ fn run_with(
         .filter(|it| !done.contains(&plan.key(it)))
         .copied()
         .collect();
-    // No more threads than solves to run (each thread is an OS thread).
-    let threads = opts.threads.map_or(0, |t| t.min(pending.len().max(1)));
+    // No more threads than solves to run or cores (each is an OS thread;
+    // best-ofs and restarts also use the pool, so keep the cores).
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let threads = opts.threads.map_or(0, |t| t.min(pending.len().max(cores)));
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
@@ -380,8 +382,8 @@ pub(super) fn check_same_experiment(
 }
 
 /// The settings of a results directory's `config.toml` that change what a
-/// row means, read leniently (unknown keys and solvers ignored, defaults as
-/// in [`Config`]), so that a config an older or other build wrote is still
+/// row means, read leniently (other keys ignored, defaults as in
+/// [`Config`]), so that a config an older or other build wrote is still
 /// compared.
 #[derive(serde::Deserialize)]
 struct Settings {
@@ -454,15 +456,17 @@ fn check_same_settings(
 }
 
 /// Refuses an output directory that exists as a file (or anything but a
-/// directory), before anything is written.
+/// directory), or lies under one, before anything is written.
 pub(super) fn check_out_is_not_a_file(out: &Path) -> Result<(), ExperimentError> {
-    if out.exists() && !out.is_dir() {
-        return Err(ExperimentError::Config(format!(
-            "the output directory {} exists and is not a directory: choose another --out",
-            out.display()
-        )));
+    match out.ancestors().find(|p| p.exists()) {
+        Some(p) if !p.is_dir() => Err(ExperimentError::Config(format!(
+            "the output directory {} cannot be made: {} exists and is not a directory; \
+             choose another --out",
+            out.display(),
+            p.display()
+        ))),
+        _ => Ok(()),
     }
-    Ok(())
 }
 
 /// The `name` in a results directory's `config.toml`, if it has one (read
@@ -491,7 +495,8 @@ struct Recorded {
 impl Recorded {
     fn from_rows(rows: &[Row]) -> Self {
         let mut graphs = std::collections::HashMap::new();
-        for r in rows {
+        // A graph that could not be loaded mid-run has rows of 0 nodes.
+        for r in rows.iter().filter(|r| r.nodes > 0) {
             let entry = graphs
                 .entry(r.graph.clone())
                 .or_insert((r.nodes, r.edges, None));

@@ -325,8 +325,9 @@ impl Scheduler for Anneal {
         Abilities {
             seeded: true,
             anytime: true,
-            // Its default start, best-heuristic, runs the search's greedy.
-            budgeted: true,
+            // As its start (by default best-heuristic, which runs the
+            // search's greedy).
+            budgeted: self.start.abilities().budgeted,
             ..Abilities::default()
         }
     }

@@ -139,6 +139,10 @@ macro_rules! op_scheduler {
 }
 pub(crate) use op_scheduler;
 
+/// Most op-user (or op-buffer) pairs an [`OpView`] holds: 1 GiB of each.
+/// Lowered graphs have about one pair per edge.
+const MAX_PAIRS: usize = 1 << 28;
+
 /// Marker for "no op" in op-indexed tables.
 const NO_OP: u32 = u32::MAX;
 
@@ -182,11 +186,12 @@ impl OpView {
     /// one search per op writing its users and uses straight into CSR rows
     /// and claiming the ALLOCs it owns.
     ///
-    /// Fails when the view would hold more op-user or op-buffer pairs than
-    /// its `u32` offsets index: ALLOC/FREE nodes that many ops both feed
-    /// and read make the view quadratic in the graph.
+    /// Fails when the view would hold more than [`MAX_PAIRS`] op-user or
+    /// op-buffer pairs: ALLOC/FREE nodes that many ops both feed and read
+    /// make the view quadratic in the graph, and past that it would take
+    /// gigabytes (its `u32` offsets stay in range).
     pub fn new(g: &Graph) -> Result<OpView, String> {
-        Self::with_pair_limit(g, u32::MAX as usize)
+        Self::with_pair_limit(g, MAX_PAIRS)
     }
 
     /// [`OpView::new`], failing beyond `limit` pairs of either kind.
@@ -278,7 +283,8 @@ impl OpView {
             if user_targets.len().max(use_targets.len()) > limit {
                 return Err(format!(
                     "the op view is too large: more than {limit} op-user or op-buffer \
-                     pairs by op `{}` (ALLOC/FREE nodes shared by many ops make it quadratic)",
+                     pairs, reached at op `{}` (ALLOC/FREE nodes shared by many ops make it \
+                     quadratic)",
                     g.id(u)
                 ));
             }

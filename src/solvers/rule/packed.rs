@@ -177,14 +177,15 @@ fn sum_bounds(
 }
 
 /// The word of a static float sum for every node, equal to what
-/// [`encode_term`] gives: each node's terms are added in order from the
-/// neutral element `Iterator::sum` starts from, then `0.0` is added as the
-/// absent noise is.
+/// [`encode_term`] gives: each node's terms are added in order, then `0.0`
+/// as the absent noise is. (`Iterator::sum` starts from `-0.0`, this from
+/// `0.0`: the two differ only on a sum of `-0.0`s, which that last `+ 0.0`
+/// turns into `0.0` either way.)
 ///
 /// # Complexity
 /// O(n · terms), one sequential pass per term.
 fn float_sum_words(g: &Graph, adj: &Adj, s: &Statics, sum: &[(f64, Feature)]) -> Vec<u64> {
-    let mut acc = vec![std::iter::empty::<f64>().sum::<f64>(); g.node_count()];
+    let mut acc = vec![0.0f64; g.node_count()];
     for &(w, f) in sum {
         match f {
             Feature::Latency => {

@@ -202,16 +202,15 @@ pub fn parse(rule: &str) -> Result<Key, RuleError> {
 }
 
 /// Refuses whitespace between two characters of words or numbers
-/// (`delta id`, `0. 5*size`): stripping it would parse text the user never
-/// wrote.
+/// (`delta id`, `0. 5*size`, `1e -3`): stripping it would parse text the
+/// user never wrote.
 fn split_word(rule: &str) -> Result<(), RuleError> {
     let word = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '.';
     for term in rule.split(',') {
         let tokens: Vec<&str> = term.split_whitespace().collect();
-        if tokens
-            .windows(2)
-            .any(|w| w[0].ends_with(word) && w[1].starts_with(word))
-        {
+        if tokens.windows(2).any(|w| {
+            (w[0].ends_with(word) && w[1].starts_with(word)) || splits_exponent(w[0], w[1])
+        }) {
             return Err(syntax(
                 term.trim(),
                 "a space inside a word or number; separate terms with commas",
@@ -219,6 +218,17 @@ fn split_word(rule: &str) -> Result<(), RuleError> {
         }
     }
     Ok(())
+}
+
+/// Whether `a b` is a number's exponent split by a space: `1e -3` or `1e- 3`.
+fn splits_exponent(a: &str, b: &str) -> bool {
+    let digit = |c: char| c.is_ascii_digit();
+    let ends_in_e = |s: &str| {
+        s.strip_suffix(['e', 'E'])
+            .is_some_and(|m| m.ends_with(|c: char| digit(c) || c == '.'))
+    };
+    (ends_in_e(a) && b.starts_with(['+', '-']))
+        || (a.strip_suffix(['+', '-']).is_some_and(ends_in_e) && b.starts_with(digit))
 }
 
 fn syntax(term: &str, message: impl Into<String>) -> RuleError {
@@ -423,12 +433,15 @@ mod tests {
             parse(" -height , 0.5 * delta + id ").unwrap().text,
             "-height,0.5*delta+id"
         );
+        assert_eq!(parse("size - 1e-3 * rise").unwrap().text, "size-1e-3*rise");
         for bad in [
             "delta id",
             "delta, type id",
             "0. 5*delta",
             "de lta",
             "2 3*size",
+            "1e -3*delta",
+            "1e- 3*delta",
         ] {
             let e = parse(bad).unwrap_err().to_string();
             assert!(e.contains("a space inside a word"), "{bad}: {e}");
