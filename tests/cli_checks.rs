@@ -76,19 +76,20 @@ fn cli_checks_schedule_and_transform_name_the_invalid_file() {
 
 #[test]
 fn cli_checks_io_errors_are_not_repeated() {
-    // The output directory cannot be created: its parent is a file.
+    // An output directory under a file is refused up front, naming the file.
     let (_dir, file) = file_with("not a directory");
     let out = format!("{file}/results");
     let config = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/configs/tiny.toml");
     let o = run(&["run", config, "--quiet", "--out", &out], None);
+    assert_exit_2(&o, &[&format!("{file} exists and is not a directory")]);
+    // A report that cannot be written: the failed operation is named, and
+    // the OS error appears once.
+    let report = format!("{file}/report.txt");
+    let o = run(&["schedule", "-", "--out", &report], Some(EXAMPLE));
     let err = stderr(&o);
-    assert_ne!(o.status.code(), Some(0), "{err}");
+    assert_eq!(o.status.code(), Some(1), "{err}");
     assert!(!err.contains("panicked"), "{err}");
-    // The failed operation is named (reading the old rows fails first).
-    assert!(
-        err.contains(&format!("cannot read {out}/runs.csv")),
-        "{err}"
-    );
+    assert!(err.contains(&format!("cannot write {report}")), "{err}");
     assert_eq!(
         err.matches("(os error").count(),
         1,
