@@ -78,9 +78,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     if config.budget() != solvers::Budget::default() && !config.budget_applies() {
         eprintln!(
-            "warning: [budget] has no effect: no solver of {} reads it (it bounds the \
-             searches: exact, dp, and best-heuristic and anneal through exact's greedy)",
-            args.config.display()
+            "warning: [budget] has no effect: no solver of {} reads it (only {} do)",
+            args.config.display(),
+            solvers::names_with(|a| a.budgeted).join(", ")
         );
     }
     let start = Instant::now();

@@ -184,7 +184,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     if budget != Budget::default() && !solver.abilities().budgeted {
         eprintln!(
-            "warning: --max-states and --memory-budget have no effect on solver `{shown}` (they bound the searches: exact, dp, and best-heuristic and anneal through exact's greedy)"
+            "warning: --max-states and --memory-budget have no effect on solver `{shown}` (only {} read them)",
+            solvers::names_with(|a| a.budgeted).join(", ")
         );
     }
     let graph = read_graph(&args.graph)?;

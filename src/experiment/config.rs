@@ -227,10 +227,13 @@ pub struct Config {
 fn default_seeds() -> Seeds {
     Seeds::List(vec![0])
 }
-/// Whether any of the solvers `names` keeps the best of several restarts
-/// (names this build cannot make do not).
-pub(super) fn any_restarts<'a>(mut names: impl Iterator<Item = &'a String>) -> bool {
-    names.any(|n| solvers::build(n).is_ok_and(|s| s.abilities().restarts))
+/// Whether any of the solvers `names` has the ability `has` (names this
+/// build cannot make do not).
+pub(super) fn any_has<'a>(
+    mut names: impl Iterator<Item = &'a String>,
+    has: impl Fn(&solvers::Abilities) -> bool,
+) -> bool {
+    names.any(|n| solvers::build(n).is_ok_and(|s| has(&s.abilities())))
 }
 
 pub(super) fn default_time_limit() -> f64 {
@@ -356,16 +359,13 @@ impl Config {
     /// Whether some solver or baseline keeps the best of `restarts` runs
     /// (when none does, `restarts` changes nothing).
     pub fn restarts_apply(&self) -> bool {
-        any_restarts(self.baselines.iter().chain(&self.solvers))
+        any_has(self.baselines.iter().chain(&self.solvers), |a| a.restarts)
     }
 
     /// Whether some solver or baseline reads the `[budget]` (when none does,
     /// it changes nothing).
     pub fn budget_applies(&self) -> bool {
-        self.baselines
-            .iter()
-            .chain(&self.solvers)
-            .any(|n| solvers::build(n).is_ok_and(|s| s.abilities().budgeted))
+        any_has(self.baselines.iter().chain(&self.solvers), |a| a.budgeted)
     }
 
     /// The budget for searches.

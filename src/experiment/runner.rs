@@ -431,17 +431,16 @@ fn check_same_settings(
     // Rows of a restarting solver were solved under the old `restarts`,
     // whether or not the new config still lists that solver.
     let solved: std::collections::BTreeSet<&String> = existing.iter().map(|r| &r.solver).collect();
-    if old.restarts != config.restarts && config::any_restarts(solved.iter().copied()) {
+    let solved_any =
+        |has: fn(&solvers::Abilities) -> bool| config::any_has(solved.iter().copied(), has);
+    if old.restarts != config.restarts && solved_any(|a| a.restarts) {
         differ.push(format!(
             "`restarts` ({}, now {})",
             old.restarts, config.restarts
         ));
     }
     // Likewise the budget, for rows of a solver that reads it.
-    let budgeted = solved
-        .iter()
-        .any(|n| solvers::build(n).is_ok_and(|s| s.abilities().budgeted));
-    if old.budget != config.budget && budgeted {
+    if old.budget != config.budget && solved_any(|a| a.budgeted) {
         differ.push("`[budget]`".to_string());
     }
     if differ.is_empty() {

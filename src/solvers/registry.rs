@@ -10,7 +10,7 @@ use super::published::{
     inductor_default, xla_default, InductorBfs, InductorDfs, InductorLpmf, XlaDfs, XlaList,
     XlaPostOrder,
 };
-use super::{Anneal, Brute, Dp, Exact, Kahn, ProgramOrder, Scheduler, SeedGreedy};
+use super::{Abilities, Anneal, Brute, Dp, Exact, Kahn, ProgramOrder, Scheduler, SeedGreedy};
 
 /// Why a solver name could not be turned into a solver.
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
@@ -210,6 +210,16 @@ const ENTRIES: &[Entry] = &[
         make: plain::<super::Ilp>,
     },
 ];
+
+/// The plain names (no `EXPR`) of the solvers in this build with the
+/// ability `has`, in registry order: for messages that name them.
+pub fn names_with(has: impl Fn(&Abilities) -> bool) -> Vec<String> {
+    list()
+        .into_iter()
+        .filter(|info| build(&info.name).is_ok_and(|s| has(&s.abilities())))
+        .map(|info| info.name)
+        .collect()
+}
 
 /// Every solver, in registry order.
 pub fn list() -> Vec<SolverInfo> {
