@@ -528,6 +528,14 @@ mod tests {
         assert_eq!(a.to_raw().edges, b.to_raw().edges, "{what}: edges");
     }
 
+    /// Each encoding, transformed again into itself, is unchanged.
+    fn assert_idempotent(flo: &Graph, anch: &Graph, what: &str) {
+        let ff = to_encoding(flo, AllocEncoding::Floating).unwrap();
+        let aa = to_encoding(anch, AllocEncoding::Anchored).unwrap();
+        assert_same(&ff, flo, &format!("{what}: F(F)"));
+        assert_same(&aa, anch, &format!("{what}: A(A)"));
+    }
+
     /// Every (from id, to id) with a path from -> ... -> to, over all nodes.
     fn full_closure(g: &Graph) -> HashSet<(i64, i64)> {
         let mut out = HashSet::new();
@@ -580,16 +588,7 @@ mod tests {
             edge_set(&anch),
             vec![(0, 1), (1, 2), (1, 3), (1, 4), (3, 4), (4, 5)]
         );
-        assert_same(
-            &to_encoding(&flo, AllocEncoding::Floating).unwrap(),
-            &flo,
-            "F(F)",
-        );
-        assert_same(
-            &to_encoding(&anch, AllocEncoding::Anchored).unwrap(),
-            &anch,
-            "A(A)",
-        );
+        assert_idempotent(&flo, &anch, "");
         assert_eq!(
             edge_set(&to_encoding(&anch, AllocEncoding::Floating).unwrap()),
             edge_set(&flo)
@@ -644,16 +643,7 @@ mod tests {
         assert_eq!(edge_set(&flo), vec![(a, f), (bb, op), (op, f)]);
         assert_eq!(edge_set(&anch), vec![(a, f), (bb, op), (op, a), (op, f)]);
         assert_eq!(anch.ids(), &[bb, op, a, f], "ALLOC a delayed to its FREE");
-        assert_same(
-            &to_encoding(&flo, AllocEncoding::Floating).unwrap(),
-            &flo,
-            "F(F)",
-        );
-        assert_same(
-            &to_encoding(&anch, AllocEncoding::Anchored).unwrap(),
-            &anch,
-            "A(A)",
-        );
+        assert_idempotent(&flo, &anch, "");
     }
 
     /// A random small DAG: ALLOCs, compute nodes and FREEs (each of an
@@ -759,10 +749,7 @@ mod tests {
                 assert!(preds.iter().all(|&p| !is_alloc(&anch, p)), "{what}");
             }
             // Idempotent, and each encoding is reached from the other.
-            let ff = to_encoding(&flo, AllocEncoding::Floating).unwrap();
-            let aa = to_encoding(&anch, AllocEncoding::Anchored).unwrap();
-            assert_same(&ff, &flo, &format!("{what}: F(F)"));
-            assert_same(&aa, &anch, &format!("{what}: A(A)"));
+            assert_idempotent(&flo, &anch, what);
             let fa = to_encoding(&anch, AllocEncoding::Floating).unwrap();
             let af = to_encoding(&flo, AllocEncoding::Anchored).unwrap();
             assert_eq!(edge_set(&fa), edge_set(&flo), "{what}: F(A)");
