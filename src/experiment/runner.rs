@@ -28,7 +28,7 @@ use super::ExperimentError;
 use crate::corpus::gen;
 use crate::graph::{seed, Graph};
 use crate::schedule;
-use crate::solvers::{self, Scheduler, SolveContext, Status};
+use crate::solvers::{self, ProgramOrder, Scheduler, SolveContext, Status};
 
 /// How to run (the CLI flags, resolved).
 #[derive(Debug, Clone, Default)]
@@ -488,7 +488,16 @@ const KEEP_ONE: usize = 100_000;
 /// now (its file was edited) would mix rows of two graphs under one name.
 #[derive(Default)]
 struct Recorded {
-    graphs: std::collections::HashMap<String, (usize, usize, Option<u64>)>,
+    graphs: std::collections::HashMap<String, RecordedGraph>,
+}
+
+/// One graph as its rows in `runs.csv` describe it.
+#[derive(Clone, Copy)]
+struct RecordedGraph {
+    nodes: usize,
+    edges: usize,
+    /// The peak of a valid `program` row, if there is one.
+    program_peak: Option<u64>,
 }
 
 impl Recorded {
@@ -496,11 +505,13 @@ impl Recorded {
         let mut graphs = std::collections::HashMap::new();
         // A graph that could not be loaded mid-run has rows of 0 nodes.
         for r in rows.iter().filter(|r| r.nodes > 0) {
-            let entry = graphs
-                .entry(r.graph.clone())
-                .or_insert((r.nodes, r.edges, None));
+            let entry = graphs.entry(r.graph.clone()).or_insert(RecordedGraph {
+                nodes: r.nodes,
+                edges: r.edges,
+                program_peak: None,
+            });
             if r.solver == "program" && r.valid {
-                entry.2 = entry.2.or(r.peak_bytes);
+                entry.program_peak = entry.program_peak.or(r.peak_bytes);
             }
         }
         Recorded { graphs }
@@ -509,7 +520,11 @@ impl Recorded {
     /// Why `graph`, loaded now as `g`, is not the graph its rows were
     /// solved on, if it is not.
     fn changed(&self, graph: &str, g: &Graph) -> Option<String> {
-        let &(nodes, edges, program_peak) = self.graphs.get(graph)?;
+        let RecordedGraph {
+            nodes,
+            edges,
+            program_peak,
+        } = *self.graphs.get(graph)?;
         if (nodes, edges) != (g.node_count(), g.edge_count()) {
             return Some(format!(
                 "{} nodes and {} edges now, {nodes} and {edges} in runs.csv",
@@ -518,11 +533,8 @@ impl Recorded {
             ));
         }
         let peak = program_peak?;
-        let now = g
-            .program_order_is_topological()
-            .then(|| schedule::check(g, &g.nodes().collect::<Vec<_>>()).ok())
-            .flatten()
-            .map(|r| r.peak);
+        // As the `program` row was made: the solver's checked peak.
+        let now = solvers::run(&ProgramOrder, g, &SolveContext::default()).peak;
         (now != Some(peak)).then(|| {
             let now = now.map_or("none (not a schedule)".into(), |p| p.to_string());
             format!("program-order peak {now} now, {peak} in runs.csv")
