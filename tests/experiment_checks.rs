@@ -2,8 +2,11 @@
 //! and an error naming it (no panic, no silent rows): a time limit beyond
 //! Duration's range, graphs that cannot be loaded, an unknown `tetris_graph`,
 //! a graph file listed twice, an output directory of another experiment,
-//! directories of different experiments merged; and a merge of some shards
-//! only warns which are missing.
+//! directories of different experiments merged, a resume on a graph edited
+//! since its rows were solved (even keeping counts and the program-order
+//! peak: its content fingerprint tells), a merge of rows solved on two
+//! versions of a graph; and a merge of some shards only warns which are
+//! missing.
 
 use std::fs;
 use std::path::Path;
@@ -374,8 +377,8 @@ fn absurd_threads_and_a_file_as_output_are_refused() {
 
 /// A graph file edited between two runs into one directory: its new rows
 /// would sit beside rows of the old graph under one name, so resuming is
-/// refused, whether its size changed or only its sizes (the program
-/// order's peak tells).
+/// refused, whether its size changed or only its sizes (its content
+/// fingerprint tells).
 #[test]
 fn resuming_on_an_edited_graph_file_is_refused() {
     let tmp = tempfile::tempdir().unwrap();
@@ -408,6 +411,189 @@ fn resuming_on_an_edited_graph_file_is_refused() {
     // The original graph resumes.
     fs::write(&graph, &example).unwrap();
     ok(&["run", &cfg, "--out", s(&out), "-q"]);
+}
+
+/// Two buffers in a chain, the second not live at the program order's
+/// peak (100), and a compute node with a `Latency`.
+const TWO_BUFFERS: &str = r#"{"Nodes": [
+    {"Id": 0, "Op": "ALLOC", "Size": 100, "BufId": 1},
+    {"Id": 1, "Op": "Matmul", "Latency": 1.5},
+    {"Id": 2, "Op": "FREE", "BufId": 1},
+    {"Id": 3, "Op": "ALLOC", "Size": 10, "BufId": 2},
+    {"Id": 4, "Op": "FREE", "BufId": 2}],
+  "Edges": [[0, 1], [1, 2], [2, 3], [3, 4]]}"#;
+
+/// The graphs recorded in a results directory's `fingerprints.toml`.
+fn fingerprints(dir: &Path) -> std::collections::BTreeMap<String, String> {
+    let text = fs::read_to_string(dir.join("fingerprints.toml")).unwrap();
+    let table: toml::Table = toml::from_str(&text).unwrap();
+    assert_eq!(table["scheme"].as_integer(), Some(1), "{text}");
+    let graphs = table["graphs"].as_table().unwrap();
+    graphs
+        .iter()
+        .map(|(name, fp)| {
+            let fp = fp.as_str().unwrap().to_string();
+            assert!(
+                fp.len() == 16 && fp.bytes().all(|b| b.is_ascii_hexdigit()),
+                "{fp}"
+            );
+            (name.clone(), fp)
+        })
+        .collect()
+}
+
+/// An edit that keeps the node and edge counts and the program-order peak
+/// (a latency, or the size of a buffer not live at the peak) changes the
+/// graph's content fingerprint: resuming is refused, naming the graph.
+/// Without `fingerprints.toml` (a directory of an older version) the
+/// counts and the peak decide, and such an edit passes.
+#[test]
+fn resuming_on_a_graph_edited_keeping_counts_and_peak_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let graph = write(tmp.path(), "twobuf.json", TWO_BUFFERS);
+    let config = |solvers: &str| {
+        format!(
+            "name = \"fp\"\nsolvers = [{solvers}]\nplots = []\n[graphs]\nfiles = [\"{graph}\"]\n"
+        )
+    };
+    let cfg = write(tmp.path(), "c.toml", &config("\"kahn\""));
+    let out = tmp.path().join("out");
+    ok(&["run", &cfg, "--out", s(&out), "-q"]);
+    let recorded = fingerprints(&out);
+    assert_eq!(recorded.keys().collect::<Vec<_>>(), ["twobuf"]);
+    let before = fs::read_to_string(out.join("runs.csv")).unwrap();
+    fs::write(&cfg, config("\"kahn\", \"seed-greedy\"")).unwrap();
+    let relatency = TWO_BUFFERS.replace("\"Latency\": 1.5", "\"Latency\": 2.5");
+    let resized = TWO_BUFFERS.replace("\"Size\": 10,", "\"Size\": 20,");
+    for edited in [&relatency, &resized] {
+        assert_ne!(edited, TWO_BUFFERS);
+        fs::write(&graph, edited).unwrap();
+        let err = run_invalid(&cfg, &out);
+        assert!(
+            err.contains("graph `twobuf`")
+                && err.contains("twobuf.json")
+                && err.contains("content differs")
+                && err.contains("--fresh"),
+            "{err}"
+        );
+        assert_eq!(fs::read_to_string(out.join("runs.csv")).unwrap(), before);
+        assert_eq!(fingerprints(&out), recorded, "the record is kept");
+    }
+    // Without the record, only counts and peak are compared: not seen.
+    fs::remove_file(out.join("fingerprints.toml")).unwrap();
+    ok(&["run", &cfg, "--out", s(&out), "-q"]);
+    let now = fingerprints(&out);
+    assert_ne!(now["twobuf"], recorded["twobuf"], "the edited graph's");
+    // The original graph now differs from the record, and is refused.
+    fs::write(&graph, TWO_BUFFERS).unwrap();
+    fs::write(&cfg, config("\"kahn\", \"seed-greedy\", \"random\"")).unwrap();
+    let err = run_invalid(&cfg, &out);
+    assert!(err.contains("graph `twobuf`"), "{err}");
+    // A damaged record is an error naming the file, not a silent fallback.
+    fs::write(
+        out.join("fingerprints.toml"),
+        "scheme = 1\n[graphs]\ntwobuf = \"zz\"\n",
+    )
+    .unwrap();
+    let err = run_invalid(&cfg, &out);
+    assert!(
+        err.contains("fingerprints.toml") && err.contains("`twobuf`"),
+        "{err}"
+    );
+}
+
+/// A resume on unedited graphs runs; `fingerprints.toml` holds one entry
+/// per graph loaded, a graph with nothing left to run keeps its entry,
+/// and --fresh starts the record over.
+#[test]
+fn an_unedited_resume_runs_and_records_every_graph() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = write(tmp.path(), "c.toml", CHAINS);
+    let out = tmp.path().join("out");
+    ok(&["run", &cfg, "--out", s(&out), "-q"]);
+    let first = fingerprints(&out);
+    let names: Vec<&str> = first.keys().map(String::as_str).collect();
+    assert_eq!(
+        names,
+        ["chain:length=3#0", "chain:length=3#1", "chain:length=3#2"]
+    );
+    // One graph more: only it is loaded, the others keep their entries.
+    fs::write(&cfg, CHAINS.replace("0..3", "0..4")).unwrap();
+    let err = ok(&["run", &cfg, "--out", s(&out), "-q"]);
+    assert!(err.contains("2 run now, 6 already done"), "{err}");
+    let second = fingerprints(&out);
+    assert_eq!(second.len(), 4);
+    assert!(first.iter().all(|(k, v)| second[k] == *v), "{second:?}");
+    // A solver more: every graph is loaded and checked again, unchanged.
+    let more = CHAINS
+        .replace("0..3", "0..4")
+        .replace("\"kahn\"", "\"kahn\", \"seed-greedy\"");
+    fs::write(&cfg, more).unwrap();
+    let err = ok(&["run", &cfg, "--out", s(&out), "-q"]);
+    assert!(err.contains("4 run now, 8 already done"), "{err}");
+    assert_eq!(fingerprints(&out), second);
+    // --fresh forgets the graphs no longer in the config.
+    fs::write(&cfg, CHAINS.replace("0..3", "0..2")).unwrap();
+    ok(&["run", &cfg, "--out", s(&out), "-q", "--fresh"]);
+    assert_eq!(fingerprints(&out).len(), 2);
+}
+
+/// `merge` unites the inputs' fingerprints, and refuses two inputs whose
+/// rows were solved on different contents of one graph, naming it and both
+/// directories, before anything is written.
+#[test]
+fn merge_unites_fingerprints_and_refuses_conflicting_ones() {
+    let tmp = tempfile::tempdir().unwrap();
+    // Shards 0/3 and 1/3 of CHAINS hold graphs #0, #1 and #0, #2.
+    let cfg = write(tmp.path(), "c.toml", CHAINS);
+    let (s0, s1, m) = (
+        tmp.path().join("s0"),
+        tmp.path().join("s1"),
+        tmp.path().join("m"),
+    );
+    ok(&["run", &cfg, "--out", s(&s0), "-q", "--shard", "0/3"]);
+    ok(&["run", &cfg, "--out", s(&s1), "-q", "--shard", "1/3"]);
+    assert_eq!((fingerprints(&s0).len(), fingerprints(&s1).len()), (2, 2));
+    ok(&["merge", s(&s0), s(&s1), "--out", s(&m)]);
+    let merged = fingerprints(&m);
+    assert_eq!(merged.len(), 3);
+    assert_eq!(
+        merged["chain:length=3#1"],
+        fingerprints(&s0)["chain:length=3#1"]
+    );
+    // One graph file, edited between two runs of one config.
+    let graph = write(tmp.path(), "twobuf.json", TWO_BUFFERS);
+    let cfg = write(
+        tmp.path(),
+        "f.toml",
+        &format!(
+            "name = \"f\"\nsolvers = [\"kahn\"]\nplots = []\n[graphs]\nfiles = [\"{graph}\"]\n"
+        ),
+    );
+    let (oa, ob, m2) = (
+        tmp.path().join("oa"),
+        tmp.path().join("ob"),
+        tmp.path().join("m2"),
+    );
+    ok(&["run", &cfg, "--out", s(&oa), "-q"]);
+    fs::write(
+        &graph,
+        TWO_BUFFERS.replace("\"Latency\": 1.5", "\"Latency\": 2.5"),
+    )
+    .unwrap();
+    ok(&["run", &cfg, "--out", s(&ob), "-q"]);
+    let err = invalid(&["merge", s(&oa), s(&ob), "--out", s(&m2)]);
+    assert!(
+        err.contains("`twobuf`")
+            && err.contains(s(&oa))
+            && err.contains(s(&ob))
+            && err.contains("fingerprint"),
+        "{err}"
+    );
+    assert!(!m2.exists(), "nothing written");
+    // One of them alone merges.
+    ok(&["merge", s(&ob), "--out", s(&m2)]);
+    assert_eq!(fingerprints(&m2), fingerprints(&ob));
 }
 
 /// The seed example with one more compute node (no edges).

@@ -10,18 +10,21 @@
 //! ([`super::finish`]) recomputes baselines, best known peaks and gaps over
 //! the union and draws the plots. Items of the plan with no row (a shard left
 //! out or interrupted) are reported in [`Finished::warnings`], with the
-//! missing shards named from the directories' `shards.toml`.
+//! missing shards named from the directories' `shards.toml`. The graphs'
+//! fingerprints (`fingerprints.toml`) are united too: two directories whose
+//! rows were solved on different contents of one graph are refused.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 
 use super::config::Config;
+use super::fingerprint::{self, Fingerprints};
 use super::plan::{Plan, Shard};
 use super::rows;
 use super::runner::{
     check_out_is_not_a_file, check_same_experiment, read_shards, write_shards, ALL_SHARDS, CONFIG,
-    PROFILES, RUNS, SHARDS,
+    FINGERPRINTS, PROFILES, RUNS, SHARDS,
 };
 use super::{finish, ExperimentError, Finished};
 
@@ -47,6 +50,7 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Finished, ExperimentError> 
     )?;
     let mut all = Vec::new();
     let mut profiles = String::new();
+    let mut fingerprints = United::default();
     for d in dirs {
         let runs = d.join(RUNS);
         if !runs.is_file() {
@@ -55,7 +59,13 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Finished, ExperimentError> 
                 d.display()
             )));
         }
-        all.extend(rows::read_rows(&runs).map_err(|e| ExperimentError::io("read", &runs, e))?);
+        let rows = rows::read_rows(&runs).map_err(|e| ExperimentError::io("read", &runs, e))?;
+        let graphs: BTreeSet<&str> = rows.iter().map(|r| r.graph.as_str()).collect();
+        let mut own = fingerprint::read(d)?;
+        // An entry without rows (a run stopped before its first solve) vouches for nothing.
+        own.retain(|name, _| graphs.contains(name.as_str()));
+        fingerprints.add(d, own)?;
+        all.extend(rows);
         if let Ok(text) = fs::read_to_string(d.join(PROFILES)) {
             for line in text.lines() {
                 profiles.push_str(line);
@@ -73,6 +83,7 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Finished, ExperimentError> 
     let union: Vec<String> = shards.iter().flatten().flatten().cloned().collect();
     let path = out.join(SHARDS);
     write_shards(out, union).map_err(|e| ExperimentError::io("write", &path, e))?;
+    fingerprint::write(out, &fingerprints.union())?;
     let path = out.join(RUNS);
     rows::write_rows(&path, &all).map_err(|e| ExperimentError::io("write", &path, e))?;
     let path = out.join(PROFILES);
@@ -80,6 +91,47 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Finished, ExperimentError> 
     let mut done = finish(out, &config)?;
     done.warnings.splice(0..0, warnings);
     Ok(done)
+}
+
+/// The inputs' fingerprints united, each remembering the first directory
+/// that recorded it.
+#[derive(Default)]
+struct United<'a> {
+    by_graph: BTreeMap<String, (fingerprint::Fingerprint, &'a Path)>,
+}
+
+impl<'a> United<'a> {
+    /// Adds `dir`'s fingerprints; refuses one that another input records
+    /// differently (their rows were solved on two versions of the graph).
+    fn add(&mut self, dir: &'a Path, own: Fingerprints) -> Result<(), ExperimentError> {
+        for (name, fp) in own {
+            match self.by_graph.get(&name) {
+                Some(&(first, first_dir)) if first != fp => {
+                    return Err(ExperimentError::Config(format!(
+                        "cannot merge {} and {}: their rows were solved on different \
+                         contents of graph `{name}` (fingerprint {first} in the first's \
+                         {FINGERPRINTS}, {fp} in the second's); rerun one of them on the \
+                         current graph file (--fresh)",
+                        first_dir.display(),
+                        dir.display()
+                    )))
+                }
+                Some(_) => {}
+                None => {
+                    self.by_graph.insert(name, (fp, dir));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Graph name -> fingerprint.
+    fn union(&self) -> Fingerprints {
+        self.by_graph
+            .iter()
+            .map(|(name, &(fp, _))| (name.clone(), fp))
+            .collect()
+    }
 }
 
 /// The config a results directory was made with (its `config.toml`).

@@ -4,12 +4,15 @@
 //! - [`config`] reads and validates `experiments/NAME.toml`.
 //! - [`plan`] turns it into numbered work items (graph x solver x seed) and shards.
 //! - [`runner`] runs the pending items in parallel, appending [`rows::Row`]s.
+//! - [`fingerprint`] digests a graph's content, so a resume notices a graph
+//!   file edited since its rows were solved.
 //! - [`finish`] is the final pass: [`rows::finalize`] fills the per-graph
 //!   columns, then [`summary`], [`plots`] and [`report`] write their files.
 //! - [`merge`] joins shard directories (of one config) and runs the final
 //!   pass on the union, warning about items without a row.
 
 pub mod config;
+pub mod fingerprint;
 pub mod merge;
 pub mod plan;
 pub mod plots;

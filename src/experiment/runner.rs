@@ -3,8 +3,9 @@
 //! [`run`] is the whole `memsched run`: it refuses an output directory of
 //! another experiment (another `name` in its `config.toml`), reads the rows
 //! already in `runs.csv` (resume), loads every graph with pending items once
-//! (a graph that cannot be loaded is invalid input, before any solve), writes
-//! the config and `shards.toml` beside the results, runs the missing
+//! (a graph that cannot be loaded, or that differs from the graph its rows
+//! were solved on, is invalid input, before any solve), writes the config,
+//! `shards.toml` and the graphs' fingerprints beside the results, runs the missing
 //! items on a rayon pool (graphs loaded once and shared, each solve checked by
 //! [`crate::solvers::run`], a panicking solver recorded as a `failed` row),
 //! appends and flushes each row behind a mutex, and ends with the final pass
@@ -22,6 +23,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::config::{self, BudgetSection, Config};
+use super::fingerprint::{self, Fingerprint, Fingerprints};
 use super::plan::{GraphEntry, GraphSource, Item, Plan, Shard};
 use super::rows::{self, Row};
 use super::ExperimentError;
@@ -92,6 +94,9 @@ pub const PROFILES: &str = "tetris.jsonl";
 pub const SHARDS: &str = "shards.toml";
 /// The entry of `shards.toml` for an unsharded run (every item).
 pub const ALL_SHARDS: &str = "all";
+/// The content fingerprint of each graph the directory's rows were solved
+/// on (see [`fingerprint`]): the resume check compares it.
+pub const FINGERPRINTS: &str = "fingerprints.toml";
 
 /// Graphs loaded on first use, shared by the items that need them, and
 /// dropped after their last pending item (so a scaling run holds only the
@@ -238,8 +243,14 @@ fn run_with(
         .build()
         .map_err(|e| ExperimentError::Config(format!("cannot start threads: {e}")))?;
     let store = GraphStore::new(&plan.graphs, &pending);
-    let recorded = Recorded::from_rows(&existing);
-    check_graphs(&plan, &store, &pending, &pool, &recorded)?;
+    // Without rows, old fingerprints describe nothing: every graph is loaded now.
+    let old_fingerprints = if existing.is_empty() {
+        Fingerprints::new()
+    } else {
+        fingerprint::read(out)?
+    };
+    let recorded = Recorded::from_rows(&existing, old_fingerprints);
+    let loaded = check_graphs(&plan, &store, &pending, &pool, &recorded)?;
     fs::create_dir_all(out).map_err(|e| ExperimentError::io("create directory", out, e))?;
     fs::write(&config_path, config.to_toml())
         .map_err(|e| ExperimentError::io("write", &config_path, e))?;
@@ -264,6 +275,10 @@ fn run_with(
             .map_or_else(|| ALL_SHARDS.to_string(), |s| s.to_string()),
     );
     write_shards(out, shards).map_err(|e| ExperimentError::io("write", &shards_path, e))?;
+    // Graphs not loaded now (no pending items) keep their old entry.
+    let mut fingerprints = recorded.fingerprints;
+    fingerprints.extend(loaded);
+    fingerprint::write(out, &fingerprints)?;
     // Rewrite what survived so appends start on a clean line.
     rows::write_rows(&runs_path, &existing)
         .map_err(|e| ExperimentError::io("write", &runs_path, e))?;
@@ -484,11 +499,14 @@ const KEEP_ELEMENTS: usize = 2_000_000;
 const KEEP_ONE: usize = 100_000;
 
 /// What the rows already in `runs.csv` say of each graph: its size and,
-/// from a valid `program` row, its program-order peak. A graph that differs
-/// now (its file was edited) would mix rows of two graphs under one name.
+/// from a valid `program` row, its program-order peak; and its content
+/// fingerprint from [`FINGERPRINTS`] (absent in directories of older
+/// versions). A graph that differs now (its file was edited) would mix rows
+/// of two graphs under one name.
 #[derive(Default)]
 struct Recorded {
     graphs: std::collections::HashMap<String, RecordedGraph>,
+    fingerprints: Fingerprints,
 }
 
 /// One graph as its rows in `runs.csv` describe it.
@@ -501,7 +519,7 @@ struct RecordedGraph {
 }
 
 impl Recorded {
-    fn from_rows(rows: &[Row]) -> Self {
+    fn from_rows(rows: &[Row], fingerprints: Fingerprints) -> Self {
         let mut graphs = std::collections::HashMap::new();
         // A graph that could not be loaded mid-run has rows of 0 nodes.
         for r in rows.iter().filter(|r| r.nodes > 0) {
@@ -514,12 +532,18 @@ impl Recorded {
                 entry.program_peak = entry.program_peak.or(r.peak_bytes);
             }
         }
-        Recorded { graphs }
+        Recorded {
+            graphs,
+            fingerprints,
+        }
     }
 
-    /// Why `graph`, loaded now as `g`, is not the graph its rows were
-    /// solved on, if it is not.
-    fn changed(&self, graph: &str, g: &Graph) -> Option<String> {
+    /// Why `graph`, loaded now as `g` with fingerprint `now`, is not the
+    /// graph its rows were solved on, if it is not. A graph without rows
+    /// has nothing to differ from. A recorded fingerprint decides; without
+    /// one, the counts and the program-order peak do (an edit that keeps
+    /// all three is then not seen).
+    fn changed(&self, graph: &str, g: &Graph, now: Fingerprint) -> Option<String> {
         let RecordedGraph {
             nodes,
             edges,
@@ -531,6 +555,14 @@ impl Recorded {
                 g.node_count(),
                 g.edge_count()
             ));
+        }
+        if let Some(&old) = self.fingerprints.get(graph) {
+            return (old != now).then(|| {
+                format!(
+                    "its content differs (fingerprint {now} now, {old} in {FINGERPRINTS}): a \
+                     size, latency, id, buffer or edge was changed"
+                )
+            });
         }
         let peak = program_peak?;
         // As the `program` row was made: the solver's checked peak.
@@ -547,17 +579,20 @@ impl Recorded {
 /// source before any solve runs, and so is a graph that differs from the
 /// one the rows in `runs.csv` were solved on (`recorded`). Small graphs are kept in `store` for the
 /// run (up to [`KEEP_ELEMENTS`] nodes plus edges in all); the others are
-/// dropped and loaded again when their items run.
+/// dropped and loaded again when their items run. Returns the fingerprints
+/// of the graphs loaded.
 ///
 /// # Complexity
-/// One load per graph with pending items; nothing is solved.
+/// One load and one fingerprint per graph with pending items; nothing is
+/// solved but, for a graph with rows and no recorded fingerprint, its
+/// program order.
 fn check_graphs(
     plan: &Plan,
     store: &GraphStore,
     pending: &[Item],
     pool: &rayon::ThreadPool,
     recorded: &Recorded,
-) -> Result<(), ExperimentError> {
+) -> Result<Fingerprints, ExperimentError> {
     let kept = AtomicUsize::new(0);
     let needed: Vec<usize> = pending
         .iter()
@@ -565,14 +600,16 @@ fn check_graphs(
         .collect::<std::collections::BTreeSet<_>>()
         .into_iter()
         .collect();
-    let problems: Vec<(usize, Problem)> = pool.install(|| {
+    let checked: Vec<(usize, Result<Fingerprint, Problem>)> = pool.install(|| {
         needed
             .par_iter()
             .with_max_len(1)
-            .filter_map(|&g| match load(&plan.graphs[g]) {
-                Ok(graph) => {
-                    if let Some(why) = recorded.changed(&plan.graphs[g].name, &graph) {
-                        return Some((g, Problem::Changed(why)));
+            .map(|&g| {
+                let graph = load(&plan.graphs[g]).map_err(Problem::Unreadable);
+                let checked = graph.and_then(|graph| {
+                    let fp = fingerprint::of(&graph);
+                    if let Some(why) = recorded.changed(&plan.graphs[g].name, &graph, fp) {
+                        return Err(Problem::Changed(why));
                     }
                     let size = graph.node_count() + graph.edge_count();
                     if size <= KEEP_ONE
@@ -580,17 +617,21 @@ fn check_graphs(
                     {
                         store.keep(g, graph);
                     }
-                    None
-                }
-                Err(e) => Some((g, Problem::Unreadable(e))),
+                    Ok(fp)
+                });
+                (g, checked)
             })
             .collect()
     });
     let (mut failed, mut changed) = (Vec::new(), Vec::new());
-    for (g, problem) in problems {
-        match problem {
-            Problem::Unreadable(e) => failed.push((g, e)),
-            Problem::Changed(why) => changed.push((g, why)),
+    let mut fingerprints = Fingerprints::new();
+    for (g, checked) in checked {
+        match checked {
+            Ok(fp) => {
+                fingerprints.insert(plan.graphs[g].name.clone(), fp);
+            }
+            Err(Problem::Unreadable(e)) => failed.push((g, e)),
+            Err(Problem::Changed(why)) => changed.push((g, why)),
         }
     }
     if !failed.is_empty() {
@@ -609,7 +650,7 @@ fn check_graphs(
             &changed,
         ));
     }
-    Ok(())
+    Ok(fingerprints)
 }
 
 /// Why a graph stops the run before any solve.
