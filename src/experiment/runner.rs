@@ -234,12 +234,9 @@ fn run_with(
         .filter(|it| !done.contains(&plan.key(it)))
         .copied()
         .collect();
-    // No more threads than solves to run or cores (each is an OS thread;
-    // best-ofs and restarts also use the pool, so keep the cores).
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let threads = opts.threads.map_or(0, |t| t.min(pending.len().max(cores)));
     let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
+        .num_threads(pool_size(opts.threads, pending.len(), cores))
         .build()
         .map_err(|e| ExperimentError::Config(format!("cannot start threads: {e}")))?;
     let store = GraphStore::new(&plan.graphs, &pending);
@@ -371,6 +368,14 @@ fn run_with(
         malformed,
         warnings: finished.warnings,
     })
+}
+
+/// Threads of the run's pool (0: rayon's default, one per core) for
+/// `--threads requested`: no more than the solves to run or the cores,
+/// whichever is larger (each thread is an OS thread; best-ofs and restarts
+/// also use the pool, so the cores are kept).
+fn pool_size(requested: Option<usize>, pending: usize, cores: usize) -> usize {
+    requested.map_or(0, |t| t.min(pending.max(cores)))
 }
 
 /// Refuses to write into `out` if it holds the results of another
@@ -912,6 +917,14 @@ mod tests {
     use super::*;
     use crate::experiment::Config;
     use crate::solvers::Outcome;
+
+    #[test]
+    fn the_pool_has_no_more_threads_than_solves_or_cores() {
+        assert_eq!(pool_size(None, 10, 2), 0, "default: rayon's, one per core");
+        assert_eq!(pool_size(Some(4096), 3, 2), 3, "capped at the solves");
+        assert_eq!(pool_size(Some(4096), 1, 8), 8, "the cores are kept");
+        assert_eq!(pool_size(Some(3), 100, 8), 3, "as asked");
+    }
 
     struct Panics;
     impl Scheduler for Panics {
