@@ -208,7 +208,7 @@ impl<'de> Deserialize<'de> for RawNode {
                         }
                         "Size" => {
                             once(&size, "Size")?;
-                            size = Some(map.next_value_seed(Integer::field("Size"))?.0)
+                            size = Some(map.next_value_seed(Integer::size())?.0)
                         }
                         "BufId" => {
                             once(&buf_id, "BufId")?;
@@ -248,16 +248,39 @@ fn once<T, E: de::Error>(seen: &Option<T>, field: &'static str) -> Result<(), E>
 /// A JSON integer of any sign that fits i128 (floats and strings rejected).
 struct Integer(i128);
 
+/// The range of integers a field accepts as written: `Id` and `BufId` are
+/// i64, `Size` is a u64 byte count (negative sizes that fit i64 are read, so
+/// that validation can reject them naming the node).
+#[derive(Clone, Copy)]
+enum Range {
+    I64,
+    Size,
+}
+
+impl Range {
+    fn describe(self) -> &'static str {
+        match self {
+            Range::I64 => "an integer from -2^63 to 2^63 - 1",
+            Range::Size => "an integer from 0 to 2^64 - 1",
+        }
+    }
+}
+
 impl Integer {
-    /// A seed that reads the integer field `name` (named in type errors).
+    /// A seed that reads the i64 field `name` (named in type errors).
     fn field(name: &'static str) -> IntegerField {
-        IntegerField(name)
+        IntegerField(name, Range::I64)
+    }
+    /// A seed that reads `Size`, whose largest value is u64::MAX.
+    fn size() -> IntegerField {
+        IntegerField("Size", Range::Size)
     }
     fn to_i64<E: de::Error>(&self, field: &str) -> Result<i64, E> {
         i64::try_from(self.0).map_err(|_| {
             E::custom(format!(
-                "{field} {} does not fit a 64-bit signed integer",
-                self.0
+                "{field} {} is out of range: it must be {}",
+                self.0,
+                Range::I64.describe()
             ))
         })
     }
@@ -266,7 +289,7 @@ impl Integer {
 /// Reads an [`Integer`]; type errors say which field expected it
 /// (`invalid type: string "0", expected an integer for Id`).
 #[derive(Clone, Copy)]
-struct IntegerField(&'static str);
+struct IntegerField(&'static str, Range);
 
 impl<'de> de::DeserializeSeed<'de> for IntegerField {
     type Value = Integer;
@@ -290,13 +313,126 @@ impl<'de> Visitor<'de> for IntegerField {
         Ok(Integer(v))
     }
     fn visit_f64<E: de::Error>(self, v: f64) -> Result<Integer, E> {
-        // JSON integers beyond u64 reach here as floats: say what is wrong.
-        if v.is_finite() && v.fract() == 0.0 && v.abs() >= 2f64.powi(63) {
+        // serde_json hands integer literals in [-2^63, 2^64) over as i64 or
+        // u64, and only those beyond as floats (rounded). So a whole float
+        // beyond the field's range is out of range however it was written,
+        // and one inside it was written as a float (`1e19`, `2.0`): the fix
+        // is to write the integer. -2^63 itself is either: a literal just
+        // below -2^63 rounds to it. Fractions (`1.5`) are type errors.
+        let (field, range) = (self.0, self.1);
+        let max = match range {
+            Range::I64 => 2f64.powi(63),
+            Range::Size => 2f64.powi(64),
+        };
+        let min = -(2f64.powi(63));
+        if v.is_finite() && v.fract() == 0.0 {
+            let must = range.describe();
+            if v < min || v >= max {
+                return Err(E::custom(format!(
+                    "{field} {v:e} is out of range: it must be {must}"
+                )));
+            }
+            if v == min {
+                return Err(E::custom(format!(
+                    "{field} {v:e} is below -2^63 or written as a float: it must be {must}"
+                )));
+            }
             return Err(E::custom(format!(
-                "{} {v:e} is out of range: it must fit a 64-bit integer",
-                self.0
+                "{field} {v:e} is written as a float: write it as an integer ({})",
+                v as i128
             )));
         }
         Err(E::invalid_type(de::Unexpected::Float(v), &self))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn node_error(fields: &str) -> String {
+        let text = format!(r#"{{"Nodes": [{{"Op": "ALLOC", {fields}}}], "Edges": []}}"#);
+        parse(text.as_bytes()).unwrap_err().to_string()
+    }
+
+    fn size_of(fields: &str) -> Option<i128> {
+        let text = format!(r#"{{"Nodes": [{{"Op": "ALLOC", {fields}}}], "Edges": []}}"#);
+        parse(text.as_bytes()).unwrap().nodes[0].size
+    }
+
+    /// `Size` is a u64: a float literal inside u64's range (`1e19`) is wrong
+    /// because it is a float, not because it is out of range; beyond 2^64 - 1
+    /// it is out of range, and the message names the range.
+    #[test]
+    fn a_float_size_within_u64_is_named_as_a_float_not_out_of_range() {
+        let err = node_error(r#""Id": 0, "BufId": 1, "Size": 1e19"#);
+        assert!(
+            err.contains(
+                "Size 1e19 is written as a float: write it as an integer (10000000000000000000)"
+            ),
+            "{err}"
+        );
+        assert!(!err.contains("out of range"), "{err}");
+        // The same value written as an integer is read exactly.
+        assert_eq!(
+            size_of(r#""Id": 0, "BufId": 1, "Size": 10000000000000000000"#),
+            Some(10_000_000_000_000_000_000)
+        );
+        for (written, shown) in [
+            ("1e20", "1e20"),
+            ("18446744073709551616", "1.8446744073709552e19"),
+        ] {
+            let err = node_error(&format!(r#""Id": 0, "BufId": 1, "Size": {written}"#));
+            assert!(
+                err.contains(&format!(
+                    "Size {shown} is out of range: it must be an integer from 0 to 2^64 - 1"
+                )),
+                "{written}: {err}"
+            );
+        }
+        let err = node_error(r#""Id": 0, "BufId": 1, "Size": -1e19"#);
+        assert!(err.contains("Size -1e19 is out of range"), "{err}");
+    }
+
+    /// `Id` and `BufId` are i64: values beyond it name i64's range, whether
+    /// written as an integer that fits u64, one beyond u64, or a float.
+    #[test]
+    fn ids_beyond_i64_name_the_i64_range() {
+        let range = "is out of range: it must be an integer from -2^63 to 2^63 - 1";
+        for (fields, want) in [
+            (
+                r#""Id": 9223372036854775808, "BufId": 1, "Size": 1"#,
+                "Id 9223372036854775808",
+            ),
+            (r#""Id": 1e19, "BufId": 1, "Size": 1"#, "Id 1e19"),
+            (
+                r#""Id": 99999999999999999999, "BufId": 1, "Size": 1"#,
+                "Id 1e20",
+            ),
+            (r#""Id": 0, "BufId": -1e19, "Size": 1"#, "BufId -1e19"),
+        ] {
+            let err = node_error(fields);
+            assert!(err.contains(&format!("{want} {range}")), "{fields}: {err}");
+        }
+        // Inside i64's range a whole float is named as such; a fraction is a
+        // type error.
+        let err = node_error(r#""Id": -1e18, "BufId": 1, "Size": 1"#);
+        assert!(
+            err.contains(
+                "Id -1e18 is written as a float: write it as an integer (-1000000000000000000)"
+            ),
+            "{err}"
+        );
+        let err = node_error(r#""Id": 1.5, "BufId": 1, "Size": 1"#);
+        assert!(
+            err.contains("invalid type: floating point `1.5`, expected an integer for Id"),
+            "{err}"
+        );
+        // -2^63 - 1 rounds to -2^63: the message allows for both readings.
+        let err = node_error(r#""Id": -9223372036854775809, "BufId": 1, "Size": 1"#);
+        assert!(
+            err.contains("Id -9.223372036854776e18 is below -2^63 or written as a float"),
+            "{err}"
+        );
     }
 }
