@@ -72,6 +72,17 @@ pub struct GenerateEntry {
     pub seeds: Seeds,
 }
 
+impl GenerateEntry {
+    /// `message` about this entry's `seeds`, with where the entry is:
+    /// `graphs.generate` entry #`index` and its spec.
+    pub fn seeds_error(&self, index: usize, message: &str) -> String {
+        format!(
+            "in `graphs.generate` entry #{index} (`{}`), `seeds`: {message}",
+            self.spec
+        )
+    }
+}
+
 fn default_gen_seeds() -> Seeds {
     Seeds::List(vec![0])
 }
@@ -95,13 +106,10 @@ impl Seeds {
     /// list that repeats a seed.
     pub fn expand(&self) -> Result<Vec<u64>, String> {
         match self {
-            Seeds::List(v) => {
-                let mut seen = std::collections::HashSet::with_capacity(v.len());
-                if let Some(twice) = v.iter().find(|&&s| !seen.insert(s)) {
-                    return Err(format!("seed {twice} is listed twice in {v:?}"));
-                }
-                Ok(v.clone())
-            }
+            Seeds::List(v) => match repeated_seeds(v) {
+                Some(message) => Err(message),
+                None => Ok(v.clone()),
+            },
             Seeds::One(s) => Ok(vec![*s]),
             Seeds::Range(r) => {
                 let (a, b) = r
@@ -124,6 +132,71 @@ impl Seeds {
                 }
                 Ok((a..b).collect())
             }
+        }
+    }
+}
+
+/// How many repeated seeds a message names (a list may hold a million).
+const SHOWN_REPEATS: usize = 3;
+
+/// Says which seeds `list` repeats and where (entries numbered from 0), or
+/// `None`. Names the first [`SHOWN_REPEATS`] repeated seeds, in the order of
+/// their second occurrence, and counts the rest, never the whole list:
+/// `seed 0 is listed twice (entries #0 and #3 of 4)`.
+///
+/// # Complexity
+/// O(n) expected time and memory for n seeds (one pass, and one more per
+/// named seed).
+fn repeated_seeds(list: &[u64]) -> Option<String> {
+    use std::collections::HashSet;
+    // The distinct repeated seeds, in the order of their second occurrence.
+    let mut seen = HashSet::with_capacity(list.len());
+    let mut twice = HashSet::new();
+    let mut repeated = Vec::new();
+    for &seed in list {
+        if !seen.insert(seed) && twice.insert(seed) {
+            repeated.push(seed);
+        }
+    }
+    // Where a named seed occurs (its first two entries) and how often:
+    // one more pass per named seed.
+    let describe = |seed: u64| {
+        let mut entries = list.iter().enumerate().filter(|&(_, &s)| s == seed);
+        let (first, second) = (entries.next().unwrap().0, entries.next().unwrap().0);
+        let count = 2 + entries.count();
+        let times = match count {
+            2 => "twice".to_string(),
+            c => format!("{c} times"),
+        };
+        let first_at = if count > 2 { "first at " } else { "" };
+        (times, format!("{first_at}entries #{first} and #{second}"))
+    };
+    let n = list.len();
+    match repeated.as_slice() {
+        [] => None,
+        &[seed] => {
+            let (times, entries) = describe(seed);
+            Some(format!("seed {seed} is listed {times} ({entries} of {n})"))
+        }
+        many => {
+            let shown: Vec<String> = many
+                .iter()
+                .take(SHOWN_REPEATS)
+                .map(|&seed| {
+                    let (times, entries) = describe(seed);
+                    format!("{seed} ({times}, {entries})")
+                })
+                .collect();
+            let more = match many.len().saturating_sub(SHOWN_REPEATS) {
+                0 => String::new(),
+                rest => format!(" and {rest} more"),
+            };
+            Some(format!(
+                "{} seeds are listed more than once among the {n}: {}{more}; \
+                 a list may not repeat a seed",
+                many.len(),
+                shown.join(", ")
+            ))
         }
     }
 }
@@ -310,7 +383,12 @@ impl Config {
         for name in &self.baselines {
             solvers::build(name).map_err(|e| format!("in `solvers`/`baselines`: {e}"))?;
         }
-        if self.seeds.expand()?.is_empty() {
+        if self
+            .seeds
+            .expand()
+            .map_err(|e| format!("in `seeds`: {e}"))?
+            .is_empty()
+        {
             return Err("`seeds` is empty".into());
         }
         // try_from: `from_secs_f64` panics beyond Duration's range (about 1.8e19 s).
@@ -340,10 +418,14 @@ impl Config {
         if self.budget.max_memory_bytes == 0 {
             return Err("`[budget] max_memory_bytes` must be at least 1 (got 0)".into());
         }
-        for g in &self.graphs.generate {
+        for (k, g) in self.graphs.generate.iter().enumerate() {
             let spec = GenSpec::parse(&g.spec).map_err(|e| format!("in `graphs.generate`: {e}"))?;
             check_spec(&spec).map_err(|e| format!("in `graphs.generate`: {e}"))?;
-            if g.seeds.expand()?.is_empty() {
+            if g.seeds
+                .expand()
+                .map_err(|e| g.seeds_error(k, &e))?
+                .is_empty()
+            {
                 return Err(format!("generator `{}` has no seeds", g.spec));
             }
         }
@@ -616,7 +698,51 @@ mod tests {
             1_000_000
         );
         let twice = Seeds::List(vec![0, 1, 2, 0]).expand().unwrap_err();
-        assert_eq!(twice, "seed 0 is listed twice in [0, 1, 2, 0]");
+        assert_eq!(twice, "seed 0 is listed twice (entries #0 and #3 of 4)");
+        let thrice = Seeds::List(vec![5, 6, 5, 5]).expand().unwrap_err();
+        assert_eq!(
+            thrice,
+            "seed 5 is listed 3 times (first at entries #0 and #2 of 4)"
+        );
+    }
+
+    /// A long list with repeats names the first few repeated seeds and
+    /// where they are, counts the rest, and does not print the list.
+    #[test]
+    fn repeated_seeds_are_named_not_the_whole_list() {
+        // 0..1000, then 0..10 again (10 repeats), 7 a third time.
+        let mut list: Vec<u64> = (0..1000).chain(0..10).collect();
+        list.push(7);
+        let err = Seeds::List(list).expand().unwrap_err();
+        assert_eq!(
+            err,
+            "10 seeds are listed more than once among the 1011: \
+             0 (twice, entries #0 and #1000), 1 (twice, entries #1 and #1001), \
+             2 (twice, entries #2 and #1002) and 7 more; a list may not repeat a seed"
+        );
+        assert!(err.len() < 300, "{err}");
+    }
+
+    /// The error says which `seeds` it is about: the top-level key or a
+    /// generator entry, by number and spec.
+    #[test]
+    fn repeated_seed_errors_name_the_entry() {
+        let text = "solvers = [\"kahn\"]\nseeds = [3, 3]\n";
+        let err = Config::parse(text, "c.toml", "c").unwrap_err().to_string();
+        assert!(
+            err.contains("in `seeds`: seed 3 is listed twice (entries #0 and #1 of 2)"),
+            "{err}"
+        );
+        let text = "solvers = [\"kahn\"]\n[graphs]\ngenerate = [{ spec = \"chain\" }, \
+                    { spec = \"chain:length=4\", seeds = [1, 2, 1] }]\n";
+        let err = Config::parse(text, "c.toml", "c").unwrap_err().to_string();
+        assert!(
+            err.contains(
+                "in `graphs.generate` entry #1 (`chain:length=4`), `seeds`: \
+                 seed 1 is listed twice (entries #0 and #2 of 3)"
+            ),
+            "{err}"
+        );
     }
 
     #[test]

@@ -169,9 +169,9 @@ impl Plan {
                 source: GraphSource::File(p),
             })?;
         }
-        for g in &config.graphs.generate {
+        for (k, g) in config.graphs.generate.iter().enumerate() {
             let spec = GenSpec::parse(&g.spec).map_err(|e| e.to_string())?;
-            for seed in g.seeds.expand()? {
+            for seed in g.seeds.expand().map_err(|e| g.seeds_error(k, &e))? {
                 push(GraphEntry {
                     name: format!("{spec}#{seed}"),
                     family: spec.family.clone(),
@@ -211,7 +211,10 @@ impl Plan {
                 })
             })
             .collect::<Result<Vec<_>, String>>()?;
-        let seeds = config.seeds.expand()?;
+        let seeds = config
+            .seeds
+            .expand()
+            .map_err(|e| format!("in `seeds`: {e}"))?;
         let per_graph: u128 = solvers
             .iter()
             .map(|e| if e.seeded { seeds.len() as u128 } else { 1 })
@@ -305,6 +308,7 @@ fn unknown_graph(key: &str, name: &str, graphs: &[GraphEntry]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::experiment::config::Seeds;
     use std::fs;
 
     fn plan(text: &str) -> Plan {
@@ -324,6 +328,34 @@ mod tests {
         assert!(p.items.iter().all(|i| i.seed == 0));
         assert_eq!(p.items[3].graph, 1);
         assert!(p.items.iter().enumerate().all(|(k, i)| i.id == k));
+    }
+
+    /// A config built in code skips `Config::parse`'s checks: the plan still
+    /// names the repeated seed and the generator entry, not the whole list.
+    #[test]
+    fn a_repeated_generator_seed_names_the_entry() {
+        let mut config = Config::parse(
+            "solvers = [\"kahn\"]\n[graphs]\ngenerate = [{ spec = \"chain\" }, { spec = \"chain:length=3\" }]\n",
+            "t.toml",
+            "t",
+        )
+        .unwrap();
+        let mut list: Vec<u64> = (0..10_000).collect();
+        list.push(42);
+        config.graphs.generate[1].seeds = Seeds::List(list);
+        let err = Plan::new(&config).unwrap_err();
+        assert_eq!(
+            err,
+            "in `graphs.generate` entry #1 (`chain:length=3`), `seeds`: \
+             seed 42 is listed twice (entries #42 and #10000 of 10001)"
+        );
+        config.graphs.generate[1].seeds = Seeds::One(0);
+        config.seeds = Seeds::List(vec![9, 8, 9]);
+        let err = Plan::new(&config).unwrap_err();
+        assert_eq!(
+            err,
+            "in `seeds`: seed 9 is listed twice (entries #0 and #2 of 3)"
+        );
     }
 
     #[test]
