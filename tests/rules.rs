@@ -414,3 +414,71 @@ fn repaired_greedy_beats_the_article_on_floating_graphs_in_aggregate() {
         "{sum_moves} vs {sum_greedy}"
     );
 }
+
+/// `1e308*size-1e308*size` used to be accepted: its products overflow to
+/// inf and `inf - inf` made NaN keys. Every rule solver now refuses it,
+/// naming the term and the summand, and the CLI exits 2.
+#[test]
+fn a_float_sum_that_can_overflow_is_refused_naming_the_term() {
+    for name in [
+        "rule:1e308*size-1e308*size",
+        "moves:delta,1e308*size-1e308*size",
+        "noisy:1e308*size-1e308*size,id",
+        "noisy-moves:1e308*size-1e308*size",
+    ] {
+        let err = solvers::build(name).err().unwrap().to_string();
+        assert!(
+            err.contains("term `1e308*size-1e308*size` can overflow f64")
+                && err.contains("`1e308*size` alone exceeds it when `size` nears its bound"),
+            "{name}: {err}"
+        );
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("g.json");
+    let g = generate(&GenSpec::parse("chain:length=3").unwrap(), 1).unwrap();
+    memsched::graph::seed::write_path(&g, path.to_str().unwrap()).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_memsched"))
+        .args([
+            "schedule",
+            path.to_str().unwrap(),
+            "--solver",
+            "rule:1e308*size-1e308*size",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("term `1e308*size-1e308*size` can overflow f64"),
+        "{stderr}"
+    );
+}
+
+/// Every rule docs/rules.md shows (its `--solver` lines, bar the error
+/// examples that start with `$`, and its Examples table) builds, so the
+/// range check refuses none of them.
+#[test]
+fn the_documented_rules_all_build() {
+    let docs =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/rules.md")).unwrap();
+    let mut rules: Vec<String> = Vec::new();
+    for line in docs.lines().filter(|l| !l.trim_start().starts_with('$')) {
+        if let Some((_, rest)) = line.split_once("--solver '") {
+            rules.push(rest.split('\'').next().unwrap().to_string());
+        }
+    }
+    let examples = docs.split("### Examples").nth(1).unwrap();
+    let examples = examples.split("\n## ").next().unwrap();
+    for line in examples.lines().filter(|l| l.starts_with("| `")) {
+        rules.push(format!("rule:{}", line.split('`').nth(1).unwrap()));
+    }
+    assert!(rules.len() >= 10, "{rules:?}");
+    assert!(rules.iter().any(|r| r.contains("0.7*delta+0.3*latency")));
+    for r in &rules {
+        assert!(
+            solvers::build(r).is_ok(),
+            "{r}: {:?}",
+            solvers::build(r).err()
+        );
+    }
+}

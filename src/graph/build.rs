@@ -271,7 +271,8 @@ fn miscased_op(op: &str) -> Option<&'static str> {
 }
 
 /// Each node's numeric `Latency` field (0 where absent); empty if no node
-/// has one. A `Latency` that is not a JSON number is an error naming the node.
+/// has one. A `Latency` that is not a JSON number, or whose magnitude
+/// exceeds [`MAX_LATENCY`](super::MAX_LATENCY), is an error naming the node.
 fn latencies(
     ids: &[i64],
     extras: &[Option<Box<Map<String, Value>>>],
@@ -296,6 +297,12 @@ fn latencies(
                 value: shown,
             });
         };
+        if latency.abs() > super::MAX_LATENCY {
+            return Err(GraphError::LatencyOutOfRange {
+                id: ids[v],
+                value: value.to_string(),
+            });
+        }
         if out.is_empty() {
             out = vec![0.0; extras.len()];
         }
@@ -633,6 +640,25 @@ mod tests {
         let g =
             parse(r#"{"Nodes": [{"Id": 0, "Op": "allocate"}, {"Id": 1, "Op": "FREE_"}]}"#).unwrap();
         assert!(g.nodes().all(|v| g.kind(v) == NodeKind::Compute));
+    }
+
+    #[test]
+    fn latency_beyond_2_pow_63_is_an_error_naming_the_node() {
+        let graph = |latency: &str| {
+            parse(&format!(
+                r#"{{"Nodes": [{{"Id": 0, "Op": "A"}}, {{"Id": 5, "Op": "B", "Latency": {latency}}}]}}"#
+            ))
+        };
+        for bad in ["1e300", "-1e19"] {
+            let err = graph(bad).unwrap_err();
+            assert!(
+                matches!(err, GraphError::LatencyOutOfRange { id: 5, .. }),
+                "{bad}: {err:?}"
+            );
+            assert!(err.to_string().contains("at most 2^63"), "{err}");
+        }
+        assert_eq!(graph("9.2e18").unwrap().latency(1), 9.2e18);
+        assert_eq!(graph("-9.2e18").unwrap().latency(1), -9.2e18);
     }
 
     #[test]

@@ -49,6 +49,13 @@ pub enum GraphError {
     /// A `Latency` field that is not a JSON number.
     #[error("node {id} has a Latency that is not a number ({value}); write a JSON number or leave it out")]
     BadLatency { id: i64, value: String },
+    /// A `Latency` beyond the range the rule language's sums are checked
+    /// against (see [`MAX_LATENCY`](crate::graph::MAX_LATENCY)).
+    #[error(
+        "node {id} has Latency {value}, out of range: its magnitude must be at most 2^63 \
+         (about 9.2e18); scale the graph's latencies down"
+    )]
+    LatencyOutOfRange { id: i64, value: String },
     /// An ALLOC has no `Size`.
     #[error("ALLOC node {id} has no Size")]
     MissingSize { id: i64 },

@@ -21,6 +21,12 @@ pub use build::GraphBuilder;
 pub use csr::Csr;
 pub use error::GraphError;
 
+/// Largest magnitude of a node's `Latency` (2^63, as for sizes and ids):
+/// a graph with a larger one is refused when read, so that a rule's
+/// weighted sum of features can be checked against overflow when it is
+/// parsed (`2*latency` is then always finite).
+pub const MAX_LATENCY: f64 = 9_223_372_036_854_775_808.0;
+
 use serde_json::{Map, Value};
 
 /// Index of a node inside a [`Graph`]: its position in the `Nodes` array.

@@ -87,6 +87,52 @@ impl Feature {
         matches!(self, Feature::Latency | Feature::Random)
     }
 
+    /// The largest magnitude the feature can take on a valid graph, as the
+    /// f64 a float sum multiplies: byte counts (`delta`, `size`, `rise`,
+    /// `frees_after`, `live_after`) and ids fit i64, so are at most 2^63 in
+    /// magnitude; counts and path lengths are below 2^32 (a graph has fewer
+    /// than 2^32 nodes and edges); `type` is at most 2, `random` below 1,
+    /// and `latency` at most [`MAX_LATENCY`](crate::graph::MAX_LATENCY)
+    /// (2^63, checked when a graph is read).
+    pub fn magnitude(self) -> f64 {
+        match self {
+            Feature::Delta
+            | Feature::LiveAfter
+            | Feature::Rise
+            | Feature::FreesAfter
+            | Feature::Size
+            | Feature::Id => 2f64.powi(63),
+            Feature::InDegree
+            | Feature::OutDegree
+            | Feature::Unlocks
+            | Feature::Depth
+            | Feature::Height => u32::MAX as f64,
+            Feature::Type => 2.0,
+            Feature::Random => 1.0,
+            Feature::Latency => crate::graph::MAX_LATENCY,
+        }
+    }
+
+    /// [`Feature::magnitude`] in words, for error messages.
+    fn bound(self) -> &'static str {
+        match self {
+            Feature::Delta
+            | Feature::LiveAfter
+            | Feature::Rise
+            | Feature::FreesAfter
+            | Feature::Size
+            | Feature::Id => "up to 2^63 in magnitude",
+            Feature::InDegree
+            | Feature::OutDegree
+            | Feature::Unlocks
+            | Feature::Depth
+            | Feature::Height => "below 2^32",
+            Feature::Type => "at most 2",
+            Feature::Random => "below 1",
+            Feature::Latency => "up to 2^63 in magnitude, as graphs are checked when read",
+        }
+    }
+
     /// True for features that depend on which of the node's successors'
     /// other predecessors have run (`unlocks`, `frees_after`): their keys
     /// must be refreshed as the state changes.
@@ -149,7 +195,8 @@ impl fmt::Display for Key {
     }
 }
 
-/// Why a rule did not parse. Every message names the bad term and lists the features.
+/// Why a rule did not parse. Every message names the bad term; those about
+/// a name or the syntax also list the features.
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum RuleError {
@@ -173,6 +220,10 @@ pub enum RuleError {
         message: String,
         features: String,
     },
+    /// A float sum whose value can exceed f64's range on some valid graph
+    /// (`1e308*size`): it would be infinite there, and `inf - inf` is NaN.
+    #[error("term `{term}` can overflow f64 (largest value about 1.8e308): {reason}; divide all of the term's weights by one factor (the ranking stays the same, up to rounding)")]
+    Overflow { term: String, reason: String },
 }
 
 /// Parses a rule such as `delta,type,id` or `0.7*delta+0.3*latency,-height`.
@@ -269,7 +320,7 @@ fn parse_term(term: &str) -> Result<Term, RuleError> {
     summands.push((negative, &term[start..]));
 
     let mut parsed: Vec<(Weight, Feature)> = Vec::with_capacity(summands.len());
-    for (negative, s) in summands {
+    for &(negative, s) in &summands {
         if s.is_empty() {
             return Err(syntax(term, "a sign is not followed by a feature"));
         }
@@ -308,8 +359,55 @@ fn parse_term(term: &str) -> Result<Term, RuleError> {
     Ok(if all_int {
         Term::Int(parsed.into_iter().map(|(w, f)| (w.as_int(), f)).collect())
     } else {
-        Term::Float(parsed.into_iter().map(|(w, f)| (w.as_f64(), f)).collect())
+        let sum: Vec<(f64, Feature)> = parsed.into_iter().map(|(w, f)| (w.as_f64(), f)).collect();
+        let texts: Vec<&str> = summands.iter().map(|&(_, s)| s).collect();
+        check_range(term, &sum, &texts)?;
+        Term::Float(sum)
     })
+}
+
+/// Refuses a float sum that can overflow f64 on some valid graph.
+///
+/// The bound adds `|w| * magnitude(f)` over the summands in order, with the
+/// same f64 operations the evaluation does on `w * x` (a sum of products,
+/// left to right). Rounding is monotone, so each partial sum of a node's
+/// key is at most the bound's partial sum in magnitude: a finite bound
+/// means no key is ever infinite or NaN. The bound is reached when every
+/// feature is at its magnitude with the weight's sign (sizes of 2^63 - 1
+/// and latencies of f64's largest value are valid), so nothing that cannot
+/// overflow is refused, short of `random`, which stays below 1.
+/// (Integer terms saturate at i64's bounds instead: they never overflow.)
+fn check_range(term: &str, sum: &[(f64, Feature)], texts: &[&str]) -> Result<(), RuleError> {
+    let overflow = |reason: String| RuleError::Overflow {
+        term: term.to_string(),
+        reason,
+    };
+    let mut bound = 0.0f64;
+    for (&(w, f), text) in sum.iter().zip(texts) {
+        let product = w.abs() * f.magnitude();
+        if product.is_infinite() {
+            return Err(overflow(format!(
+                "`{text}` alone exceeds it when `{}` nears its bound ({})",
+                f.name(),
+                f.bound()
+            )));
+        }
+        bound += product;
+        if bound.is_infinite() {
+            let mut bounds: Vec<String> = Vec::new();
+            for &(_, f) in sum {
+                let b = format!("`{}` {}", f.name(), f.bound());
+                if !bounds.contains(&b) {
+                    bounds.push(b);
+                }
+            }
+            return Err(overflow(format!(
+                "its summands add up to more when the features near their bounds ({})",
+                bounds.join(", ")
+            )));
+        }
+    }
+    Ok(())
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -425,6 +523,101 @@ mod tests {
         assert!(matches!(parse("  "), Err(RuleError::Empty { .. })));
         let e = parse("NaN*delta").unwrap_err().to_string();
         assert!(e.contains("`NaN` is not a number"), "{e}");
+    }
+
+    /// `1e308*size-1e308*size` used to parse, and its products overflowed
+    /// to inf on sizes above 1 (`inf - inf` is a NaN key): now the term is
+    /// refused, naming the summand and the feature's bound.
+    #[test]
+    fn sums_that_can_overflow_f64_are_refused_naming_the_term() {
+        let e = parse("delta,1e308*size-1e308*size,id").unwrap_err();
+        assert!(matches!(e, RuleError::Overflow { .. }), "{e:?}");
+        let e = e.to_string();
+        assert!(
+            e.contains("term `1e308*size-1e308*size` can overflow f64")
+                && e.contains("`1e308*size` alone exceeds it when `size` nears its bound (up to 2^63 in magnitude)")
+                && e.contains("divide all of the term's weights by one factor"),
+            "{e}"
+        );
+        // No single product overflows, the sum can: each feature's bound is named.
+        let e = parse("1e289*latency+1e289*size").unwrap_err().to_string();
+        assert!(
+            e.contains("term `1e289*latency+1e289*size` can overflow f64")
+                && e.contains("its summands add up to more")
+                && e.contains("`latency` up to 2^63 in magnitude"),
+            "{e}"
+        );
+        let e = parse("1e300*id").unwrap_err().to_string();
+        assert!(e.contains("`1e300*id` alone exceeds it when `id`"), "{e}");
+        let e = parse("-1e300*latency").unwrap_err().to_string();
+        assert!(e.contains("`1e300*latency` alone"), "{e}");
+        // Integer terms saturate instead; large but safe float sums parse.
+        for ok in [
+            "0.7*delta+0.3*latency",
+            "1e280*size-1e280*size",
+            "1.7e308*random",
+            "latency-1e-300*size",
+            "0.5*latency+0.5*latency",
+            "latency+latency",
+            "-2*latency+1e6*size",
+            "1099511627776*size+1099511627776*id",
+            "-0.5*latency+0.25*random-1.5*depth",
+        ] {
+            assert!(parse(ok).is_ok(), "{ok}: {:?}", parse(ok));
+        }
+    }
+
+    /// The check is exact: a float term is refused exactly when evaluating
+    /// it with every feature at its magnitude (with the weight's sign, as a
+    /// key is evaluated: products summed left to right) gives a non-finite
+    /// value. So an accepted term is finite on every valid graph, and a
+    /// refused one is not (`random`, below 1, aside).
+    #[test]
+    fn overflow_check_is_exactly_the_worst_case() {
+        let weights = [
+            "0.5",
+            "1",
+            "1.0000001",
+            "2",
+            "1e18",
+            "9.7e288",
+            "9.8e288",
+            "1e289",
+            "1e298",
+            "1.7e308",
+        ];
+        let features = [
+            Feature::Size,
+            Feature::Delta,
+            Feature::Latency,
+            Feature::Depth,
+        ];
+        let (mut refused, mut total) = (0, 0);
+        for a in weights {
+            for b in weights {
+                for (fa, fb) in features.iter().flat_map(|&x| features.map(|y| (x, y))) {
+                    for sign in ["+", "-"] {
+                        total += 1;
+                        let text = format!("{a}*{}{sign}{b}*{}", fa.name(), fb.name());
+                        let (wa, wb): (f64, f64) = (a.parse().unwrap(), b.parse().unwrap());
+                        let wb = if sign == "-" { -wb } else { wb };
+                        // Worst case: each feature at its magnitude, signed to add up.
+                        let xa = fa.magnitude();
+                        let xb = fb.magnitude() * wb.signum();
+                        let worst = [wa * xa, wb * xb].into_iter().sum::<f64>();
+                        match parse(&text) {
+                            Ok(_) => assert!(worst.is_finite(), "{text} accepted, reaches {worst}"),
+                            Err(RuleError::Overflow { .. }) => {
+                                refused += 1;
+                                assert!(!worst.is_finite(), "{text} refused, worst {worst}");
+                            }
+                            Err(e) => panic!("{text}: {e}"),
+                        }
+                    }
+                }
+            }
+        }
+        assert!(refused > 0 && refused < total, "{refused} of {total}");
     }
 
     #[test]
