@@ -14,6 +14,9 @@
 //! XOR names. Its counters go up in O(1) and, if it is ready, it is re-keyed
 //! (a new queue entry; stale entries are skipped when popped). Every popped
 //! key is therefore the exact current key, at O(m) extra work over a run.
+//! When the rule reads the dynamic features with weights of at most 0 (as
+//! `-unlocks` does), a re-key only lowers a key, so a node's first popped
+//! entry is its live one and one bit per node tells the stale ones.
 //!
 //! Ready nodes wait in a [`KeyQueue`]: packed `u128` keys when the rule's
 //! terms fit, with the nodes ready at the start sorted once instead of
@@ -104,7 +107,12 @@ pub(super) fn schedule(
 fn packed_run<K: KeyInt>(r: &KeyCtx, packed: Packed, ctx: &SolveContext) -> Option<Vec<NodeIdx>> {
     let (g, key, statics) = (r.g, r.key, r.statics);
     if key.is_dynamic() {
-        return run(r, PackedQueue::<K>::rekeyed(packed, r), ctx);
+        let queue = if rekeying_only_lowers(key) {
+            PackedQueue::<K>::rekeyed_falling(packed, r)
+        } else {
+            PackedQueue::<K>::rekeyed(packed, r)
+        };
+        return run(r, queue, ctx);
     }
     let keys = packed.static_keys::<K>(g, r.adj, statics, key);
     match rising_first_term(key, statics) {
@@ -113,6 +121,18 @@ fn packed_run<K: KeyInt>(r: &KeyCtx, packed: Packed, ctx: &SolveContext) -> Opti
         }
         _ => list_schedule(g, StaticKeys(PackedQueue::new(packed, keys, false)), ctx),
     }
+}
+
+/// Whether re-keying a ready node can only lower its key: every term reads
+/// the dynamic features (`unlocks`, `frees_after`, which only grow as nodes
+/// run) with weights of at most 0, as in `-unlocks`. Each term then stays
+/// or falls (a saturated or rounded sum too: both are monotone), and so
+/// does the lexicographic key.
+fn rekeying_only_lowers(key: &Key) -> bool {
+    key.terms.iter().all(|t| match t {
+        Term::Int(sum) => sum.iter().all(|&(w, f)| !f.is_dynamic() || w <= 0),
+        Term::Float(sum) => sum.iter().all(|&(w, f)| !f.is_dynamic() || w <= 0.0),
+    })
 }
 
 /// The column of the first term, its largest value, and whether it is read
@@ -165,43 +185,44 @@ impl<K: KeyInt> ReadySet for StaticKeys<K> {
     }
 }
 
+/// Per node: the number of its distinct unrun predecessors and their XOR,
+/// side by side so that the scheduler's one random access per edge reads
+/// both from one cache line.
+#[derive(Clone, Copy)]
+struct Waiting {
+    pending: u32,
+    unrun_xor: NodeIdx,
+}
+
 /// `unlocks` and `frees_after` of every node, kept current as nodes run.
 struct Unlocks {
-    /// XOR of the distinct unrun predecessors of each node.
-    unrun_xor: Vec<NodeIdx>,
     unlocks: Vec<i64>,
     frees_after: Vec<i64>,
 }
 
 impl Unlocks {
-    /// Counters at the start (`pending` holds the distinct in-degrees).
-    fn new(g: &Graph, adj: &Adj, pending: &[u32]) -> Self {
+    /// Counters at the start.
+    fn new(g: &Graph, waiting: &[Waiting]) -> Self {
         let n = g.node_count();
         let mut u = Unlocks {
-            unrun_xor: g
-                .nodes()
-                .map(|v| adj.preds(v).iter().fold(0, |acc, &p| acc ^ p))
-                .collect(),
             unlocks: vec![0; n],
             frees_after: vec![0; n],
         };
-        for w in g.nodes() {
-            if pending[w as usize] == 1 {
-                u.credit(g, w);
+        for (w, state) in waiting.iter().enumerate() {
+            if state.pending == 1 {
+                u.credit(g, w as NodeIdx, state.unrun_xor);
             }
         }
         u
     }
 
-    /// `w` is down to one unrun predecessor: credit it; returns that node.
+    /// `w` is down to one unrun predecessor, `x`: credit `x`.
     #[inline]
-    fn credit(&mut self, g: &Graph, w: NodeIdx) -> NodeIdx {
-        let x = self.unrun_xor[w as usize];
+    fn credit(&mut self, g: &Graph, w: NodeIdx, x: NodeIdx) {
         self.unlocks[x as usize] += 1;
         if g.delta(w) < 0 {
             self.frees_after[x as usize] += g.size(w) as i64;
         }
-        x
     }
 }
 
@@ -209,8 +230,14 @@ impl Unlocks {
 fn run(r: &KeyCtx, mut queue: impl KeyQueue, ctx: &SolveContext) -> Option<Vec<NodeIdx>> {
     let (g, adj) = (r.g, r.adj);
     let n = g.node_count();
-    let mut pending: Vec<u32> = g.nodes().map(|v| adj.preds(v).len() as u32).collect();
-    let mut unlocks = r.key.is_dynamic().then(|| Unlocks::new(g, adj, &pending));
+    let mut waiting: Vec<Waiting> = g
+        .nodes()
+        .map(|v| Waiting {
+            pending: adj.preds(v).len() as u32,
+            unrun_xor: adj.preds(v).iter().fold(0, |acc, &p| acc ^ p),
+        })
+        .collect();
+    let mut unlocks = r.key.is_dynamic().then(|| Unlocks::new(g, &waiting));
     let features = |unlocks: &Option<Unlocks>, v: NodeIdx| {
         let delta = g.delta(v);
         let (u, f) = unlocks.as_ref().map_or((0, 0), |c| {
@@ -224,7 +251,7 @@ fn run(r: &KeyCtx, mut queue: impl KeyQueue, ctx: &SolveContext) -> Option<Vec<N
         }
     };
     for v in g.nodes() {
-        if pending[v as usize] == 0 {
+        if waiting[v as usize].pending == 0 {
             queue.push(r, v, &features(&unlocks, v));
         }
     }
@@ -239,27 +266,23 @@ fn run(r: &KeyCtx, mut queue: impl KeyQueue, ctx: &SolveContext) -> Option<Vec<N
             adj.succ_csr(),
             |d| queue.ahead(d),
             |w| {
-                prefetch(&pending, w as usize);
-                if let Some(c) = &unlocks {
-                    prefetch(&c.unrun_xor, w as usize);
-                }
+                prefetch(&waiting, w as usize);
                 queue.prefetch_push(w);
             },
         );
         for &w in adj.succs(u) {
-            let p = &mut pending[w as usize];
-            *p -= 1;
-            let left = *p;
-            if let Some(c) = &mut unlocks {
-                c.unrun_xor[w as usize] ^= u;
-            }
-            if left == 0 {
+            let state = &mut waiting[w as usize];
+            state.pending -= 1;
+            state.unrun_xor ^= u;
+            let Waiting { pending, unrun_xor } = *state;
+            if pending == 0 {
                 queue.push(r, w, &features(&unlocks, w));
-            } else if left == 1 {
+            } else if pending == 1 {
                 if let Some(c) = &mut unlocks {
                     // The last unrun predecessor of `w` now unlocks it: re-key it if ready.
-                    let x = c.credit(g, w);
-                    if pending[x as usize] == 0 {
+                    let x = unrun_xor;
+                    c.credit(g, w, x);
+                    if waiting[x as usize].pending == 0 {
                         queue.push(r, x, &features(&unlocks, x));
                     }
                 }
@@ -384,6 +407,64 @@ pub(crate) mod tests {
             text: "huge*depth".into(),
         };
         assert!(rising_first_term(&key, &Statics::new(&g, &key, 1, None)).is_none());
+    }
+
+    /// Runs the dynamic rule `rule` on `g` with packed keys (whichever way
+    /// the queue tells stale entries) or with the word arena.
+    fn dynamic_order(g: &Graph, rule: &str, packed: bool) -> Vec<NodeIdx> {
+        let key = parse(rule).unwrap();
+        let ctx = SolveContext::default();
+        let statics = Statics::new(g, &key, ctx.seed, None);
+        let adj = Adj::new(g);
+        let r = KeyCtx {
+            g,
+            adj: &adj,
+            statics: &statics,
+            key: &key,
+        };
+        let order = if packed {
+            let layout = Packed::layout(g, &adj, &statics, &key, Mode::Nodes).unwrap();
+            packed_run::<u128>(&r, layout, &ctx)
+        } else {
+            run(&r, ArenaQueue::new(g.node_count(), &key), &ctx)
+        };
+        order.unwrap()
+    }
+
+    /// Packed queues pop what the word arena pops, for rules whose
+    /// re-keying only lowers keys (one bit per node tells stale entries)
+    /// and for rules where it raises them (the current key per node).
+    #[test]
+    fn dynamic_packed_keys_pop_like_the_arena() {
+        let rules = [
+            ("-unlocks,-frees_after,delta,id", true),
+            ("-2*unlocks-frees_after,id", true),
+            ("delta,-0.5*frees_after,-id", true),
+            ("unlocks,delta,id", false),
+            ("-unlocks,frees_after,id", false),
+            ("size-unlocks,0.25*frees_after,id", false),
+        ];
+        for (rule, lowers) in rules {
+            assert_eq!(
+                rekeying_only_lowers(&parse(rule).unwrap()),
+                lowers,
+                "{rule}"
+            );
+        }
+        for seed in 0..10 {
+            for spec in [
+                format!("random-layered:layers={},width=5,allocs=floating", 2 + seed),
+                format!("random-layered:layers={},width=4,allocs=anchored", 3 + seed),
+                format!("tensor-program:ops={}", 5 + 3 * seed),
+            ] {
+                let g = generate(&GenSpec::parse(&spec).unwrap(), seed).unwrap();
+                for (rule, _) in rules {
+                    let packed = dynamic_order(&g, rule, true);
+                    assert_eq!(packed, dynamic_order(&g, rule, false), "{rule} on {spec}");
+                    assert!(check(&g, &packed).is_ok());
+                }
+            }
+        }
     }
 
     #[test]

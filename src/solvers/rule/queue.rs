@@ -44,14 +44,27 @@ pub(super) trait KeyQueue {
 /// Packed keys: the nodes pushed before the first pop are sorted once, later
 /// ones go to a [`TieredHeap`] ([`SortedRun`]). A key is the
 /// node's static part (computed once per node) with the state-dependent
-/// terms filled in when it is pushed. When nodes may be re-keyed,
-/// `current[v]` is the key of `v`'s live entry (`K::MAX`, which no key
-/// takes, once it is popped).
+/// terms filled in when it is pushed.
 pub(super) struct PackedQueue<K> {
     packed: Packed,
     static_keys: Vec<K>,
     keys: SortedRun<K, TieredHeap<K>>,
-    current: Option<Vec<K>>,
+    live: Live<K>,
+}
+
+/// How a queue tells a node's live entry from the stale ones its re-keying
+/// left behind.
+enum Live<K> {
+    /// Nodes are pushed once: every entry is live.
+    All,
+    /// `current[v]` is the key of `v`'s live entry (`K::MAX`, which no key
+    /// takes, once it is popped).
+    Current(Vec<K>),
+    /// Re-keying only lowers a key, so a node's first popped entry is its
+    /// live one, and the later ones are stale: one bit per node, set when
+    /// it is popped (an eighth of a byte per node where `Current` reads a
+    /// whole key at each pop, a cache miss when nodes wait long).
+    FirstPop(Vec<u64>),
 }
 
 impl<K: KeyInt> PackedQueue<K> {
@@ -63,7 +76,11 @@ impl<K: KeyInt> PackedQueue<K> {
             packed,
             static_keys,
             keys: SortedRun::default(),
-            current: rekeyed.then(Vec::new),
+            live: if rekeyed {
+                Live::Current(Vec::new())
+            } else {
+                Live::All
+            },
         }
     }
 
@@ -74,11 +91,19 @@ impl<K: KeyInt> PackedQueue<K> {
         PackedQueue::new(packed, keys, true)
     }
 
+    /// [`PackedQueue::rekeyed`] for a caller whose re-keying never raises a
+    /// node's key: stale entries are told apart by one bit per node.
+    pub fn rekeyed_falling(packed: Packed, r: &KeyCtx) -> Self {
+        let mut q = PackedQueue::rekeyed(packed, r);
+        q.live = Live::FirstPop(vec![0; r.g.node_count().div_ceil(64)]);
+        q
+    }
+
     /// Adds node `v` of a rule with no state-dependent term: its key is its
     /// static key. Such a queue is built with `rekeyed == false`.
     #[inline]
     pub fn push_static(&mut self, v: NodeIdx) {
-        debug_assert!(!self.packed.has_dynamic_terms() && self.current.is_none());
+        debug_assert!(!self.packed.has_dynamic_terms() && matches!(self.live, Live::All));
         self.keys.push(self.static_keys[v as usize]);
     }
 }
@@ -92,7 +117,7 @@ impl<K: KeyInt> KeyQueue for PackedQueue<K> {
         } else {
             base
         };
-        if let Some(current) = &mut self.current {
+        if let Live::Current(current) = &mut self.live {
             if current.is_empty() {
                 current.resize(r.g.node_count(), K::MAX);
             }
@@ -115,7 +140,7 @@ impl<K: KeyInt> KeyQueue for PackedQueue<K> {
     #[inline]
     fn prefetch_push(&self, v: NodeIdx) {
         prefetch(&self.static_keys, v as usize);
-        if let Some(current) = &self.current {
+        if let Live::Current(current) = &self.live {
             prefetch(current, v as usize);
         }
     }
@@ -125,13 +150,20 @@ impl<K: KeyInt> KeyQueue for PackedQueue<K> {
         loop {
             let k = self.keys.pop()?;
             let v = self.packed.node(k);
-            match &mut self.current {
-                None => return Some(v),
-                Some(c) if c[v as usize] == k => {
+            match &mut self.live {
+                Live::All => return Some(v),
+                Live::Current(c) if c[v as usize] == k => {
                     c[v as usize] = K::MAX;
                     return Some(v);
                 }
-                Some(_) => {}
+                Live::Current(_) => {}
+                Live::FirstPop(popped) => {
+                    let (word, bit) = (v as usize / 64, 1u64 << (v % 64));
+                    if popped[word] & bit == 0 {
+                        popped[word] |= bit;
+                        return Some(v);
+                    }
+                }
             }
         }
     }
