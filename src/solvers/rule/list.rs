@@ -29,7 +29,7 @@ use super::buckets::{self, Buckets};
 use super::features::{Adj, Dynamic, Statics};
 use super::packed::{KeyInt, Mode, Packed};
 use super::parse::{Feature, Key, Term};
-use super::queue::{ArenaQueue, KeyCtx, KeyQueue, PackedQueue};
+use super::queue::{rekeying_only_lowers, ArenaQueue, KeyCtx, KeyQueue, PackedQueue};
 use crate::graph::{Graph, NodeIdx};
 use crate::prefetch::prefetch;
 use crate::solvers::kahn::{list_schedule, prefetch_ahead, ReadySet};
@@ -107,7 +107,7 @@ pub(super) fn schedule(
 fn packed_run<K: KeyInt>(r: &KeyCtx, packed: Packed, ctx: &SolveContext) -> Option<Vec<NodeIdx>> {
     let (g, key, statics) = (r.g, r.key, r.statics);
     if key.is_dynamic() {
-        let queue = if rekeying_only_lowers(key) {
+        let queue = if rekeying_only_lowers(key, Mode::Nodes) {
             PackedQueue::<K>::rekeyed_falling(packed, r)
         } else {
             PackedQueue::<K>::rekeyed(packed, r)
@@ -121,18 +121,6 @@ fn packed_run<K: KeyInt>(r: &KeyCtx, packed: Packed, ctx: &SolveContext) -> Opti
         }
         _ => list_schedule(g, StaticKeys(PackedQueue::new(packed, keys, false)), ctx),
     }
-}
-
-/// Whether re-keying a ready node can only lower its key: every term reads
-/// the dynamic features (`unlocks`, `frees_after`, which only grow as nodes
-/// run) with weights of at most 0, as in `-unlocks`. Each term then stays
-/// or falls (a saturated or rounded sum too: both are monotone), and so
-/// does the lexicographic key.
-fn rekeying_only_lowers(key: &Key) -> bool {
-    key.terms.iter().all(|t| match t {
-        Term::Int(sum) => sum.iter().all(|&(w, f)| !f.is_dynamic() || w <= 0),
-        Term::Float(sum) => sum.iter().all(|&(w, f)| !f.is_dynamic() || w <= 0.0),
-    })
 }
 
 /// The column of the first term, its largest value, and whether it is read
@@ -446,7 +434,7 @@ pub(crate) mod tests {
         ];
         for (rule, lowers) in rules {
             assert_eq!(
-                rekeying_only_lowers(&parse(rule).unwrap()),
+                rekeying_only_lowers(&parse(rule).unwrap(), Mode::Nodes),
                 lowers,
                 "{rule}"
             );

@@ -38,9 +38,9 @@
 //! move first peaks at 161.
 
 use super::features::{Adj, Dynamic, Statics};
-use super::packed::{Mode, Packed};
+use super::packed::{KeyInt, Mode, Packed};
 use super::parse::{Feature, Key};
-use super::queue::{ArenaQueue, KeyCtx, KeyQueue, PackedQueue};
+use super::queue::{rekeying_only_lowers, ArenaQueue, KeyCtx, KeyQueue, PackedQueue};
 use crate::graph::{Graph, NodeIdx};
 use crate::rng::Rng;
 use crate::solvers::{Abilities, DeadlineTicker, Outcome, Scheduler, SolveContext};
@@ -377,11 +377,12 @@ pub(super) fn schedule<'g>(
                 statics,
                 key,
             };
+            let falling = rekeying_only_lowers(key, Mode::Moves);
             let done = match Packed::layout(g, adj, statics, key, Mode::Moves) {
                 Some(packed) if packed.fits_u64() => {
-                    by_key(&mut s, &r, PackedQueue::<u64>::rekeyed(packed, &r), ctx)
+                    by_key(&mut s, &r, packed_queue::<u64>(packed, &r, falling), ctx)
                 }
-                Some(packed) => by_key(&mut s, &r, PackedQueue::<u128>::rekeyed(packed, &r), ctx),
+                Some(packed) => by_key(&mut s, &r, packed_queue::<u128>(packed, &r, falling), ctx),
                 None => by_key(&mut s, &r, ArenaQueue::new(n, key), ctx),
             };
             if !done {
@@ -396,6 +397,16 @@ pub(super) fn schedule<'g>(
     }
     s.finish();
     Some(s.order)
+}
+
+/// The queue of packed move keys; `falling`: re-keying only lowers them
+/// (see [`rekeying_only_lowers`]).
+fn packed_queue<K: KeyInt>(packed: Packed, r: &KeyCtx, falling: bool) -> PackedQueue<K> {
+    if falling {
+        PackedQueue::rekeyed_falling(packed, r)
+    } else {
+        PackedQueue::rekeyed(packed, r)
+    }
 }
 
 /// The closure of each move when it was last keyed, if short: still its
@@ -503,6 +514,7 @@ fn uniformly(s: &mut State, seed: u64, ctx: &SolveContext) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::corpus::gen::{generate, GenSpec};
     use crate::graph::GraphBuilder;
     use crate::schedule::check;
     use crate::solvers::rule::parse;
@@ -516,6 +528,71 @@ mod tests {
             statics: &statics,
         };
         schedule(g, &Adj::new(g), pick, &ctx).unwrap()
+    }
+
+    /// Runs the move rule `rule` on `g` with the word arena (`None`) or
+    /// packed keys (`Some(falling)`: stale entries told by a bit per node).
+    fn order_with(g: &Graph, rule: &str, packed: Option<bool>) -> Vec<NodeIdx> {
+        let key = parse(rule).unwrap();
+        let ctx = SolveContext::default();
+        let statics = Statics::new(g, &key, ctx.seed, None);
+        let adj = Adj::new(g);
+        let mut s = State::new(g, &adj, key.is_dynamic());
+        let r = KeyCtx {
+            g,
+            adj: &adj,
+            statics: &statics,
+            key: &key,
+        };
+        let done = match packed {
+            None => by_key(&mut s, &r, ArenaQueue::new(g.node_count(), &key), &ctx),
+            Some(falling) => {
+                let layout = Packed::layout(g, &adj, &statics, &key, Mode::Moves).unwrap();
+                by_key(&mut s, &r, packed_queue::<u128>(layout, &r, falling), &ctx)
+            }
+        };
+        assert!(done);
+        s.finish();
+        s.order
+    }
+
+    /// A move's closure only shrinks, so its `delta`, `rise` and
+    /// `live_after` only fall and its `unlocks` and `frees_after` only
+    /// grow: rules reading them in the lowering direction take the bit per
+    /// node and pop what the word arena pops; the others keep current keys.
+    #[test]
+    fn packed_move_keys_pop_like_the_arena() {
+        let rules = [
+            ("delta,type,id", true),
+            ("-unlocks,delta,id", true),
+            ("rise,-frees_after,id", true),
+            ("live_after+0.5*rise,-id", true),
+            ("-delta,id", false),
+            ("unlocks,delta,id", false),
+            ("size-0.5*rise,id", false),
+        ];
+        for (rule, falls) in rules {
+            let key = parse(rule).unwrap();
+            assert_eq!(rekeying_only_lowers(&key, Mode::Moves), falls, "{rule}");
+        }
+        assert!(rekeying_only_lowers(
+            &parse("-delta,id").unwrap(),
+            Mode::Nodes
+        ));
+        for seed in 0..10 {
+            for spec in [
+                format!("random-layered:layers={},width=5,allocs=floating", 2 + seed),
+                format!("random-layered:layers={},width=4,allocs=anchored", 3 + seed),
+                format!("tensor-program:ops={}", 5 + 3 * seed),
+            ] {
+                let g = generate(&GenSpec::parse(&spec).unwrap(), seed).unwrap();
+                for (rule, falls) in rules {
+                    let packed = order_with(&g, rule, Some(falls));
+                    assert_eq!(packed, order_with(&g, rule, None), "{rule} on {spec}");
+                    assert!(check(&g, &packed).is_ok());
+                }
+            }
+        }
     }
 
     #[test]

@@ -10,8 +10,8 @@
 
 use super::features::{encode, stride, Adj, Dynamic, Statics};
 use super::heap::KeyHeap;
-use super::packed::{KeyInt, Packed};
-use super::parse::Key;
+use super::packed::{KeyInt, Mode, Packed};
+use super::parse::{Feature, Key, Term};
 use super::tiered_heap::TieredHeap;
 use crate::graph::{Graph, NodeIdx};
 use crate::prefetch::prefetch;
@@ -167,6 +167,28 @@ impl<K: KeyInt> KeyQueue for PackedQueue<K> {
             }
         }
     }
+}
+
+/// Whether re-keying can only lower a key of `key` in `mode`, so that a
+/// [`PackedQueue::rekeyed_falling`] queue applies: each term reads what
+/// changes while a node or move waits only in the direction that lowers
+/// it. `unlocks` and `frees_after` only grow (weights of at most 0); in
+/// move mode a move's closure only shrinks, so its `delta`, `rise` and
+/// `live_after` only fall (weights of at least 0). Every other feature is
+/// fixed per node. A saturated or rounded sum of such parts is monotone
+/// too, and so is the lexicographic key.
+pub(super) fn rekeying_only_lowers(key: &Key, mode: Mode) -> bool {
+    let falls = |f: Feature, sign: i8| match f {
+        Feature::Unlocks | Feature::FreesAfter => sign <= 0,
+        Feature::Delta | Feature::Rise | Feature::LiveAfter if mode == Mode::Moves => sign >= 0,
+        _ => true,
+    };
+    key.terms.iter().all(|t| match t {
+        Term::Int(sum) => sum.iter().all(|&(w, f)| falls(f, w.signum() as i8)),
+        Term::Float(sum) => sum
+            .iter()
+            .all(|&(w, f)| falls(f, if w < 0.0 { -1 } else { i8::from(w > 0.0) })),
+    })
 }
 
 /// Keys of any length in the word arena, with a version per node.
