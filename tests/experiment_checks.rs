@@ -532,6 +532,13 @@ fn an_unedited_resume_runs_and_records_every_graph() {
     let err = ok(&["run", &cfg, "--out", s(&out), "-q"]);
     assert!(err.contains("4 run now, 8 already done"), "{err}");
     assert_eq!(fingerprints(&out), second);
+    // Nothing left to run: nothing is loaded, and the file is not touched
+    // (a directory without one, such as results/ made before it, gets none).
+    let file = out.join("fingerprints.toml");
+    fs::remove_file(&file).unwrap();
+    let err = ok(&["run", &cfg, "--out", s(&out), "-q"]);
+    assert!(err.contains("0 run now, 12 already done"), "{err}");
+    assert!(!file.exists());
     // --fresh forgets the graphs no longer in the config.
     fs::write(&cfg, CHAINS.replace("0..3", "0..2")).unwrap();
     ok(&["run", &cfg, "--out", s(&out), "-q", "--fresh"]);

@@ -272,10 +272,13 @@ fn run_with(
             .map_or_else(|| ALL_SHARDS.to_string(), |s| s.to_string()),
     );
     write_shards(out, shards).map_err(|e| ExperimentError::io("write", &shards_path, e))?;
-    // Graphs not loaded now (no pending items) keep their old entry.
-    let mut fingerprints = recorded.fingerprints;
-    fingerprints.extend(loaded);
-    fingerprint::write(out, &fingerprints)?;
+    // Graphs not loaded now (no pending items) keep their old entry; a run
+    // that loads nothing (everything done) leaves the file as it was.
+    if !loaded.is_empty() || opts.fresh {
+        let mut fingerprints = recorded.fingerprints;
+        fingerprints.extend(loaded);
+        fingerprint::write(out, &fingerprints)?;
+    }
     // Rewrite what survived so appends start on a clean line.
     rows::write_rows(&runs_path, &existing)
         .map_err(|e| ExperimentError::io("write", &runs_path, e))?;
