@@ -568,6 +568,13 @@ fn merge_unites_fingerprints_and_refuses_conflicting_ones() {
         merged["chain:length=3#1"],
         fingerprints(&s0)["chain:length=3#1"]
     );
+    // An input without the file (an older version's) vouches for none of
+    // its graphs: only #1, whose rows all come from s0, keeps an entry.
+    fs::remove_file(s1.join("fingerprints.toml")).unwrap();
+    let m_old = tmp.path().join("m_old");
+    ok(&["merge", s(&s0), s(&s1), "--out", s(&m_old)]);
+    let names: Vec<String> = fingerprints(&m_old).into_keys().collect();
+    assert_eq!(names, ["chain:length=3#1"]);
     // One graph file, edited between two runs of one config.
     let graph = write(tmp.path(), "twobuf.json", TWO_BUFFERS);
     let cfg = write(

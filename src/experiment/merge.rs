@@ -61,10 +61,7 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Finished, ExperimentError> 
         }
         let rows = rows::read_rows(&runs).map_err(|e| ExperimentError::io("read", &runs, e))?;
         let graphs: BTreeSet<&str> = rows.iter().map(|r| r.graph.as_str()).collect();
-        let mut own = fingerprint::read(d)?;
-        // An entry without rows (a run stopped before its first solve) vouches for nothing.
-        own.retain(|name, _| graphs.contains(name.as_str()));
-        fingerprints.add(d, own)?;
+        fingerprints.add(d, fingerprint::read(d)?, &graphs)?;
         all.extend(rows);
         if let Ok(text) = fs::read_to_string(d.join(PROFILES)) {
             for line in text.lines() {
@@ -98,12 +95,29 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Finished, ExperimentError> 
 #[derive(Default)]
 struct United<'a> {
     by_graph: BTreeMap<String, (fingerprint::Fingerprint, &'a Path)>,
+    /// Graphs with rows in an input that records no fingerprint for them
+    /// (a directory of an older version): no fingerprint can vouch for
+    /// those rows, so the union leaves the graph out.
+    unvouched: BTreeSet<String>,
 }
 
 impl<'a> United<'a> {
-    /// Adds `dir`'s fingerprints; refuses one that another input records
-    /// differently (their rows were solved on two versions of the graph).
-    fn add(&mut self, dir: &'a Path, own: Fingerprints) -> Result<(), ExperimentError> {
+    /// Adds `dir`'s fingerprints `own`, for the graphs its rows name
+    /// (`graphs`); refuses one that another input records differently
+    /// (their rows were solved on two versions of the graph).
+    fn add(
+        &mut self,
+        dir: &'a Path,
+        mut own: Fingerprints,
+        graphs: &BTreeSet<&str>,
+    ) -> Result<(), ExperimentError> {
+        // An entry without rows (a run stopped before its first solve) vouches for nothing.
+        own.retain(|name, _| graphs.contains(name.as_str()));
+        for &name in graphs {
+            if !own.contains_key(name) {
+                self.unvouched.insert(name.to_string());
+            }
+        }
         for (name, fp) in own {
             match self.by_graph.get(&name) {
                 Some(&(first, first_dir)) if first != fp => {
@@ -125,10 +139,12 @@ impl<'a> United<'a> {
         Ok(())
     }
 
-    /// Graph name -> fingerprint.
+    /// Graph name -> fingerprint, for the graphs every input with rows of
+    /// it vouches for.
     fn union(&self) -> Fingerprints {
         self.by_graph
             .iter()
+            .filter(|(name, _)| !self.unvouched.contains(*name))
             .map(|(name, &(fp, _))| (name.clone(), fp))
             .collect()
     }

@@ -109,6 +109,10 @@ struct GraphStore<'a> {
 struct Slot {
     graph: Option<Result<Arc<Graph>, String>>,
     remaining: usize,
+    /// The fingerprint the check before the run found: a graph loaded
+    /// again for its items must still have it (its file may be edited
+    /// while a long run goes on).
+    expected: Option<Fingerprint>,
 }
 
 impl<'a> GraphStore<'a> {
@@ -125,17 +129,35 @@ impl<'a> GraphStore<'a> {
                     Mutex::new(Slot {
                         graph: None,
                         remaining,
+                        expected: None,
                     })
                 })
                 .collect(),
         }
     }
-    /// The graph, loaded by the first caller (others wait for it).
+    /// The graph, loaded by the first caller (others wait for it); an
+    /// error if it no longer has the fingerprint it had when the run
+    /// started.
     fn get(&self, i: usize) -> Result<Arc<Graph>, String> {
         let mut slot = self.slots[i].lock().unwrap_or_else(|e| e.into_inner());
+        let expected = slot.expected;
         slot.graph
-            .get_or_insert_with(|| load(&self.entries[i]).map(Arc::new))
+            .get_or_insert_with(|| {
+                let graph = load(&self.entries[i])?;
+                match expected.map(|fp| (fp, fingerprint::of(&graph))) {
+                    Some((then, now)) if then != now => Err(format!(
+                        "it changed during the run (fingerprint {now}, {then} when the run \
+                         started): its file was edited or replaced"
+                    )),
+                    _ => Ok(Arc::new(graph)),
+                }
+            })
             .clone()
+    }
+    /// Graph `i` had fingerprint `fp` when the run started.
+    fn expect(&self, i: usize, fp: Fingerprint) {
+        let mut slot = self.slots[i].lock().unwrap_or_else(|e| e.into_inner());
+        slot.expected = Some(fp);
     }
     /// Keeps graph `i`, loaded by the check before the run, for its items.
     fn keep(&self, i: usize, graph: Graph) {
@@ -568,7 +590,8 @@ impl Recorded {
             return (old != now).then(|| {
                 format!(
                     "its content differs (fingerprint {now} now, {old} in {FINGERPRINTS}): a \
-                     size, latency, id, buffer or edge was changed"
+                     node's id, kind, buffer, size or latency, the nodes' order or an edge \
+                     was changed"
                 )
             });
         }
@@ -619,6 +642,7 @@ fn check_graphs(
                     if let Some(why) = recorded.changed(&plan.graphs[g].name, &graph, fp) {
                         return Err(Problem::Changed(why));
                     }
+                    store.expect(g, fp);
                     let size = graph.node_count() + graph.edge_count();
                     if size <= KEEP_ONE
                         && kept.fetch_add(size, Ordering::Relaxed) + size <= KEEP_ELEMENTS
@@ -927,6 +951,42 @@ mod tests {
         assert_eq!(pool_size(Some(4096), 3, 2), 3, "capped at the solves");
         assert_eq!(pool_size(Some(4096), 1, 8), 8, "the cores are kept");
         assert_eq!(pool_size(Some(3), 100, 8), 3, "as asked");
+    }
+
+    /// A graph dropped after the check and loaded again for its items must
+    /// still be the graph the run started with.
+    #[test]
+    fn a_graph_edited_during_the_run_fails_its_items() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("g.json");
+        let graph = |size: u64| {
+            format!(
+                r#"{{"Nodes": [{{"Id": 0, "Op": "ALLOC", "Size": {size}, "BufId": 1}},
+                    {{"Id": 1, "Op": "FREE", "Size": {size}, "BufId": 1}}], "Edges": [[0, 1]]}}"#
+            )
+        };
+        fs::write(&path, graph(8)).unwrap();
+        let entries = [GraphEntry {
+            name: "g".into(),
+            family: "test".into(),
+            source: GraphSource::File(path.clone()),
+        }];
+        let item = Item {
+            id: 0,
+            graph: 0,
+            solver: 0,
+            seed: 0,
+        };
+        let store = GraphStore::new(&entries, &[item, item]);
+        let started = fingerprint::of(&load(&entries[0]).unwrap());
+        store.expect(0, started);
+        assert!(store.get(0).is_ok(), "unchanged");
+        store.release(0);
+        store.release(0); // dropped: the next get loads it again
+        fs::write(&path, graph(9)).unwrap();
+        let err = store.get(0).unwrap_err();
+        assert!(err.contains("changed during the run"), "{err}");
+        assert!(err.contains(&started.to_string()), "{err}");
     }
 
     struct Panics;
