@@ -152,18 +152,18 @@ fn an_integer_beyond_64_bits_is_out_of_range() {
     );
 }
 
-/// A Size is a u64: `1e19` fits it, so the error is that it is written as a
-/// float (not that it is out of range); above 2^64 - 1 it is out of range,
-/// and an Id beyond i64 names i64's range.
+/// A Size is at most 2^63 - 1: `1e18` is within it, so the error is that it
+/// is written as a float (not that it is out of range); `1e19` is out of
+/// range, and an Id beyond i64 names i64's range.
 #[test]
-fn a_float_size_that_fits_u64_is_named_as_a_float() {
+fn a_whole_float_size_is_named_as_a_float_or_out_of_range() {
     assert_invalid(
-        r#"{"Nodes": [{"Id": 0, "Op": "ALLOC", "Size": 1e19, "BufId": 1}], "Edges": []}"#,
-        &["Size 1e19 is written as a float: write it as an integer (10000000000000000000)"],
+        r#"{"Nodes": [{"Id": 0, "Op": "ALLOC", "Size": 1e18, "BufId": 1}], "Edges": []}"#,
+        &["Size 1e18 is written as a float: write it as an integer (1000000000000000000)"],
     );
     assert_invalid(
-        r#"{"Nodes": [{"Id": 0, "Op": "ALLOC", "Size": 2e19, "BufId": 1}], "Edges": []}"#,
-        &["Size 2e19 is out of range: it must be an integer from 0 to 2^64 - 1"],
+        r#"{"Nodes": [{"Id": 0, "Op": "ALLOC", "Size": 1e19, "BufId": 1}], "Edges": []}"#,
+        &["Size 1e19 is out of range: it must be an integer from 0 to 2^63 - 1"],
     );
     assert_invalid(
         r#"{"Nodes": [{"Id": 9223372036854775808, "Op": "A"}], "Edges": []}"#,

@@ -248,10 +248,11 @@ fn once<T, E: de::Error>(seen: &Option<T>, field: &'static str) -> Result<(), E>
 /// A JSON integer of any sign that fits i128 (floats and strings rejected).
 struct Integer(i128);
 
-/// The range of integers a field accepts as written: `Id` and `BufId` are
-/// i64, `Size` is a u64 byte count (negative sizes that fit i64 are read, so
-/// that validation can reject them naming the node).
-#[derive(Clone, Copy)]
+/// The range of integers a field accepts: `Id` and `BufId` are i64, `Size`
+/// a byte count from 0 to 2^63 - 1 (integer literals up to 2^64 - 1 and
+/// negative ones are read, so that validation can reject them naming the
+/// node: a negative size, or sizes whose sum exceeds 2^63 - 1).
+#[derive(Clone, Copy, PartialEq, Eq)]
 enum Range {
     I64,
     Size,
@@ -261,7 +262,7 @@ impl Range {
     fn describe(self) -> &'static str {
         match self {
             Range::I64 => "an integer from -2^63 to 2^63 - 1",
-            Range::Size => "an integer from 0 to 2^64 - 1",
+            Range::Size => "an integer from 0 to 2^63 - 1",
         }
     }
 }
@@ -316,30 +317,32 @@ impl<'de> Visitor<'de> for IntegerField {
         // serde_json hands integer literals in [-2^63, 2^64) over as i64 or
         // u64, and only those beyond as floats (rounded). So a whole float
         // beyond the field's range is out of range however it was written,
-        // and one inside it was written as a float (`1e19`, `2.0`): the fix
+        // and one inside it was written as a float (`1e18`, `2.0`): the fix
         // is to write the integer. -2^63 itself is either: a literal just
         // below -2^63 rounds to it. Fractions (`1.5`) are type errors.
         let (field, range) = (self.0, self.1);
-        let max = match range {
-            Range::I64 => 2f64.powi(63),
-            Range::Size => 2f64.powi(64),
-        };
-        let min = -(2f64.powi(63));
         if v.is_finite() && v.fract() == 0.0 {
+            let v = v + 0.0; // -0.0 is 0
             let must = range.describe();
-            if v < min || v >= max {
+            let i64_min = -(2f64.powi(63));
+            let (min, max) = match range {
+                Range::I64 => (i64_min, 2f64.powi(63)),
+                Range::Size => (0.0, 2f64.powi(63)),
+            };
+            let problem = if range == Range::I64 && v == i64_min {
+                "is below -2^63 or written as a float"
+            } else if range == Range::Size && v < 0.0 {
+                "is negative"
+            } else if v < min || v >= max {
+                "is out of range"
+            } else {
                 return Err(E::custom(format!(
-                    "{field} {v:e} is out of range: it must be {must}"
+                    "{field} {v:e} is written as a float: write it as an integer ({})",
+                    v as i128
                 )));
-            }
-            if v == min {
-                return Err(E::custom(format!(
-                    "{field} {v:e} is below -2^63 or written as a float: it must be {must}"
-                )));
-            }
+            };
             return Err(E::custom(format!(
-                "{field} {v:e} is written as a float: write it as an integer ({})",
-                v as i128
+                "{field} {v:e} {problem}: it must be {must}"
             )));
         }
         Err(E::invalid_type(de::Unexpected::Float(v), &self))
@@ -360,38 +363,46 @@ mod tests {
         parse(text.as_bytes()).unwrap().nodes[0].size
     }
 
-    /// `Size` is a u64: a float literal inside u64's range (`1e19`) is wrong
-    /// because it is a float, not because it is out of range; beyond 2^64 - 1
-    /// it is out of range, and the message names the range.
+    /// A whole float literal inside Size's range (`1e18`) is wrong because
+    /// it is a float, not because it is out of range; from 2^63 on it is out
+    /// of range, below 0 negative, and the message names the range.
     #[test]
-    fn a_float_size_within_u64_is_named_as_a_float_not_out_of_range() {
-        let err = node_error(r#""Id": 0, "BufId": 1, "Size": 1e19"#);
+    fn a_float_size_within_range_is_named_as_a_float_not_out_of_range() {
+        let err = node_error(r#""Id": 0, "BufId": 1, "Size": 1e18"#);
         assert!(
             err.contains(
-                "Size 1e19 is written as a float: write it as an integer (10000000000000000000)"
+                "Size 1e18 is written as a float: write it as an integer (1000000000000000000)"
             ),
             "{err}"
         );
         assert!(!err.contains("out of range"), "{err}");
         // The same value written as an integer is read exactly.
         assert_eq!(
-            size_of(r#""Id": 0, "BufId": 1, "Size": 10000000000000000000"#),
-            Some(10_000_000_000_000_000_000)
+            size_of(r#""Id": 0, "BufId": 1, "Size": 1000000000000000000"#),
+            Some(1_000_000_000_000_000_000)
         );
         for (written, shown) in [
-            ("1e20", "1e20"),
+            ("1e19", "1e19"),
+            ("9.3e18", "9.3e18"),
             ("18446744073709551616", "1.8446744073709552e19"),
         ] {
             let err = node_error(&format!(r#""Id": 0, "BufId": 1, "Size": {written}"#));
             assert!(
                 err.contains(&format!(
-                    "Size {shown} is out of range: it must be an integer from 0 to 2^64 - 1"
+                    "Size {shown} is out of range: it must be an integer from 0 to 2^63 - 1"
                 )),
                 "{written}: {err}"
             );
         }
-        let err = node_error(r#""Id": 0, "BufId": 1, "Size": -1e19"#);
-        assert!(err.contains("Size -1e19 is out of range"), "{err}");
+        for (written, shown) in [("-1e19", "-1e19"), ("-5.0", "-5e0")] {
+            let err = node_error(&format!(r#""Id": 0, "BufId": 1, "Size": {written}"#));
+            assert!(
+                err.contains(&format!("Size {shown} is negative: it must be an integer")),
+                "{written}: {err}"
+            );
+        }
+        let err = node_error(r#""Id": 0, "BufId": 1, "Size": -0.0"#);
+        assert!(err.contains("Size 0e0 is written as a float"), "{err}");
     }
 
     /// `Id` and `BufId` are i64: values beyond it name i64's range, whether
