@@ -372,11 +372,13 @@ fn parse_term(term: &str) -> Result<Term, RuleError> {
 /// same f64 operations the evaluation does on `w * x` (a sum of products,
 /// left to right). Rounding is monotone, so each partial sum of a node's
 /// key is at most the bound's partial sum in magnitude: a finite bound
-/// means no key is ever infinite or NaN. The bound is reached when every
-/// feature is at its magnitude with the weight's sign (sizes of 2^63 - 1
-/// and latencies of f64's largest value are valid), so nothing that cannot
-/// overflow is refused, short of `random`, which stays below 1.
-/// (Integer terms saturate at i64's bounds instead: they never overflow.)
+/// means no term is ever infinite or NaN (`noisy:` adds its noise after,
+/// and an enormous first term can take it to infinity; keys then tie, but
+/// are never NaN). The bound treats every feature as free to take either
+/// sign at full magnitude, so it is conservative where features are tied
+/// together: `1.5e289*size-1.5e289*rise` is refused although `size` and
+/// `rise` are never negative. (Integer terms saturate at i64's bounds
+/// instead: they never overflow.)
 fn check_range(term: &str, sum: &[(f64, Feature)], texts: &[&str]) -> Result<(), RuleError> {
     let overflow = |reason: String| RuleError::Overflow {
         term: term.to_string(),
@@ -567,11 +569,13 @@ mod tests {
         }
     }
 
-    /// The check is exact: a float term is refused exactly when evaluating
-    /// it with every feature at its magnitude (with the weight's sign, as a
-    /// key is evaluated: products summed left to right) gives a non-finite
-    /// value. So an accepted term is finite on every valid graph, and a
-    /// refused one is not (`random`, below 1, aside).
+    /// The check matches its model: a float term is refused exactly when
+    /// evaluating it with every feature at its magnitude (with the weight's
+    /// sign, as a key is evaluated: products summed left to right) gives a
+    /// non-finite value. So an accepted term is finite on every valid graph.
+    /// The model lets each feature take either sign on its own, so a
+    /// refused term can still be finite where features are tied (`size`
+    /// and `rise` are never negative).
     #[test]
     fn overflow_check_is_exactly_the_worst_case() {
         let weights = [
