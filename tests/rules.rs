@@ -127,9 +127,13 @@ fn every_rule_and_mode_passes_the_checker() {
     }
 }
 
-/// Naive node-mode reference for `-unlocks,-frees_after,id`: recomputes every
-/// ready node's features from scratch at every step.
-fn naive_unlocks_rule(g: &Graph) -> Vec<NodeIdx> {
+/// A node-mode key from a ready node's `unlocks` and `frees_after`, its id
+/// and index.
+type DynamicKey = fn(i64, i64, &Graph, NodeIdx) -> (i64, i64, i64, NodeIdx);
+
+/// Naive node-mode reference for a rule on `unlocks` and `frees_after`:
+/// recomputes every ready node's features from scratch at every step.
+fn naive_dynamic_rule(g: &Graph, key_of: DynamicKey) -> Vec<NodeIdx> {
     let n = g.node_count();
     let mut done = vec![false; n];
     let mut order = Vec::new();
@@ -150,7 +154,7 @@ fn naive_unlocks_rule(g: &Graph) -> Vec<NodeIdx> {
                 .filter(|&&w| g.kind(w) == NodeKind::Free)
                 .map(|&w| g.size(w) as i64)
                 .sum();
-            (-(unlocked.len() as i64), -frees, g.id(v), v)
+            key_of(unlocked.len() as i64, frees, g, v)
         };
         let v = ready.min_by_key(|&v| key(v)).unwrap();
         done[v as usize] = true;
@@ -162,11 +166,22 @@ fn naive_unlocks_rule(g: &Graph) -> Vec<NodeIdx> {
 #[test]
 fn dynamic_node_keys_match_a_from_scratch_reference() {
     let ctx = SolveContext::default();
+    let rules: [(&str, DynamicKey); 3] = [
+        ("rule:-unlocks,-frees_after,id", |u, f, g, v| {
+            (-u, -f, g.id(v), v)
+        }),
+        // Only FREEs change `frees_after`: re-keys for other nodes are skipped.
+        ("rule:-frees_after,id", |_, f, g, v| (-f, 0, g.id(v), v)),
+        // Keys that rise when re-keyed (the queue keeps current keys).
+        ("rule:frees_after,-unlocks,id", |u, f, g, v| {
+            (f, -u, g.id(v), v)
+        }),
+    ];
     for g in corpus() {
-        assert_eq!(
-            order_of("rule:-unlocks,-frees_after,id", &g, &ctx),
-            naive_unlocks_rule(&g)
-        );
+        for (rule, key_of) in rules {
+            let want = naive_dynamic_rule(&g, key_of);
+            assert_eq!(order_of(rule, &g, &ctx), want, "{rule}");
+        }
     }
 }
 

@@ -226,6 +226,7 @@ fn run(r: &KeyCtx, mut queue: impl KeyQueue, ctx: &SolveContext) -> Option<Vec<N
         })
         .collect();
     let mut unlocks = r.key.is_dynamic().then(|| Unlocks::new(g, &waiting));
+    let reads_unlocks = r.key.uses(Feature::Unlocks);
     let features = |unlocks: &Option<Unlocks>, v: NodeIdx| {
         let delta = g.delta(v);
         let (u, f) = unlocks.as_ref().map_or((0, 0), |c| {
@@ -268,9 +269,11 @@ fn run(r: &KeyCtx, mut queue: impl KeyQueue, ctx: &SolveContext) -> Option<Vec<N
             } else if pending == 1 {
                 if let Some(c) = &mut unlocks {
                     // The last unrun predecessor of `w` now unlocks it: re-key it if ready.
+                    // Its key changes only if the rule reads `unlocks`, or
+                    // `w` is a FREE (its bytes go to `frees_after`).
                     let x = unrun_xor;
                     c.credit(g, w, x);
-                    if waiting[x as usize].pending == 0 {
+                    if waiting[x as usize].pending == 0 && (reads_unlocks || g.delta(w) < 0) {
                         queue.push(r, x, &features(&unlocks, x));
                     }
                 }
