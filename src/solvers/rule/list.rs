@@ -299,6 +299,26 @@ pub(crate) mod tests {
         g.to_ids(&schedule(g, &Adj::new(g), &key, &statics, &ctx).unwrap())
     }
 
+    /// Small random graphs of both encodings and tensor programs, named by
+    /// their spec: `seeds` of each kind, the anchored ones `width` wide.
+    pub(crate) fn small_graphs(seeds: u64, width: u32) -> Vec<(String, Graph)> {
+        let mut graphs = Vec::new();
+        for seed in 0..seeds {
+            for spec in [
+                format!("random-layered:layers={},width=5,allocs=floating", 2 + seed),
+                format!(
+                    "random-layered:layers={},width={width},allocs=anchored",
+                    3 + seed
+                ),
+                format!("tensor-program:ops={}", 5 + 3 * seed),
+            ] {
+                let g = generate(&GenSpec::parse(&spec).unwrap(), seed).unwrap();
+                graphs.push((spec, g));
+            }
+        }
+        graphs
+    }
+
     /// A chain of four ops, outputs of 4, 3, 2, 1 bytes, floating ALLOCs.
     pub(crate) fn floating_chain() -> Graph {
         let mut p = TensorProgram::new();
@@ -354,18 +374,11 @@ pub(crate) mod tests {
             "-3*height,size",
             "2*depth,type,-delta",
         ];
-        for seed in 0..12 {
-            for spec in [
-                format!("random-layered:layers={},width=5,allocs=floating", 2 + seed),
-                format!("random-layered:layers={},width=3,allocs=anchored", 3 + seed),
-                format!("tensor-program:ops={}", 5 + 3 * seed),
-            ] {
-                let g = generate(&GenSpec::parse(&spec).unwrap(), seed).unwrap();
-                for rule in rules {
-                    let bucketed = static_order(&g, rule, true);
-                    assert_eq!(bucketed, static_order(&g, rule, false), "{rule} on {spec}");
-                    assert!(check(&g, &bucketed).is_ok());
-                }
+        for (spec, g) in small_graphs(12, 3) {
+            for rule in rules {
+                let bucketed = static_order(&g, rule, true);
+                assert_eq!(bucketed, static_order(&g, rule, false), "{rule} on {spec}");
+                assert!(check(&g, &bucketed).is_ok());
             }
         }
     }
@@ -442,18 +455,11 @@ pub(crate) mod tests {
                 "{rule}"
             );
         }
-        for seed in 0..10 {
-            for spec in [
-                format!("random-layered:layers={},width=5,allocs=floating", 2 + seed),
-                format!("random-layered:layers={},width=4,allocs=anchored", 3 + seed),
-                format!("tensor-program:ops={}", 5 + 3 * seed),
-            ] {
-                let g = generate(&GenSpec::parse(&spec).unwrap(), seed).unwrap();
-                for (rule, _) in rules {
-                    let packed = dynamic_order(&g, rule, true);
-                    assert_eq!(packed, dynamic_order(&g, rule, false), "{rule} on {spec}");
-                    assert!(check(&g, &packed).is_ok());
-                }
+        for (spec, g) in small_graphs(10, 4) {
+            for (rule, _) in rules {
+                let packed = dynamic_order(&g, rule, true);
+                assert_eq!(packed, dynamic_order(&g, rule, false), "{rule} on {spec}");
+                assert!(check(&g, &packed).is_ok());
             }
         }
     }

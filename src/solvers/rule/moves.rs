@@ -514,7 +514,6 @@ fn uniformly(s: &mut State, seed: u64, ctx: &SolveContext) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::corpus::gen::{generate, GenSpec};
     use crate::graph::GraphBuilder;
     use crate::schedule::check;
     use crate::solvers::rule::parse;
@@ -579,18 +578,11 @@ mod tests {
             &parse("-delta,id").unwrap(),
             Mode::Nodes
         ));
-        for seed in 0..10 {
-            for spec in [
-                format!("random-layered:layers={},width=5,allocs=floating", 2 + seed),
-                format!("random-layered:layers={},width=4,allocs=anchored", 3 + seed),
-                format!("tensor-program:ops={}", 5 + 3 * seed),
-            ] {
-                let g = generate(&GenSpec::parse(&spec).unwrap(), seed).unwrap();
-                for (rule, falls) in rules {
-                    let packed = order_with(&g, rule, Some(falls));
-                    assert_eq!(packed, order_with(&g, rule, None), "{rule} on {spec}");
-                    assert!(check(&g, &packed).is_ok());
-                }
+        for (spec, g) in crate::solvers::rule::list::tests::small_graphs(10, 4) {
+            for (rule, falls) in rules {
+                let packed = order_with(&g, rule, Some(falls));
+                assert_eq!(packed, order_with(&g, rule, None), "{rule} on {spec}");
+                assert!(check(&g, &packed).is_ok());
             }
         }
     }
