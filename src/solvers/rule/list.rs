@@ -29,7 +29,7 @@ use super::buckets::{self, Buckets};
 use super::features::{Adj, Dynamic, Statics};
 use super::packed::{KeyInt, Mode, Packed};
 use super::parse::{Feature, Key, Term};
-use super::queue::{rekeying_only_lowers, ArenaQueue, KeyCtx, KeyQueue, PackedQueue};
+use super::queue::{ArenaQueue, KeyCtx, KeyQueue, PackedQueue};
 use crate::graph::{Graph, NodeIdx};
 use crate::prefetch::prefetch;
 use crate::solvers::kahn::{list_schedule, prefetch_ahead, ReadySet};
@@ -107,19 +107,14 @@ pub(super) fn schedule(
 fn packed_run<K: KeyInt>(r: &KeyCtx, packed: Packed, ctx: &SolveContext) -> Option<Vec<NodeIdx>> {
     let (g, key, statics) = (r.g, r.key, r.statics);
     if key.is_dynamic() {
-        let queue = if rekeying_only_lowers(key, Mode::Nodes) {
-            PackedQueue::<K>::rekeyed_falling(packed, r)
-        } else {
-            PackedQueue::<K>::rekeyed(packed, r)
-        };
-        return run(r, queue, ctx);
+        return run(r, PackedQueue::<K>::rekeyed(packed, r), ctx);
     }
     let keys = packed.static_keys::<K>(g, r.adj, statics, key);
     match rising_first_term(key, statics) {
         Some((column, max, descending)) if buckets::fit(&packed) => {
             list_schedule(g, Buckets::new(packed, keys, column, max, descending), ctx)
         }
-        _ => list_schedule(g, StaticKeys(PackedQueue::new(packed, keys, false)), ctx),
+        _ => list_schedule(g, StaticKeys(PackedQueue::new(packed, keys)), ctx),
     }
 }
 
@@ -290,6 +285,7 @@ pub(crate) mod tests {
     use crate::corpus::program::{AllocEncoding, TensorProgram};
     use crate::graph::GraphBuilder;
     use crate::schedule::check;
+    use crate::solvers::rule::packed::rekeying_only_lowers;
     use crate::solvers::rule::parse;
 
     fn order(g: &Graph, rule: &str) -> Vec<i64> {
@@ -359,7 +355,7 @@ pub(crate) mod tests {
             assert!(buckets::fit(&packed));
             list_schedule(g, Buckets::new(packed, keys, column, max, descending), &ctx)
         } else {
-            list_schedule(g, StaticKeys(PackedQueue::new(packed, keys, false)), &ctx)
+            list_schedule(g, StaticKeys(PackedQueue::new(packed, keys)), &ctx)
         };
         order.unwrap()
     }

@@ -38,9 +38,9 @@
 //! move first peaks at 161.
 
 use super::features::{Adj, Dynamic, Statics};
-use super::packed::{KeyInt, Mode, Packed};
+use super::packed::{Mode, Packed};
 use super::parse::{Feature, Key};
-use super::queue::{rekeying_only_lowers, ArenaQueue, KeyCtx, KeyQueue, PackedQueue};
+use super::queue::{ArenaQueue, KeyCtx, KeyQueue, PackedQueue};
 use crate::graph::{Graph, NodeIdx};
 use crate::rng::Rng;
 use crate::solvers::{Abilities, DeadlineTicker, Outcome, Scheduler, SolveContext};
@@ -377,12 +377,11 @@ pub(super) fn schedule<'g>(
                 statics,
                 key,
             };
-            let falling = rekeying_only_lowers(key, Mode::Moves);
             let done = match Packed::layout(g, adj, statics, key, Mode::Moves) {
                 Some(packed) if packed.fits_u64() => {
-                    by_key(&mut s, &r, packed_queue::<u64>(packed, &r, falling), ctx)
+                    by_key(&mut s, &r, PackedQueue::<u64>::rekeyed(packed, &r), ctx)
                 }
-                Some(packed) => by_key(&mut s, &r, packed_queue::<u128>(packed, &r, falling), ctx),
+                Some(packed) => by_key(&mut s, &r, PackedQueue::<u128>::rekeyed(packed, &r), ctx),
                 None => by_key(&mut s, &r, ArenaQueue::new(n, key), ctx),
             };
             if !done {
@@ -397,16 +396,6 @@ pub(super) fn schedule<'g>(
     }
     s.finish();
     Some(s.order)
-}
-
-/// The queue of packed move keys; `falling`: re-keying only lowers them
-/// (see [`rekeying_only_lowers`]).
-fn packed_queue<K: KeyInt>(packed: Packed, r: &KeyCtx, falling: bool) -> PackedQueue<K> {
-    if falling {
-        PackedQueue::rekeyed_falling(packed, r)
-    } else {
-        PackedQueue::rekeyed(packed, r)
-    }
 }
 
 /// The closure of each move when it was last keyed, if short: still its
@@ -516,6 +505,7 @@ mod tests {
     use super::*;
     use crate::graph::GraphBuilder;
     use crate::schedule::check;
+    use crate::solvers::rule::packed::rekeying_only_lowers;
     use crate::solvers::rule::parse;
 
     fn run(g: &Graph, rule: &str) -> Vec<NodeIdx> {
@@ -529,9 +519,8 @@ mod tests {
         schedule(g, &Adj::new(g), pick, &ctx).unwrap()
     }
 
-    /// Runs the move rule `rule` on `g` with the word arena (`None`) or
-    /// packed keys (`Some(falling)`: stale entries told by a bit per node).
-    fn order_with(g: &Graph, rule: &str, packed: Option<bool>) -> Vec<NodeIdx> {
+    /// Runs the move rule `rule` on `g` with packed keys or the word arena.
+    fn order_with(g: &Graph, rule: &str, packed: bool) -> Vec<NodeIdx> {
         let key = parse(rule).unwrap();
         let ctx = SolveContext::default();
         let statics = Statics::new(g, &key, ctx.seed, None);
@@ -543,12 +532,11 @@ mod tests {
             statics: &statics,
             key: &key,
         };
-        let done = match packed {
-            None => by_key(&mut s, &r, ArenaQueue::new(g.node_count(), &key), &ctx),
-            Some(falling) => {
-                let layout = Packed::layout(g, &adj, &statics, &key, Mode::Moves).unwrap();
-                by_key(&mut s, &r, packed_queue::<u128>(layout, &r, falling), &ctx)
-            }
+        let done = if packed {
+            let layout = Packed::layout(g, &adj, &statics, &key, Mode::Moves).unwrap();
+            by_key(&mut s, &r, PackedQueue::<u128>::rekeyed(layout, &r), &ctx)
+        } else {
+            by_key(&mut s, &r, ArenaQueue::new(g.node_count(), &key), &ctx)
         };
         assert!(done);
         s.finish();
@@ -579,9 +567,9 @@ mod tests {
             Mode::Nodes
         ));
         for (spec, g) in crate::solvers::rule::list::tests::small_graphs(10, 4) {
-            for (rule, falls) in rules {
-                let packed = order_with(&g, rule, Some(falls));
-                assert_eq!(packed, order_with(&g, rule, None), "{rule} on {spec}");
+            for (rule, _) in rules {
+                let packed = order_with(&g, rule, true);
+                assert_eq!(packed, order_with(&g, rule, false), "{rule} on {spec}");
                 assert!(check(&g, &packed).is_ok());
             }
         }

@@ -39,6 +39,8 @@ pub(super) struct Packed {
     /// The terms whose value depends on the state in this mode: index, and
     /// the shift of the term's field in the key.
     dynamic: Vec<(usize, u32)>,
+    /// Re-keying can only lower a key ([`rekeying_only_lowers`]).
+    falling: bool,
     rank_bits: u32,
     /// Bits of a whole key (every field and the rank).
     total_bits: u32,
@@ -94,6 +96,25 @@ fn bits(range: u128) -> u32 {
 fn state_dependent(f: Feature, mode: Mode) -> bool {
     f.is_dynamic()
         || (mode == Mode::Moves && matches!(f, Feature::Delta | Feature::LiveAfter | Feature::Rise))
+}
+
+/// Whether re-keying can only lower a key of `key` in `mode`: each term
+/// reads what changes while a node or move waits only in the direction
+/// that lowers it. `unlocks` and `frees_after` only grow (weights of at
+/// most 0); in move mode a move's closure only shrinks, so its `delta`,
+/// `rise` and `live_after` only fall (weights of at least 0). A saturated
+/// or rounded sum of such parts is monotone too, and so is the
+/// lexicographic key.
+pub(super) fn rekeying_only_lowers(key: &Key, mode: Mode) -> bool {
+    let lowers = |w: f64, f: Feature| match (state_dependent(f, mode), f.is_dynamic()) {
+        (false, _) => true,
+        (true, true) => w <= 0.0,
+        (true, false) => w >= 0.0,
+    };
+    key.terms.iter().all(|t| match t {
+        Term::Int(sum) => sum.iter().all(|&(w, f)| lowers(w as f64, f)),
+        Term::Float(sum) => sum.iter().all(|&(w, f)| lowers(w, f)),
+    })
 }
 
 /// Node-mode features of `v` that do not depend on the state.
@@ -270,6 +291,7 @@ impl Packed {
         Some(Packed {
             fields,
             dynamic,
+            falling: rekeying_only_lowers(key, mode),
             rank_bits,
             total_bits: total,
             rank,
@@ -306,6 +328,11 @@ impl Packed {
     /// run and each key is completed by [`Packed::with_state`]).
     pub fn has_dynamic_terms(&self) -> bool {
         !self.dynamic.is_empty()
+    }
+
+    /// Whether re-keying can only lower a key ([`rekeying_only_lowers`]).
+    pub fn rekeying_only_lowers(&self) -> bool {
+        self.falling
     }
 
     /// Every node's key with the state-dependent terms left at zero: the

@@ -10,8 +10,8 @@
 
 use super::features::{encode, stride, Adj, Dynamic, Statics};
 use super::heap::KeyHeap;
-use super::packed::{KeyInt, Mode, Packed};
-use super::parse::{Feature, Key, Term};
+use super::packed::{KeyInt, Packed};
+use super::parse::Key;
 use super::tiered_heap::TieredHeap;
 use crate::graph::{Graph, NodeIdx};
 use crate::prefetch::prefetch;
@@ -69,38 +69,36 @@ enum Live<K> {
 
 impl<K: KeyInt> PackedQueue<K> {
     /// A queue of keys packed by `packed`, whose static parts are
-    /// `static_keys` ([`Packed::static_keys`]); `rekeyed`: whether a node
-    /// may be pushed again with a new key.
-    pub fn new(packed: Packed, static_keys: Vec<K>, rekeyed: bool) -> Self {
+    /// `static_keys` ([`Packed::static_keys`]), for a rule whose nodes are
+    /// pushed once.
+    pub fn new(packed: Packed, static_keys: Vec<K>) -> Self {
         PackedQueue {
             packed,
             static_keys,
             keys: SortedRun::default(),
-            live: if rekeyed {
-                Live::Current(Vec::new())
-            } else {
-                Live::All
-            },
+            live: Live::All,
         }
     }
 
     /// A queue whose nodes may be re-keyed, with the static parts of the
-    /// keys of `r`'s rule computed here.
+    /// keys of `r`'s rule computed here; stale entries are told by one bit
+    /// per node when re-keying can only lower a key, else by each node's
+    /// current key.
     pub fn rekeyed(packed: Packed, r: &KeyCtx) -> Self {
         let keys = packed.static_keys::<K>(r.g, r.adj, r.statics, r.key);
-        PackedQueue::new(packed, keys, true)
-    }
-
-    /// [`PackedQueue::rekeyed`] for a caller whose re-keying never raises a
-    /// node's key: stale entries are told apart by one bit per node.
-    pub fn rekeyed_falling(packed: Packed, r: &KeyCtx) -> Self {
-        let mut q = PackedQueue::rekeyed(packed, r);
-        q.live = Live::FirstPop(vec![0; r.g.node_count().div_ceil(64)]);
-        q
+        let live = if packed.rekeying_only_lowers() {
+            Live::FirstPop(vec![0; r.g.node_count().div_ceil(64)])
+        } else {
+            Live::Current(Vec::new())
+        };
+        PackedQueue {
+            live,
+            ..PackedQueue::new(packed, keys)
+        }
     }
 
     /// Adds node `v` of a rule with no state-dependent term: its key is its
-    /// static key. Such a queue is built with `rekeyed == false`.
+    /// static key. Such a queue is built by [`PackedQueue::new`].
     #[inline]
     pub fn push_static(&mut self, v: NodeIdx) {
         debug_assert!(!self.packed.has_dynamic_terms() && matches!(self.live, Live::All));
@@ -167,28 +165,6 @@ impl<K: KeyInt> KeyQueue for PackedQueue<K> {
             }
         }
     }
-}
-
-/// Whether re-keying can only lower a key of `key` in `mode`, so that a
-/// [`PackedQueue::rekeyed_falling`] queue applies: each term reads what
-/// changes while a node or move waits only in the direction that lowers
-/// it. `unlocks` and `frees_after` only grow (weights of at most 0); in
-/// move mode a move's closure only shrinks, so its `delta`, `rise` and
-/// `live_after` only fall (weights of at least 0). Every other feature is
-/// fixed per node. A saturated or rounded sum of such parts is monotone
-/// too, and so is the lexicographic key.
-pub(super) fn rekeying_only_lowers(key: &Key, mode: Mode) -> bool {
-    let falls = |f: Feature, sign: i8| match f {
-        Feature::Unlocks | Feature::FreesAfter => sign <= 0,
-        Feature::Delta | Feature::Rise | Feature::LiveAfter if mode == Mode::Moves => sign >= 0,
-        _ => true,
-    };
-    key.terms.iter().all(|t| match t {
-        Term::Int(sum) => sum.iter().all(|&(w, f)| falls(f, w.signum() as i8)),
-        Term::Float(sum) => sum
-            .iter()
-            .all(|&(w, f)| falls(f, if w < 0.0 { -1 } else { i8::from(w > 0.0) })),
-    })
 }
 
 /// Keys of any length in the word arena, with a version per node.
