@@ -16,7 +16,7 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
-use super::runner::FINGERPRINTS;
+use super::runner::{one_line, FINGERPRINTS};
 use super::ExperimentError;
 use crate::graph::Graph;
 
@@ -150,7 +150,7 @@ pub fn read(dir: &Path) -> Result<Fingerprints, ExperimentError> {
             "{} is not a graph fingerprint file as `memsched run` writes it: {}; delete it \
              (resuming then compares node and edge counts and the program-order peak only)",
             path.display(),
-            why.split_whitespace().collect::<Vec<_>>().join(" ")
+            one_line(&why)
         ))
     };
     let file: FingerprintsFile = toml::from_str(&text).map_err(|e| malformed(e.to_string()))?;

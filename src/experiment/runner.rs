@@ -919,7 +919,8 @@ fn downsample(mem: &[i64]) -> Vec<(usize, i64)> {
         .collect()
 }
 
-fn one_line(s: &str) -> String {
+/// `s` on one line, runs of whitespace (newlines too) made one space.
+pub(super) fn one_line(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
