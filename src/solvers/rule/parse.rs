@@ -95,41 +95,29 @@ impl Feature {
     /// and `latency` at most [`MAX_LATENCY`](crate::graph::MAX_LATENCY)
     /// (2^63, checked when a graph is read).
     pub fn magnitude(self) -> f64 {
-        match self {
-            Feature::Delta
-            | Feature::LiveAfter
-            | Feature::Rise
-            | Feature::FreesAfter
-            | Feature::Size
-            | Feature::Id => 2f64.powi(63),
-            Feature::InDegree
-            | Feature::OutDegree
-            | Feature::Unlocks
-            | Feature::Depth
-            | Feature::Height => u32::MAX as f64,
-            Feature::Type => 2.0,
-            Feature::Random => 1.0,
-            Feature::Latency => crate::graph::MAX_LATENCY,
-        }
+        self.bound().0
     }
 
-    /// [`Feature::magnitude`] in words, for error messages.
-    fn bound(self) -> &'static str {
+    /// [`Feature::magnitude`], and the same in words for error messages.
+    fn bound(self) -> (f64, &'static str) {
         match self {
             Feature::Delta
             | Feature::LiveAfter
             | Feature::Rise
             | Feature::FreesAfter
             | Feature::Size
-            | Feature::Id => "up to 2^63 in magnitude",
+            | Feature::Id => (2f64.powi(63), "up to 2^63 in magnitude"),
             Feature::InDegree
             | Feature::OutDegree
             | Feature::Unlocks
             | Feature::Depth
-            | Feature::Height => "below 2^32",
-            Feature::Type => "at most 2",
-            Feature::Random => "below 1",
-            Feature::Latency => "up to 2^63 in magnitude, as graphs are checked when read",
+            | Feature::Height => (u32::MAX as f64, "below 2^32"),
+            Feature::Type => (2.0, "at most 2"),
+            Feature::Random => (1.0, "below 1"),
+            Feature::Latency => (
+                crate::graph::MAX_LATENCY,
+                "up to 2^63 in magnitude, as graphs are checked when read",
+            ),
         }
     }
 
@@ -391,14 +379,14 @@ fn check_range(term: &str, sum: &[(f64, Feature)], texts: &[&str]) -> Result<(),
             return Err(overflow(format!(
                 "`{text}` alone exceeds it when `{}` nears its bound ({})",
                 f.name(),
-                f.bound()
+                f.bound().1
             )));
         }
         bound += product;
         if bound.is_infinite() {
             let mut bounds: Vec<String> = Vec::new();
             for &(_, f) in sum {
-                let b = format!("`{}` {}", f.name(), f.bound());
+                let b = format!("`{}` {}", f.name(), f.bound().1);
                 if !bounds.contains(&b) {
                     bounds.push(b);
                 }
