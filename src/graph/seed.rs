@@ -353,14 +353,18 @@ impl<'de> Visitor<'de> for IntegerField {
 mod tests {
     use super::*;
 
-    fn node_error(fields: &str) -> String {
+    /// A graph of one ALLOC with `fields`, parsed.
+    fn one_alloc(fields: &str) -> Result<RawGraph, String> {
         let text = format!(r#"{{"Nodes": [{{"Op": "ALLOC", {fields}}}], "Edges": []}}"#);
-        parse(text.as_bytes()).unwrap_err().to_string()
+        parse(text.as_bytes()).map_err(|e| e.to_string())
+    }
+
+    fn node_error(fields: &str) -> String {
+        one_alloc(fields).unwrap_err()
     }
 
     fn size_of(fields: &str) -> Option<i128> {
-        let text = format!(r#"{{"Nodes": [{{"Op": "ALLOC", {fields}}}], "Edges": []}}"#);
-        parse(text.as_bytes()).unwrap().nodes[0].size
+        one_alloc(fields).unwrap().nodes[0].size
     }
 
     /// A whole float literal inside Size's range (`1e18`) is wrong because
