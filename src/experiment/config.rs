@@ -73,13 +73,15 @@ pub struct GenerateEntry {
 }
 
 impl GenerateEntry {
-    /// `message` about this entry's `seeds`, with where the entry is:
-    /// `graphs.generate` entry #`index` and its spec.
-    pub fn seeds_error(&self, index: usize, message: &str) -> String {
-        format!(
-            "in `graphs.generate` entry #{index} (`{}`), `seeds`: {message}",
-            self.spec
-        )
+    /// This entry's seeds, expanded ([`Seeds::expand`]); an error says
+    /// where the entry is: `graphs.generate` entry #`index` and its spec.
+    pub fn seed_list(&self, index: usize) -> Result<Vec<u64>, String> {
+        self.seeds.expand().map_err(|e| {
+            format!(
+                "in `graphs.generate` entry #{index} (`{}`), `seeds`: {e}",
+                self.spec
+            )
+        })
     }
 }
 
@@ -323,6 +325,12 @@ fn default_plots() -> Vec<PlotKind> {
 }
 
 impl Config {
+    /// The top-level `seeds`, expanded ([`Seeds::expand`]); an error says
+    /// it is about them.
+    pub fn seed_list(&self) -> Result<Vec<u64>, String> {
+        self.seeds.expand().map_err(|e| format!("in `seeds`: {e}"))
+    }
+
     /// Reads and validates a config file.
     pub fn load(path: &Path) -> Result<Config, ConfigError> {
         let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
@@ -383,12 +391,7 @@ impl Config {
         for name in &self.baselines {
             solvers::build(name).map_err(|e| format!("in `solvers`/`baselines`: {e}"))?;
         }
-        if self
-            .seeds
-            .expand()
-            .map_err(|e| format!("in `seeds`: {e}"))?
-            .is_empty()
-        {
+        if self.seed_list()?.is_empty() {
             return Err("`seeds` is empty".into());
         }
         // try_from: `from_secs_f64` panics beyond Duration's range (about 1.8e19 s).
@@ -421,11 +424,7 @@ impl Config {
         for (k, g) in self.graphs.generate.iter().enumerate() {
             let spec = GenSpec::parse(&g.spec).map_err(|e| format!("in `graphs.generate`: {e}"))?;
             check_spec(&spec).map_err(|e| format!("in `graphs.generate`: {e}"))?;
-            if g.seeds
-                .expand()
-                .map_err(|e| g.seeds_error(k, &e))?
-                .is_empty()
-            {
+            if g.seed_list(k)?.is_empty() {
                 return Err(format!("generator `{}` has no seeds", g.spec));
             }
         }

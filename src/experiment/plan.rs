@@ -171,7 +171,7 @@ impl Plan {
         }
         for (k, g) in config.graphs.generate.iter().enumerate() {
             let spec = GenSpec::parse(&g.spec).map_err(|e| e.to_string())?;
-            for seed in g.seeds.expand().map_err(|e| g.seeds_error(k, &e))? {
+            for seed in g.seed_list(k)? {
                 push(GraphEntry {
                     name: format!("{spec}#{seed}"),
                     family: spec.family.clone(),
@@ -211,10 +211,7 @@ impl Plan {
                 })
             })
             .collect::<Result<Vec<_>, String>>()?;
-        let seeds = config
-            .seeds
-            .expand()
-            .map_err(|e| format!("in `seeds`: {e}"))?;
+        let seeds = config.seed_list()?;
         let per_graph: u128 = solvers
             .iter()
             .map(|e| if e.seeded { seeds.len() as u128 } else { 1 })
