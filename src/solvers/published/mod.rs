@@ -146,6 +146,9 @@ const MAX_PAIRS: usize = 1 << 28;
 /// Marker for "no op" in op-indexed tables.
 const NO_OP: u32 = u32::MAX;
 
+/// Tags a FREE's buffer number in [`OpView`]'s node table.
+const FREE_BIT: u32 = 1 << 31;
+
 /// The op-level view of a graph: ops, their operands and users, the bytes
 /// each defines and the buffers each uses. Ops are numbered `0..op_count()`
 /// in program order.
@@ -158,8 +161,9 @@ const NO_OP: u32 = u32::MAX;
 pub struct OpView {
     /// The compute node of each op.
     pub ops: Vec<NodeIdx>,
-    /// Node -> op number (`u32::MAX` for ALLOC and FREE nodes).
-    pub op_of: Vec<u32>,
+    /// Node -> op number of a compute node (see [`OpView::op_of`]); for a
+    /// FREE, [`FREE_BIT`] and its buffer number; [`NO_OP`] for an ALLOC.
+    index_of: Vec<u32>,
     /// Number of users of each op.
     pub user_count: Vec<u32>,
     /// Bytes of the ALLOCs each op owns ("bytes defined").
@@ -183,8 +187,10 @@ pub struct OpView {
 
 impl OpView {
     /// Builds the op-level view of `g`: one pass to number ops and buffers,
-    /// one search per op writing its users and uses straight into CSR rows
-    /// and claiming the ALLOCs it owns.
+    /// then each op's users and uses written straight into CSR rows. On a
+    /// regular graph whose ALLOCs add no path between ops (every lowered
+    /// graph) those are the op's own successors; otherwise one search per op
+    /// through ALLOC/FREE nodes, which also claims the ALLOCs it owns.
     ///
     /// Fails when the view would hold more than [`MAX_PAIRS`] op-user or
     /// op-buffer pairs: ALLOC/FREE nodes that many ops both feed and read
@@ -196,114 +202,29 @@ impl OpView {
 
     /// [`OpView::new`], failing beyond `limit` pairs of either kind.
     fn with_pair_limit(g: &Graph, limit: usize) -> Result<OpView, String> {
-        let n = g.node_count();
-        let mut op_of = vec![NO_OP; n];
-        let mut ops = Vec::new();
-        let mut buf_of = vec![NO_OP; n];
-        let mut buffers = Vec::new();
-        let mut buffer_bytes = Vec::new();
-        let mut output_bytes = 0;
-        let mut regular = true;
-        let mut tail_allocs = Vec::new();
-        for v in g.nodes() {
-            match g.kind(v) {
-                NodeKind::Compute => {
-                    op_of[v as usize] = ops.len() as u32;
-                    ops.push(v);
-                }
-                NodeKind::Free => {
-                    buf_of[v as usize] = buffers.len() as u32;
-                    buffers.push(v);
-                    buffer_bytes.push(g.size(v) as i64);
-                    // Its predecessors are then compute nodes too: an ALLOC
-                    // or FREE before it would have a successor of the wrong kind.
-                    regular &= g.succs(v).is_empty();
-                }
-                NodeKind::Alloc => {
-                    if g.partner(v).is_none() {
-                        output_bytes += g.delta(v);
-                    }
-                    match g.succs(v) {
-                        [] => tail_allocs.push(v),
-                        &[w] => regular &= g.kind(w) == NodeKind::Compute,
-                        _ => regular = false,
-                    }
-                }
-            }
-        }
-        let m = ops.len();
-        // Forward search from each op through ALLOC/FREE nodes.
-        let mut stamp = vec![NO_OP; n];
-        let mut stack = Vec::new();
-        let mut user_offsets = Vec::with_capacity(m + 1);
-        let mut user_targets: Vec<u32> = Vec::with_capacity(m * 2);
-        let mut use_offsets = Vec::with_capacity(m + 1);
-        let mut use_targets: Vec<u32> = Vec::with_capacity(buffers.len());
-        user_offsets.push(0);
-        use_offsets.push(0);
-        // Ownership (general graphs): first op in program order wins.
-        let mut owned = if regular { Vec::new() } else { vec![false; n] };
-        let mut defined = Vec::with_capacity(m);
-        for (i, &u) in ops.iter().enumerate() {
-            let i = i as u32;
-            stamp[u as usize] = i;
-            // First level inline: most successors are ops or leaf FREEs.
-            for &x in g.succs(u) {
-                if stamp[x as usize] == i {
-                    continue;
-                }
-                match g.kind(x) {
-                    NodeKind::Compute => {
-                        stamp[x as usize] = i;
-                        user_targets.push(op_of[x as usize]);
-                    }
-                    NodeKind::Free if g.succs(x).is_empty() => {
-                        stamp[x as usize] = i;
-                        use_targets.push(buf_of[x as usize]);
-                    }
-                    _ => stack.push(x),
-                }
-            }
-            stack.reverse();
-            while let Some(x) = stack.pop() {
-                if stamp[x as usize] == i {
-                    continue;
-                }
-                stamp[x as usize] = i;
-                match g.kind(x) {
-                    NodeKind::Compute => user_targets.push(op_of[x as usize]),
-                    kind => {
-                        if kind == NodeKind::Free {
-                            use_targets.push(buf_of[x as usize]);
-                        }
-                        stack.extend(g.succs(x).iter().rev());
-                    }
-                }
-            }
-            if user_targets.len().max(use_targets.len()) > limit {
-                return Err(format!(
-                    "the op view is too large: more than {limit} op-user or op-buffer \
-                     pairs, reached at op `{}` (ALLOC/FREE nodes shared by many ops make it \
-                     quadratic)",
-                    g.id(u)
-                ));
-            }
-            user_offsets.push(user_targets.len() as u32);
-            use_offsets.push(use_targets.len() as u32);
-            defined.push(if regular {
-                alloc_pred_bytes(g, u)
-            } else {
-                claim_allocs(g, u, &mut owned, &mut stack)
-            });
-        }
-        let user_count = user_offsets.windows(2).map(|w| w[1] - w[0]).collect();
+        let numbers = Numbering::new(g);
+        let (rows, defined) = match numbers.rows_are_direct(g) {
+            true => (direct_rows(g, &numbers, limit)?, numbers.regular_defined()),
+            false => searched_rows(g, &numbers, limit)?,
+        };
+        let user_count = rows.user_offsets.windows(2).map(|w| w[1] - w[0]).collect();
+        let Numbering {
+            ops,
+            index_of,
+            buffers,
+            buffer_bytes,
+            output_bytes,
+            regular,
+            tail_allocs,
+            ..
+        } = numbers;
         Ok(OpView {
             ops,
-            op_of,
+            index_of,
             user_count,
             defined,
-            users: Csr::from_parts(user_offsets, user_targets),
-            uses: Csr::from_parts(use_offsets, use_targets),
+            users: Csr::from_parts(rows.user_offsets, rows.user_targets),
+            uses: Csr::from_parts(rows.use_offsets, rows.use_targets),
             operands: OnceLock::new(),
             buffer_users: OnceLock::new(),
             buffers,
@@ -311,6 +232,12 @@ impl OpView {
             output_bytes,
             tail_allocs: regular.then_some(tail_allocs),
         })
+    }
+
+    /// The op number of compute node `v`.
+    #[inline]
+    pub fn op_of(&self, v: NodeIdx) -> u32 {
+        self.index_of[v as usize]
     }
 
     /// Operands of each op (deduplicated, in program order); built on
@@ -442,6 +369,220 @@ impl OpView {
         }
         Ok(())
     }
+}
+
+/// The first pass of [`OpView::new`]: ops and buffers numbered in program
+/// order, and what the rest of the build needs to know of the graph.
+struct Numbering {
+    ops: Vec<NodeIdx>,
+    /// Op number of each compute node, [`FREE_BIT`] and the buffer number
+    /// of each FREE, [`NO_OP`] for ALLOCs.
+    index_of: Vec<u32>,
+    buffers: Vec<NodeIdx>,
+    buffer_bytes: Vec<i64>,
+    output_bytes: i64,
+    /// See [`OpView::is_regular`].
+    regular: bool,
+    /// ALLOCs with no successor, in program order.
+    tail_allocs: Vec<NodeIdx>,
+    /// On a regular graph, each ALLOC with a successor: that successor and
+    /// the ALLOC's bytes.
+    alloc_into: Vec<(NodeIdx, i64)>,
+    /// Whether some ALLOC with a successor `w` has a predecessor that is
+    /// not one of `w`'s: then the ALLOC adds a path between ops.
+    allocs_add_paths: bool,
+}
+
+impl Numbering {
+    fn new(g: &Graph) -> Self {
+        let mut nb = Numbering {
+            ops: Vec::new(),
+            index_of: vec![NO_OP; g.node_count()],
+            buffers: Vec::new(),
+            buffer_bytes: Vec::new(),
+            output_bytes: 0,
+            regular: true,
+            tail_allocs: Vec::new(),
+            alloc_into: Vec::new(),
+            allocs_add_paths: false,
+        };
+        for v in g.nodes() {
+            match g.kind(v) {
+                NodeKind::Compute => {
+                    nb.index_of[v as usize] = nb.ops.len() as u32;
+                    nb.ops.push(v);
+                }
+                NodeKind::Free => {
+                    // Below FREE_BIT: a FREE has an ALLOC partner, so n/2 at most.
+                    nb.index_of[v as usize] = FREE_BIT | nb.buffers.len() as u32;
+                    nb.buffers.push(v);
+                    nb.buffer_bytes.push(g.size(v) as i64);
+                    // Its predecessors are then compute nodes too: an ALLOC
+                    // or FREE before it would have a successor of the wrong kind.
+                    nb.regular &= g.succs(v).is_empty();
+                }
+                NodeKind::Alloc => {
+                    if g.partner(v).is_none() {
+                        nb.output_bytes += g.delta(v);
+                    }
+                    match g.succs(v) {
+                        [] => nb.tail_allocs.push(v),
+                        &[w] if g.kind(w) == NodeKind::Compute => {
+                            nb.alloc_into.push((w, g.delta(v)));
+                            let direct = g.preds(w);
+                            nb.allocs_add_paths |= !g.preds(v).iter().all(|p| direct.contains(p));
+                        }
+                        _ => nb.regular = false,
+                    }
+                }
+            }
+        }
+        nb
+    }
+
+    /// Whether each op's users and uses are read off its own edges
+    /// ([`direct_rows`]): the graph is regular, has no parallel edges and
+    /// no ALLOC adds a path between ops (and every op number is below
+    /// [`FREE_BIT`], which graphs of fewer than 2^31 nodes guarantee).
+    fn rows_are_direct(&self, g: &Graph) -> bool {
+        self.regular
+            && !self.allocs_add_paths
+            && !g.has_parallel_edges()
+            && self.ops.len() <= FREE_BIT as usize
+    }
+
+    /// Bytes each op defines on a regular graph: those of its ALLOC
+    /// predecessors (each has that op as its only successor).
+    fn regular_defined(&self) -> Vec<i64> {
+        let mut defined = vec![0i64; self.ops.len()];
+        for &(w, bytes) in &self.alloc_into {
+            defined[self.index_of[w as usize] as usize] += bytes;
+        }
+        defined
+    }
+}
+
+/// Users and uses of each op, as CSR parts built one op at a time.
+#[derive(Debug, PartialEq)]
+struct Rows {
+    user_offsets: Vec<u32>,
+    user_targets: Vec<u32>,
+    use_offsets: Vec<u32>,
+    use_targets: Vec<u32>,
+}
+
+impl Rows {
+    fn new(numbers: &Numbering) -> Self {
+        let m = numbers.ops.len();
+        let mut rows = Rows {
+            user_offsets: Vec::with_capacity(m + 1),
+            user_targets: Vec::with_capacity(m * 2),
+            use_offsets: Vec::with_capacity(m + 1),
+            use_targets: Vec::with_capacity(numbers.buffers.len()),
+        };
+        rows.user_offsets.push(0);
+        rows.use_offsets.push(0);
+        rows
+    }
+
+    /// Ends op `u`'s rows; an error once either kind passes `limit` pairs.
+    fn close(&mut self, g: &Graph, u: NodeIdx, limit: usize) -> Result<(), String> {
+        if self.user_targets.len().max(self.use_targets.len()) > limit {
+            return Err(format!(
+                "the op view is too large: more than {limit} op-user or op-buffer \
+                 pairs, reached at op `{}` (ALLOC/FREE nodes shared by many ops make it \
+                 quadratic)",
+                g.id(u)
+            ));
+        }
+        self.user_offsets.push(self.user_targets.len() as u32);
+        self.use_offsets.push(self.use_targets.len() as u32);
+        Ok(())
+    }
+}
+
+/// The rows of a regular graph without parallel edges, from each op's own
+/// successors: its compute successors are its users and its FREE
+/// successors its uses, in edge order, each once. That is the search's
+/// result when no ALLOC adds a path between ops, i.e. when for every edge
+/// `u -> a` into an ALLOC, `u -> w` is an edge too for `a`'s successor `w`
+/// (the anchored encoding's `producer -> ALLOC -> op` beside `producer ->
+/// op`; floating ALLOCs have no predecessor): see [`Numbering::rows_are_direct`].
+fn direct_rows(g: &Graph, numbers: &Numbering, limit: usize) -> Result<Rows, String> {
+    let mut rows = Rows::new(numbers);
+    for &u in &numbers.ops {
+        let succs = g.succs(u);
+        for &x in succs {
+            // One lookup tells the kind and the number.
+            match numbers.index_of[x as usize] {
+                NO_OP => {}
+                buf if buf & FREE_BIT != 0 => rows.use_targets.push(buf & !FREE_BIT),
+                op => rows.user_targets.push(op),
+            }
+        }
+        rows.close(g, u, limit)?;
+    }
+    Ok(rows)
+}
+
+/// The rows and bytes defined of any graph: from each op, a search forward
+/// through ALLOC/FREE nodes for its users and uses, in discovery order
+/// (successors that are ops or leaf FREEs first, then the rest depth
+/// first); the ALLOCs it owns claimed on the way.
+fn searched_rows(g: &Graph, numbers: &Numbering, limit: usize) -> Result<(Rows, Vec<i64>), String> {
+    let index_of = &numbers.index_of;
+    let mut rows = Rows::new(numbers);
+    let mut defined = Vec::with_capacity(numbers.ops.len());
+    let mut stamp = vec![NO_OP; g.node_count()];
+    let mut stack = Vec::new();
+    // Ownership (general graphs): first op in program order wins.
+    let mut owned = match numbers.regular {
+        true => Vec::new(),
+        false => vec![false; g.node_count()],
+    };
+    for (i, &u) in numbers.ops.iter().enumerate() {
+        let i = i as u32;
+        stamp[u as usize] = i;
+        // First level inline: most successors are ops or leaf FREEs.
+        for &x in g.succs(u) {
+            if stamp[x as usize] == i {
+                continue;
+            }
+            match g.kind(x) {
+                NodeKind::Compute => {
+                    stamp[x as usize] = i;
+                    rows.user_targets.push(index_of[x as usize]);
+                }
+                NodeKind::Free if g.succs(x).is_empty() => {
+                    stamp[x as usize] = i;
+                    rows.use_targets.push(index_of[x as usize] & !FREE_BIT);
+                }
+                _ => stack.push(x),
+            }
+        }
+        stack.reverse();
+        while let Some(x) = stack.pop() {
+            if stamp[x as usize] == i {
+                continue;
+            }
+            stamp[x as usize] = i;
+            match g.kind(x) {
+                NodeKind::Compute => rows.user_targets.push(index_of[x as usize]),
+                kind => {
+                    if kind == NodeKind::Free {
+                        rows.use_targets.push(index_of[x as usize] & !FREE_BIT);
+                    }
+                    stack.extend(g.succs(x).iter().rev());
+                }
+            }
+        }
+        rows.close(g, u, limit)?;
+        defined.push(match numbers.regular {
+            true => alloc_pred_bytes(g, u),
+            false => claim_allocs(g, u, &mut owned, &mut stack),
+        });
+    }
+    Ok((rows, defined))
 }
 
 /// One step of [`OpView::walk_regular`].
@@ -834,12 +975,75 @@ pub(crate) mod tests {
         let view = OpView::with_pair_limit(&g, 16).unwrap();
         assert_eq!(
             view.operands()
-                .neighbors(view.op_of[g.node_count() - 1])
+                .neighbors(view.op_of(g.node_count() as NodeIdx - 1))
                 .len(),
             4
         );
         let e = OpView::with_pair_limit(&g, 15).unwrap_err();
         assert!(e.contains("more than 15 op-user or op-buffer pairs"), "{e}");
+    }
+
+    /// Where the view reads users and uses off each op's edges (every
+    /// generated family, both encodings), it finds what the search finds,
+    /// in the same order, and the same bytes defined.
+    #[test]
+    fn direct_rows_are_the_search_rows() {
+        use crate::corpus::gen::{generate, GenSpec};
+        let mut direct = 0;
+        for family in [
+            "random-layered:layers=6,width=4",
+            "tensor-program:ops=14",
+            "randwire:nodes=8,resolution=64",
+            "darts:cells=3,resolution=64",
+            "nasnet:cells=3,resolution=64",
+            "adversarial:scale=3",
+        ] {
+            for enc in ["anchored", "floating"] {
+                for seed in 0..3 {
+                    let spec = format!("{family},allocs={enc}");
+                    let g = generate(&GenSpec::parse(&spec).unwrap(), seed).unwrap();
+                    let numbers = Numbering::new(&g);
+                    if !numbers.rows_are_direct(&g) {
+                        continue;
+                    }
+                    direct += 1;
+                    let (searched, defined) = searched_rows(&g, &numbers, MAX_PAIRS).unwrap();
+                    let rows = direct_rows(&g, &numbers, MAX_PAIRS).unwrap();
+                    assert_eq!(rows, searched, "{spec} seed {seed}");
+                    assert_eq!(numbers.regular_defined(), defined, "{spec} seed {seed}");
+                }
+            }
+        }
+        assert_eq!(direct, 36, "every generated graph takes the direct path");
+    }
+
+    /// An ALLOC between two ops with no edge of their own is a path the
+    /// ops' edges do not show: the view searches, and finds the operand.
+    #[test]
+    fn an_alloc_that_links_two_ops_is_searched() {
+        let mut b = GraphBuilder::new();
+        let x = b.op("x");
+        let a = b.alloc(5, 1);
+        let y = b.op("y");
+        let f = b.free(1);
+        b.edge(x, a);
+        b.edge(a, y);
+        b.edge(y, f);
+        let g = b.build().unwrap();
+        let numbers = Numbering::new(&g);
+        assert!(numbers.regular && numbers.allocs_add_paths);
+        assert!(!numbers.rows_are_direct(&g));
+        let view = OpView::new(&g).unwrap();
+        assert_eq!(
+            view.operands().neighbors(view.op_of(y as NodeIdx)),
+            &[view.op_of(x as NodeIdx)]
+        );
+        assert_eq!(view.defined, vec![0, 5]);
+        let order = view.expand(&g, &[0, 1]).unwrap();
+        assert_eq!(
+            order,
+            vec![x as NodeIdx, a as NodeIdx, y as NodeIdx, f as NodeIdx]
+        );
     }
 
     /// Graphs off the lowering pattern still expand to valid orders.
@@ -867,7 +1071,7 @@ pub(crate) mod tests {
         assert_eq!(view.op_count(), 4);
         // x owns `a` (first in program order); w's operands are x, y (via the FREE) and z.
         assert_eq!(view.defined, vec![5, 0, 0, 0]);
-        let w_op = view.op_of[w as usize];
+        let w_op = view.op_of(w as NodeIdx);
         let mut ops: Vec<u32> = view.operands().neighbors(w_op).to_vec();
         ops.sort_unstable();
         assert_eq!(ops, vec![0, 1, 2]);

@@ -73,7 +73,7 @@ impl OpScheduler for XlaList {
         exp.take_ready(&mut ready);
         loop {
             for v in ready.drain(..) {
-                let op = view.op_of[v as usize];
+                let op = view.op_of(v);
                 list.insert(op, priority(op, &unscheduled_uses));
             }
             let Some(best) = list.pop() else {
@@ -99,7 +99,7 @@ impl OpScheduler for XlaList {
             // New ready ops first (XLA adds them before adjusting priorities).
             exp.take_ready(&mut ready);
             for v in ready.drain(..) {
-                let op = view.op_of[v as usize];
+                let op = view.op_of(v);
                 list.insert(op, priority(op, &unscheduled_uses));
             }
             for b in down_to_one.drain(..) {
