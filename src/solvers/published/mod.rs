@@ -277,8 +277,10 @@ impl OpView {
     }
 
     /// Expands a complete order of op numbers into a node order, as
-    /// [`expand`] does (same order, same errors); on regular graphs without
-    /// parallel edges from op data alone (see [`OpView::peak_of`]).
+    /// [`expand`] does; on regular graphs without parallel edges from op
+    /// data alone (see [`OpView::peak_of`]), and then an op order that runs
+    /// an op before its operands is not an error here but a node order
+    /// the checker rejects (see `walk_regular`).
     pub fn expand(&self, g: &Graph, op_order: &[u32]) -> Result<Vec<NodeIdx>, String> {
         if let Some(tail) = self.short_path(g) {
             let mut order = Vec::with_capacity(g.node_count());
@@ -299,7 +301,8 @@ impl OpView {
     }
 
     /// The peak [`schedule::check`](crate::schedule::check) finds on
-    /// `self.expand(g, op_order)`, or its error. On regular graphs from op
+    /// `self.expand(g, op_order)` when that is a schedule; an error, or a
+    /// peak that means nothing, when it is not. On regular graphs from op
     /// data alone, without building the node order; on others by expanding.
     ///
     /// On a regular graph an op's step of the expansion runs its ALLOC
@@ -338,28 +341,33 @@ impl OpView {
     }
 
     /// Runs `op_order` on a regular graph: each op, then each buffer whose
-    /// last user it is (in the order of its uses); an error if an op is not
-    /// ready in its turn or some op never runs.
+    /// last user it is (in the order of its uses); an error if an op runs
+    /// after its last use has gone or the order is not as long as the ops.
+    ///
+    /// It does not check that each op's operands ran before it (that took a
+    /// third of an expansion): [`schedule::check`](crate::schedule::check)
+    /// does, on every order a solver returns, and [`BestOf`](super::BestOf)
+    /// checks the order it ranked first before it keeps it.
     fn walk_regular(
         &self,
         g: &Graph,
         op_order: &[u32],
         mut step: impl FnMut(Step),
     ) -> Result<(), String> {
-        let mut readiness = Readiness::new(self);
         let mut users_left = vec![0u32; self.buffers.len()];
         for &b in self.uses.targets() {
             users_left[b as usize] += 1;
         }
         for &op in op_order {
-            if !readiness.run(op, |_| {}) {
-                let v = self.ops[op as usize];
-                return Err(format!("op {} is not ready when its turn comes", g.id(v)));
-            }
             step(Step::Op(op));
             for &b in self.uses.neighbors(op) {
-                users_left[b as usize] -= 1;
-                if users_left[b as usize] == 0 {
+                let left = &mut users_left[b as usize];
+                let Some(now) = left.checked_sub(1) else {
+                    let v = self.ops[op as usize];
+                    return Err(format!("op {} runs twice", g.id(v)));
+                };
+                *left = now;
+                if now == 0 {
                     step(Step::Free(b));
                 }
             }
@@ -1044,6 +1052,24 @@ pub(crate) mod tests {
             order,
             vec![x as NodeIdx, a as NodeIdx, y as NodeIdx, f as NodeIdx]
         );
+    }
+
+    /// On a regular graph an op order that runs an op before its operand
+    /// expands without complaint, to an order the checker rejects; an op
+    /// run twice is an error, as is an order too short.
+    #[test]
+    fn the_checker_rejects_a_bad_op_order_the_short_path_expands() {
+        let g = lowered(&[(&[], &[10]), (&[(0, 0)], &[4]), (&[(1, 0)], &[])]);
+        let view = OpView::new(&g).unwrap();
+        assert!(view.short_path(&g).is_some());
+        let good = view.expand(&g, &[0, 1, 2]).unwrap();
+        assert_eq!(schedule::check(&g, &good).unwrap().peak, 14);
+        let swapped = view.expand(&g, &[1, 0, 2]).unwrap();
+        assert!(schedule::check(&g, &swapped).is_err());
+        assert!(view.peak_of(&g, &[1, 0, 2]).is_ok());
+        let twice = view.expand(&g, &[0, 1, 1]).unwrap_err();
+        assert!(twice.contains("runs twice"), "{twice}");
+        assert!(view.expand(&g, &[0, 1]).is_err());
     }
 
     /// Graphs off the lowering pattern still expand to valid orders.
