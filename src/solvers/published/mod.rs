@@ -403,15 +403,22 @@ struct Numbering {
 
 impl Numbering {
     fn new(g: &Graph) -> Self {
+        // Sized up front: growing vectors of this size costs the allocator
+        // more than one pass over the kinds.
+        let mut count = [0usize; 3];
+        for &k in &g.kinds {
+            count[k as usize] += 1;
+        }
+        let count = |k: NodeKind| count[k as usize];
         let mut nb = Numbering {
-            ops: Vec::new(),
+            ops: Vec::with_capacity(count(NodeKind::Compute)),
             index_of: vec![NO_OP; g.node_count()],
-            buffers: Vec::new(),
-            buffer_bytes: Vec::new(),
+            buffers: Vec::with_capacity(count(NodeKind::Free)),
+            buffer_bytes: Vec::with_capacity(count(NodeKind::Free)),
             output_bytes: 0,
             regular: true,
             tail_allocs: Vec::new(),
-            alloc_into: Vec::new(),
+            alloc_into: Vec::with_capacity(count(NodeKind::Alloc)),
             allocs_add_paths: false,
         };
         for v in g.nodes() {
@@ -484,7 +491,8 @@ impl Rows {
         let m = numbers.ops.len();
         let mut rows = Rows {
             user_offsets: Vec::with_capacity(m + 1),
-            user_targets: Vec::with_capacity(m * 2),
+            // A guess: ops of lowered graphs have a few users each.
+            user_targets: Vec::with_capacity(m * 4),
             use_offsets: Vec::with_capacity(m + 1),
             use_targets: Vec::with_capacity(numbers.buffers.len()),
         };
@@ -494,6 +502,7 @@ impl Rows {
     }
 
     /// Ends op `u`'s rows; an error once either kind passes `limit` pairs.
+    #[inline]
     fn close(&mut self, g: &Graph, u: NodeIdx, limit: usize) -> Result<(), String> {
         if self.user_targets.len().max(self.use_targets.len()) > limit {
             return Err(format!(
