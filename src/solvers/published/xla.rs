@@ -255,29 +255,27 @@ op_scheduler!(XlaDfs, "xla-dfs");
 impl OpScheduler for XlaDfs {
     fn decide(&self, _g: &Graph, view: &OpView, ctx: &SolveContext) -> Decision {
         let m = view.op_count();
-        let mut extra_users = vec![0i64; m];
-        let mut total_sizes = vec![0i64; m];
+        // Each op's (extra users, total sizes), side by side: the sorts
+        // below read both of an operand at once.
+        let mut cumulative_of = vec![(0i64, 0i64); m];
         let mut cumulative: i64 = 0;
         for op in instruction_post_order(view) {
             let o = op as usize;
-            let mut extra = (view.user_count[op as usize] as i64 - 1).max(0);
+            let mut extra = (view.user_count[o] as i64 - 1).max(0);
             let own = view.defined[o];
             let mut total = own;
             cumulative = cumulative.saturating_add(own);
             for &p in view.operands().neighbors(op) {
-                extra = extra.saturating_add(extra_users[p as usize]);
-                total = total.saturating_add(total_sizes[p as usize]);
+                let (p_extra, p_total) = cumulative_of[p as usize];
+                extra = extra.saturating_add(p_extra);
+                total = total.saturating_add(p_total);
             }
-            total_sizes[o] = total.min(cumulative);
-            extra_users[o] = extra.min(m as i64);
+            cumulative_of[o] = (extra.min(m as i64), total.min(cumulative));
         }
         let children = view.operands().with_sorted_rows(|list| {
             list.sort_unstable_by(|&a, &b| {
-                let (a, b) = (a as usize, b as usize);
-                extra_users[b]
-                    .cmp(&extra_users[a])
-                    .then(total_sizes[b].cmp(&total_sizes[a]))
-                    .then(a.cmp(&b))
+                let (ka, kb) = (cumulative_of[a as usize], cumulative_of[b as usize]);
+                kb.cmp(&ka).then(a.cmp(&b))
             })
         });
         let order = post_order(m, roots(view), &children);
