@@ -136,8 +136,10 @@ struct FingerprintsFile {
 }
 
 /// The fingerprints recorded in `dir`'s `fingerprints.toml`: none without
-/// the file, or when it is of another [`SCHEME`]. A file that cannot be
-/// read or parsed is an error naming it.
+/// the file, or when it is of an older [`SCHEME`] (they were computed
+/// another way). A file of a newer scheme is an error (a newer `memsched`
+/// wrote it, and this one would overwrite what it cannot read), as is one
+/// that cannot be read or parsed; both name the file.
 pub fn read(dir: &Path) -> Result<Fingerprints, ExperimentError> {
     let path = dir.join(FINGERPRINTS);
     let text = match fs::read_to_string(&path) {
@@ -154,7 +156,16 @@ pub fn read(dir: &Path) -> Result<Fingerprints, ExperimentError> {
         ))
     };
     let file: FingerprintsFile = toml::from_str(&text).map_err(|e| malformed(e.to_string()))?;
-    if file.scheme != SCHEME {
+    if file.scheme > SCHEME {
+        return Err(ExperimentError::Config(format!(
+            "{} was written by a newer memsched (fingerprint scheme {}; this one knows \
+             scheme {SCHEME} and would overwrite it): resume with that version, or start \
+             over with `--fresh`",
+            path.display(),
+            file.scheme
+        )));
+    }
+    if file.scheme < SCHEME {
         return Ok(Fingerprints::new());
     }
     file.graphs
@@ -193,7 +204,19 @@ pub fn write(dir: &Path, fingerprints: &Fingerprints) -> Result<(), ExperimentEr
         f.sync_all()
     });
     written.map_err(|e| ExperimentError::io("write", &tmp, e))?;
-    fs::rename(&tmp, &path).map_err(|e| ExperimentError::io("rename to", &path, e))
+    fs::rename(&tmp, &path).map_err(|e| ExperimentError::io("rename to", &path, e))?;
+    sync_dir(dir);
+    Ok(())
+}
+
+/// Flushes `dir`'s entries to disk, so that a rename in it survives a
+/// power loss. Best effort: some file systems cannot sync a directory,
+/// and the rename itself has succeeded by then.
+fn sync_dir(dir: &Path) {
+    #[cfg(unix)]
+    let _ = fs::File::open(dir).and_then(|d| d.sync_all());
+    #[cfg(not(unix))]
+    let _ = dir;
 }
 
 #[cfg(test)]
@@ -268,9 +291,15 @@ mod tests {
             text.contains("\"a:b=1#0\" = \"0000000000000001\""),
             "{text}"
         );
-        // Another scheme: no fingerprints.
-        fs::write(&path, text.replace("scheme = 1", "scheme = 999")).unwrap();
+        // An older scheme: no fingerprints; a newer one: an error.
+        fs::write(&path, text.replace("scheme = 1", "scheme = 0")).unwrap();
         assert!(read(dir.path()).unwrap().is_empty());
+        fs::write(&path, text.replace("scheme = 1", "scheme = 999")).unwrap();
+        let err = read(dir.path()).unwrap_err().to_string();
+        assert!(
+            err.contains(FINGERPRINTS) && err.contains("newer memsched") && err.contains("--fresh"),
+            "{err}"
+        );
         for bad in ["scheme = \"x\"", "scheme = 1\n[graphs]\ng = \"xyz\"\n"] {
             fs::write(&path, bad).unwrap();
             let err = read(dir.path()).unwrap_err().to_string();
