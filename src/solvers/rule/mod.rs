@@ -28,7 +28,7 @@ mod tiered_heap;
 pub use list::Rule;
 pub use moves::Moves;
 pub use noisy::Noisy;
-pub use parse::{feature_list, parse, Feature, Key, RuleError, Term};
+pub use parse::{check_noise_room, feature_list, parse, Feature, Key, RuleError, Term};
 pub use random::RandomOrder;
 
 // Registry constructors (used by `solvers::registry`): a parse error becomes
@@ -43,6 +43,16 @@ fn rule_key(name: &str, arg: Option<&str>) -> Result<Key, SolverError> {
         name: name.to_string(),
         message: e.to_string(),
     })
+}
+
+/// [`rule_key`], with room for the noise on the first term.
+fn noisy_key(name: &str, arg: Option<&str>) -> Result<Key, SolverError> {
+    let key = rule_key(name, arg)?;
+    check_noise_room(&key).map_err(|e| SolverError::BadArgument {
+        name: name.to_string(),
+        message: e.to_string(),
+    })?;
+    Ok(key)
 }
 
 /// `rule:EXPR`.
@@ -73,10 +83,10 @@ pub fn make_random_moves(_: Option<&str>) -> Made {
 
 /// `noisy:EXPR`.
 pub fn make_noisy(arg: Option<&str>) -> Made {
-    Ok(Box::new(Noisy::new(rule_key("noisy", arg)?, false)))
+    Ok(Box::new(Noisy::new(noisy_key("noisy", arg)?, false)))
 }
 
 /// `noisy-moves:EXPR`.
 pub fn make_noisy_moves(arg: Option<&str>) -> Made {
-    Ok(Box::new(Noisy::new(rule_key("noisy-moves", arg)?, true)))
+    Ok(Box::new(Noisy::new(noisy_key("noisy-moves", arg)?, true)))
 }

@@ -354,15 +354,41 @@ fn parse_term(term: &str) -> Result<Term, RuleError> {
     })
 }
 
+/// Largest magnitude of a Gumbel sample as [`gumbel_f64`](crate::rng::gumbel_f64)
+/// draws it: 36.7, at U = 1 - 2^-53 (U = `f64::MIN_POSITIVE` gives -6.6).
+pub const GUMBEL_MAX: f64 = 36.8;
+
+/// Refuses a rule whose first term `noisy:`'s noise could take past f64's
+/// range on some valid graph. The noise is the term's mean magnitude over
+/// the graph's nodes (at most the term's bound; 1 when it is 0) times a
+/// Gumbel sample of magnitude at most [`GUMBEL_MAX`], so the noised term is
+/// within `bound + GUMBEL_MAX * max(bound, 1)`. Integer terms stay below
+/// 2^63 in magnitude and always leave room.
+pub fn check_noise_room(key: &Key) -> Result<(), RuleError> {
+    let Some(Term::Float(sum)) = key.terms.first() else {
+        return Ok(());
+    };
+    let bound: f64 = sum.iter().map(|&(w, f)| w.abs() * f.magnitude()).sum();
+    if (bound + GUMBEL_MAX * bound.max(1.0)).is_finite() {
+        return Ok(());
+    }
+    Err(RuleError::Overflow {
+        term: key.text.split(',').next().unwrap_or_default().to_string(),
+        reason: format!(
+            "`noisy:` adds noise of up to {GUMBEL_MAX} times the term's mean magnitude, which \
+             takes it past that when the features near their bounds"
+        ),
+    })
+}
+
 /// Refuses a float sum that can overflow f64 on some valid graph.
 ///
 /// The bound adds `|w| * magnitude(f)` over the summands in order, with the
 /// same f64 operations the evaluation does on `w * x` (a sum of products,
 /// left to right). Rounding is monotone, so each partial sum of a node's
 /// key is at most the bound's partial sum in magnitude: a finite bound
-/// means no term is ever infinite or NaN (`noisy:` adds its noise after,
-/// and an enormous first term can take it to infinity; keys then tie, but
-/// are never NaN). The bound treats every feature as free to take either
+/// means no term is ever infinite or NaN (`noisy:` adds its noise after;
+/// [`check_noise_room`] leaves room for it). The bound treats every feature as free to take either
 /// sign at full magnitude, so it is conservative where features are tied
 /// together: `1.5e289*size-1.5e289*rise` is refused although `size` and
 /// `rise` are never negative. (Integer terms saturate at i64's bounds
@@ -513,6 +539,26 @@ mod tests {
         assert!(matches!(parse("  "), Err(RuleError::Empty { .. })));
         let e = parse("NaN*delta").unwrap_err().to_string();
         assert!(e.contains("`NaN` is not a number"), "{e}");
+    }
+
+    /// A first term that fits f64 but not with `noisy:`'s noise on top is
+    /// refused for `noisy:` only; the noise's bound is the sampler's.
+    #[test]
+    fn noisy_rules_leave_room_for_the_noise() {
+        let tight = parse("1e288*size,id").unwrap();
+        let e = check_noise_room(&tight).unwrap_err().to_string();
+        assert!(
+            e.contains("term `1e288*size` can overflow") && e.contains("`noisy:` adds noise"),
+            "{e}"
+        );
+        for fits in ["1e286*size,id", "delta,1e288*size", "-unlocks,id"] {
+            check_noise_room(&parse(fits).unwrap()).unwrap();
+        }
+        // The extremes of the sampler: U = 1 - 2^-53 and U = MIN_POSITIVE.
+        let top = crate::rng::gumbel_f64(u64::MAX);
+        let bottom = crate::rng::gumbel_f64(0);
+        assert!(top > 36.0 && top <= GUMBEL_MAX, "{top}");
+        assert!(bottom < -6.0 && -bottom <= GUMBEL_MAX, "{bottom}");
     }
 
     /// `1e308*size-1e308*size` used to parse, and its products overflowed
