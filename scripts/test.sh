@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# The test command of the README and of CI: set-up, formatting, lints, tests.
+# The test command of the README and of CI: set-up, formatting, lints, docs, tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh
 cargo fmt --check
 cargo clippy --all-targets --locked -- -D warnings
+RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --locked
 cargo test --locked

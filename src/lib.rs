@@ -14,6 +14,10 @@
 //! The only `unsafe` is a cache prefetch hint (`prefetch.rs`), which cannot
 //! fault or change a result; everything else is denied it.
 #![deny(unsafe_code)]
+// Module docs map their private submodules and constants for readers of
+// `cargo doc --document-private-items`; the public docs show those names
+// as plain text.
+#![allow(rustdoc::private_intra_doc_links)]
 
 pub mod corpus;
 pub mod experiment;

@@ -5,7 +5,7 @@
 //! [`parse`] reads text into a [`RawGraph`] (no validation beyond the shape);
 //! [`Graph::from_raw`](super::Graph::from_raw) validates it. Fields other than
 //! `Id`, `Op`, `Size` and `BufId` (`Inputs`, `Name`, `Latency`, ...) are kept
-//! and written back unchanged. [`write`] emits one node per line so that
+//! and written back unchanged. [`write()`] emits one node per line so that
 //! committed graphs diff well.
 
 use std::fmt;

@@ -6,7 +6,7 @@
 //! `DefaultMemoryScheduler`) and `xla/hlo/ir/hlo_computation.cc`
 //! (`MakeInstructionPostOrder`, `AcceptWithOperandOrder`). Ops, operands,
 //! users, defined bytes and buffer uses come from [`OpView`]; the node order
-//! from [`Expander`](super::Expander). What has no counterpart in our graphs
+//! from [`Expander`]. What has no counterpart in our graphs
 //! is left out and said so: parameters/constants (ignored by XLA's
 //! heuristics), scalars (XLA's maximum priority), infeed/outfeed,
 //! subcomputation memory, control predecessors (all our edges are operands).
