@@ -1,5 +1,6 @@
 //! The `memsched` command line: parse arguments, hand a plan to the library,
-//! map the result to an exit code (0 success, 2 invalid input, 1 otherwise).
+//! map the result to an exit code (0 success, 2 invalid input, 1 otherwise;
+//! a reader that closed standard output early counts as success).
 
 mod cli;
 
@@ -11,6 +12,7 @@ fn main() -> ExitCode {
     let args = cli::Cli::parse();
     match cli::run(args) {
         Ok(code) => code,
+        Err(err) if cli::is_broken_pipe(&err) => ExitCode::SUCCESS,
         Err(err) => {
             eprintln!("error: {}", cli::error_message(&err));
             ExitCode::from(cli::exit_code(&err))

@@ -572,3 +572,38 @@ fn a_byte_order_mark_is_skipped() {
         seed::parse(json.as_bytes()).unwrap()
     );
 }
+
+/// A reader that stops early (`memsched schedule ... | head`) ends the
+/// command quietly with exit 0: no "Broken pipe" panic (exit 101), no error.
+/// Each output here is well over a pipe's 64 KiB buffer, and the read end is
+/// closed before the binary writes or while it waits on the full pipe, so
+/// every command meets the closed pipe.
+#[test]
+fn a_closed_standard_output_ends_the_command_quietly() {
+    use std::process::{Command, Stdio};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("chain.json");
+    let path = path.to_str().unwrap();
+    let o = run(&["gen", "chain", "-p", "length=3000", "-o", path], None);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let many: Vec<&str> = std::iter::repeat_n(path, 1000).collect();
+    let commands: [Vec<&str>; 3] = [
+        vec!["schedule", path, "--solver", "kahn"],
+        [vec!["validate"], many].concat(),
+        vec!["gen", "chain", "-p", "length=3000"],
+    ];
+    for args in commands {
+        let mut child = Command::new(cli_support::BIN)
+            .args(&args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take());
+        let o = child.wait_with_output().unwrap();
+        let command = args[..2].join(" ");
+        assert_eq!(o.status.code(), Some(0), "{command}: {}", stderr(&o));
+        assert!(o.stderr.is_empty(), "{command}: {}", stderr(&o));
+    }
+}

@@ -41,7 +41,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let models = stats::models_table(&args.dir.join("models"))?;
     let nas = stats::nas_table(&args.dir.join("nas"))?;
     let Some(path) = args.update else {
-        print!("## models\n\n{models}\n## nas\n\n{nas}");
+        super::print_stdout(&format!("## models\n\n{models}\n## nas\n\n{nas}"))?;
         return Ok(ExitCode::SUCCESS);
     };
     let doc = std::fs::read_to_string(&path)

@@ -2,6 +2,8 @@
 
 use std::process::ExitCode;
 
+use anyhow::Context;
+
 use memsched::corpus::gen::{self, GenError, GenSpec};
 use memsched::corpus::program::AllocEncoding;
 use memsched::graph::seed;
@@ -47,7 +49,7 @@ pub fn families_help() -> String {
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if args.list {
-        print!("{}", families_help());
+        super::print_stdout(&families_help())?;
         return Ok(ExitCode::SUCCESS);
     }
     let Some(family) = args.family else {
@@ -85,7 +87,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let seed_number = seed_value(args.seed)?;
     let graph = gen::generate(&spec, seed_number).map_err(invalid)?;
     let out = args.out.as_deref().unwrap_or("-");
-    seed::write_path(&graph, out).map_err(|e| anyhow::anyhow!("cannot write {out}: {e}"))?;
+    seed::write_path(&graph, out).with_context(|| format!("cannot write {out}"))?;
     if out != "-" {
         eprintln!(
             "{out}: {spec} seed {}: {} nodes, {} edges",

@@ -144,12 +144,32 @@ pub fn seed_value(seed: i128) -> Result<u64, InvalidInput> {
 pub fn emit(path: Option<&str>, text: &str) -> anyhow::Result<()> {
     use anyhow::Context;
     match path {
-        None | Some("-") => {
-            print!("{text}");
-            Ok(())
-        }
+        None | Some("-") => print_stdout(text),
         Some(p) => std::fs::write(p, text).with_context(|| format!("cannot write {p}")),
     }
+}
+
+/// Writes `text` to standard output. A failed write is an error (`cannot
+/// write to standard output: ...`), not a panic as `print!` makes it; a
+/// reader that closed the pipe early ends the command quietly (see
+/// [`is_broken_pipe`]).
+pub fn print_stdout(text: &str) -> anyhow::Result<()> {
+    use anyhow::Context;
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())
+        .and_then(|()| out.flush())
+        .context("cannot write to standard output")
+}
+
+/// Whether `err` comes from writing to a pipe whose reader has gone, as in
+/// `memsched schedule ... | head`: the reader has what it wanted, so the
+/// command stops without a message and exits 0, as ripgrep does.
+pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|e| {
+        e.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
 }
 
 /// Formats a byte count as `123456 B (120.6 KiB)`.

@@ -8,8 +8,10 @@ pub struct Args {}
 pub fn run(_: Args) -> anyhow::Result<ExitCode> {
     let infos = memsched::solvers::list();
     let width = infos.iter().map(|i| i.name.len()).max().unwrap_or(0);
+    let mut text = String::new();
     for info in infos {
-        println!("{:width$}  {}", info.name, info.summary);
+        text += &format!("{:width$}  {}\n", info.name, info.summary);
     }
+    super::print_stdout(&text)?;
     Ok(ExitCode::SUCCESS)
 }

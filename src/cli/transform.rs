@@ -2,6 +2,8 @@
 
 use std::process::ExitCode;
 
+use anyhow::Context;
+
 use memsched::corpus::program::AllocEncoding;
 use memsched::corpus::transform;
 use memsched::graph::seed;
@@ -30,7 +32,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let g = read_graph(&args.graph)?;
     let t = transform::to_encoding(&g, args.allocs)?;
     let out = args.out.as_deref().unwrap_or("-");
-    seed::write_path(&t, out).map_err(|e| anyhow::anyhow!("cannot write {out}: {e}"))?;
+    seed::write_path(&t, out).with_context(|| format!("cannot write {out}"))?;
     if out != "-" {
         eprintln!(
             "{out}: {} nodes, {} edges (was {})",

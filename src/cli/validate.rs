@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use memsched::graph::{seed, NodeKind};
 use memsched::solvers::{self, ProgramOrder, SolveContext};
 
-use super::{graph_error, human_bytes};
+use super::{graph_error, human_bytes, print_stdout};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -25,12 +25,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                     Some(p) => human_bytes(p),
                     None => format!("n/a ({})", program.status),
                 };
-                println!(
-                    "{path}: ok: {} nodes, {} edges, {buffers} buffers, {} allocated in all, program-order peak {peak}",
+                print_stdout(&format!(
+                    "{path}: ok: {} nodes, {} edges, {buffers} buffers, {} allocated in all, program-order peak {peak}\n",
                     g.node_count(),
                     g.edge_count(),
                     human_bytes(g.total_allocated() as u64),
-                );
+                ))?;
             }
             Err(e) if args.graphs.len() == 1 => return Err(graph_error(path, e)),
             Err(e) => {

@@ -127,7 +127,10 @@ pub fn write<W: Write>(graph: &Graph, mut out: W) -> io::Result<()> {
 /// Writes `graph` to a file, or standard output for `-`.
 pub fn write_path(graph: &Graph, path: &str) -> io::Result<()> {
     if path == "-" {
-        write(graph, io::BufWriter::new(io::stdout().lock()))
+        // Flushed here, not on drop, which would swallow the error.
+        let mut w = io::BufWriter::new(io::stdout().lock());
+        write(graph, &mut w)?;
+        w.flush()
     } else {
         let file = std::fs::File::create(path)?;
         let mut w = io::BufWriter::new(file);
