@@ -214,6 +214,10 @@ fn merge_refuses_different_experiments_and_warns_of_missing_shards() {
         err.contains("warning:") && err.contains("1/2") && err.contains("3 of the 6 items"),
         "{err}"
     );
+    // One shard twice (here as `s0` and `s0/.`) is a typo for another shard.
+    let again = s0.join(".");
+    let err = invalid(&["merge", s(&s0), s(&again), "--out", s(&m)]);
+    assert!(err.contains("same directory"), "{err}");
     // Both shards: no warning.
     ok(&["run", &a, "--out", s(&s1), "-q", "--shard", "1/2"]);
     let err = ok(&["merge", s(&s0), s(&s1), "--out", s(&m)]);

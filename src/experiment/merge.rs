@@ -31,11 +31,31 @@ use super::{finish, ExperimentError, Finished};
 /// Missing items listed by name in the warning.
 const MISSING_SHOWN: usize = 5;
 
+/// Refuses a directory given twice (by any spelling of its path): the rows
+/// would not count twice (a duplicate keeps the first row), but the second
+/// name is most likely a typo for a shard that is then left out.
+fn check_distinct(dirs: &[PathBuf]) -> Result<(), ExperimentError> {
+    let mut seen: Vec<(PathBuf, &PathBuf)> = Vec::new();
+    for d in dirs {
+        let real = std::fs::canonicalize(d).unwrap_or_else(|_| d.clone());
+        if let Some((_, earlier)) = seen.iter().find(|(r, _)| *r == real) {
+            return Err(ExperimentError::Config(format!(
+                "{} and {} are the same directory: give each shard once",
+                earlier.display(),
+                d.display()
+            )));
+        }
+        seen.push((real, d));
+    }
+    Ok(())
+}
+
 /// Merges `dirs` into `out` (which may be one of them).
 pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Finished, ExperimentError> {
     let first = dirs
         .first()
         .ok_or_else(|| ExperimentError::Config("merge needs at least one directory".into()))?;
+    check_distinct(dirs)?;
     let config = load_config(first)?;
     for d in &dirs[1..] {
         let other = load_config(d)?;
