@@ -72,8 +72,25 @@ impl GenSpec {
                 message: "missing family name".into(),
             });
         }
+        if let Some((_, seed)) = spec.rsplit_once('#') {
+            return Err(GenError::Syntax {
+                spec: spec.into(),
+                message: format!(
+                    "`#{seed}` is the seed of a graph name (as in runs.csv), not part of \
+                     the spec: pass it as `--seed {seed}`"
+                ),
+            });
+        }
         let mut params = BTreeMap::new();
-        for part in rest.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let rest = rest.trim();
+        for part in rest.split(',').map(str::trim).filter(|_| !rest.is_empty()) {
+            if part.is_empty() {
+                return Err(GenError::Syntax {
+                    spec: spec.into(),
+                    message: "an empty parameter (two commas in a row, or a comma at an end)"
+                        .into(),
+                });
+            }
             let (k, v) = part.split_once('=').ok_or_else(|| GenError::Syntax {
                 spec: spec.into(),
                 message: format!("`{part}` is not key=value"),
@@ -442,5 +459,32 @@ mod tests {
         let spec = GenSpec::parse("chain:lenght=3").unwrap();
         let err = generate(&spec, 0).unwrap_err().to_string();
         assert!(err.contains("lenght") && err.contains("length"), "{err}");
+    }
+
+    #[test]
+    fn malformed_specs_say_what_is_wrong() {
+        let err = |spec: &str| GenSpec::parse(spec).unwrap_err().to_string();
+        for spec in [
+            "chain:length=5,,min=3",
+            "chain:length=5,",
+            "chain:,length=5",
+        ] {
+            assert!(
+                err(spec).contains("empty parameter"),
+                "{spec}: {}",
+                err(spec)
+            );
+        }
+        let e = err("random-layered:layers=3#7");
+        assert!(e.contains("--seed 7"), "{e}");
+        assert!(err("chain:length").contains("not key=value"));
+        assert_eq!(
+            GenSpec::parse("chain:").unwrap(),
+            GenSpec::parse("chain").unwrap()
+        );
+        assert_eq!(
+            GenSpec::parse("chain: length=5 ").unwrap().params["length"],
+            "5"
+        );
     }
 }
