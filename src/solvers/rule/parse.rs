@@ -308,9 +308,14 @@ fn parse_term(term: &str) -> Result<Term, RuleError> {
     summands.push((negative, &term[start..]));
 
     let mut parsed: Vec<(Weight, Feature)> = Vec::with_capacity(summands.len());
-    for &(negative, s) in &summands {
+    for (k, &(negative, s)) in summands.iter().enumerate() {
         if s.is_empty() {
-            return Err(syntax(term, "a sign is not followed by a feature"));
+            let message = if k + 1 == summands.len() {
+                "it ends in a sign: a feature (or `weight*feature`) must follow it"
+            } else {
+                "two signs in a row: put a feature (or `weight*feature`) between them"
+            };
+            return Err(syntax(term, message));
         }
         let (weight, name) = match s.split_once('*') {
             Some((num, name)) => (parse_number(term, num)?, name),
@@ -497,6 +502,10 @@ mod tests {
         assert!(err.contains("write a sign before its weight"), "{err}");
         let err = parse("1e400*delta").unwrap_err().to_string();
         assert!(err.contains("`1e400` is too large"), "{err}");
+        let err = parse("0.7*delta+").unwrap_err().to_string();
+        assert!(err.contains("ends in a sign"), "{err}");
+        let err = parse("delta+-size").unwrap_err().to_string();
+        assert!(err.contains("two signs in a row"), "{err}");
     }
 
     #[test]
