@@ -15,7 +15,8 @@ use super::InvalidInput;
 /// `<!-- BEGIN nas-table -->` markers of a document.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The datasets folder.
+    /// The datasets folder (a relative path is taken from the current
+    /// directory: run from the repository root for the default).
     #[arg(long, default_value = "datasets")]
     dir: PathBuf,
     /// Rewrite the tables in this markdown file (e.g. datasets/README.md).
@@ -32,7 +33,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         if !path.is_file() {
             return Err(InvalidInput(format!(
                 "{} is missing: --dir must name the datasets folder (default `datasets`, \
-                 relative to the repository root)",
+                 relative to the current directory: run from the repository root)",
                 path.display()
             ))
             .into());

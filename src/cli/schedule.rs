@@ -9,7 +9,7 @@ use serde_json::json;
 
 use memsched::solvers::{self, Budget, ProgramOrder, Report, SolveContext};
 
-use super::{emit, human_bytes, read_graph, seed_value, InvalidInput};
+use super::{count, emit, human_bytes, read_graph, seed_value, InvalidInput};
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
 pub enum Format {
@@ -50,7 +50,8 @@ pub struct Args {
     /// node together with the ALLOCs it still needs). `moves` turns `rule:E` into `moves:E`.
     #[arg(long, value_enum, default_value_t = RuleMode::Nodes)]
     rule_mode: RuleMode,
-    /// Most bytes the tables of a search (`exact`, `dp`) may hold, e.g.
+    /// Most bytes the tables of a search may hold (read by `exact`, `dp` and
+    /// the solvers that run one: `best-heuristic`, `anneal`), e.g.
     /// `512MiB` or `2GiB` (suffixes KiB, MiB, GiB, TiB; plain number: bytes).
     /// Past it the search stops and returns its best order so far. The figure
     /// is the search's own estimate of its tables: the process uses more.
@@ -62,7 +63,8 @@ pub struct Args {
         allow_negative_numbers = true
     )]
     memory_budget: u64,
-    /// Most states a search (`exact`, `dp`) may store before it stops.
+    /// Most states a search may store before it stops (read by `exact`, `dp`,
+    /// `best-heuristic`, `anneal`).
     #[arg(
         long,
         value_name = "N",
@@ -250,9 +252,9 @@ fn to_text(g: &memsched::Graph, r: &Report, program_peak: Option<u64>) -> String
     let _ = writeln!(s, "status       {}", r.status);
     let _ = writeln!(
         s,
-        "graph        {} nodes, {} edges",
-        g.node_count(),
-        g.edge_count()
+        "graph        {}, {}",
+        count(g.node_count(), "node"),
+        count(g.edge_count(), "edge")
     );
     let _ = writeln!(s, "peak         {}", opt(r.peak));
     let _ = writeln!(s, "program peak {}", opt(program_peak));
@@ -261,7 +263,10 @@ fn to_text(g: &memsched::Graph, r: &Report, program_peak: Option<u64>) -> String
     }
     let _ = writeln!(s, "lower bound  {}", opt(r.lower_bound));
     if let Some(gap) = r.gap_pct() {
-        let _ = writeln!(s, "gap          {gap:.2}%");
+        let _ = writeln!(
+            s,
+            "gap          {gap:.2}% of the peak above the lower bound"
+        );
     }
     let _ = writeln!(s, "time         {:.3} ms", r.time.as_secs_f64() * 1e3);
     for (k, v) in &r.counters {

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use memsched::graph::{seed, NodeKind};
 use memsched::solvers::{self, ProgramOrder, SolveContext};
 
-use super::{graph_error, human_bytes, print_stdout};
+use super::{count, graph_error, human_bytes, print_stdout};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -26,9 +26,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                     None => format!("n/a ({})", program.status),
                 };
                 print_stdout(&format!(
-                    "{path}: ok: {} nodes, {} edges, {buffers} buffers, {} allocated in all, program-order peak {peak}\n",
-                    g.node_count(),
-                    g.edge_count(),
+                    "{path}: ok: {}, {}, {}, {} allocated in all, program-order peak {peak}\n",
+                    count(g.node_count(), "node"),
+                    count(g.edge_count(), "edge"),
+                    count(buffers, "buffer"),
                     human_bytes(g.total_allocated() as u64),
                 ))?;
             }
