@@ -55,4 +55,24 @@ mod tests {
             }
         }
     }
+
+    /// Under a time limit that has passed before they start, the members
+    /// that watch the clock stop; the result is the best of the others and
+    /// the note says how many stopped.
+    #[test]
+    fn the_note_counts_the_members_a_time_limit_stopped() {
+        let spec = GenSpec::parse("tensor-program:ops=3000").unwrap();
+        let g = generate(&spec, 0).unwrap();
+        let ctx = SolveContext::new(0, Some(std::time::Duration::from_nanos(1)));
+        let r = run(&best_heuristic(), &g, &ctx);
+        assert!(r.valid(), "{}", r.status);
+        let note = r.note.unwrap();
+        let n = MEMBERS.len() + 1;
+        assert!(
+            note.contains(&format!(" of {n} members stopped by the time limit")),
+            "{note}"
+        );
+        let full = run(&best_heuristic(), &g, &SolveContext::default());
+        assert!(!full.note.unwrap().contains("stopped"));
+    }
 }

@@ -12,7 +12,8 @@ use crate::schedule;
 /// Runs every member (in parallel on graphs of [`PARALLEL_MIN_NODES`] or
 /// more) and returns the lowest peak the independent checker confirms; ties
 /// go to the earlier member, so the result does not depend on the thread
-/// count. The note names the winner.
+/// count. The note names the winner, and how many members the time limit
+/// stopped before they had an order (the best is then of the others).
 ///
 /// Members are ranked by the peak their order would have, and only the
 /// best is checked (if it fails the check, the next is, and so on): that
@@ -185,6 +186,15 @@ impl Scheduler for BestOf {
             Outcome::feasible(order).with_lower_bound(lower_bound)
         };
         best.counters = std::mem::take(&mut answers[i].outcome.counters);
-        best.with_note(format!("best: {}", self.members[i].name()))
+        let stopped = answers
+            .iter()
+            .filter(|a| a.outcome.status == Status::TimedOut)
+            .count();
+        let mut note = format!("best: {}", self.members[i].name());
+        if stopped > 0 {
+            let n = answers.len();
+            note += &format!(" ({stopped} of {n} members stopped by the time limit)");
+        }
+        best.with_note(note)
     }
 }

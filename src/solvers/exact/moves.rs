@@ -38,10 +38,21 @@ impl Reach {
     /// # Complexity
     /// O(m * n / 64) time, n^2 / 8 bytes.
     pub(crate) fn new(g: &Graph) -> Self {
+        Self::new_until(g, || false).expect("never stopped")
+    }
+
+    /// [`Reach::new`], or `None` as soon as `stop()` says so; it is asked
+    /// every [`STOP_PERIOD`] nodes (on large graphs the bitsets take
+    /// hundreds of milliseconds: a time limit must be able to cut them).
+    pub(crate) fn new_until(g: &Graph, mut stop: impl FnMut() -> bool) -> Option<Self> {
+        const STOP_PERIOD: usize = 1024;
         let n = g.node_count();
         let words = state::words(n);
         let mut anc = vec![0u64; n * words];
-        for &v in g.topo_order() {
+        for (i, &v) in g.topo_order().iter().enumerate() {
+            if i % STOP_PERIOD == 0 && stop() {
+                return None;
+            }
             let vi = v as usize * words;
             for &p in g.preds(v) {
                 let pi = p as usize * words;
@@ -58,7 +69,7 @@ impl Reach {
                 state::add(&mut nonpos, v);
             }
         }
-        Reach { words, anc, nonpos }
+        Some(Reach { words, anc, nonpos })
     }
 
     /// Strict ancestors of `v`.
