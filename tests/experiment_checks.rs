@@ -555,7 +555,7 @@ fn an_unedited_resume_runs_and_records_every_graph() {
 #[test]
 fn merge_unites_fingerprints_and_refuses_conflicting_ones() {
     let tmp = tempfile::tempdir().unwrap();
-    // Shards 0/3 and 1/3 of CHAINS hold graphs #0, #1 and #0, #2.
+    // Shards 0/3 and 1/3 of CHAINS hold graphs #0, #2 and #1, #2.
     let cfg = write(tmp.path(), "c.toml", CHAINS);
     let (s0, s1, m) = (
         tmp.path().join("s0"),
@@ -569,16 +569,16 @@ fn merge_unites_fingerprints_and_refuses_conflicting_ones() {
     let merged = fingerprints(&m);
     assert_eq!(merged.len(), 3);
     assert_eq!(
-        merged["chain:length=3#1"],
-        fingerprints(&s0)["chain:length=3#1"]
+        merged["chain:length=3#0"],
+        fingerprints(&s0)["chain:length=3#0"]
     );
     // An input without the file (an older version's) vouches for none of
-    // its graphs: only #1, whose rows all come from s0, keeps an entry.
+    // its graphs: only #0, whose rows all come from s0, keeps an entry.
     fs::remove_file(s1.join("fingerprints.toml")).unwrap();
     let m_old = tmp.path().join("m_old");
     ok(&["merge", s(&s0), s(&s1), "--out", s(&m_old)]);
     let names: Vec<String> = fingerprints(&m_old).into_keys().collect();
-    assert_eq!(names, ["chain:length=3#1"]);
+    assert_eq!(names, ["chain:length=3#0"]);
     // One graph file, edited between two runs of one config.
     let graph = write(tmp.path(), "twobuf.json", TWO_BUFFERS);
     let cfg = write(

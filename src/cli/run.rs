@@ -24,7 +24,8 @@ pub struct Args {
     /// No progress bar (for CI and batch jobs).
     #[arg(long, short)]
     quiet: bool,
-    /// Run only the items with `id % N == K` (K from 0); join shards with `memsched merge`.
+    /// Run only the K-th of N shares of the items (K from 0; each share mixes
+    /// every solver, seed and graph); join shards with `memsched merge`.
     #[arg(long, value_name = "K/N")]
     shard: Option<String>,
     /// Discard existing results instead of resuming.

@@ -312,9 +312,11 @@ fn completeness(
             ));
         }
         let mut short: BTreeMap<usize, usize> = BTreeMap::new();
+        let shard_of = plan.shard_of_items(*n);
         for it in &missing {
-            if have.contains(&(it.id % n)) {
-                *short.entry(it.id % n).or_default() += 1;
+            let k = shard_of[it.id];
+            if have.contains(&k) {
+                *short.entry(k).or_default() += 1;
             }
         }
         if !short.is_empty() {
@@ -385,11 +387,10 @@ mod tests {
     fn a_missing_shard_is_named() {
         let c = config(BASE);
         let plan = Plan::new(&c).unwrap();
-        // program and kahn on 3 graphs: 6 items; shard 0/2 holds items 0, 2, 4.
+        // program and kahn on 3 graphs: 6 items; shard 0/2 holds 3 of them.
         let present: BTreeSet<_> = plan
-            .items
+            .shard_items(Some("0/2".parse().unwrap()))
             .iter()
-            .filter(|it| it.id % 2 == 0)
             .map(|it| plan.key(it))
             .collect();
         let w = completeness(&c, &present, &[Some(vec!["0/2".into()])]);
@@ -399,20 +400,16 @@ mod tests {
             "{}",
             w[0]
         );
-        assert!(
-            w[0].contains("item 1 (`chain#0` / `kahn` / seed 0)"),
-            "{}",
-            w[0]
-        );
+        let first = plan.shard_items(Some("1/2".parse().unwrap()))[0];
+        let (graph, solver, seed) = plan.key(&first);
+        let named = format!("item {} (`{graph}` / `{solver}` / seed {seed})", first.id);
+        assert!(w[0].contains(&named), "{named}: {}", w[0]);
         // Both shards, one of them interrupted.
         let both = [Some(vec!["0/2".into()]), Some(vec!["1/2".into()])];
         let all: BTreeSet<_> = plan.items.iter().map(|it| plan.key(it)).collect();
         assert!(completeness(&c, &all, &both).is_empty());
-        let w = completeness(
-            &c,
-            &(&all - &BTreeSet::from([plan.key(&plan.items[2])])),
-            &both,
-        );
+        let lost = plan.shard_items(Some("0/2".parse().unwrap()))[1];
+        let w = completeness(&c, &(&all - &BTreeSet::from([plan.key(&lost)])), &both);
         assert!(
             w[0].contains("0/2 lacks 1") && !w[0].contains("not among"),
             "{}",

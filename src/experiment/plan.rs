@@ -15,6 +15,7 @@ use std::str::FromStr;
 
 use super::config::{expand_glob, Config};
 use crate::corpus::gen::GenSpec;
+use crate::rng::Rng;
 use crate::solvers;
 
 /// Most solves one experiment may plan (each item is a few dozen bytes in
@@ -59,8 +60,9 @@ pub struct Item {
     pub seed: u64,
 }
 
-/// `--shard K/N`: item ids with `id % N == K` (K counts from 0, as Slurm's
-/// `SLURM_ARRAY_TASK_ID` and Kubernetes' `JOB_COMPLETION_INDEX` do).
+/// `--shard K/N`: the K-th of N parts of the items (K counts from 0, as
+/// Slurm's `SLURM_ARRAY_TASK_ID` and Kubernetes' `JOB_COMPLETION_INDEX`
+/// do); see [`Plan::shard_items`] for which items.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Shard {
     pub index: usize,
@@ -92,6 +94,21 @@ impl fmt::Display for Shard {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}/{}", self.index, self.count)
     }
+}
+
+/// The seed of the order in which shards deal the items: fixed, so that
+/// every shard of a run, and every later resume of it, agrees.
+const SHARD_SEED: u64 = 0x5348_4152_4453; // "SHARDS"
+
+/// Each item id's rank in a fixed pseudo-random order of `n` items.
+fn shard_ranks(n: usize) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..n).collect();
+    Rng::new(SHARD_SEED).shuffle(&mut order);
+    let mut rank = vec![0; n];
+    for (r, &id) in order.iter().enumerate() {
+        rank[id] = r;
+    }
+    rank
 }
 
 /// Graphs, solvers and items of one config.
@@ -245,14 +262,29 @@ impl Plan {
     }
 
     /// The items of one shard (all items without a shard).
+    ///
+    /// Shards deal the items round robin in a fixed shuffled order
+    /// ([`shard_ranks`]): each gets its 1/N (give or take one), and every
+    /// solver, seed and graph is spread over all of them. Dealing by
+    /// `id % N` (versions before 2026-12-04) gave one shard every `dp` run
+    /// whenever N divided the solves per graph.
     pub fn shard_items(&self, shard: Option<Shard>) -> Vec<Item> {
+        let Some(s) = shard else {
+            return self.items.clone();
+        };
+        let of = self.shard_of_items(s.count);
         self.items
             .iter()
-            .filter(|it| match shard {
-                None => true,
-                Some(s) => it.id % s.count == s.index,
-            })
+            .filter(|it| of[it.id] == s.index)
             .copied()
+            .collect()
+    }
+
+    /// The shard (of `count`) of each item, by item id.
+    pub fn shard_of_items(&self, count: usize) -> Vec<usize> {
+        shard_ranks(self.items.len())
+            .into_iter()
+            .map(|rank| rank % count)
             .collect()
     }
 
@@ -364,6 +396,7 @@ mod tests {
         let b = p.shard_items(Some("1/2".parse().unwrap()));
         assert_eq!(a.len() + b.len(), p.items.len());
         assert!(a.iter().all(|i| !b.contains(i)));
+        assert_eq!(p.shard_items(None), p.items);
         assert!("2/2".parse::<Shard>().is_err());
         assert!("x".parse::<Shard>().is_err());
     }
@@ -454,5 +487,30 @@ mod tests {
         )
         .unwrap();
         assert!(Plan::new(&c).unwrap_err().contains("/no/such.json"));
+    }
+
+    /// 40 graphs x (the `program` baseline, `kahn`, `dp`, `random` x 2
+    /// seeds) = 200 items, 5 per graph: with `id % 5` all 40 `dp` runs fell
+    /// in one shard. Dealt from the shuffle, every shard gets its share, and
+    /// some but not all of the `dp` runs.
+    #[test]
+    fn shards_share_out_every_solver() {
+        let p = plan(
+            "solvers = [\"kahn\", \"dp\", \"random\"]\nseeds = \"0..2\"\n[graphs]\n\
+             generate = [{ spec = \"chain\", seeds = \"0..40\" }]\n",
+        );
+        assert_eq!(p.items.len(), 200);
+        let dp = p.solvers.iter().position(|s| s.name == "dp").unwrap();
+        for count in [2, 4, 5] {
+            let mut seen = 0;
+            for index in 0..count {
+                let items = p.shard_items(Some(Shard { index, count }));
+                assert_eq!(items.len(), 200 / count, "{index}/{count}");
+                let dps = items.iter().filter(|i| i.solver == dp).count();
+                assert!((1..40).contains(&dps), "{index}/{count}: {dps} dp runs");
+                seen += items.len();
+            }
+            assert_eq!(seen, 200);
+        }
     }
 }
