@@ -246,38 +246,50 @@ fn to_json(g: &memsched::Graph, r: &Report, program_peak: Option<u64>) -> String
 }
 
 fn to_text(g: &memsched::Graph, r: &Report, program_peak: Option<u64>) -> String {
-    let mut s = String::new();
     let opt = |x: Option<u64>| x.map(human_bytes).unwrap_or_else(|| "-".into());
-    let _ = writeln!(s, "solver       {}", r.solver);
-    let _ = writeln!(s, "status       {}", r.status);
-    let _ = writeln!(
-        s,
-        "graph        {}, {}",
-        count(g.node_count(), "node"),
-        count(g.edge_count(), "edge")
-    );
-    let _ = writeln!(s, "peak         {}", opt(r.peak));
-    let _ = writeln!(s, "program peak {}", opt(program_peak));
+    let mut lines: Vec<(String, String)> = vec![
+        ("solver".into(), r.solver.clone()),
+        ("status".into(), r.status.to_string()),
+        (
+            "graph".into(),
+            format!(
+                "{}, {}",
+                count(g.node_count(), "node"),
+                count(g.edge_count(), "edge")
+            ),
+        ),
+        ("peak".into(), opt(r.peak)),
+        ("program peak".into(), opt(program_peak)),
+    ];
     if let Some(red) = reduction_pct(r.peak, program_peak) {
-        let _ = writeln!(s, "reduction    {red:.2}% vs program order");
+        lines.push(("reduction".into(), format!("{red:.2}% vs program order")));
     }
-    let _ = writeln!(s, "lower bound  {}", opt(r.lower_bound));
+    lines.push(("lower bound".into(), opt(r.lower_bound)));
     if let Some(gap) = r.gap_pct() {
-        let _ = writeln!(
-            s,
-            "gap          {gap:.2}% of the peak above the lower bound"
-        );
+        lines.push((
+            "gap".into(),
+            format!("{gap:.2}% of the peak above the lower bound"),
+        ));
     }
-    let _ = writeln!(s, "time         {:.3} ms", r.time.as_secs_f64() * 1e3);
+    lines.push((
+        "time".into(),
+        format!("{:.3} ms", r.time.as_secs_f64() * 1e3),
+    ));
     for (k, v) in &r.counters {
-        let _ = writeln!(s, "{k:<12} {v}");
+        lines.push((k.to_string(), v.to_string()));
     }
     if let Some(note) = &r.note {
-        let _ = writeln!(s, "note         {note}");
+        lines.push(("note".into(), note.clone()));
     }
     if let Some(order) = &r.order {
         let ids: Vec<String> = g.to_ids(order).iter().map(|i| i.to_string()).collect();
-        let _ = writeln!(s, "order        {}", ids.join(" "));
+        lines.push(("order".into(), ids.join(" ")));
+    }
+    // Values line up after the longest label (a counter's may be long).
+    let width = lines.iter().map(|(k, _)| k.len()).max().unwrap_or(0);
+    let mut s = String::new();
+    for (k, v) in lines {
+        let _ = writeln!(s, "{k:<width$} {v}");
     }
     s
 }
