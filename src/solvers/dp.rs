@@ -11,17 +11,25 @@
 //!
 //! Past the deadline or a budget it returns the better of the program order
 //! (when it is topological) and the stored topological order, status
-//! `feasible`, with the proven lower bound min over the current layer
-//! (every schedule passes through exactly one downset of each size).
+//! `feasible`, with a proven lower bound: the larger of the minimum over
+//! the current layer (every schedule passes through exactly one downset of
+//! each size) and, on graphs of at most [`BOUND_MAX_NODES`] nodes, the F4
+//! bound `exact` starts from (the most memory some node must see live).
 //!
 //! # Complexity
 //! O(D * n * in-degree) time and O(D * n / 64) words, D the number of
 //! downsets (up to 2^n).
 
+use super::exact::f4_global_bound;
 use super::exact::state::{self, StateTable, Zobrist};
 use super::{Abilities, DeadlineTicker, Outcome, Scheduler, SolveContext};
 use crate::graph::{Graph, NodeIdx};
 use crate::schedule;
+
+/// Up to this many nodes a stopped `dp` also reports the F4 bound (a few
+/// milliseconds here; the bound of its layers alone can be far below the
+/// largest buffer).
+const BOUND_MAX_NODES: usize = 8_192;
 
 /// The plain downset DP. Ties between equal peaks keep the first order found
 /// (ready nodes tried in index order, layer states in insertion order).
@@ -79,17 +87,27 @@ impl Scheduler for Dp {
                     None
                 };
                 if let Some(stop) = stop {
-                    let lb = recs[layer_start..layer_end]
+                    let layer = recs[layer_start..layer_end]
                         .iter()
                         .map(|r| r.peak)
                         .min()
                         .unwrap_or(0)
                         .max(g.final_memory())
                         .max(0) as u64;
+                    let f4 = f4_global_bound(g, BOUND_MAX_NODES).unwrap_or(0);
+                    let lb = layer.max(f4);
                     let (order, which) = fallback_order(g);
-                    let out = Outcome::feasible(order)
-                        .with_lower_bound(Some(lb))
-                        .with_note(format!("dp stopped at {stop}; order is the {which}"));
+                    let peak = schedule::check(g, &order).map(|e| e.peak).ok();
+                    let out = if peak == Some(lb) {
+                        // The fallback meets the bound: proven after all.
+                        Outcome::optimal(order, lb).with_note(format!(
+                            "dp stopped at {stop}; the {which} meets the F4 bound"
+                        ))
+                    } else {
+                        Outcome::feasible(order)
+                            .with_lower_bound(Some(lb))
+                            .with_note(format!("dp stopped at {stop}; order is the {which}"))
+                    };
                     return out
                         .with_counter("states", table.len() as u64)
                         .with_counter("expanded", expanded);
@@ -192,7 +210,12 @@ mod tests {
         ctx.budget.max_states = 3;
         let r = crate::solvers::run(&Dp, &g, &ctx);
         assert_eq!(r.status, crate::Status::Feasible);
-        assert!(r.lower_bound.unwrap() <= r.peak.unwrap());
+        let lb = r.lower_bound.unwrap();
+        assert!(lb <= r.peak.unwrap());
+        // Stopped after three states, the layers prove next to nothing; the
+        // F4 bound is at least the largest buffer.
+        let largest = g.nodes().map(|v| g.delta(v)).max().unwrap() as u64;
+        assert!(lb >= largest, "{lb} < {largest}");
     }
 
     /// A stopped dp returns the program order where it beats the

@@ -98,35 +98,61 @@ pub(crate) struct Bounds {
     merge: MergeData,
 }
 
+/// The graph's buffers: one per ALLOC (delta > 0).
+fn buffers(g: &Graph) -> Vec<Buffer> {
+    g.nodes()
+        .filter(|&v| g.delta(v) > 0)
+        .map(|a| Buffer {
+            alloc: a,
+            free: g.partner(a),
+            size: g.delta(a),
+        })
+        .collect()
+}
+
+/// F4 per node: the bytes of every buffer live whenever the node runs
+/// (allocated at or before it, freed after it).
+///
+/// # Complexity
+/// O(buffers * n) bit tests.
+fn node_bounds(g: &Graph, reach: &Reach, buffers: &[Buffer]) -> Vec<i64> {
+    let mut node = vec![0i64; g.node_count()];
+    for b in buffers {
+        for v in g.nodes() {
+            let after_alloc = v == b.alloc || has(reach.anc(v), b.alloc);
+            let before_free = b.free.is_none_or(|f| has(reach.anc(f), v));
+            if after_alloc && before_free {
+                node[v as usize] += b.size;
+            }
+        }
+    }
+    node
+}
+
+/// max(0, final memory, the largest node bound).
+fn global_of(g: &Graph, node: &[i64]) -> i64 {
+    node.iter()
+        .copied()
+        .chain([g.final_memory(), 0])
+        .max()
+        .unwrap_or(0)
+}
+
+/// [`Bounds::global`] alone, without the chains and the merge data.
+///
+/// # Complexity
+/// O(buffers * n) bit tests.
+pub(crate) fn global(g: &Graph, reach: &Reach) -> i64 {
+    global_of(g, &node_bounds(g, reach, &buffers(g)))
+}
+
 impl Bounds {
     /// # Complexity
     /// O(buffers * n) bit tests.
     pub(crate) fn new(g: &Graph, reach: &Reach) -> Self {
-        let buffers: Vec<Buffer> = g
-            .nodes()
-            .filter(|&v| g.delta(v) > 0)
-            .map(|a| Buffer {
-                alloc: a,
-                free: g.partner(a),
-                size: g.delta(a),
-            })
-            .collect();
-        let mut node = vec![0i64; g.node_count()];
-        for b in &buffers {
-            for v in g.nodes() {
-                let after_alloc = v == b.alloc || has(reach.anc(v), b.alloc);
-                let before_free = b.free.is_none_or(|f| has(reach.anc(f), v));
-                if after_alloc && before_free {
-                    node[v as usize] += b.size;
-                }
-            }
-        }
-        let global = node
-            .iter()
-            .copied()
-            .chain([g.final_memory(), 0])
-            .max()
-            .unwrap_or(0);
+        let buffers = buffers(g);
+        let node = node_bounds(g, reach, &buffers);
+        let global = global_of(g, &node);
         let neg: Vec<NodeIdx> = g.nodes().filter(|&v| g.delta(v) < 0).collect();
         let below = |x: NodeIdx| neg.iter().any(|&y| has(reach.anc(y), x));
         let last_neg = neg.iter().copied().filter(|&f| !below(f)).collect();

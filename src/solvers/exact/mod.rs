@@ -40,6 +40,17 @@ use super::{Abilities, Outcome, Scheduler, SolveContext};
 use crate::graph::{Graph, NodeIdx};
 use crate::schedule;
 use bounds::Bounds;
+
+/// The F4 lower bound on the whole graph's optimum (the most memory some
+/// node must see live; `exact`'s global bound) for callers outside the
+/// search, such as a stopped `dp`; `None` past `max_nodes` nodes, where
+/// its n^2/8-byte reachability table would cost more than it tells.
+///
+/// # Complexity
+/// O(m * n / 64 + buffers * n).
+pub(crate) fn f4_global_bound(g: &Graph, max_nodes: usize) -> Option<u64> {
+    (g.node_count() <= max_nodes).then(|| bounds::global(g, &Reach::new(g)) as u64)
+}
 use moves::Reach;
 use search::{Found, Problem, Work};
 use symmetry::Symmetry;
