@@ -25,6 +25,7 @@ fn exact(split: bool, symmetry: bool, descents: bool) -> Exact {
         symmetry,
         descents,
         beam: false,
+        polish: false,
     };
     Exact::with_options(solvers::build("kahn").unwrap(), options)
 }
