@@ -4,6 +4,7 @@
 
 mod cli;
 
+use std::io::Write as _;
 use std::process::ExitCode;
 
 use clap::Parser;
@@ -14,7 +15,9 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(err) if cli::is_broken_pipe(&err) => ExitCode::SUCCESS,
         Err(err) => {
-            eprintln!("error: {}", cli::error_message(&err));
+            // Not eprintln!: a closed standard error must not turn an
+            // error's exit code into a panic's.
+            let _ = writeln!(std::io::stderr(), "error: {}", cli::error_message(&err));
             ExitCode::from(cli::exit_code(&err))
         }
     }

@@ -607,3 +607,47 @@ fn a_closed_standard_output_ends_the_command_quietly() {
         assert!(o.stderr.is_empty(), "{command}: {}", stderr(&o));
     }
 }
+
+/// A closed standard error loses the messages, not the exit code: an error
+/// still exits 2 (invalid input), a warning leaves success 0, never 101 (a
+/// panic). And `validate` whose reader stopped early still reports an
+/// invalid file by its exit code.
+#[test]
+fn a_closed_standard_error_keeps_the_exit_code() {
+    use std::process::{Command, Stdio};
+    let dir = tempfile::tempdir().unwrap();
+    let good = dir.path().join("g.json");
+    let good = good.to_str().unwrap();
+    let o = run(&["gen", "chain", "-o", good], None);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let closed_stderr = |args: &[&str]| {
+        let mut child = Command::new(cli_support::BIN)
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stderr.take());
+        child.wait().unwrap().code()
+    };
+    assert_eq!(closed_stderr(&["schedule", "missing.json"]), Some(2));
+    assert_eq!(
+        closed_stderr(&["schedule", good, "-s", "kahn", "--max-states", "5"]),
+        Some(0)
+    );
+    assert_eq!(closed_stderr(&["gen", "chain", "-o", good]), Some(0));
+    // stdout closed at once, the missing file checked after the good ones.
+    let mut args = vec!["validate"];
+    args.extend(std::iter::repeat_n(good, 600));
+    args.push("missing.json");
+    let mut child = Command::new(cli_support::BIN)
+        .args(&args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    assert_eq!(child.wait().unwrap().code(), Some(2));
+}

@@ -51,7 +51,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let new = stats::replace_section(&new, "nas-table", &nas)?;
     if args.check {
         if new != doc {
-            eprintln!(
+            note!(
                 "{} is out of date: run `memsched datasets --update {}`",
                 path.display(),
                 path.display()

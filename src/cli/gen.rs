@@ -87,9 +87,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let seed_number = seed_value(args.seed)?;
     let graph = gen::generate(&spec, seed_number).map_err(invalid)?;
     let out = args.out.as_deref().unwrap_or("-");
-    seed::write_path(&graph, out).with_context(|| format!("cannot write {out}"))?;
+    seed::write_path(&graph, out)
+        .with_context(|| format!("cannot write {}", super::output_name(out)))?;
     if out != "-" {
-        eprintln!(
+        note!(
             "{out}: {spec} seed {}: {} nodes, {} edges",
             seed_number,
             graph.node_count(),

@@ -23,14 +23,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         e => e.into(),
     })?;
     for w in &done.warnings {
-        eprintln!("warning: {w}");
+        note!("warning: {w}");
     }
-    eprintln!(
-        "merged {} rows from {} directories into {} ({} plot files)",
-        done.rows,
-        args.dirs.len(),
+    note!(
+        "merged {} from {} into {} ({})",
+        super::count(done.rows, "row"),
+        super::count_of(args.dirs.len(), "directory", "directories"),
         args.out.display(),
-        done.plots.len()
+        super::count(done.plots.len(), "plot file")
     );
     Ok(ExitCode::SUCCESS)
 }

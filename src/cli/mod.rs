@@ -1,5 +1,14 @@
 //! Command-line arguments (one clap struct per subcommand) and dispatch.
 
+/// `eprintln!` that cannot panic: a closed or full standard error (as in
+/// `memsched run ... 2>&1 | true`) loses the message, not the command.
+macro_rules! note {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 mod schedule;
 mod solvers;
 mod validate;
@@ -37,7 +46,7 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Check that a graph file is well formed and print its size and program-order peak.
+    /// Check that graph files are well formed and print each one's size and program-order peak.
     Validate(validate::Args),
     /// Schedule one graph with one solver and report the checked peak.
     Schedule(schedule::Args),
@@ -162,6 +171,15 @@ pub fn print_stdout(text: &str) -> anyhow::Result<()> {
         .context("cannot write to standard output")
 }
 
+/// How an output path is named in messages: `-` is standard output.
+pub fn output_name(path: &str) -> &str {
+    if path == "-" {
+        "to standard output"
+    } else {
+        path
+    }
+}
+
 /// Whether `err` comes from writing to a pipe whose reader has gone, as in
 /// `memsched schedule ... | head`: the reader has what it wanted, so the
 /// command stops without a message and exits 0, as ripgrep does.
@@ -172,12 +190,18 @@ pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
     })
 }
 
-/// `1 node`, `2 nodes`: a count and its noun, plural unless the count is 1.
+/// `1 node`, `2 nodes`: a count and its noun, plural unless the count is 1
+/// (`s` added; [`count_of`] for other plurals).
 pub fn count(n: usize, noun: &str) -> String {
+    count_of(n, noun, &format!("{noun}s"))
+}
+
+/// `1 directory`, `2 directories`: a count and the noun's form for it.
+pub fn count_of(n: usize, one: &str, many: &str) -> String {
     if n == 1 {
-        format!("1 {noun}")
+        format!("1 {one}")
     } else {
-        format!("{n} {noun}s")
+        format!("{n} {many}")
     }
 }
 

@@ -24,8 +24,9 @@ pub struct Args {
     /// No progress bar (for CI and batch jobs).
     #[arg(long, short)]
     quiet: bool,
-    /// Run only the K-th of N shares of the items (K from 0; each share mixes
-    /// every solver, seed and graph); join shards with `memsched merge`.
+    /// Run only the K-th of N shares of the items (K from 0; each share holds
+    /// 1/N of every solver's runs, give or take one); join shards with
+    /// `memsched merge`.
     #[arg(long, value_name = "K/N")]
     shard: Option<String>,
     /// Discard existing results instead of resuming.
@@ -70,7 +71,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         fresh: args.fresh,
     };
     if config.restarts > 1 && !config.restarts_apply() {
-        eprintln!(
+        note!(
             "warning: restarts = {} has no effect: no solver of {} restarts (only those whose \
              `memsched solvers` line says \"best of --restarts K\")",
             config.restarts,
@@ -78,7 +79,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         );
     }
     if config.budget() != solvers::Budget::default() && !config.budget_applies() {
-        eprintln!(
+        note!(
             "warning: [budget] has no effect: no solver of {} reads it (only {} do)",
             args.config.display(),
             solvers::names_with(|a| a.budgeted).join(", ")
@@ -91,20 +92,20 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
         e => e.into(),
     })?;
-    eprintln!(
-        "{}: {} solves ({} run now, {} already done) in {:.1} s; results in {}",
+    note!(
+        "{}: {} ({} run now, {} already done) in {:.1} s; results in {}",
         config.name,
-        summary.items,
+        super::count(summary.items, "solve"),
         summary.ran,
         summary.resumed,
         start.elapsed().as_secs_f64(),
         summary.out.display()
     );
     for w in &summary.warnings {
-        eprintln!("warning: {w}");
+        note!("warning: {w}");
     }
     if summary.malformed > 0 {
-        eprintln!(
+        note!(
             "warning: {} line(s) of {} were not rows (edited by hand?): they were dropped \
              and their solves ran again",
             summary.malformed,
@@ -112,14 +113,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         );
     }
     for path in &summary.restored {
-        eprintln!(
+        note!(
             "warning: {} was replaced or removed while this run appended to it \
              (a checkout of results/?); the run's rows were written back to it",
             path.display()
         );
     }
     if summary.broken > 0 {
-        eprintln!(
+        note!(
             "error: {} solve(s) returned an invalid order or panicked (see `reason` in runs.csv)",
             summary.broken
         );

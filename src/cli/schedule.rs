@@ -171,12 +171,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let solver = solvers::build(&name)?;
     let shown = args.solver.trim();
     if args.rule_mode == RuleMode::Moves && !shown.starts_with("rule:") {
-        eprintln!(
+        note!(
             "warning: --rule-mode moves has no effect on solver `{shown}` (it turns rule:EXPR into moves:EXPR)"
         );
     }
     if restarts.is_some() && !solver.abilities().restarts {
-        eprintln!(
+        note!(
             "warning: --restarts has no effect on solver `{shown}` (only the solvers whose `memsched solvers` line says \"best of --restarts K\" restart)"
         );
     }
@@ -185,8 +185,17 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         max_memory_bytes: args.memory_budget,
     };
     if budget != Budget::default() && !solver.abilities().budgeted {
-        eprintln!(
-            "warning: --max-states and --memory-budget have no effect on solver `{shown}` (only {} read them)",
+        let default = Budget::default();
+        let given = match (
+            budget.max_states != default.max_states,
+            budget.max_memory_bytes != default.max_memory_bytes,
+        ) {
+            (true, true) => "--max-states and --memory-budget have",
+            (true, false) => "--max-states has",
+            _ => "--memory-budget has",
+        };
+        note!(
+            "warning: {given} no effect on solver `{shown}` (only {} read them)",
             solvers::names_with(|a| a.budgeted).join(", ")
         );
     }
@@ -202,9 +211,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     emit(args.out.as_deref(), &text)?;
     if !report.valid() {
-        eprintln!(
+        note!(
             "error: solver {} returned no valid schedule: {}",
-            report.solver, report.status
+            report.solver,
+            report.status
         );
         return Ok(ExitCode::from(1));
     }

@@ -32,9 +32,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let g = read_graph(&args.graph)?;
     let t = transform::to_encoding(&g, args.allocs)?;
     let out = args.out.as_deref().unwrap_or("-");
-    seed::write_path(&t, out).with_context(|| format!("cannot write {out}"))?;
+    seed::write_path(&t, out)
+        .with_context(|| format!("cannot write {}", super::output_name(out)))?;
     if out != "-" {
-        eprintln!(
+        note!(
             "{out}: {} nodes, {} edges (was {})",
             t.node_count(),
             t.edge_count(),

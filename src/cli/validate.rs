@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use memsched::graph::{seed, NodeKind};
 use memsched::solvers::{self, ProgramOrder, SolveContext};
 
-use super::{count, graph_error, human_bytes, print_stdout};
+use super::{count, graph_error, human_bytes, is_broken_pipe, print_stdout};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -16,6 +16,7 @@ pub struct Args {
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let mut failed = false;
+    let mut stdout_closed = false;
     for path in &args.graphs {
         match seed::read_path(path) {
             Ok(g) => {
@@ -25,17 +26,26 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                     Some(p) => human_bytes(p),
                     None => format!("n/a ({})", program.status),
                 };
-                print_stdout(&format!(
+                let line = format!(
                     "{path}: ok: {}, {}, {}, {} allocated in all, program-order peak {peak}\n",
                     count(g.node_count(), "node"),
                     count(g.edge_count(), "edge"),
                     count(buffers, "buffer"),
                     human_bytes(g.total_allocated() as u64),
-                ))?;
+                );
+                // A reader that stops early (`| head -1`) does not end the
+                // checks: an invalid file later on still sets the exit code.
+                if !stdout_closed {
+                    match print_stdout(&line) {
+                        Ok(()) => {}
+                        Err(e) if is_broken_pipe(&e) => stdout_closed = true,
+                        Err(e) => return Err(e),
+                    }
+                }
             }
             Err(e) if args.graphs.len() == 1 => return Err(graph_error(path, e)),
             Err(e) => {
-                eprintln!("{path}: invalid: {e}");
+                note!("{path}: invalid: {e}");
                 failed = true;
             }
         }

@@ -343,7 +343,8 @@ fn run_with(
                     row.graph, row.solver, row.status, row.reason
                 );
                 if opts.quiet {
-                    eprintln!("{msg}");
+                    // Never a panic on a closed standard error.
+                    let _ = writeln!(std::io::stderr(), "{msg}");
                 } else {
                     bar.println(msg);
                 }

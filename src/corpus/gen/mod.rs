@@ -77,7 +77,8 @@ impl GenSpec {
                 spec: spec.into(),
                 message: format!(
                     "`#{seed}` is the seed of a graph name (as in runs.csv), not part of \
-                     the spec: pass it as `--seed {seed}`"
+                     the spec: give it apart (`memsched gen --seed {seed}`; in a config, \
+                     the entry's `seeds`)"
                 ),
             });
         }
