@@ -555,29 +555,38 @@ fn an_unedited_resume_runs_and_records_every_graph() {
 #[test]
 fn merge_unites_fingerprints_and_refuses_conflicting_ones() {
     let tmp = tempfile::tempdir().unwrap();
-    // Shards 0/3 and 1/3 of CHAINS hold graphs #0, #2 and #1, #2.
+    // Shards 0/2 and 1/2 of CHAINS each hold rows of all three graphs
+    // (`program` and `kahn` are dealt apart); shard 0/3 holds graph #0 only.
     let cfg = write(tmp.path(), "c.toml", CHAINS);
-    let (s0, s1, m) = (
+    let (s0, s1, t0, m) = (
         tmp.path().join("s0"),
         tmp.path().join("s1"),
+        tmp.path().join("t0"),
         tmp.path().join("m"),
     );
-    ok(&["run", &cfg, "--out", s(&s0), "-q", "--shard", "0/3"]);
-    ok(&["run", &cfg, "--out", s(&s1), "-q", "--shard", "1/3"]);
-    assert_eq!((fingerprints(&s0).len(), fingerprints(&s1).len()), (2, 2));
+    ok(&["run", &cfg, "--out", s(&s0), "-q", "--shard", "0/2"]);
+    ok(&["run", &cfg, "--out", s(&s1), "-q", "--shard", "1/2"]);
+    ok(&["run", &cfg, "--out", s(&t0), "-q", "--shard", "0/3"]);
+    assert_eq!((fingerprints(&s0).len(), fingerprints(&s1).len()), (3, 3));
+    let only_t0: Vec<String> = fingerprints(&t0).into_keys().collect();
+    assert_eq!(only_t0, ["chain:length=3#0"]);
     ok(&["merge", s(&s0), s(&s1), "--out", s(&m)]);
     let merged = fingerprints(&m);
-    assert_eq!(merged.len(), 3);
-    assert_eq!(
-        merged["chain:length=3#0"],
-        fingerprints(&s0)["chain:length=3#0"]
-    );
+    assert_eq!(merged, fingerprints(&s0));
     // An input without the file (an older version's) vouches for none of
-    // its graphs: only #0, whose rows all come from s0, keeps an entry.
+    // its graphs: s0 with such an s1 keeps no entry (s1 has rows of every
+    // graph); t0 with such a shard 2/3 (graph #1) keeps #0, whose
+    // rows all come from t0.
     fs::remove_file(s1.join("fingerprints.toml")).unwrap();
     let m_old = tmp.path().join("m_old");
     ok(&["merge", s(&s0), s(&s1), "--out", s(&m_old)]);
-    let names: Vec<String> = fingerprints(&m_old).into_keys().collect();
+    assert!(fingerprints(&m_old).is_empty());
+    let t2 = tmp.path().join("t2");
+    ok(&["run", &cfg, "--out", s(&t2), "-q", "--shard", "2/3"]);
+    fs::remove_file(t2.join("fingerprints.toml")).unwrap();
+    let m_t = tmp.path().join("m_t");
+    ok(&["merge", s(&t0), s(&t2), "--out", s(&m_t)]);
+    let names: Vec<String> = fingerprints(&m_t).into_keys().collect();
     assert_eq!(names, ["chain:length=3#0"]);
     // One graph file, edited between two runs of one config.
     let graph = write(tmp.path(), "twobuf.json", TWO_BUFFERS);

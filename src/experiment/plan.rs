@@ -263,11 +263,12 @@ impl Plan {
 
     /// The items of one shard (all items without a shard).
     ///
-    /// Shards deal the items round robin in a fixed shuffled order
-    /// ([`shard_ranks`]): each gets its 1/N (give or take one), and every
-    /// solver, seed and graph is spread over all of them. Dealing by
-    /// `id % N` (versions before 2026-12-04) gave one shard every `dp` run
-    /// whenever N divided the solves per graph.
+    /// Shards deal the items round robin, one (solver, seed) after another,
+    /// each in a fixed shuffled order of its graphs ([`shard_ranks`]): every
+    /// shard gets 1/N of the items and 1/N of each solver's and seed's runs
+    /// (give or take one), on graphs drawn at random. Dealing by `id % N`
+    /// (versions before 2026-12-04) gave one shard every `dp` run whenever
+    /// N divided the solves per graph.
     pub fn shard_items(&self, shard: Option<Shard>) -> Vec<Item> {
         let Some(s) = shard else {
             return self.items.clone();
@@ -280,12 +281,17 @@ impl Plan {
             .collect()
     }
 
-    /// The shard (of `count`) of each item, by item id.
+    /// The shard (of `count`) of each item, by item id (see
+    /// [`Plan::shard_items`]).
     pub fn shard_of_items(&self, count: usize) -> Vec<usize> {
-        shard_ranks(self.items.len())
-            .into_iter()
-            .map(|rank| rank % count)
-            .collect()
+        let rank = shard_ranks(self.items.len());
+        let mut deal: Vec<&Item> = self.items.iter().collect();
+        deal.sort_unstable_by_key(|it| (it.solver, it.seed, rank[it.id]));
+        let mut shard = vec![0; self.items.len()];
+        for (k, it) in deal.into_iter().enumerate() {
+            shard[it.id] = k % count;
+        }
+        shard
     }
 
     /// The (graph, solver, seed) key of an item, as in [`super::rows::Row::key`].
@@ -491,8 +497,8 @@ mod tests {
 
     /// 40 graphs x (the `program` baseline, `kahn`, `dp`, `random` x 2
     /// seeds) = 200 items, 5 per graph: with `id % 5` all 40 `dp` runs fell
-    /// in one shard. Dealt from the shuffle, every shard gets its share, and
-    /// some but not all of the `dp` runs.
+    /// in one shard. Now every shard gets its share of the items and of
+    /// each solver's and seed's runs, give or take one.
     #[test]
     fn shards_share_out_every_solver() {
         let p = plan(
@@ -507,7 +513,23 @@ mod tests {
                 let items = p.shard_items(Some(Shard { index, count }));
                 assert_eq!(items.len(), 200 / count, "{index}/{count}");
                 let dps = items.iter().filter(|i| i.solver == dp).count();
-                assert!((1..40).contains(&dps), "{index}/{count}: {dps} dp runs");
+                assert!(
+                    dps.abs_diff(40 / count) <= 1,
+                    "{index}/{count}: {dps} dp runs"
+                );
+                for seed in 0..2 {
+                    let of_seed = |s: &str| {
+                        let solver = p.solvers.iter().position(|e| e.name == s).unwrap();
+                        items
+                            .iter()
+                            .filter(|i| i.solver == solver && i.seed == seed)
+                            .count()
+                    };
+                    assert!(
+                        of_seed("random").abs_diff(40 / count) <= 1,
+                        "{index}/{count}"
+                    );
+                }
                 seen += items.len();
             }
             assert_eq!(seen, 200);
