@@ -116,8 +116,21 @@ fn buffers(g: &Graph) -> Vec<Buffer> {
 /// # Complexity
 /// O(buffers * n) bit tests.
 fn node_bounds(g: &Graph, reach: &Reach, buffers: &[Buffer]) -> Vec<i64> {
+    node_bounds_until(g, reach, buffers, &mut || false).expect("never stopped")
+}
+
+/// [`node_bounds`], or `None` once `stop()` says so (asked every 64 buffers).
+fn node_bounds_until(
+    g: &Graph,
+    reach: &Reach,
+    buffers: &[Buffer],
+    stop: &mut impl FnMut() -> bool,
+) -> Option<Vec<i64>> {
     let mut node = vec![0i64; g.node_count()];
-    for b in buffers {
+    for (i, b) in buffers.iter().enumerate() {
+        if i % 64 == 0 && stop() {
+            return None;
+        }
         for v in g.nodes() {
             let after_alloc = v == b.alloc || has(reach.anc(v), b.alloc);
             let before_free = b.free.is_none_or(|f| has(reach.anc(f), v));
@@ -126,7 +139,7 @@ fn node_bounds(g: &Graph, reach: &Reach, buffers: &[Buffer]) -> Vec<i64> {
             }
         }
     }
-    node
+    Some(node)
 }
 
 /// max(0, final memory, the largest node bound).
@@ -150,16 +163,45 @@ impl Bounds {
     /// # Complexity
     /// O(buffers * n) bit tests.
     pub(crate) fn new(g: &Graph, reach: &Reach) -> Self {
+        Self::new_until(g, reach, || false).expect("never stopped")
+    }
+
+    /// [`Bounds::new`], or `None` as soon as `stop()` says so (asked every
+    /// 64 buffers or 1,024 nodes: on 64,000 nodes the tables take seconds).
+    pub(crate) fn new_until(
+        g: &Graph,
+        reach: &Reach,
+        mut stop: impl FnMut() -> bool,
+    ) -> Option<Self> {
         let buffers = buffers(g);
-        let node = node_bounds(g, reach, &buffers);
+        let node = node_bounds_until(g, reach, &buffers, &mut stop)?;
         let global = global_of(g, &node);
         let neg: Vec<NodeIdx> = g.nodes().filter(|&v| g.delta(v) < 0).collect();
         let below = |x: NodeIdx| neg.iter().any(|&y| has(reach.anc(y), x));
-        let last_neg = neg.iter().copied().filter(|&f| !below(f)).collect();
-        let tail = g.nodes().filter(|&x| g.delta(x) > 0 && !below(x)).collect();
+        let mut last_neg = Vec::new();
+        for (i, &f) in neg.iter().enumerate() {
+            if i % 1024 == 0 && stop() {
+                return None;
+            }
+            if !below(f) {
+                last_neg.push(f);
+            }
+        }
+        let mut tail = Vec::new();
+        for x in g.nodes() {
+            if x % 1024 == 0 && stop() {
+                return None;
+            }
+            if g.delta(x) > 0 && !below(x) {
+                tail.push(x);
+            }
+        }
         let chains = chains(g, reach, &buffers);
+        if stop() {
+            return None;
+        }
         let merge = MergeData::new(reach, &buffers, &chains);
-        Bounds {
+        Some(Bounds {
             buffers,
             node,
             global,
@@ -168,7 +210,7 @@ impl Bounds {
             final_memory: g.final_memory(),
             chains,
             merge,
-        }
+        })
     }
 
     /// The chains of buffers (indices for [`Bounds::buffer`]).

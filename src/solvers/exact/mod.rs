@@ -169,6 +169,14 @@ const POLISH_NS_PER_MOVE: u64 = 500;
 /// seen on a 164-node tree under a 5 s limit), also left to the polish.
 const SEARCH_OVERSHOOT: Duration = Duration::from_millis(50);
 
+/// Ancestor bitsets above this size (about 16,000 nodes) take long enough
+/// to build that the upper-bound source runs before them.
+const UPPER_FIRST_BYTES: u64 = 32 << 20;
+
+/// A time limit this short may run out in the setup (bitsets, beam,
+/// bounds: about 10 ms on 150 nodes): the upper-bound source runs first.
+const UPPER_FIRST_TIME: Duration = Duration::from_secs(1);
+
 /// Graphs above this many nodes are not polished: there `anneal`'s moves
 /// (64 per node) take seconds, and the search's tables rarely fit anyway.
 const POLISH_MAX_NODES: usize = 20_000;
@@ -180,7 +188,31 @@ impl Exact {
         if n == 0 {
             return Outcome::optimal(Vec::new(), 0);
         }
-        let reach = Reach::within_budget(g, ctx.budget.max_memory_bytes);
+        // Under a short limit, or where the ancestor bitsets are large, the
+        // upper-bound source runs first: a limit that runs out while they
+        // are built still returns its order (the pieces take it as their
+        // warm start).
+        let early = self
+            .runs_upper_first(g, ctx)
+            .then(|| self.upper_order(g, ctx));
+        let mut ctx = ctx.clone();
+        if let Some((order, _)) = &early {
+            let peak = |o: &[NodeIdx]| schedule::check(g, o).ok().map(|e| e.peak);
+            let warm = ctx.warm_start.as_deref().and_then(peak);
+            if order
+                .as_deref()
+                .and_then(peak)
+                .is_some_and(|p| warm.is_none_or(|w| p < w))
+            {
+                ctx.warm_start = order.clone();
+            }
+        }
+        let ctx = &ctx;
+        let reach = if Reach::bytes_for(n) > ctx.budget.max_memory_bytes / 8 {
+            None
+        } else {
+            Reach::new_until(g, || ctx.expired())
+        };
         let splittable = self.options.split && n >= 2 * self.options.min_piece.max(1);
         if let (true, Some(reach)) = (splittable, &reach) {
             let parts = cuts::pieces(g, reach, self.options.min_piece);
@@ -190,8 +222,25 @@ impl Exact {
                 }
             }
         }
-        let prep = self.prepare(g, ctx, reach);
+        let prep = self.prepare(g, ctx, reach, early);
         self.attempt(g, &prep, ctx, 0).into_outcome()
+    }
+
+    /// Whether the upper-bound source runs before the ancestor bitsets:
+    /// when they are large ([`UPPER_FIRST_BYTES`]) or the time left is
+    /// short ([`UPPER_FIRST_TIME`]). Otherwise it runs after the move beam,
+    /// and only if the beam leaves a gap to the F4 bound (on small graphs
+    /// it costs as much as the search).
+    fn runs_upper_first(&self, g: &Graph, ctx: &SolveContext) -> bool {
+        Reach::bytes_for(g.node_count()) > UPPER_FIRST_BYTES
+            || ctx.remaining().is_some_and(|left| left < UPPER_FIRST_TIME)
+    }
+
+    /// The upper-bound source's order (if any) and where it came from.
+    fn upper_order(&self, g: &Graph, ctx: &SolveContext) -> (Option<Vec<NodeIdx>>, String) {
+        let up = self.upper.solve(g, ctx);
+        let from = up.note.clone().unwrap_or_else(|| self.upper.name());
+        (up.order, from)
     }
 
     /// A search stopped without a proof (`feasible`) hands its order to
@@ -280,7 +329,15 @@ impl Exact {
     /// and bounds; `reach` is `g`'s ancestor bitsets, `None` when over the
     /// budget. The upper-bound source runs only if the others leave a gap
     /// to the F4 bound: on small graphs it costs as much as the search.
-    fn prepare(&self, g: &Graph, ctx: &SolveContext, reach: Option<Reach>) -> Prepared {
+    /// `early` is the upper-bound source's answer when it already ran
+    /// ([`Exact::runs_upper_first`]).
+    fn prepare(
+        &self,
+        g: &Graph,
+        ctx: &SolveContext,
+        reach: Option<Reach>,
+        early: Option<(Option<Vec<NodeIdx>>, String)>,
+    ) -> Prepared {
         type Best = Option<(u64, Vec<NodeIdx>, String)>;
         let consider = |best: &mut Best, order: Option<Vec<NodeIdx>>, from: &str| {
             let Some(order) = order else { return };
@@ -291,6 +348,12 @@ impl Exact {
             }
         };
         let mut best: Best = None;
+        // First, so that it keeps its name when `search` also made it the
+        // warm start (for the pieces).
+        let upper_ran = early.is_some();
+        if let Some((order, from)) = early {
+            consider(&mut best, order, &from);
+        }
         consider(&mut best, ctx.warm_start.clone(), "warm start");
         consider(
             &mut best,
@@ -305,16 +368,19 @@ impl Exact {
                     let order = beam::order(g, &reach, width.min(MAX_BEAM_WIDTH), ctx);
                     consider(&mut best, order, "move-beam");
                 }
-                let bounds = Bounds::new(g, &reach);
-                let global = bounds.global() as u64;
-                (Some((reach, bounds)), global)
+                match Bounds::new_until(g, &reach, || ctx.expired()) {
+                    Some(bounds) => {
+                        let global = bounds.global() as u64;
+                        (Some((reach, bounds)), global)
+                    }
+                    None => (None, g.final_memory().max(0) as u64),
+                }
             }
         };
         let known = best.as_ref().map(|(peak, _, _)| *peak);
-        if known.is_none_or(|peak| peak > global) {
-            let up = self.upper.solve(g, ctx);
-            let up_note = up.note.clone().unwrap_or_else(|| self.upper.name());
-            consider(&mut best, up.order, &up_note);
+        if !upper_ran && known.is_none_or(|peak| peak > global) {
+            let (order, from) = self.upper_order(g, ctx);
+            consider(&mut best, order, &from);
         }
         let (ub, ub_order, ub_from) = best.expect("the stored topological order is a schedule");
         Prepared {
@@ -339,15 +405,18 @@ impl Exact {
             note,
         };
         let Some((reach, bounds)) = &prep.tools else {
-            return known(
-                prep.global,
+            let bytes = Reach::bytes_for(g.node_count());
+            let why = if bytes > ctx.budget.max_memory_bytes / 8 {
                 format!(
-                    "ancestor bitsets ({} bytes for {} nodes) exceed 1/8 of the memory \
-                     budget; upper bound from {from}",
-                    Reach::bytes_for(g.node_count()),
+                    "ancestor bitsets ({bytes} bytes for {} nodes) exceed 1/8 of the memory \
+                     budget",
                     g.node_count()
-                ),
-            );
+                )
+            } else {
+                "stopped at the time limit while building the ancestor bitsets or the bounds"
+                    .to_string()
+            };
+            return known(prep.global, format!("{why}; upper bound from {from}"));
         };
         if prep.ub <= prep.global {
             return known(

@@ -42,7 +42,7 @@ pub(crate) fn solve(
             let mut sub = ctx.clone();
             sub.warm_start = ctx.warm_start.as_ref().map(|w| pc.project(w));
             let reach = Reach::within_budget(&pc.graph, sub.budget.max_memory_bytes);
-            exact.prepare(&pc.graph, &sub, reach)
+            exact.prepare(&pc.graph, &sub, reach, None)
         })
         .collect();
     let shifted = |i: usize, x: u64| (pieces[i].offset + x as i64).max(0) as u64;
