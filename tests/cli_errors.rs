@@ -557,6 +557,16 @@ fn solvers_stop_at_the_time_limit() {
     }
 }
 
+/// A top-level key spelt in another case would drop every edge (`Edges` is
+/// optional) or hide the nodes: it is an error naming the right key.
+#[test]
+fn a_key_in_the_wrong_case_is_named() {
+    let json = r#"{"Nodes": [{"Id": 0, "Op": "A"}, {"Id": 1, "Op": "B"}], "edges": [[0, 1]]}"#;
+    assert_invalid(json, &["\"edges\"", "the key is \"Edges\""]);
+    let json = r#"{"nodes": [], "Nodes": [], "Edges": []}"#;
+    assert_invalid(json, &["the key is \"Nodes\""]);
+}
+
 /// A file that starts with a UTF-8 byte-order mark (as some Windows
 /// editors save JSON) reads like the same file without it.
 #[test]

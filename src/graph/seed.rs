@@ -173,6 +173,17 @@ impl<'de> Deserialize<'de> for RawGraph {
                         }
                     }
                 }
+                // A misspelt key would silently drop every edge (Edges is
+                // optional) or give a puzzling "missing field".
+                for key in extra.keys() {
+                    for field in ["Nodes", "Edges"] {
+                        if key.eq_ignore_ascii_case(field) {
+                            return Err(de::Error::custom(format!(
+                                "top-level key \"{key}\": the key is \"{field}\" (keys are case-sensitive)"
+                            )));
+                        }
+                    }
+                }
                 Ok(RawGraph {
                     nodes: nodes.ok_or_else(|| de::Error::missing_field("Nodes"))?,
                     edges: edges.unwrap_or_default(),
