@@ -96,6 +96,12 @@ impl GenSpec {
                 spec: spec.into(),
                 message: format!("`{part}` is not key=value"),
             })?;
+            if k.trim().is_empty() {
+                return Err(GenError::Syntax {
+                    spec: spec.into(),
+                    message: format!("`{part}` has no parameter name before `=`"),
+                });
+            }
             if params
                 .insert(k.trim().to_string(), v.trim().to_string())
                 .is_some()
@@ -171,10 +177,16 @@ impl Params<'_> {
     }
     /// An integer parameter within `lo..=hi`.
     pub fn int(&self, name: &str, lo: u64, hi: u64) -> Result<u64, GenError> {
-        let v: u64 = self
-            .raw(name)
-            .parse()
-            .map_err(|_| self.bad(name, "not a non-negative integer".into()))?;
+        let raw = self.raw(name);
+        let v: u64 = raw.parse().map_err(|_| {
+            let digits = !raw.is_empty() && raw.bytes().all(|b| b.is_ascii_digit());
+            let message = if digits {
+                format!("must be in {lo}..={hi}")
+            } else {
+                "not a non-negative integer".into()
+            };
+            self.bad(name, message)
+        })?;
         if v < lo || v > hi {
             return Err(self.bad(name, format!("must be in {lo}..={hi}")));
         }
@@ -479,6 +491,10 @@ mod tests {
         let e = err("random-layered:layers=3#7");
         assert!(e.contains("--seed 7"), "{e}");
         assert!(err("chain:length").contains("not key=value"));
+        assert!(err("chain:=5").contains("no parameter name"));
+        let huge = GenSpec::parse("chain:length=99999999999999999999").unwrap();
+        let e = generate(&huge, 0).unwrap_err().to_string();
+        assert!(e.contains("must be in"), "{e}");
         assert_eq!(
             GenSpec::parse("chain:").unwrap(),
             GenSpec::parse("chain").unwrap()

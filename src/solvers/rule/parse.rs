@@ -469,7 +469,12 @@ fn parse_number(term: &str, num: &str) -> Result<Weight, RuleError> {
             }
         }
     }
+    let mantissa = num.split(['e', 'E']).next().unwrap_or("");
     match num.parse::<f64>() {
+        Ok(w) if w == 0.0 && mantissa.bytes().any(|b| matches!(b, b'1'..=b'9')) => Err(syntax(
+            term,
+            format!("`{num}` is too small for a weight: it rounds to 0"),
+        )),
         Ok(w) if w.is_finite() => Ok(Weight::Float(w)),
         Ok(w) if w.is_nan() => Err(syntax(term, format!("`{num}` is not a number"))),
         Ok(_) => Err(syntax(term, format!("`{num}` is too large for a weight"))),
@@ -502,6 +507,9 @@ mod tests {
         assert!(err.contains("write a sign before its weight"), "{err}");
         let err = parse("1e400*delta").unwrap_err().to_string();
         assert!(err.contains("`1e400` is too large"), "{err}");
+        let err = parse("1e-400*delta").unwrap_err().to_string();
+        assert!(err.contains("`1e-400` is too small"), "{err}");
+        assert!(parse("0e-400*delta,0.0*size,id").is_ok());
         let err = parse("0.7*delta+").unwrap_err().to_string();
         assert!(err.contains("ends in a sign"), "{err}");
         let err = parse("delta+-size").unwrap_err().to_string();
