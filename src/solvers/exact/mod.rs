@@ -239,7 +239,10 @@ impl Exact {
     /// The upper-bound source's order (if any) and where it came from.
     fn upper_order(&self, g: &Graph, ctx: &SolveContext) -> (Option<Vec<NodeIdx>>, String) {
         let up = self.upper.solve(g, ctx);
-        let from = up.note.clone().unwrap_or_else(|| self.upper.name());
+        let from = match &up.note {
+            Some(note) => format!("{} ({note})", self.upper.name()),
+            None => self.upper.name(),
+        };
         (up.order, from)
     }
 
@@ -466,8 +469,10 @@ impl Exact {
             Found::Stopped(key) => {
                 let stop = if ctx.expired() {
                     "the time limit"
+                } else if work.states >= ctx.budget.max_states {
+                    "the state budget"
                 } else {
-                    "the search budget"
+                    "the memory budget"
                 };
                 known(
                     proven(key),
