@@ -567,6 +567,17 @@ fn a_key_in_the_wrong_case_is_named() {
     assert_invalid(json, &["the key is \"Nodes\""]);
 }
 
+/// An edge of another length than two says what an edge is.
+#[test]
+fn an_edge_of_three_ids_says_what_an_edge_is() {
+    for (edge, entries) in [("[0, 0, 1]", "3 entries"), ("[0]", "1 entry")] {
+        let json = format!(
+            r#"{{"Nodes": [{{"Id": 0, "Op": "A"}}, {{"Id": 1, "Op": "B"}}], "Edges": [[0, 1], {edge}]}}"#
+        );
+        assert_invalid(&json, &["an edge is [u, v]", entries]);
+    }
+}
+
 /// A file that starts with a UTF-8 byte-order mark (as some Windows
 /// editors save JSON) reads like the same file without it.
 #[test]

@@ -165,8 +165,8 @@ impl<'de> Deserialize<'de> for RawGraph {
                             if edges.is_some() {
                                 return Err(de::Error::duplicate_field("Edges"));
                             }
-                            let pairs = map.next_value::<Vec<[i64; 2]>>()?;
-                            edges = Some(pairs.into_iter().map(|[u, v]| (u, v)).collect());
+                            let pairs = map.next_value::<Vec<EdgePair>>()?;
+                            edges = Some(pairs.into_iter().map(|EdgePair(u, v)| (u, v)).collect());
                         }
                         _ => {
                             extra.insert(key, map.next_value::<Value>()?);
@@ -192,6 +192,49 @@ impl<'de> Deserialize<'de> for RawGraph {
             }
         }
         d.deserialize_map(GraphVisitor)
+    }
+}
+
+/// One `[u, v]` of the Edges array; any other length is an error that says
+/// what an edge is (serde's `[i64; 2]` said "trailing characters").
+struct EdgePair(i64, i64);
+
+impl<'de> Deserialize<'de> for EdgePair {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct PairVisitor;
+        impl<'de> Visitor<'de> for PairVisitor {
+            type Value = EdgePair;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("an edge [u, v] of two node ids")
+            }
+            fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<EdgePair, A::Error> {
+                let wrong = |n: usize| {
+                    de::Error::custom(format!(
+                        "an edge is [u, v], two node ids; this one has {}",
+                        if n == 1 {
+                            "1 entry".into()
+                        } else {
+                            format!("{n} entries")
+                        }
+                    ))
+                };
+                let Some(u) = seq.next_element::<i64>()? else {
+                    return Err(wrong(0));
+                };
+                let Some(v) = seq.next_element::<i64>()? else {
+                    return Err(wrong(1));
+                };
+                let mut n = 2;
+                while seq.next_element::<de::IgnoredAny>()?.is_some() {
+                    n += 1;
+                }
+                if n > 2 {
+                    return Err(wrong(n));
+                }
+                Ok(EdgePair(u, v))
+            }
+        }
+        d.deserialize_seq(PairVisitor)
     }
 }
 
