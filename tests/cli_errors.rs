@@ -658,6 +658,17 @@ fn a_closed_standard_error_keeps_the_exit_code() {
         Some(0)
     );
     assert_eq!(closed_stderr(&["gen", "chain", "-o", good]), Some(0));
+    // A failed solve (brute refuses more than 12 nodes) exits 1 whether or
+    // not its reader is still there.
+    let mut child = Command::new(cli_support::BIN)
+        .args(["schedule", good, "-s", "brute"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    assert_eq!(child.wait().unwrap().code(), Some(1));
     // stdout closed at once, the missing file checked after the good ones.
     let mut args = vec!["validate"];
     args.extend(std::iter::repeat_n(good, 600));

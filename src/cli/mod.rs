@@ -181,8 +181,9 @@ pub fn output_name(path: &str) -> &str {
 }
 
 /// Whether `err` comes from writing to a pipe whose reader has gone, as in
-/// `memsched schedule ... | head`: the reader has what it wanted, so the
-/// command stops without a message and exits 0, as ripgrep does.
+/// `memsched schedule ... | head` (the only pipes memsched writes are its
+/// standard output and error): the reader has what it wanted, so the command
+/// stops without a message and exits 0, as ripgrep does.
 pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
     err.chain().any(|e| {
         e.downcast_ref::<std::io::Error>()

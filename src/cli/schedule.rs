@@ -9,7 +9,7 @@ use serde_json::json;
 
 use memsched::solvers::{self, Budget, ProgramOrder, Report, SolveContext};
 
-use super::{count, emit, human_bytes, read_graph, seed_value, InvalidInput};
+use super::{count, emit, human_bytes, is_broken_pipe, read_graph, seed_value, InvalidInput};
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
 pub enum Format {
@@ -209,7 +209,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Format::Json => to_json(&graph, &report, program.peak) + "\n",
         Format::Text => to_text(&graph, &report, program.peak),
     };
-    emit(args.out.as_deref(), &text)?;
+    match emit(args.out.as_deref(), &text) {
+        Ok(()) => {}
+        // The reader stopped early: it has what it wanted, and the exit
+        // code below still says whether the solve failed.
+        Err(e) if is_broken_pipe(&e) => {}
+        Err(e) => return Err(e),
+    }
     if !report.valid() {
         note!(
             "error: solver {} returned no valid schedule: {}",
