@@ -183,6 +183,11 @@ fn cli_checks_help_states_the_limits_and_the_budget_applies() {
         "{tight}"
     );
     assert_eq!(tight["counters"]["expanded"], 0, "{tight}");
+    if tight["status"] == "optimal" {
+        assert_eq!(tight["lower_bound"], tight["peak"], "{tight}");
+    } else {
+        assert_eq!(tight["status"], "feasible", "{tight}");
+    }
     let few = report(&["--max-states", "1"]);
     assert!(
         few["note"].as_str().unwrap().contains("state budget"),

@@ -167,7 +167,9 @@ impl Bounds {
     }
 
     /// [`Bounds::new`], or `None` as soon as `stop()` says so (asked every
-    /// 64 buffers or 1,024 nodes: on 64,000 nodes the tables take seconds).
+    /// 64 buffers or 1,024 nodes in each pass; the last one, the merge
+    /// data, is linear and not asked: on 64,000 nodes the others take
+    /// seconds).
     pub(crate) fn new_until(
         g: &Graph,
         reach: &Reach,
@@ -196,7 +198,7 @@ impl Bounds {
                 tail.push(x);
             }
         }
-        let chains = chains(g, reach, &buffers);
+        let chains = chains(g, reach, &buffers, &mut stop)?;
         if stop() {
             return None;
         }
@@ -386,13 +388,22 @@ pub(super) const MAX_HILLS: usize = 64;
 ///
 /// # Complexity
 /// O(buffers^2) bit tests.
-fn chains(g: &Graph, reach: &Reach, buffers: &[Buffer]) -> Vec<Vec<u32>> {
+fn chains(
+    g: &Graph,
+    reach: &Reach,
+    buffers: &[Buffer],
+    stop: &mut impl FnMut() -> bool,
+) -> Option<Vec<Vec<u32>>> {
     let pos = crate::graph::analysis::positions(g.topo_order(), g.node_count());
     let mut by_alloc: Vec<u32> = (0..buffers.len() as u32).collect();
     by_alloc.sort_by_key(|&b| pos[buffers[b as usize].alloc as usize]);
     let mut next = vec![u32::MAX; buffers.len()];
     let mut taken = vec![false; buffers.len()];
-    for &b in &by_alloc {
+    for (i, &b) in by_alloc.iter().enumerate() {
+        // Each step scans every buffer: O(buffers^2) bit tests in all.
+        if i % 64 == 0 && stop() {
+            return None;
+        }
         let buf = &buffers[b as usize];
         let Some(free) = buf.free else { continue };
         let after = pos[buf.alloc as usize];
@@ -424,7 +435,7 @@ fn chains(g: &Graph, reach: &Reach, buffers: &[Buffer]) -> Vec<Vec<u32>> {
         }
         chains.push(chain);
     }
-    chains
+    Some(chains)
 }
 
 impl Bounds {

@@ -17,8 +17,11 @@
 //!
 //! [`Exact`] ties them together: split at cut points (if any); per piece an
 //! upper bound from the move beam (and the warm start, if any), from a fast
-//! scheduler too when those leave a gap, the global lower bound (closing at
-//! once when they meet), then the search for anything strictly better.
+//! scheduler too when those leave a gap (or, under a limit shorter than a
+//! second or on graphs whose bitsets pass 32 MiB, from that scheduler run
+//! first on the whole graph), the global lower bound (closing at once when
+//! they meet), then the search for anything strictly better; a search
+//! stopped without proof is polished by `anneal`.
 
 mod beam;
 mod bounds;
@@ -43,20 +46,23 @@ use crate::graph::{Graph, NodeIdx};
 use crate::schedule;
 use crate::Status;
 use bounds::Bounds;
+use moves::Reach;
+use search::{Found, Problem, Work};
+use symmetry::Symmetry;
 
 /// The F4 lower bound on the whole graph's optimum (the most memory some
 /// node must see live; `exact`'s global bound) for callers outside the
 /// search, such as a stopped `dp`; `None` past `max_nodes` nodes, where
-/// its n^2/8-byte reachability table would cost more than it tells.
+/// its n^2/8-byte reachability table would cost more than it tells, or when
+/// that table passes 1/8 of `max_memory_bytes` (as in `exact`).
 ///
 /// # Complexity
 /// O(m * n / 64 + buffers * n).
-pub(crate) fn f4_global_bound(g: &Graph, max_nodes: usize) -> Option<u64> {
-    (g.node_count() <= max_nodes).then(|| bounds::global(g, &Reach::new(g)) as u64)
+pub(crate) fn f4_global_bound(g: &Graph, max_nodes: usize, max_memory_bytes: u64) -> Option<u64> {
+    let n = g.node_count();
+    (n <= max_nodes && Reach::bytes_for(n) <= max_memory_bytes / 8)
+        .then(|| bounds::global(g, &Reach::new(g)) as u64)
 }
-use moves::Reach;
-use search::{Found, Problem, Work};
-use symmetry::Symmetry;
 
 /// Which reductions [`Exact`] uses. All are on by default; tests turn them
 /// off to check that they never change the optimum.
@@ -208,21 +214,26 @@ impl Exact {
             }
         }
         let ctx = &ctx;
-        let reach = if Reach::bytes_for(n) > ctx.budget.max_memory_bytes / 8 {
-            None
-        } else {
-            Reach::new_until(g, || ctx.expired())
-        };
+        let reach = Reach::within(g, ctx);
         let splittable = self.options.split && n >= 2 * self.options.min_piece.max(1);
         if let (true, Some(reach)) = (splittable, &reach) {
             let parts = cuts::pieces(g, reach, self.options.min_piece);
             if parts.len() > 1 {
-                if let Some(out) = pieces::solve(self, g, &parts, &ctx.started()) {
+                let upper = if early.is_some() {
+                    Upper::RanOnWhole
+                } else {
+                    Upper::IfNeeded
+                };
+                if let Some(out) = pieces::solve(self, g, &parts, &ctx.started(), upper) {
                     return out;
                 }
             }
         }
-        let prep = self.prepare(g, ctx, reach, early);
+        let upper = match early {
+            Some((order, from)) => Upper::Ran(order, from),
+            None => Upper::IfNeeded,
+        };
+        let prep = self.prepare(g, ctx, reach, upper);
         self.attempt(g, &prep, ctx, 0).into_outcome()
     }
 
@@ -248,8 +259,9 @@ impl Exact {
 
     /// A search stopped without a proof (`feasible`) hands its order to
     /// `anneal` (seed 0 whatever the context's, so `exact` stays
-    /// deterministic; under what is left of the time limit): local moves the search's upper-bound sources do not make
-    /// can lower it (on `gen tree --seed 1`, 281792 -> 265520 where a 5 s
+    /// deterministic without a time limit; under one, `anneal` paces its
+    /// moves by the clock): local moves the search's upper-bound sources do
+    /// not make can lower it (on `gen tree --seed 1`, 281792 -> 265520 where a 5 s
     /// search had not moved the best heuristic's order). The lower bound
     /// stays the search's; the order is kept only if it is better, and is
     /// `optimal` if it meets the bound.
@@ -288,6 +300,17 @@ impl Exact {
 /// none below 4): its cost grows with the width times n^2.
 const BEAM_NODES: usize = 16_384;
 const MAX_BEAM_WIDTH: usize = 64;
+
+/// The upper-bound source's part in [`Exact::prepare`].
+pub(crate) enum Upper {
+    /// Run it if the other sources leave a gap to the F4 bound.
+    IfNeeded,
+    /// It ran already: its order (if any) and where it came from.
+    Ran(Option<Vec<NodeIdx>>, String),
+    /// It ran on the whole graph, whose order reaches this piece as its
+    /// warm start: not again.
+    RanOnWhole,
+}
 
 /// A graph ready to search: the best order known and the bounds.
 pub(crate) struct Prepared {
@@ -332,14 +355,14 @@ impl Exact {
     /// and bounds; `reach` is `g`'s ancestor bitsets, `None` when over the
     /// budget. The upper-bound source runs only if the others leave a gap
     /// to the F4 bound: on small graphs it costs as much as the search.
-    /// `early` is the upper-bound source's answer when it already ran
+    /// `upper` says whether the upper-bound source already ran
     /// ([`Exact::runs_upper_first`]).
     fn prepare(
         &self,
         g: &Graph,
         ctx: &SolveContext,
         reach: Option<Reach>,
-        early: Option<(Option<Vec<NodeIdx>>, String)>,
+        upper: Upper,
     ) -> Prepared {
         type Best = Option<(u64, Vec<NodeIdx>, String)>;
         let consider = |best: &mut Best, order: Option<Vec<NodeIdx>>, from: &str| {
@@ -353,8 +376,8 @@ impl Exact {
         let mut best: Best = None;
         // First, so that it keeps its name when `search` also made it the
         // warm start (for the pieces).
-        let upper_ran = early.is_some();
-        if let Some((order, from)) = early {
+        let upper_ran = !matches!(upper, Upper::IfNeeded);
+        if let Upper::Ran(order, from) = upper {
             consider(&mut best, order, &from);
         }
         consider(&mut best, ctx.warm_start.clone(), "warm start");
@@ -467,10 +490,11 @@ impl Exact {
             },
             Found::UpperIsOptimal => known(prep.ub, format!("search proved {from} optimal")),
             Found::Stopped(key) => {
-                let stop = if ctx.expired() {
-                    "the time limit"
-                } else if work.states >= ctx.budget.max_states {
+                // In the order the search tests them.
+                let stop = if work.states >= ctx.budget.max_states {
                     "the state budget"
+                } else if ctx.expired() {
+                    "the time limit"
                 } else {
                     "the memory budget"
                 };

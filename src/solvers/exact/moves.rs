@@ -14,6 +14,7 @@
 
 use super::state::{self, has};
 use crate::graph::{Graph, NodeIdx};
+use crate::solvers::SolveContext;
 
 /// Strict ancestors of every node, as bitsets.
 pub(crate) struct Reach {
@@ -29,21 +30,25 @@ impl Reach {
         (n as u64) * (state::words(n) as u64) * 8
     }
 
-    /// The ancestor bitsets of `g` if they take at most 1/8 of
-    /// `max_memory_bytes` (the rest is left to the search), else `None`.
-    pub(crate) fn within_budget(g: &Graph, max_memory_bytes: u64) -> Option<Self> {
-        (Self::bytes_for(g.node_count()) <= max_memory_bytes / 8).then(|| Self::new(g))
-    }
-
     /// # Complexity
     /// O(m * n / 64) time, n^2 / 8 bytes.
     pub(crate) fn new(g: &Graph) -> Self {
         Self::new_until(g, || false).expect("never stopped")
     }
 
+    /// The ancestor bitsets of `g` if they take at most 1/8 of the memory
+    /// budget (the rest is left to the search) and are built before the
+    /// deadline; else `None`.
+    pub(crate) fn within(g: &Graph, ctx: &SolveContext) -> Option<Self> {
+        if Self::bytes_for(g.node_count()) > ctx.budget.max_memory_bytes / 8 {
+            return None;
+        }
+        Self::new_until(g, || ctx.expired())
+    }
+
     /// [`Reach::new`], or `None` as soon as `stop()` says so; it is asked
-    /// every [`STOP_PERIOD`] nodes (on large graphs the bitsets take
-    /// hundreds of milliseconds: a time limit must be able to cut them).
+    /// every 1,024 nodes (on large graphs the bitsets take hundreds of
+    /// milliseconds: a time limit must be able to cut them).
     pub(crate) fn new_until(g: &Graph, mut stop: impl FnMut() -> bool) -> Option<Self> {
         const STOP_PERIOD: usize = 1024;
         let n = g.node_count();

@@ -15,18 +15,20 @@
 
 use super::moves::Reach;
 use super::split::Piece;
-use super::{close_or_feasible, Attempt, Exact, Prepared};
+use super::{close_or_feasible, Attempt, Exact, Prepared, Upper};
 use crate::graph::{Graph, NodeIdx};
 use crate::solvers::{Outcome, SolveContext};
 
 /// Solves `g` piece by piece; `parts` are the node lists of the pieces in
 /// order. `None` if a piece could not be built as a graph (then the caller
-/// solves the whole graph).
+/// solves the whole graph). `upper` is [`Upper::RanOnWhole`] when the
+/// upper-bound source already ran on `g` (its order is the warm start).
 pub(crate) fn solve(
     exact: &Exact,
     g: &Graph,
     parts: &[Vec<NodeIdx>],
     ctx: &SolveContext,
+    upper: Upper,
 ) -> Option<Outcome> {
     let mut done = vec![false; g.node_count()];
     let mut pieces = Vec::with_capacity(parts.len());
@@ -36,13 +38,19 @@ pub(crate) fn solve(
             done[v as usize] = true;
         }
     }
+    let ran_on_whole = matches!(upper, Upper::RanOnWhole);
     let preps: Vec<Prepared> = pieces
         .iter()
         .map(|pc| {
             let mut sub = ctx.clone();
             sub.warm_start = ctx.warm_start.as_ref().map(|w| pc.project(w));
-            let reach = Reach::within_budget(&pc.graph, sub.budget.max_memory_bytes);
-            exact.prepare(&pc.graph, &sub, reach, None)
+            let reach = Reach::within(&pc.graph, &sub);
+            let upper = if ran_on_whole {
+                Upper::RanOnWhole
+            } else {
+                Upper::IfNeeded
+            };
+            exact.prepare(&pc.graph, &sub, reach, upper)
         })
         .collect();
     let shifted = |i: usize, x: u64| (pieces[i].offset + x as i64).max(0) as u64;
