@@ -509,6 +509,7 @@ mod tests {
         let dp = p.solvers.iter().position(|s| s.name == "dp").unwrap();
         for count in [2, 4, 5] {
             let mut seen = 0;
+            let mut ids = std::collections::BTreeSet::new();
             for index in 0..count {
                 let items = p.shard_items(Some(Shard { index, count }));
                 assert_eq!(items.len(), 200 / count, "{index}/{count}");
@@ -531,8 +532,10 @@ mod tests {
                     );
                 }
                 seen += items.len();
+                ids.extend(items.iter().map(|i| i.id));
             }
             assert_eq!(seen, 200);
+            assert_eq!(ids.len(), 200, "shards of {count} overlap");
         }
     }
 }

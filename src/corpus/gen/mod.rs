@@ -72,7 +72,15 @@ impl GenSpec {
                 message: "missing family name".into(),
             });
         }
-        if let Some((_, seed)) = spec.rsplit_once('#') {
+        if let Some((_, after)) = spec.rsplit_once('#') {
+            let digits = !after.is_empty() && after.bytes().all(|b| b.is_ascii_digit());
+            if !digits {
+                return Err(GenError::Syntax {
+                    spec: spec.into(),
+                    message: "`#` has no place in a spec".into(),
+                });
+            }
+            let seed = after;
             return Err(GenError::Syntax {
                 spec: spec.into(),
                 message: format!(
@@ -492,6 +500,7 @@ mod tests {
         assert!(e.contains("--seed 7"), "{e}");
         assert!(err("chain:length").contains("not key=value"));
         assert!(err("chain:=5").contains("no parameter name"));
+        assert!(err("chain#3:length=5").contains("no place"));
         let huge = GenSpec::parse("chain:length=99999999999999999999").unwrap();
         let e = generate(&huge, 0).unwrap_err().to_string();
         assert!(e.contains("must be in"), "{e}");
