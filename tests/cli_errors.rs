@@ -7,7 +7,7 @@ mod cli_support;
 
 use std::process::Output;
 
-use cli_support::{run, stderr, stdout};
+use cli_support::{run, run_with_closed, stderr, stdout, Closed};
 
 use memsched::graph::{seed, Graph};
 use serde_json::Value;
@@ -601,7 +601,6 @@ fn a_byte_order_mark_is_skipped() {
 /// every command meets the closed pipe.
 #[test]
 fn a_closed_standard_output_ends_the_command_quietly() {
-    use std::process::{Command, Stdio};
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("chain.json");
     let path = path.to_str().unwrap();
@@ -614,15 +613,7 @@ fn a_closed_standard_output_ends_the_command_quietly() {
         vec!["gen", "chain", "-p", "length=3000"],
     ];
     for args in commands {
-        let mut child = Command::new(cli_support::BIN)
-            .args(&args)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        drop(child.stdout.take());
-        let o = child.wait_with_output().unwrap();
+        let o = run_with_closed(&args, Closed::Stdout);
         let command = args[..2].join(" ");
         assert_eq!(o.status.code(), Some(0), "{command}: {}", stderr(&o));
         assert!(o.stderr.is_empty(), "{command}: {}", stderr(&o));
@@ -631,55 +622,29 @@ fn a_closed_standard_output_ends_the_command_quietly() {
 
 /// A closed standard error loses the messages, not the exit code: an error
 /// still exits 2 (invalid input), a warning leaves success 0, never 101 (a
-/// panic). And `validate` whose reader stopped early still reports an
+/// panic). A failed solve exits 1 whether or not its reader is still
+/// there, and `validate` whose reader stopped early still reports an
 /// invalid file by its exit code.
 #[test]
 fn a_closed_standard_error_keeps_the_exit_code() {
-    use std::process::{Command, Stdio};
     let dir = tempfile::tempdir().unwrap();
     let good = dir.path().join("g.json");
     let good = good.to_str().unwrap();
     let o = run(&["gen", "chain", "-o", good], None);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let closed_stderr = |args: &[&str]| {
-        let mut child = Command::new(cli_support::BIN)
-            .args(args)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        drop(child.stderr.take());
-        child.wait().unwrap().code()
-    };
-    assert_eq!(closed_stderr(&["schedule", "missing.json"]), Some(2));
+    let code = |args: &[&str], closed| run_with_closed(args, closed).status.code();
+    let warned = ["schedule", good, "-s", "kahn", "--max-states", "5"];
+    assert_eq!(code(&["schedule", "missing.json"], Closed::Stderr), Some(2));
+    assert_eq!(code(&warned, Closed::Stderr), Some(0));
+    assert_eq!(code(&["gen", "chain", "-o", good], Closed::Stderr), Some(0));
+    // brute refuses more than 12 nodes.
     assert_eq!(
-        closed_stderr(&["schedule", good, "-s", "kahn", "--max-states", "5"]),
-        Some(0)
+        code(&["schedule", good, "-s", "brute"], Closed::Stdout),
+        Some(1)
     );
-    assert_eq!(closed_stderr(&["gen", "chain", "-o", good]), Some(0));
-    // A failed solve (brute refuses more than 12 nodes) exits 1 whether or
-    // not its reader is still there.
-    let mut child = Command::new(cli_support::BIN)
-        .args(["schedule", good, "-s", "brute"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    drop(child.stdout.take());
-    assert_eq!(child.wait().unwrap().code(), Some(1));
-    // stdout closed at once, the missing file checked after the good ones.
+    // The missing file is checked after the good ones.
     let mut args = vec!["validate"];
     args.extend(std::iter::repeat_n(good, 600));
     args.push("missing.json");
-    let mut child = Command::new(cli_support::BIN)
-        .args(&args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    drop(child.stdout.take());
-    assert_eq!(child.wait().unwrap().code(), Some(2));
+    assert_eq!(code(&args, Closed::Stdout), Some(2));
 }

@@ -35,3 +35,27 @@ pub fn stderr(o: &Output) -> String {
 pub fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
+
+/// Which output pipe [`run_with_closed`] closes.
+pub enum Closed {
+    Stdout,
+    Stderr,
+}
+
+/// Runs the binary with `args` (no input) and the read end of one output
+/// pipe closed at once, as a reader that stops early leaves it; the other
+/// pipe is captured.
+pub fn run_with_closed(args: &[&str], closed: Closed) -> Output {
+    let mut child = Command::new(BIN)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("memsched binary runs");
+    match closed {
+        Closed::Stdout => drop(child.stdout.take()),
+        Closed::Stderr => drop(child.stderr.take()),
+    }
+    child.wait_with_output().unwrap()
+}
