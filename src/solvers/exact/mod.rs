@@ -217,7 +217,9 @@ impl Exact {
         let reach = Reach::within(g, ctx);
         let splittable = self.options.split && n >= 2 * self.options.min_piece.max(1);
         if let (true, Some(reach)) = (splittable, &reach) {
-            let parts = cuts::pieces(g, reach, self.options.min_piece);
+            // Past the deadline no parts: the whole graph, which then stops.
+            let parts = cuts::pieces_until(g, reach, self.options.min_piece, || ctx.expired())
+                .unwrap_or_default();
             if parts.len() > 1 {
                 let upper = if early.is_some() {
                     Upper::RanOnWhole
@@ -439,7 +441,8 @@ impl Exact {
                     g.node_count()
                 )
             } else {
-                "stopped at the time limit while building the ancestor bitsets or the bounds"
+                "stopped at the time limit while preparing the search (bitsets, cut points, \
+                 bounds)"
                     .to_string()
             };
             return known(prep.global, format!("{why}; upper bound from {from}"));
