@@ -100,17 +100,6 @@ impl fmt::Display for Shard {
 /// every shard of a run, and every later resume of it, agrees.
 const SHARD_SEED: u64 = 0x5348_4152_4453; // "SHARDS"
 
-/// Each item id's rank in a fixed pseudo-random order of `n` items.
-fn shard_ranks(n: usize) -> Vec<usize> {
-    let mut order: Vec<usize> = (0..n).collect();
-    Rng::new(SHARD_SEED).shuffle(&mut order);
-    let mut rank = vec![0; n];
-    for (r, &id) in order.iter().enumerate() {
-        rank[id] = r;
-    }
-    rank
-}
-
 /// Graphs, solvers and items of one config.
 #[derive(Debug, Clone)]
 pub struct Plan {
@@ -264,7 +253,7 @@ impl Plan {
     /// The items of one shard (all items without a shard).
     ///
     /// Shards deal the items round robin, one (solver, seed) after another,
-    /// each in a fixed shuffled order of its graphs ([`shard_ranks`]): every
+    /// each in a fixed shuffled order of its graphs ([`SHARD_SEED`]): every
     /// shard gets 1/N of the items and 1/N of each solver's and seed's runs
     /// (give or take one), on graphs drawn at random. Dealing by `id % N`
     /// (versions before 2026-12-04) gave one shard every `dp` run whenever
@@ -284,9 +273,10 @@ impl Plan {
     /// The shard (of `count`) of each item, by item id (see
     /// [`Plan::shard_items`]).
     pub fn shard_of_items(&self, count: usize) -> Vec<usize> {
-        let rank = shard_ranks(self.items.len());
         let mut deal: Vec<&Item> = self.items.iter().collect();
-        deal.sort_unstable_by_key(|it| (it.solver, it.seed, rank[it.id]));
+        Rng::new(SHARD_SEED).shuffle(&mut deal);
+        // Stable: each (solver, seed) keeps the shuffled order.
+        deal.sort_by_key(|it| (it.solver, it.seed));
         let mut shard = vec![0; self.items.len()];
         for (k, it) in deal.into_iter().enumerate() {
             shard[it.id] = k % count;

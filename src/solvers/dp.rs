@@ -98,8 +98,7 @@ impl Scheduler for Dp {
                     let f4 = f4_global_bound(g, BOUND_MAX_NODES, ctx.budget.max_memory_bytes)
                         .unwrap_or(0);
                     let lb = layer.max(f4);
-                    let (order, which) = fallback_order(g);
-                    let peak = schedule::check(g, &order).map(|e| e.peak).ok();
+                    let (order, which, peak) = fallback_order(g);
                     let out = if peak == Some(lb) {
                         // The fallback meets the bound: proven after all.
                         Outcome::optimal(order, lb).with_note(format!(
@@ -163,17 +162,18 @@ impl Scheduler for Dp {
 
 /// The order a stopped `dp` returns: the program order when it is
 /// topological and peaks no higher than the stored topological order, else
-/// the topological order; and its name for the note.
-fn fallback_order(g: &Graph) -> (Vec<NodeIdx>, &'static str) {
+/// the topological order; its name for the note, and its checked peak.
+fn fallback_order(g: &Graph) -> (Vec<NodeIdx>, &'static str, Option<u64>) {
+    let peak = |o: &[NodeIdx]| schedule::check(g, o).map(|e| e.peak).ok();
     let topo = g.topo_order().to_vec();
+    let topo_peak = peak(&topo);
     if !g.program_order_is_topological() {
-        return (topo, "topological order");
+        return (topo, "topological order", topo_peak);
     }
     let program: Vec<NodeIdx> = g.nodes().collect();
-    let peak = |o: &[NodeIdx]| schedule::check(g, o).map(|e| e.peak).ok();
-    match (peak(&program), peak(&topo)) {
-        (Some(p), Some(t)) if t < p => (topo, "topological order"),
-        _ => (program, "program order"),
+    match (peak(&program), topo_peak) {
+        (Some(p), Some(t)) if t < p => (topo, "topological order", Some(t)),
+        (p, _) => (program, "program order", p),
     }
 }
 

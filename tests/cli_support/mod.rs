@@ -2,20 +2,14 @@
 #![allow(dead_code)]
 
 use std::io::Write;
-use std::process::{Command, Output, Stdio};
+use std::process::{Child, Command, Output, Stdio};
 
 /// The binary under test.
 pub const BIN: &str = env!("CARGO_BIN_EXE_memsched");
 
 /// Runs the binary with `args`, feeding `stdin` if given.
 pub fn run(args: &[&str], stdin: Option<&str>) -> Output {
-    let mut child = Command::new(BIN)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("memsched binary runs");
+    let mut child = spawn(args, Stdio::piped());
     {
         let mut pipe = child.stdin.take().unwrap();
         if let Some(text) = stdin {
@@ -46,16 +40,21 @@ pub enum Closed {
 /// pipe closed at once, as a reader that stops early leaves it; the other
 /// pipe is captured.
 pub fn run_with_closed(args: &[&str], closed: Closed) -> Output {
-    let mut child = Command::new(BIN)
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("memsched binary runs");
+    let mut child = spawn(args, Stdio::null());
     match closed {
         Closed::Stdout => drop(child.stdout.take()),
         Closed::Stderr => drop(child.stderr.take()),
     }
     child.wait_with_output().unwrap()
+}
+
+/// The binary with `args` started, its standard output and error piped.
+fn spawn(args: &[&str], stdin: Stdio) -> Child {
+    Command::new(BIN)
+        .args(args)
+        .stdin(stdin)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("memsched binary runs")
 }

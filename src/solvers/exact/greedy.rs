@@ -46,11 +46,12 @@ impl Scheduler for MoveGreedy {
                 "{n} nodes: the move greedy takes seconds above {MOVE_GREEDY_MAX_NODES}"
             ));
         }
-        if Reach::bytes_for(n) > ctx.budget.max_memory_bytes / 8 {
-            return Outcome::failed("graph too large for the ancestor bitsets");
-        }
-        let Some(reach) = Reach::new_until(g, || ctx.expired()) else {
-            return Outcome::timed_out();
+        let Some(reach) = Reach::within(g, ctx) else {
+            return if ctx.expired() {
+                Outcome::timed_out()
+            } else {
+                Outcome::failed("graph too large for the ancestor bitsets")
+            };
         };
         let pos = crate::graph::analysis::positions(g.topo_order(), n);
         let mut set = vec![0u64; state::words(n)];

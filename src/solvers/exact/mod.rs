@@ -196,24 +196,10 @@ impl Exact {
         }
         // Under a short limit, or where the ancestor bitsets are large, the
         // upper-bound source runs first: a limit that runs out while they
-        // are built still returns its order (the pieces take it as their
-        // warm start).
+        // are built still returns its order.
         let early = self
             .runs_upper_first(g, ctx)
             .then(|| self.upper_order(g, ctx));
-        let mut ctx = ctx.clone();
-        if let Some((order, _)) = &early {
-            let peak = |o: &[NodeIdx]| schedule::check(g, o).ok().map(|e| e.peak);
-            let warm = ctx.warm_start.as_deref().and_then(peak);
-            if order
-                .as_deref()
-                .and_then(peak)
-                .is_some_and(|p| warm.is_none_or(|w| p < w))
-            {
-                ctx.warm_start = order.clone();
-            }
-        }
-        let ctx = &ctx;
         let reach = Reach::within(g, ctx);
         let splittable = self.options.split && n >= 2 * self.options.min_piece.max(1);
         if let (true, Some(reach)) = (splittable, &reach) {
@@ -221,12 +207,18 @@ impl Exact {
             let parts = cuts::pieces_until(g, reach, self.options.min_piece, || ctx.expired())
                 .unwrap_or_default();
             if parts.len() > 1 {
-                let upper = if early.is_some() {
-                    Upper::RanOnWhole
-                } else {
-                    Upper::IfNeeded
-                };
-                if let Some(out) = pieces::solve(self, g, &parts, &ctx.started(), upper) {
+                // The pieces take the early order as their warm start when
+                // it beats the one given.
+                let mut piece_ctx = ctx.started();
+                if let Some((Some(order), _)) = &early {
+                    let peak = |o: &[NodeIdx]| schedule::check(g, o).ok().map(|e| e.peak);
+                    let warm = piece_ctx.warm_start.as_deref().and_then(peak);
+                    if peak(order).is_some_and(|p| warm.is_none_or(|w| p < w)) {
+                        piece_ctx.warm_start = Some(order.clone());
+                    }
+                }
+                let upper_ran = early.is_some();
+                if let Some(out) = pieces::solve(self, g, &parts, &piece_ctx, upper_ran) {
                     return out;
                 }
             }
@@ -376,8 +368,6 @@ impl Exact {
             }
         };
         let mut best: Best = None;
-        // First, so that it keeps its name when `search` also made it the
-        // warm start (for the pieces).
         let upper_ran = !matches!(upper, Upper::IfNeeded);
         if let Upper::Ran(order, from) = upper {
             consider(&mut best, order, &from);

@@ -21,14 +21,14 @@ use crate::solvers::{Outcome, SolveContext};
 
 /// Solves `g` piece by piece; `parts` are the node lists of the pieces in
 /// order. `None` if a piece could not be built as a graph (then the caller
-/// solves the whole graph). `upper` is [`Upper::RanOnWhole`] when the
-/// upper-bound source already ran on `g` (its order is the warm start).
+/// solves the whole graph). `upper_ran`: the upper-bound source already ran
+/// on `g` (its order is the warm start), so the pieces do not run it.
 pub(crate) fn solve(
     exact: &Exact,
     g: &Graph,
     parts: &[Vec<NodeIdx>],
     ctx: &SolveContext,
-    upper: Upper,
+    upper_ran: bool,
 ) -> Option<Outcome> {
     let mut done = vec![false; g.node_count()];
     let mut pieces = Vec::with_capacity(parts.len());
@@ -38,14 +38,13 @@ pub(crate) fn solve(
             done[v as usize] = true;
         }
     }
-    let ran_on_whole = matches!(upper, Upper::RanOnWhole);
     let preps: Vec<Prepared> = pieces
         .iter()
         .map(|pc| {
             let mut sub = ctx.clone();
             sub.warm_start = ctx.warm_start.as_ref().map(|w| pc.project(w));
             let reach = Reach::within(&pc.graph, &sub);
-            let upper = if ran_on_whole {
+            let upper = if upper_ran {
                 Upper::RanOnWhole
             } else {
                 Upper::IfNeeded
