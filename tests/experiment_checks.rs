@@ -8,6 +8,7 @@
 //! versions of a graph; and a merge of some shards only warns which are
 //! missing.
 
+use std::collections::BTreeSet;
 use std::fs;
 use std::path::Path;
 use std::process::{Command, Output};
@@ -47,6 +48,13 @@ fn write(dir: &Path, name: &str, text: &str) -> String {
     let p = dir.join(name);
     fs::write(&p, text).unwrap();
     p.to_str().unwrap().to_string()
+}
+
+/// The graphs `dir`'s rows name, and how many rows it holds.
+fn graphs_with_rows(dir: &Path) -> (BTreeSet<String>, usize) {
+    let rows = memsched::experiment::rows::read_rows(&dir.join("runs.csv")).unwrap();
+    let count = rows.len();
+    (rows.into_iter().map(|r| r.graph).collect(), count)
 }
 
 fn s(p: &Path) -> &str {
@@ -209,9 +217,16 @@ fn merge_refuses_different_experiments_and_warns_of_missing_shards() {
     fs::write(&a, CHAINS).unwrap();
     let (s0, s1) = (tmp.path().join("s0"), tmp.path().join("s1"));
     ok(&["run", &a, "--out", s(&s0), "-q", "--shard", "0/2"]);
+    let held = graphs_with_rows(&s0).1;
+    assert!(
+        (1..6).contains(&held),
+        "shard 0/2 holds some of the 6 items"
+    );
     let err = ok(&["merge", s(&s0), "--out", s(&m)]);
     assert!(
-        err.contains("warning:") && err.contains("1/2") && err.contains("3 of the 6 items"),
+        err.contains("warning:")
+            && err.contains("1/2")
+            && err.contains(&format!("{held} of the 6 items")),
         "{err}"
     );
     // One shard twice (here as `s0` and `s0/.`) is a typo for another shard.
@@ -555,8 +570,8 @@ fn an_unedited_resume_runs_and_records_every_graph() {
 #[test]
 fn merge_unites_fingerprints_and_refuses_conflicting_ones() {
     let tmp = tempfile::tempdir().unwrap();
-    // Shards 0/2 and 1/2 of CHAINS each hold rows of all three graphs
-    // (`program` and `kahn` are dealt apart); shard 0/3 holds graph #0 only.
+    // Shards of CHAINS hold rows of some of its three graphs each; which,
+    // the shard hash decides, so the expected sets are read off the rows.
     let cfg = write(tmp.path(), "c.toml", CHAINS);
     let (s0, s1, t0, m) = (
         tmp.path().join("s0"),
@@ -567,27 +582,34 @@ fn merge_unites_fingerprints_and_refuses_conflicting_ones() {
     ok(&["run", &cfg, "--out", s(&s0), "-q", "--shard", "0/2"]);
     ok(&["run", &cfg, "--out", s(&s1), "-q", "--shard", "1/2"]);
     ok(&["run", &cfg, "--out", s(&t0), "-q", "--shard", "0/3"]);
-    assert_eq!((fingerprints(&s0).len(), fingerprints(&s1).len()), (3, 3));
-    let only_t0: Vec<String> = fingerprints(&t0).into_keys().collect();
-    assert_eq!(only_t0, ["chain:length=3#0"]);
+    let graphs = |d: &Path| graphs_with_rows(d).0;
+    let names = |d: &Path| -> BTreeSet<String> { fingerprints(d).into_keys().collect() };
+    for d in [&s0, &s1, &t0] {
+        assert_eq!(names(d), graphs(d), "a fingerprint per graph with rows");
+    }
     ok(&["merge", s(&s0), s(&s1), "--out", s(&m)]);
     let merged = fingerprints(&m);
-    assert_eq!(merged, fingerprints(&s0));
+    let union: BTreeSet<String> = graphs(&s0).union(&graphs(&s1)).cloned().collect();
+    assert_eq!(merged.keys().cloned().collect::<BTreeSet<_>>(), union);
+    assert!(fingerprints(&s0).iter().all(|(g, f)| merged[g] == *f));
     // An input without the file (an older version's) vouches for none of
-    // its graphs: s0 with such an s1 keeps no entry (s1 has rows of every
-    // graph); t0 with such a shard 2/3 (graph #1) keeps #0, whose
-    // rows all come from t0.
+    // its graphs: they drop out of the union, the others' entries stay.
     fs::remove_file(s1.join("fingerprints.toml")).unwrap();
     let m_old = tmp.path().join("m_old");
     ok(&["merge", s(&s0), s(&s1), "--out", s(&m_old)]);
-    assert!(fingerprints(&m_old).is_empty());
+    let vouched: BTreeSet<String> = graphs(&s0).difference(&graphs(&s1)).cloned().collect();
+    assert_eq!(names(&m_old), vouched);
     let t2 = tmp.path().join("t2");
     ok(&["run", &cfg, "--out", s(&t2), "-q", "--shard", "2/3"]);
     fs::remove_file(t2.join("fingerprints.toml")).unwrap();
     let m_t = tmp.path().join("m_t");
     ok(&["merge", s(&t0), s(&t2), "--out", s(&m_t)]);
-    let names: Vec<String> = fingerprints(&m_t).into_keys().collect();
-    assert_eq!(names, ["chain:length=3#0"]);
+    let vouched: BTreeSet<String> = graphs(&t0).difference(&graphs(&t2)).cloned().collect();
+    assert!(
+        !vouched.is_empty() && vouched.len() < graphs(&t0).len(),
+        "the shards share a graph and keep another: {vouched:?}"
+    );
+    assert_eq!(names(&m_t), vouched);
     // One graph file, edited between two runs of one config.
     let graph = write(tmp.path(), "twobuf.json", TWO_BUFFERS);
     let cfg = write(

@@ -24,9 +24,9 @@ pub struct Args {
     /// No progress bar (for CI and batch jobs).
     #[arg(long, short)]
     quiet: bool,
-    /// Run only the K-th of N shares of the items (K from 0; each share holds
-    /// 1/N of every solver's runs, give or take one); join shards with
-    /// `memsched merge`.
+    /// Run only the K-th of N shares of the items (K from 0). An item's share
+    /// depends only on its graph, solver and seed, so editing the config
+    /// moves no finished item; join shards with `memsched merge`.
     #[arg(long, value_name = "K/N")]
     shard: Option<String>,
     /// Discard existing results instead of resuming.

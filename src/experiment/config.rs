@@ -354,6 +354,10 @@ impl Config {
         if config.name.is_empty() {
             config.name = default_name.to_string();
         }
+        // Rows, baselines and the report compare names as written.
+        for name in config.solvers.iter_mut().chain(&mut config.baselines) {
+            *name = name.trim().to_string();
+        }
         config.validate().map_err(invalid)?;
         Ok(config)
     }
@@ -469,11 +473,12 @@ impl Config {
         out
     }
 
-    /// Claims by graph name.
+    /// Claims by graph name, as the plan names the graph (a generated
+    /// graph's spec parameters in canonical order).
     pub fn claims_by_graph(&self) -> BTreeMap<String, f64> {
         self.claims
             .iter()
-            .map(|c| (c.graph.clone(), c.reduction_pct))
+            .map(|c| (super::plan::canonical_name(&c.graph), c.reduction_pct))
             .collect()
     }
 

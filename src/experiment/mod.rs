@@ -77,14 +77,32 @@ pub fn finish(out: &Path, config: &Config) -> Result<Finished, ExperimentError> 
     let runs = out.join(runner::RUNS);
     let rows = rows::read_rows(&runs).map_err(|e| ExperimentError::io("read", &runs, e))?;
     let rows = rows::finalize(rows, &config.baselines);
-    let warnings = no_baseline_warning(&rows, config).into_iter().collect();
     rows::write_rows(&runs, &rows).map_err(|e| ExperimentError::io("write", &runs, e))?;
     let order = config.all_solvers();
     let summary = summary::summarize(&rows, &order);
     let path = out.join("summary.csv");
     summary::write(&path, &summary).map_err(|e| ExperimentError::io("write", &path, e))?;
-    let profiles = runner::read_profiles(&out.join(runner::PROFILES));
+    // Runs record profiles of the Tetris graph only (the plan's first graph
+    // unless `tetris_graph` names one); a named one may have changed since.
+    let tetris = config.tetris_graph.as_deref().map(plan::canonical_name);
+    let mut profiles = runner::read_profiles(&out.join(runner::PROFILES));
+    if let Some(name) = &tetris {
+        profiles.retain(|p| &p.graph == name);
+    }
     let plots = plots::draw_all(out, config, &rows, &order, &profiles)?;
+    let mut warnings: Vec<String> = no_baseline_warning(&rows, config).into_iter().collect();
+    let solved = |g: &String| rows.iter().any(|r| &r.graph == g && r.valid);
+    if config.plots.contains(&PlotKind::Tetris)
+        && tetris.as_ref().is_some_and(solved)
+        && profiles.is_empty()
+    {
+        warnings.push(
+            "no Tetris plot: no memory profile of the Tetris graph is recorded (profiles are \
+             recorded as its solves run, so a `tetris_graph` chosen after they ran has none; \
+             `--fresh` solves them again)"
+                .into(),
+        );
+    }
     let readme = report::readme(config, &rows, &summary, &order, &plots);
     let path = out.join("README.md");
     std::fs::write(&path, readme).map_err(|e| ExperimentError::io("write", &path, e))?;

@@ -111,18 +111,19 @@ pub fn read_rows(path: &Path) -> io::Result<Vec<Row>> {
 /// [`read_rows`], and how many complete lines were not rows (edited or
 /// damaged by hand: the run drops them and solves their items again).
 pub fn read_rows_counting(path: &Path) -> io::Result<(Vec<Row>, usize)> {
-    let text = match fs::read_to_string(path) {
-        Ok(t) => t,
+    let bytes = match fs::read(path) {
+        Ok(b) => b,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok((Vec::new(), 0)),
         Err(e) => return Err(e),
     };
-    let complete = match text.rfind('\n') {
-        Some(i) => &text[..=i],
-        None => "",
+    // Bytes, not text: a write cut inside a character is dropped with its line.
+    let complete = match bytes.iter().rposition(|&b| b == b'\n') {
+        Some(i) => &bytes[..=i],
+        None => &[],
     };
     let mut reader = csv::ReaderBuilder::new()
         .flexible(true)
-        .from_reader(complete.as_bytes());
+        .from_reader(complete);
     let mut seen = BTreeSet::new();
     let mut rows = Vec::new();
     let mut malformed = 0;
@@ -259,5 +260,22 @@ mod tests {
         fs::write(&path, text).unwrap();
         let rows = read_rows(&path).unwrap();
         assert_eq!(rows, vec![a]);
+    }
+
+    /// A write cut inside a multi-byte character (a non-ASCII graph name)
+    /// drops that line like any cut line; it used to fail the whole read.
+    #[test]
+    fn a_line_cut_inside_a_character_is_dropped() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("runs.csv");
+        let a = row(0, "g", "kahn", Some(5));
+        let b = row(1, "größe", "kahn", Some(6));
+        let mut text = header().into_bytes();
+        text.extend(to_line(&a));
+        let line = to_line(&b);
+        let inside = line.iter().position(|&c| c >= 0x80).unwrap() + 1;
+        text.extend(&line[..inside]);
+        fs::write(&path, text).unwrap();
+        assert_eq!(read_rows(&path).unwrap(), vec![a]);
     }
 }

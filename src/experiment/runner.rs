@@ -224,6 +224,13 @@ fn run_with(
     let profiles_path = out.join(PROFILES);
     // Everything is checked before the directory is touched.
     check_out_is_not_a_file(out)?;
+    // Held until the final pass is written; a directory made below is
+    // locked there.
+    let lock = if out.is_dir() {
+        Some(lock_dir(out)?)
+    } else {
+        None
+    };
     if !opts.fresh {
         check_same_experiment(
             out,
@@ -238,6 +245,9 @@ fn run_with(
         rows::read_rows_counting(&runs_path)
             .map_err(|e| ExperimentError::io("read", &runs_path, e))?
     };
+    // A graph that could not be loaded mid-run (a file edited or briefly
+    // unreadable) is checked again below, and its items solved.
+    existing.retain(|r| !never_ran(r));
     if !existing.is_empty() {
         check_same_settings(out, config, &existing)?;
     }
@@ -271,6 +281,19 @@ fn run_with(
     let recorded = Recorded::from_rows(&existing, old_fingerprints);
     let loaded = check_graphs(&plan, &store, &pending, &pool, &recorded)?;
     fs::create_dir_all(out).map_err(|e| ExperimentError::io("create directory", out, e))?;
+    let _lock = match lock {
+        Some(lock) => lock,
+        None => {
+            let lock = lock_dir(out)?;
+            if runs_path.exists() {
+                return Err(ExperimentError::Config(format!(
+                    "another run wrote {} while this one started: run again to resume it",
+                    out.display()
+                )));
+            }
+            lock
+        }
+    };
     fs::write(&config_path, config.to_toml())
         .map_err(|e| ExperimentError::io("write", &config_path, e))?;
     if opts.fresh {
@@ -305,6 +328,14 @@ fn run_with(
     rows::write_rows(&runs_path, &existing)
         .map_err(|e| ExperimentError::io("write", &runs_path, e))?;
     let tetris = tetris_graph(config, &plan);
+    // The same for the profiles, keeping only the Tetris graph's (an
+    // edited `tetris_graph` leaves the old graph's behind).
+    if let Some(t) = tetris.filter(|_| profiles_path.exists()) {
+        let mut profiles = read_profiles(&profiles_path);
+        profiles.retain(|p| p.graph == plan.graphs[t].name);
+        write_profiles(&profiles_path, &profiles)
+            .map_err(|e| ExperimentError::io("write", &profiles_path, e))?;
+    }
     // Readable too: if the path is replaced mid-run, the rows are read back.
     let open = |p: &Path| {
         OpenOptions::new()
@@ -498,6 +529,43 @@ fn check_same_settings(
         out.display(),
         differ.join(" and ")
     )))
+}
+
+/// The lock file of an output directory (see [`lock_dir`]).
+pub const LOCK: &str = ".memsched.lock";
+
+/// An output directory locked by this process (released when dropped, or
+/// when the process ends, however it ends).
+#[derive(Debug)]
+pub(super) struct DirLock {
+    _file: File,
+}
+
+/// Locks `dir` (an existing directory) for one `run` or `merge`: a second
+/// one writing there would rename `runs.csv` from under the first, and the
+/// rows of one would be lost. Refused, naming the directory, while another
+/// process holds it. On a file system without locks the run goes ahead
+/// unlocked.
+pub(super) fn lock_dir(dir: &Path) -> Result<DirLock, ExperimentError> {
+    let path = dir.join(LOCK);
+    let file = OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(|e| ExperimentError::io("open", &path, e))?;
+    match file.try_lock() {
+        Ok(()) => Ok(DirLock { _file: file }),
+        Err(fs::TryLockError::WouldBlock) => Err(ExperimentError::Config(format!(
+            "{} is in use by another `memsched run` or `merge` (it holds {LOCK}): wait for \
+             it to finish, or write to another directory (--out)",
+            dir.display()
+        ))),
+        Err(fs::TryLockError::Error(e)) if e.kind() == io::ErrorKind::Unsupported => {
+            Ok(DirLock { _file: file })
+        }
+        Err(fs::TryLockError::Error(e)) => Err(ExperimentError::io("lock", &path, e)),
+    }
 }
 
 /// Refuses an output directory that exists as a file (or anything but a
@@ -785,6 +853,15 @@ fn names_file(path: &Path, _file: &File) -> io::Result<bool> {
     Ok(path.exists())
 }
 
+/// The reason of a row whose graph could not be loaded mid-run.
+const CANNOT_LOAD: &str = "cannot load graph";
+
+/// A row whose solver never ran: its graph could not be loaded. Such rows
+/// take no part in mean times, and a resumed run solves their items again.
+pub(super) fn never_ran(row: &Row) -> bool {
+    row.status == "failed" && row.reason.starts_with(CANNOT_LOAD)
+}
+
 /// A row that shows a solver bug: an order the checker rejected, or a panic.
 fn is_broken(row: &Row) -> bool {
     row.status == "invalid" || row.reason.starts_with("panicked")
@@ -846,13 +923,14 @@ fn solve_item(
     let graph = match store.get(item.graph) {
         Ok(g) => g,
         Err(e) => {
-            row.reason = one_line(&format!("cannot load graph: {e}"));
+            row.reason = one_line(&format!("{CANNOT_LOAD}: {e}"));
             return (row, None);
         }
     };
     row.nodes = graph.node_count();
     row.edges = graph.edge_count();
     let ctx = ctx.with_seed(item.seed);
+    let started = std::time::Instant::now();
     let result = panic::catch_unwind(AssertUnwindSafe(|| {
         let solver = build(solver_name)?;
         Ok::<_, String>(solvers::run(solver.as_ref(), &graph, &ctx))
@@ -870,6 +948,7 @@ fn solve_item(
                 .or_else(|| payload.downcast_ref::<String>().cloned())
                 .unwrap_or_else(|| "unknown panic".into());
             row.reason = one_line(&format!("panicked: {msg}"));
+            row.time_ms = (started.elapsed().as_secs_f64() * 1e6).round() / 1e3;
             return (row, None);
         }
     };
@@ -923,6 +1002,21 @@ fn downsample(mem: &[i64]) -> Vec<(usize, i64)> {
 /// `s` on one line, runs of whitespace (newlines too) made one space.
 pub(super) fn one_line(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Writes `profiles` as `tetris.jsonl`, one per line, through a temporary
+/// file and a rename.
+pub fn write_profiles(path: &Path, profiles: &[Profile]) -> io::Result<()> {
+    let tmp = path.with_extension("jsonl.tmp");
+    {
+        let mut f = io::BufWriter::new(File::create(&tmp)?);
+        for p in profiles {
+            serde_json::to_writer(&mut f, p).map_err(io::Error::other)?;
+            f.write_all(b"\n")?;
+        }
+        f.flush()?;
+    }
+    fs::rename(tmp, path)
 }
 
 /// Reads `tetris.jsonl` (the last profile per graph, solver and seed wins;
@@ -1046,6 +1140,100 @@ mod tests {
         // A run that finds its file in place restores nothing.
         let again = run_with(&config, &opts, |_| Ok(Box::new(ReplacesRuns))).unwrap();
         assert!(again.restored.is_empty() && again.resumed == summary.items);
+    }
+
+    /// A run config over six small chains, and options writing to `dir`.
+    fn six_chains(dir: &Path, extra: &str) -> (Config, RunOptions) {
+        let config = Config::parse(
+            &format!(
+                "solvers = [\"kahn\"]\n{extra}[graphs]\n\
+                 generate = [{{ spec = \"chain:length=3\", seeds = \"0..6\" }}]\n"
+            ),
+            "t.toml",
+            "t",
+        )
+        .unwrap();
+        let opts = RunOptions {
+            out: dir.to_path_buf(),
+            quiet: true,
+            threads: Some(2),
+            ..RunOptions::default()
+        };
+        (config, opts)
+    }
+
+    /// A second run into a directory another one holds is refused, and
+    /// changes nothing; once the first lets go, it runs.
+    #[test]
+    fn a_directory_in_use_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let (config, opts) = six_chains(dir.path(), "");
+        let held = lock_dir(dir.path()).unwrap();
+        let err = run_with(&config, &opts, registry_build).unwrap_err();
+        assert!(err.to_string().contains("in use by another"), "{err}");
+        assert!(!dir.path().join(RUNS).exists());
+        drop(held);
+        assert_eq!(run_with(&config, &opts, registry_build).unwrap().ran, 12);
+    }
+
+    /// A row whose graph could not be loaded mid-run is solved again on
+    /// resume (it used to count as done until `--fresh`).
+    #[test]
+    fn items_whose_graph_failed_to_load_run_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let (config, opts) = six_chains(dir.path(), "");
+        run_with(&config, &opts, registry_build).unwrap();
+        let runs = dir.path().join(RUNS);
+        let mut rows = rows::read_rows(&runs).unwrap();
+        let victim = rows.iter().position(|r| r.solver == "kahn").unwrap();
+        rows[victim] = Row {
+            status: "failed".into(),
+            valid: false,
+            peak_bytes: None,
+            time_ms: 0.0,
+            reason: format!("{CANNOT_LOAD}: it changed during the run"),
+            ..rows[victim].clone()
+        };
+        assert!(never_ran(&rows[victim]));
+        rows::write_rows(&runs, &rows).unwrap();
+        let again = run_with(&config, &opts, registry_build).unwrap();
+        assert_eq!((again.ran, again.resumed), (1, 11));
+        let rows = rows::read_rows(&runs).unwrap();
+        assert!(rows.iter().all(|r| r.valid), "the item was solved");
+    }
+
+    /// Profiles of a graph that is no longer the Tetris graph are dropped,
+    /// and a cut last line too, so the next profile starts a clean line.
+    #[test]
+    fn the_profiles_file_keeps_the_tetris_graph_on_clean_lines() {
+        let dir = tempfile::tempdir().unwrap();
+        let (config, opts) = six_chains(dir.path(), "");
+        run_with(&config, &opts, registry_build).unwrap();
+        let path = dir.path().join(PROFILES);
+        let first = read_profiles(&path);
+        assert!(!first.is_empty() && first.iter().all(|p| p.graph == "chain:length=3#0"));
+        // A cut line, then a new Tetris graph and a new solver to run.
+        let mut text = fs::read(&path).unwrap();
+        text.extend_from_slice(b"{\"graph\": \"cha");
+        fs::write(&path, text).unwrap();
+        let (config, opts) = six_chains(dir.path(), "tetris_graph = \"chain:length=3#4\"\n");
+        let config = Config {
+            solvers: vec!["kahn".into(), "seed-greedy".into()],
+            ..config
+        };
+        run_with(&config, &opts, registry_build).unwrap();
+        let text = fs::read_to_string(&path).unwrap();
+        assert!(text.ends_with('\n'));
+        let profiles: Vec<Profile> = text
+            .lines()
+            .map(|l| serde_json::from_str(l).expect("every line a profile"))
+            .collect();
+        assert_eq!(
+            profiles.len(),
+            1,
+            "only seed-greedy ran on #4: {profiles:?}"
+        );
+        assert_eq!(profiles[0].graph, "chain:length=3#4");
     }
 
     #[test]

@@ -107,17 +107,25 @@ pub fn summarize(rows: &[Row], order: &[String]) -> Vec<SolverSummary> {
                 timed_out: status("timed_out"),
                 failed: status("failed"),
                 invalid: status("invalid"),
-                mean_time_ms: if mine.is_empty() {
-                    0.0
-                } else {
-                    ((mine.iter().map(|r| r.time_ms).sum::<f64>() / mine.len() as f64) * 1e3)
-                        .round()
-                        / 1e3
-                },
+                mean_time_ms: mean_time_ms(&mine),
                 solver: name,
             }
         })
         .collect()
+}
+
+/// Mean solve time of `rows`, to the microsecond, over the solves that ran
+/// (a graph that could not be loaded mid-run has none); 0 without any.
+fn mean_time_ms(rows: &[&Row]) -> f64 {
+    let ran: Vec<f64> = rows
+        .iter()
+        .filter(|r| !super::runner::never_ran(r))
+        .map(|r| r.time_ms)
+        .collect();
+    if ran.is_empty() {
+        return 0.0;
+    }
+    ((ran.iter().sum::<f64>() / ran.len() as f64) * 1e3).round() / 1e3
 }
 
 /// Writes `summary.csv`.

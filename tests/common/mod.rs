@@ -86,7 +86,7 @@ fn random_node(
 /// The i-th graph of the agreement corpus (programs and arbitrary DAGs).
 pub fn graph(seed: u64, i: u64) -> Graph {
     let mut rng = Rng::derive(seed, i);
-    if i % 2 == 0 {
+    if i.is_multiple_of(2) {
         loop {
             if let Some(g) = random_program(&mut rng, 12) {
                 return g;

@@ -185,7 +185,7 @@ fn watts_strogatz(n: usize, k: usize, p: f64, rng: &mut Rng) -> Vec<Vec<usize>> 
 pub(super) fn randwire(p: &Params, rng: &mut Rng) -> Result<Graph, GenError> {
     let n = p.int("nodes", 2, 2_000)? as usize;
     let k = p.int("k", 2, 1000)? as usize;
-    if k % 2 != 0 || k >= n {
+    if !k.is_multiple_of(2) || k >= n {
         return Err(p.bad("k", format!("must be even and below nodes ({n})")));
     }
     let prob = p.float("p", 0.0, 1.0)?;

@@ -65,7 +65,7 @@ fn find_until(g: &Graph, reach: &Reach, stop: &mut impl FnMut() -> bool) -> Opti
             continue;
         }
         tried += 1;
-        if tried % 64 == 0 && stop() {
+        if tried.is_multiple_of(64) && stop() {
             return None;
         }
         // Nodes near `c` in the order are the likeliest to be unrelated to it.
