@@ -602,6 +602,18 @@ mod tests {
         assert!(Config::parse(text, "exp.toml", "e").is_ok());
     }
 
+    /// Names are trimmed when read: rows, baselines and the report compare
+    /// them as written (a baseline `" program"` matched no row).
+    #[test]
+    fn solver_and_baseline_names_are_trimmed() {
+        let text = "solvers = [\" kahn\"]\nbaselines = [\"program \"]\n";
+        let c = Config::parse(text, "exp.toml", "e").unwrap();
+        assert_eq!(
+            (c.solvers, c.baselines),
+            (vec!["kahn".into()], vec!["program".into()])
+        );
+    }
+
     #[test]
     fn a_claim_must_be_a_finite_number() {
         for bad in ["nan", "inf"] {

@@ -149,4 +149,23 @@ mod tests {
         );
         assert_eq!(stats(vec![]), (None, None, None));
     }
+
+    /// Rows whose graph could not be loaded ran no solver: their time of 0
+    /// does not pull the mean down.
+    #[test]
+    fn mean_time_leaves_out_solves_that_never_ran() {
+        let row = |time_ms: f64, reason: &str| Row {
+            status: "failed".into(),
+            time_ms,
+            reason: reason.into(),
+            ..super::super::rows::blank()
+        };
+        let rows = [
+            row(3.0, ""),
+            row(5.0, "panicked: boom"),
+            row(0.0, "cannot load graph: it changed during the run"),
+        ];
+        assert_eq!(mean_time_ms(&rows.iter().collect::<Vec<_>>()), 4.0);
+        assert_eq!(mean_time_ms(&[]), 0.0);
+    }
 }
