@@ -245,8 +245,8 @@ pub fn default_iterations(n: usize) -> u64 {
 /// Simulated annealing over single-node shifts.
 ///
 /// Start: the context's warm start if it is a valid schedule, else the start
-/// solver's order (by default the best of `program`, `kahn`, `seed-greedy`,
-/// `xla-default` and `inductor-default`), else Kahn's order. Each step picks
+/// solver's order (by default `best-heuristic`'s: see
+/// [`super::best_heuristic::MEMBERS`]), else Kahn's order. Each step picks
 /// a node uniformly and a target in its window: one time in four (for an
 /// ALLOC or FREE) the window's end F2/F1 favour (an ALLOC as late, a FREE as
 /// early as allowed), otherwise uniformly within 32 positions of the node.

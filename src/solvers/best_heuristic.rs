@@ -3,9 +3,11 @@
 use super::{registry, BestOf, MoveGreedy, Scheduler};
 
 /// The fast heuristics `best-heuristic` runs, in tie-breaking order: the
-/// baselines, the article's greedy and its repair over moves, the search's
-/// F2 greedy, and the published XLA and Inductor schedulers. Randomized and
-/// local-search solvers are left out: they are not single fast passes.
+/// baselines, the article's greedy and its repair over moves, a dynamic
+/// rule (most unlocks first), and the published XLA and Inductor
+/// schedulers; the exact search's F2 greedy ([`MoveGreedy`]) comes last.
+/// Randomized and local-search solvers are left out: they are not single
+/// fast passes.
 pub const MEMBERS: &[&str] = &[
     "program",
     "kahn",

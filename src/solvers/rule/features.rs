@@ -391,7 +391,11 @@ pub(super) fn noise_scale(g: &Graph, adj: &Adj, key: &Key, s: &Statics) -> f64 {
     } else {
         Vec::new()
     };
-    let mut total = 0.0;
+    let n = g.node_count().max(1) as f64;
+    // Summed whole (as before, so scales do not move), and divided first
+    // for when the whole sum overflows: every value is finite (the parser
+    // checks), their sum need not be.
+    let (mut total, mut total_over_n) = (0.0, 0.0);
     for v in g.nodes() {
         let mut d = Dynamic {
             delta: g.delta(v),
@@ -419,8 +423,13 @@ pub(super) fn noise_scale(g: &Graph, adj: &Adj, key: &Key, s: &Statics) -> f64 {
                 .sum(),
         };
         total += x.abs();
+        total_over_n += x.abs() / n;
     }
-    let mean = total / g.node_count().max(1) as f64;
+    let mean = if total.is_finite() {
+        total / n
+    } else {
+        total_over_n
+    };
     if mean > 0.0 && mean.is_finite() {
         mean
     } else {
@@ -450,5 +459,23 @@ mod tests {
         for w in floats.windows(2) {
             assert!(enc_float(w[0]) < enc_float(w[1]), "{} {}", w[0], w[1]);
         }
+    }
+
+    /// A first term whose mean is finite but whose sum over the nodes is
+    /// not still scales the noise by its mean (it fell back to 1, and the
+    /// noise vanished beside keys of 1e305).
+    #[test]
+    fn the_noise_scale_survives_an_overflowing_sum() {
+        let nodes: Vec<String> = (0..1000)
+            .map(|i| format!(r#"{{"Id": {}, "Op": "op"}}"#, (1i64 << 62) + i))
+            .collect();
+        let json = format!(r#"{{"Nodes": [{}], "Edges": []}}"#, nodes.join(","));
+        let g = Graph::from_raw(crate::graph::seed::parse(json.as_bytes()).unwrap()).unwrap();
+        let key = crate::solvers::rule::parse("1e287*id,id").unwrap();
+        crate::solvers::rule::check_noise_room(&key).unwrap();
+        let s = Statics::new(&g, &key, 0, None);
+        let scale = noise_scale(&g, &Adj::new(&g), &key, &s);
+        let expected = 1e287 * (1i64 << 62) as f64;
+        assert!((scale / expected - 1.0).abs() < 1e-9, "{scale:e}");
     }
 }
