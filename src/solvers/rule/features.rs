@@ -165,6 +165,11 @@ impl Statics {
         self.noise.is_some()
     }
 
+    /// Each node's noise on the first term, for a noisy rule.
+    pub fn noise(&self) -> Option<&[f64]> {
+        self.noise.as_deref()
+    }
+
     /// The `depth` or `height` of every node and the largest of them, if
     /// the key reads it.
     pub fn column(&self, f: Feature) -> Option<(&[u32], u32)> {

@@ -229,6 +229,53 @@ fn float_sum_words(g: &Graph, adj: &Adj, s: &Statics, sum: &[(f64, Feature)]) ->
     acc.into_iter().map(|x| enc_float(x + 0.0)).collect()
 }
 
+/// The words of term `t` for every node when it is the noisy first term
+/// of a `noisy:` rule and reads one static integer feature with a column
+/// (`delta`, `type`, `id`, `depth`, `height`), equal to what
+/// [`encode_term`] gives; `None` otherwise.
+///
+/// # Complexity
+/// O(n), one sequential pass.
+fn noisy_int_words(g: &Graph, s: &Statics, t: usize, term: &Term) -> Option<Vec<u64>> {
+    let noise = s.noise().filter(|_| t == 0)?;
+    let Term::Int(sum) = term else {
+        return None;
+    };
+    let &[(w, f)] = sum.as_slice() else {
+        return None;
+    };
+    // `encode_term`: the weighted value, saturated, as a float, plus the noise.
+    let word = |x: i64, e: f64| enc_float(w.saturating_mul(x) as f64 + e);
+    let words = match f {
+        Feature::Delta | Feature::LiveAfter => g
+            .deltas()
+            .iter()
+            .zip(noise)
+            .map(|(&d, &e)| word(d, e))
+            .collect(),
+        Feature::Id => g
+            .ids()
+            .iter()
+            .zip(noise)
+            .map(|(&id, &e)| word(id, e))
+            .collect(),
+        Feature::Type => (0..)
+            .zip(noise)
+            .map(|(v, &e)| word(g.kind(v).type_code() as i64, e))
+            .collect(),
+        Feature::Depth | Feature::Height => {
+            let (column, _) = s.column(f)?;
+            column
+                .iter()
+                .zip(noise)
+                .map(|(&c, &e)| word(c as i64, e))
+                .collect()
+        }
+        _ => return None,
+    };
+    Some(words)
+}
+
 impl Packed {
     /// The packing of `key` in `mode` on `g`, or `None` if its terms and
     /// the id rank need more than 127 bits (`u128::MAX` stays free as a
@@ -364,6 +411,14 @@ impl Packed {
                 },
                 _ => None,
             };
+            // The noisy first term of one integer feature: its column plus
+            // the noise, as `encode_term` adds them.
+            if let Some(words) = noisy_int_words(g, s, t, term) {
+                for (k, word) in keys.iter_mut().zip(words) {
+                    shift(k, word);
+                }
+                continue;
+            }
             // A float sum without noise: one pass per feature into a column
             // of partial sums, added in the order `encode_term` adds them.
             if let Term::Float(sum) = term {
@@ -547,6 +602,38 @@ mod tests {
                 let a: Vec<NodeIdx> = by_words.iter().map(|&(_, v)| v).collect();
                 let b: Vec<NodeIdx> = by_packed.iter().map(|&k| packed.node(k)).collect();
                 assert_eq!(a, b, "{rule}");
+            }
+        }
+    }
+
+    /// With noise on the first term, the static keys (the column passes of
+    /// `noisy_int_words`, or the general path) are the whole keys `pack`
+    /// builds from `encode_term`.
+    #[test]
+    fn noisy_static_keys_are_whole_keys() {
+        let g = scrambled("random-layered:layers=20,width=3,allocs=floating");
+        let adj = Adj::new(&g);
+        let rules = [
+            "delta,type,id",
+            "-3*depth,id",
+            "type,-delta",
+            "-id",
+            "2*height,delta",
+            "size,id",
+            "0.5*delta,id",
+        ];
+        for rule in rules {
+            let key = parse(rule).unwrap();
+            let noise = super::super::features::Noise {
+                seed: 9,
+                scale: 1000.0,
+            };
+            let s = Statics::new(&g, &key, 9, Some(noise));
+            let packed = Packed::layout(&g, &adj, &s, &key, Mode::Nodes).expect("rule fits");
+            let statics = packed.static_keys::<u128>(&g, &adj, &s, &key);
+            for v in g.nodes() {
+                let whole = packed.pack(&g, &adj, &s, &key, v, &static_dynamic(&g, v));
+                assert_eq!(statics[v as usize], whole, "{rule}, node {v}");
             }
         }
     }
