@@ -36,9 +36,8 @@ pub(super) enum Mode {
 pub(super) struct Packed {
     /// Per term, most significant first: the smallest word and the bit width.
     fields: Vec<(u64, u32)>,
-    /// The terms whose value depends on the state in this mode: index, and
-    /// the shift of the term's field in the key.
-    dynamic: Vec<(usize, u32)>,
+    /// The terms whose value depends on the state in this mode.
+    dynamic: Vec<DynamicTerm>,
     /// Re-keying can only lower a key ([`rekeying_only_lowers`]).
     falling: bool,
     rank_bits: u32,
@@ -48,6 +47,35 @@ pub(super) struct Packed {
     rank: Option<Vec<u32>>,
     /// Rank -> node; `None` as for `rank`.
     by_rank: Option<Vec<NodeIdx>>,
+}
+
+/// A term whose value depends on the state: filled in at each push.
+struct DynamicTerm {
+    /// Its index among the key's terms.
+    t: usize,
+    /// The shift of its field in the key.
+    shift: u32,
+    /// `w * feature` for a term of one integer feature `Dynamic` holds
+    /// (no noise): computed directly rather than by [`encode_term`].
+    single: Option<(i64, Feature)>,
+}
+
+impl DynamicTerm {
+    /// The term's word in the state `d`, as [`encode_term`] gives it.
+    #[inline]
+    fn word(&self, r: &KeyCtx, v: NodeIdx, d: &Dynamic) -> u64 {
+        let Some((w, f)) = self.single else {
+            return encode_term(r.g, r.adj, r.statics, self.t, &r.key.terms[self.t], v, d);
+        };
+        let x = match f {
+            Feature::Delta | Feature::LiveAfter => d.delta,
+            Feature::Rise => d.rise,
+            Feature::Unlocks => d.unlocks,
+            // The last state-dependent feature (`layout` keeps no other).
+            _ => d.frees_after,
+        };
+        enc_int(w.saturating_mul(x))
+    }
 }
 
 /// The integer a packed key is held in: `u64` when the key's fields and the
@@ -331,7 +359,14 @@ impl Packed {
         let mut dynamic = Vec::new();
         for (t, term) in key.terms.iter().enumerate().rev() {
             if term.features().any(|f| state_dependent(f, mode)) {
-                dynamic.push((t, shift));
+                let single = match term {
+                    Term::Int(sum) if !(t == 0 && s.noisy()) => match sum.as_slice() {
+                        &[(w, f)] if state_dependent(f, mode) => Some((w, f)),
+                        _ => None,
+                    },
+                    _ => None,
+                };
+                dynamic.push(DynamicTerm { t, shift, single });
             }
             shift += fields[t].1;
         }
@@ -398,7 +433,7 @@ impl Packed {
             let shift = |k: &mut K, word: u64| {
                 *k = K::from_u128((k.to_u128() << width) | word.wrapping_sub(base) as u128)
             };
-            if self.dynamic.iter().any(|&(d, _)| d == t) {
+            if self.dynamic.iter().any(|d| d.t == t) {
                 keys.iter_mut()
                     .for_each(|k| *k = K::from_u128(k.to_u128() << width));
                 continue;
@@ -477,14 +512,12 @@ impl Packed {
     #[inline]
     pub fn with_state<K: KeyInt>(&self, static_key: K, r: &KeyCtx, v: NodeIdx, d: &Dynamic) -> K {
         let mut k = static_key.to_u128();
-        for &(t, shift) in &self.dynamic {
-            let word = encode_term(r.g, r.adj, r.statics, t, &r.key.terms[t], v, d);
-            let field = word.wrapping_sub(self.fields[t].0) as u128;
-            debug_assert!(
-                bits(field) <= self.fields[t].1,
-                "term word outside its range"
-            );
-            k |= field << shift;
+        for term in &self.dynamic {
+            let word = term.word(r, v, d);
+            let (base, width) = self.fields[term.t];
+            let field = word.wrapping_sub(base) as u128;
+            debug_assert!(bits(field) <= width, "term word outside its range");
+            k |= field << term.shift;
         }
         K::from_u128(k)
     }
