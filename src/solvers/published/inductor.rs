@@ -26,8 +26,10 @@ use crate::solvers::{DeadlineTicker, Outcome, SolveContext};
 /// leaves the least memory; otherwise the one that raises the peak least.
 /// `memory_to_free` of an op is the size of each buffer it uses whose other
 /// users have all run; it grows as buffers come down to one pending user.
-/// (Inductor also counts an op's own outputs that nobody uses; here such a
-/// buffer's FREE runs the moment it is ready (F1), so that term is 0.)
+/// (Inductor also counts an op's own outputs that nobody reads. Here such a
+/// buffer is a graph output without a FREE (as lowered graphs have it),
+/// which never frees, or its FREE follows the op, which makes the op one
+/// of its users: it is then counted with the buffers the op uses.)
 ///
 /// Wrong on `A -> a[10]; B -> b[10]; C(b) -> c[1]; D(a, c)`: A and B tie on
 /// every key but program order, so A runs first and a stays live while b

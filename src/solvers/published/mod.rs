@@ -247,6 +247,11 @@ impl OpView {
             .get_or_init(|| self.users.transpose(self.ops.len()))
     }
 
+    /// Users of each op, in the order its edges name them.
+    pub fn users(&self) -> &Csr {
+        &self.users
+    }
+
     /// Buffers (indices into `buffers`) each op uses.
     pub fn uses(&self) -> &Csr {
         &self.uses

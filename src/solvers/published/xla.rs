@@ -26,7 +26,9 @@ const NOT_READY: u32 = u32::MAX;
 /// is. Bytes defined: the ALLOCs it owns. Ties go to the op inserted into
 /// the ready list last (XLA keeps a `std::multimap` and takes `end() - 1`;
 /// equal keys sit in insertion order); the initial ready list is in program
-/// order. When a buffer is left with one unscheduled user, that user's
+/// order, and the ops a step makes ready are inserted in the order of the
+/// scheduled op's users (XLA walks `best->users()`), in either ALLOC
+/// encoding. When a buffer is left with one unscheduled user, that user's
 /// priority is recomputed and, if it changed, it is re-inserted (XLA reaches
 /// the same ops through the scheduled op's operands' users).
 ///
@@ -96,8 +98,10 @@ impl OpScheduler for XlaList {
                     down_to_one.push(b);
                 }
             }
-            // New ready ops first (XLA adds them before adjusting priorities).
+            // New ready ops first (XLA adds them before adjusting priorities),
+            // in `best`'s users order, as XLA walks `best->users()`.
             exp.take_ready(&mut ready);
+            in_users_order(view, best, &mut ready);
             for v in ready.drain(..) {
                 let op = view.op_of(v);
                 list.insert(op, priority(op, &unscheduled_uses));
@@ -130,6 +134,24 @@ impl OpScheduler for XlaList {
             )),
         }
     }
+}
+
+/// Orders the compute nodes `ready`, made ready by running op `best`, as
+/// XLA inserts them: `best`'s users in its users order (XLA counts down
+/// the predecessors of each of `best->users()` in turn), then any other in
+/// the order they came. The expander's own order depends on the encoding:
+/// with anchored ALLOCs, which wait for `best` too, it settles them last
+/// first, and the users come out reversed.
+fn in_users_order(view: &OpView, best: u32, ready: &mut [NodeIdx]) {
+    if ready.len() < 2 {
+        return;
+    }
+    let users = view.users().neighbors(best);
+    // Stable: non-users keep their order after the users.
+    ready.sort_by_key(|&v| {
+        let op = view.op_of(v);
+        users.iter().position(|&u| u == op).unwrap_or(usize::MAX)
+    });
 }
 
 /// XLA's ready list, a `std::multimap` from priority to op taken from the
@@ -202,8 +224,10 @@ fn roots(view: &OpView) -> impl Iterator<Item = u32> + '_ {
 }
 
 /// XLA's `MakeInstructionPostOrder` over ops: from each user-less op in
-/// program order, a DFS that visits operands in program order (XLA: operand
-/// order, the same on lowered graphs, whose producers come first).
+/// program order, a DFS that visits operands in program order. XLA visits
+/// them in operand order, which our graphs do not record (an edge is a
+/// constraint, and lowered graphs list them sorted): the two differ on an
+/// op whose operands are not listed in the order their producers ran.
 fn instruction_post_order(view: &OpView) -> Vec<u32> {
     post_order(view.op_count(), roots(view), view.operands())
 }
@@ -211,8 +235,9 @@ fn instruction_post_order(view: &OpView) -> Vec<u32> {
 /// XLA's `PostOrderMemoryScheduler`: the computation's DFS post-order, no
 /// memory heuristic at all.
 ///
-/// Operands are visited in program order (XLA: operand order; the same on
-/// lowered graphs), from each user-less op in program order.
+/// Operands are visited in program order (XLA: operand order, which our
+/// graphs do not record; see [`instruction_post_order`]), from each
+/// user-less op in program order.
 ///
 /// Wrong on `A -> a[10]; B -> b[10]; C(b) -> c[1]; D(a, c)`: it visits D's
 /// operands in order, so `A, B, C, D` holds a while b is computed: peak 21;
@@ -287,6 +312,37 @@ impl OpScheduler for XlaDfs {
 mod tests {
     use super::super::tests::{assert_wrong, lowered};
     use super::*;
+
+    /// `P -> p; X(p) -> x[5]; Y(p) -> y[5]; Z(x, y)`: after P, XLA inserts
+    /// its users X then Y; they tie, and the last inserted, Y, runs first,
+    /// in both encodings (anchored ALLOCs used to reverse the insertions).
+    #[test]
+    fn list_breaks_ties_by_users_order_in_both_encodings() {
+        use crate::corpus::program::{AllocEncoding, TensorProgram, TensorRef};
+        let p_out = TensorRef { op: 0, output: 0 };
+        let mut p = TensorProgram::new();
+        p.push("P", vec![], vec![1]);
+        p.push("X", vec![p_out], vec![5]);
+        p.push("Y", vec![p_out], vec![5]);
+        let (x, y) = (
+            TensorRef { op: 1, output: 0 },
+            TensorRef { op: 2, output: 0 },
+        );
+        p.push("Z", vec![x, y], vec![]);
+        for encoding in [AllocEncoding::Anchored, AllocEncoding::Floating] {
+            let g = p.to_graph(encoding).unwrap();
+            let order = crate::solvers::run(&XlaList, &g, &SolveContext::default())
+                .order
+                .unwrap();
+            let ops: Vec<NodeIdx> = order
+                .into_iter()
+                .filter(|&v| g.kind(v) == crate::NodeKind::Compute)
+                .collect();
+            let view = OpView::new(&g).unwrap();
+            let op_order: Vec<u32> = ops.iter().map(|&v| view.op_of(v)).collect();
+            assert_eq!(op_order, [0, 2, 1, 3], "{encoding:?}");
+        }
+    }
 
     #[test]
     fn list_is_wrong_here() {
