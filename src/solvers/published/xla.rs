@@ -14,7 +14,7 @@
 use std::collections::BinaryHeap;
 
 use super::{op_scheduler, post_order, Decision, Expander, OpScheduler, OpView};
-use crate::graph::{Graph, NodeIdx};
+use crate::graph::{Graph, NodeIdx, NodeKind};
 use crate::solvers::{DeadlineTicker, Outcome, SolveContext};
 
 const NOT_READY: u32 = u32::MAX;
@@ -29,8 +29,9 @@ const NOT_READY: u32 = u32::MAX;
 /// order, and the ops a step makes ready are inserted in the order of the
 /// scheduled op's users (XLA walks `best->users()`), in either ALLOC
 /// encoding. When a buffer is left with one unscheduled user, that user's
-/// priority is recomputed and, if it changed, it is re-inserted (XLA reaches
-/// the same ops through the scheduled op's operands' users).
+/// priority is recomputed and, if it changed, it is re-inserted, buffer by
+/// buffer in the program order of the ops defining them (XLA reaches the
+/// same ops through the scheduled op's operands' users, in operand order).
 ///
 /// Wrong on (ops with their output sizes; `C(a)` reads `a`):
 /// `A -> a[10]; B -> b[10]; C(a) -> c[4]; D(b, c)`. A and B tie at
@@ -68,6 +69,7 @@ impl OpScheduler for XlaList {
                 view.user_count[op as usize] as i64,
             )
         };
+        let producer = buffer_producers(g, view);
         let mut ready: Vec<NodeIdx> = Vec::new();
         let mut op_order = Vec::with_capacity(m);
         let mut ticker = DeadlineTicker::new(1 << 12);
@@ -106,6 +108,9 @@ impl OpScheduler for XlaList {
                 let op = view.op_of(v);
                 list.insert(op, priority(op, &unscheduled_uses));
             }
+            // XLA re-checks the users of `best`'s operands, operand by
+            // operand: the buffers in the order of the ops defining them.
+            down_to_one.sort_by_key(|&b| producer[b as usize]);
             for b in down_to_one.drain(..) {
                 let Some(&u) = view
                     .buffer_users()
@@ -134,6 +139,27 @@ impl OpScheduler for XlaList {
             )),
         }
     }
+}
+
+/// The op defining each buffer: the first, in program order, of the ops
+/// its ALLOC feeds (`u32::MAX` for a buffer whose ALLOC feeds none).
+/// Our graphs keep no operand order, so XLA's operand order is read as
+/// the producers' program order.
+fn buffer_producers(g: &Graph, view: &OpView) -> Vec<u32> {
+    view.buffers
+        .iter()
+        .map(|&free| {
+            g.partner(free)
+                .and_then(|alloc| {
+                    g.succs(alloc)
+                        .iter()
+                        .filter(|&&w| g.kind(w) == NodeKind::Compute)
+                        .map(|&w| view.op_of(w))
+                        .min()
+                })
+                .unwrap_or(u32::MAX)
+        })
+        .collect()
 }
 
 /// Orders the compute nodes `ready`, made ready by running op `best`, as
@@ -341,6 +367,40 @@ mod tests {
             let view = OpView::new(&g).unwrap();
             let op_order: Vec<u32> = ops.iter().map(|&v| view.op_of(v)).collect();
             assert_eq!(op_order, [0, 2, 1, 3], "{encoding:?}");
+        }
+    }
+
+    /// `P1 -> p1[4]; P2 -> p2[4]; B(p1, p2); X(p2) -> x[5]; Y(p1) -> y[5];
+    /// Z(x, y)`. B runs after P2 and P1; then p1 and p2 are down to one
+    /// user each and
+    /// X and Y are re-inserted tied at (-1, 1 user). XLA re-inserts them
+    /// through B's operands in order, P1's user Y then P2's user X, so X
+    /// runs first; in the order B lists its buffers (p2, whose FREE comes
+    /// first, then p1) Y would.
+    #[test]
+    fn list_reinserts_in_operand_order() {
+        use crate::corpus::program::{AllocEncoding, TensorProgram, TensorRef};
+        let out = |op| TensorRef { op, output: 0 };
+        let mut p = TensorProgram::new();
+        p.push("P1", vec![], vec![4]);
+        p.push("P2", vec![], vec![4]);
+        p.push("B", vec![out(0), out(1)], vec![]);
+        p.push("X", vec![out(1)], vec![5]);
+        p.push("Y", vec![out(0)], vec![5]);
+        p.push("Z", vec![out(3), out(4)], vec![]);
+        for encoding in [AllocEncoding::Anchored, AllocEncoding::Floating] {
+            let g = p.to_graph(encoding).unwrap();
+            let order = crate::solvers::run(&XlaList, &g, &SolveContext::default())
+                .order
+                .unwrap();
+            let view = OpView::new(&g).unwrap();
+            let op_order: Vec<u32> = order
+                .into_iter()
+                .filter(|&v| g.kind(v) == crate::NodeKind::Compute)
+                .map(|v| view.op_of(v))
+                .collect();
+            // P2 (the later of two ties), P1, B, then X before Y.
+            assert_eq!(op_order, [1, 0, 2, 3, 4, 5], "{encoding:?}");
         }
     }
 
