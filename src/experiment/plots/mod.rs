@@ -112,7 +112,8 @@ pub(crate) fn render(
     Ok(vec![format!("{stem}.png"), format!("{stem}.svg")])
 }
 
-/// Draws every plot the config asks for; a plot without data is skipped.
+/// Draws every plot the config asks for; a plot without data is skipped,
+/// and its files from an earlier pass are removed.
 pub fn draw_all(
     dir: &Path,
     config: &Config,
@@ -124,12 +125,19 @@ pub fn draw_all(
     let mut files = Vec::new();
     for kind in &config.plots {
         let title = &config.name;
-        files.extend(match kind {
+        let drawn = match kind {
             PlotKind::Reduction => reduction::draw(dir, title, rows, solvers)?,
             PlotKind::Gap => gap::draw(dir, title, rows, solvers)?,
             PlotKind::Time => time::draw(dir, title, rows, solvers)?,
             PlotKind::Tetris => tetris::draw(dir, title, rows, solvers, profiles)?,
-        });
+        };
+        if drawn.is_empty() {
+            // A plot an earlier pass drew would outlive its data.
+            for ext in ["png", "svg"] {
+                let _ = std::fs::remove_file(dir.join(format!("{}.{ext}", kind.stem())));
+            }
+        }
+        files.extend(drawn);
     }
     Ok(files)
 }
