@@ -69,7 +69,6 @@ impl OpScheduler for XlaList {
                 view.user_count[op as usize] as i64,
             )
         };
-        let producer = buffer_producers(g, view);
         let mut ready: Vec<NodeIdx> = Vec::new();
         let mut op_order = Vec::with_capacity(m);
         let mut ticker = DeadlineTicker::new(1 << 12);
@@ -110,7 +109,9 @@ impl OpScheduler for XlaList {
             }
             // XLA re-checks the users of `best`'s operands, operand by
             // operand: the buffers in the order of the ops defining them.
-            down_to_one.sort_by_key(|&b| producer[b as usize]);
+            if down_to_one.len() > 1 {
+                down_to_one.sort_by_key(|&b| producer_of(g, view, b));
+            }
             for b in down_to_one.drain(..) {
                 let Some(&u) = view
                     .buffer_users()
@@ -141,25 +142,19 @@ impl OpScheduler for XlaList {
     }
 }
 
-/// The op defining each buffer: the first, in program order, of the ops
-/// its ALLOC feeds (`u32::MAX` for a buffer whose ALLOC feeds none).
-/// Our graphs keep no operand order, so XLA's operand order is read as
-/// the producers' program order.
-fn buffer_producers(g: &Graph, view: &OpView) -> Vec<u32> {
-    view.buffers
-        .iter()
-        .map(|&free| {
-            g.partner(free)
-                .and_then(|alloc| {
-                    g.succs(alloc)
-                        .iter()
-                        .filter(|&&w| g.kind(w) == NodeKind::Compute)
-                        .map(|&w| view.op_of(w))
-                        .min()
-                })
-                .unwrap_or(u32::MAX)
+/// The op defining buffer `b`: the first, in program order, of the ops its
+/// ALLOC feeds (`u32::MAX` if it feeds none). Our graphs keep no operand
+/// order, so XLA's operand order is read as the producers' program order.
+fn producer_of(g: &Graph, view: &OpView, b: u32) -> u32 {
+    g.partner(view.buffers[b as usize])
+        .and_then(|alloc| {
+            g.succs(alloc)
+                .iter()
+                .filter(|&&w| g.kind(w) == NodeKind::Compute)
+                .map(|&w| view.op_of(w))
+                .min()
         })
-        .collect()
+        .unwrap_or(u32::MAX)
 }
 
 /// Orders the compute nodes `ready`, made ready by running op `best`, as
