@@ -23,8 +23,9 @@ use super::fingerprint::{self, Fingerprints};
 use super::plan::{Plan, Shard};
 use super::rows;
 use super::runner::{
-    check_out_is_not_a_file, check_same_experiment, lock_dir, read_profiles, read_shards,
-    write_profiles, write_shards, ALL_SHARDS, CONFIG, FINGERPRINTS, PROFILES, RUNS, SHARDS,
+    check_out_is_not_a_file, check_same_experiment, lock_dir, never_ran, read_profiles,
+    read_shards, write_profiles, write_shards, ALL_SHARDS, CONFIG, FINGERPRINTS, PROFILES, RUNS,
+    SHARDS,
 };
 use super::{finish, ExperimentError, Finished};
 
@@ -68,6 +69,14 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Finished, ExperimentError> 
         &config,
         "refusing to overwrite them: merge into another directory (--out)",
     )?;
+    // Held until the final pass is written, from before the inputs are
+    // read (`out` may be one of them); a directory made below is locked
+    // there.
+    let lock = if out.is_dir() {
+        Some(lock_dir(out)?)
+    } else {
+        None
+    };
     let mut all = Vec::new();
     let mut profiles = BTreeMap::new();
     let mut fingerprints = United::default();
@@ -90,12 +99,23 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Finished, ExperimentError> 
                 .or_insert(p);
         }
     }
+    // A duplicate keeps the first directory's row, but a row of a solve
+    // that ran beats one whose graph could not be loaded.
+    let ran: BTreeSet<_> = all
+        .iter()
+        .filter(|r| !never_ran(r))
+        .map(|r| r.key())
+        .collect();
+    all.retain(|r| !(never_ran(r) && ran.contains(&r.key())));
     let mut seen = BTreeSet::new();
     all.retain(|r| seen.insert(r.key()));
     let shards: Vec<Option<Vec<String>>> = dirs.iter().map(|d| read_shards(d)).collect();
     let warnings = completeness(&config, &seen, &shards);
     fs::create_dir_all(out).map_err(|e| ExperimentError::io("create directory", out, e))?;
-    let _lock = lock_dir(out)?;
+    let _lock = match lock {
+        Some(lock) => lock,
+        None => lock_dir(out)?,
+    };
     let path = out.join(CONFIG);
     fs::write(&path, config.to_toml()).map_err(|e| ExperimentError::io("write", &path, e))?;
     let union: Vec<String> = shards.iter().flatten().flatten().cloned().collect();
@@ -418,5 +438,39 @@ mod tests {
             "{}",
             w[0]
         );
+    }
+
+    /// Of two rows of one solve, one that ran beats one whose graph could
+    /// not be loaded, whichever directory comes first.
+    #[test]
+    fn a_row_that_ran_beats_one_that_could_not_load() {
+        let tmp = tempfile::tempdir().unwrap();
+        let c = config(BASE);
+        let (a, b, m) = (
+            tmp.path().join("a"),
+            tmp.path().join("b"),
+            tmp.path().join("m"),
+        );
+        for d in [&a, &b] {
+            let opts = super::super::RunOptions {
+                out: d.clone(),
+                quiet: true,
+                ..Default::default()
+            };
+            super::super::run(&c, &opts).unwrap();
+        }
+        let runs = a.join(RUNS);
+        let mut rows = rows::read_rows(&runs).unwrap();
+        rows[0].status = "failed".into();
+        rows[0].valid = false;
+        rows[0].peak_bytes = None;
+        rows[0].reason = "cannot load graph: it changed during the run".into();
+        let key = rows[0].key();
+        rows::write_rows(&runs, &rows).unwrap();
+        merge(&[a, b], &m).unwrap();
+        let merged = rows::read_rows(&m.join(RUNS)).unwrap();
+        let row = merged.iter().find(|r| r.key() == key).unwrap();
+        assert!(row.valid && !never_ran(row), "{row:?}");
+        assert_eq!(merged.len(), rows.len());
     }
 }

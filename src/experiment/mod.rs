@@ -82,9 +82,12 @@ pub fn finish(out: &Path, config: &Config) -> Result<Finished, ExperimentError> 
     let summary = summary::summarize(&rows, &order);
     let path = out.join("summary.csv");
     summary::write(&path, &summary).map_err(|e| ExperimentError::io("write", &path, e))?;
-    // Runs record profiles of the Tetris graph only (the plan's first graph
-    // unless `tetris_graph` names one); a named one may have changed since.
-    let tetris = config.tetris_graph.as_deref().map(plan::canonical_name);
+    // Runs record profiles of the Tetris graph (the named one, else the
+    // plan's first: item 0's), which may have changed between runs.
+    let tetris = match &config.tetris_graph {
+        Some(name) => Some(plan::canonical_name(name)),
+        None => rows.iter().find(|r| r.item == 0).map(|r| r.graph.clone()),
+    };
     let mut profiles = runner::read_profiles(&out.join(runner::PROFILES));
     if let Some(name) = &tetris {
         profiles.retain(|p| &p.graph == name);
@@ -93,6 +96,7 @@ pub fn finish(out: &Path, config: &Config) -> Result<Finished, ExperimentError> 
     let mut warnings: Vec<String> = no_baseline_warning(&rows, config).into_iter().collect();
     let solved = |g: &String| rows.iter().any(|r| &r.graph == g && r.valid);
     if config.plots.contains(&PlotKind::Tetris)
+        && config.tetris_graph.is_some()
         && tetris.as_ref().is_some_and(solved)
         && profiles.is_empty()
     {

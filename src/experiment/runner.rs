@@ -245,9 +245,13 @@ fn run_with(
         rows::read_rows_counting(&runs_path)
             .map_err(|e| ExperimentError::io("read", &runs_path, e))?
     };
-    // A graph that could not be loaded mid-run (a file edited or briefly
-    // unreadable) is checked again below, and its items solved.
-    existing.retain(|r| !never_ran(r));
+    let items = plan.shard_items(opts.shard);
+    // An item of this run whose graph could not be loaded mid-run (a file
+    // edited or briefly unreadable) runs again: its graph is checked again
+    // below. Such rows of other items (another shard's, a dropped graph's)
+    // are kept.
+    let ours: std::collections::BTreeSet<_> = items.iter().map(|it| plan.key(it)).collect();
+    existing.retain(|r| !(never_ran(r) && ours.contains(&r.key())));
     if !existing.is_empty() {
         check_same_settings(out, config, &existing)?;
     }
@@ -260,7 +264,6 @@ fn run_with(
         }
     }
     let done: std::collections::BTreeSet<_> = existing.iter().map(Row::key).collect();
-    let items = plan.shard_items(opts.shard);
     let pending: Vec<Item> = items
         .iter()
         .filter(|it| !done.contains(&plan.key(it)))
@@ -328,12 +331,9 @@ fn run_with(
     rows::write_rows(&runs_path, &existing)
         .map_err(|e| ExperimentError::io("write", &runs_path, e))?;
     let tetris = tetris_graph(config, &plan);
-    // The same for the profiles, keeping only the Tetris graph's (an
-    // edited `tetris_graph` leaves the old graph's behind).
-    if let Some(t) = tetris.filter(|_| profiles_path.exists()) {
-        let mut profiles = read_profiles(&profiles_path);
-        profiles.retain(|p| p.graph == plan.graphs[t].name);
-        write_profiles(&profiles_path, &profiles)
+    // The same for the profiles (the final pass picks the Tetris graph's).
+    if tetris.is_some() && profiles_path.exists() {
+        write_profiles(&profiles_path, &read_profiles(&profiles_path))
             .map_err(|e| ExperimentError::io("write", &profiles_path, e))?;
     }
     // Readable too: if the path is replaced mid-run, the rows are read back.
@@ -1193,17 +1193,32 @@ mod tests {
             ..rows[victim].clone()
         };
         assert!(never_ran(&rows[victim]));
+        // Such a row of a graph no longer in the config is kept, as its
+        // other rows would be.
+        let gone = Row {
+            graph: "gone#0".into(),
+            ..rows[victim].clone()
+        };
+        rows.push(gone.clone());
         rows::write_rows(&runs, &rows).unwrap();
         let again = run_with(&config, &opts, registry_build).unwrap();
         assert_eq!((again.ran, again.resumed), (1, 11));
         let rows = rows::read_rows(&runs).unwrap();
-        assert!(rows.iter().all(|r| r.valid), "the item was solved");
+        assert!(
+            rows.iter().any(|r| r.key() == gone.key() && never_ran(r)),
+            "kept"
+        );
+        assert!(
+            rows.iter().all(|r| r.valid || r.graph == "gone#0"),
+            "the item was solved"
+        );
     }
 
-    /// Profiles of a graph that is no longer the Tetris graph are dropped,
-    /// and a cut last line too, so the next profile starts a clean line.
+    /// A cut last line of the profiles is dropped, so the next profile
+    /// starts a clean line; profiles of every Tetris graph the run ever had
+    /// are kept, and the plot shows the current one's.
     #[test]
-    fn the_profiles_file_keeps_the_tetris_graph_on_clean_lines() {
+    fn the_profiles_file_stays_clean_and_the_plot_follows_the_tetris_graph() {
         let dir = tempfile::tempdir().unwrap();
         let (config, opts) = six_chains(dir.path(), "");
         run_with(&config, &opts, registry_build).unwrap();
@@ -1214,32 +1229,36 @@ mod tests {
         let mut text = fs::read(&path).unwrap();
         text.extend_from_slice(b"{\"graph\": \"cha");
         fs::write(&path, text).unwrap();
-        let (config, opts) = six_chains(dir.path(), "tetris_graph = \"chain:length=3#4\"\n");
-        let config = Config {
-            solvers: vec!["kahn".into(), "seed-greedy".into()],
-            ..config
+        let with = |extra: &str| {
+            let (config, opts) = six_chains(dir.path(), extra);
+            let config = Config {
+                solvers: vec!["kahn".into(), "seed-greedy".into()],
+                ..config
+            };
+            run_with(&config, &opts, registry_build).unwrap()
         };
-        run_with(&config, &opts, registry_build).unwrap();
+        with("tetris_graph = \"chain:length=3#4\"\n");
         let text = fs::read_to_string(&path).unwrap();
         assert!(text.ends_with('\n'));
-        let profiles: Vec<Profile> = text
+        let graphs: Vec<String> = text
             .lines()
-            .map(|l| serde_json::from_str(l).expect("every line a profile"))
+            .map(|l| {
+                serde_json::from_str::<Profile>(l)
+                    .expect("every line a profile")
+                    .graph
+            })
             .collect();
         assert_eq!(
-            profiles.len(),
-            1,
-            "only seed-greedy ran on #4: {profiles:?}"
+            graphs.len(),
+            first.len() + 1,
+            "#0's, and seed-greedy's on #4"
         );
-        assert_eq!(profiles[0].graph, "chain:length=3#4");
+        assert_eq!(graphs.last().unwrap(), "chain:length=3#4");
+        let svg = || fs::read_to_string(dir.path().join("tetris.svg")).unwrap();
+        assert!(svg().contains("chain:length=3#4"));
         // A Tetris graph named after its solves ran has no profile: the
-        // plot is left out, with a warning that says why.
-        let (config, opts) = six_chains(dir.path(), "tetris_graph = \"chain:length=3#5\"\n");
-        let config = Config {
-            solvers: vec!["kahn".into(), "seed-greedy".into()],
-            ..config
-        };
-        let done = run_with(&config, &opts, registry_build).unwrap();
+        // plot is left out (its old files too), with a warning that says why.
+        let done = with("tetris_graph = \"chain:length=3#5\"\n");
         assert_eq!(done.ran, 0);
         assert!(
             done.warnings
@@ -1249,6 +1268,10 @@ mod tests {
             done.warnings
         );
         assert!(!dir.path().join("tetris.png").exists());
+        // Back to the first graph: its profiles were kept.
+        let done = with("tetris_graph = \"chain:length=3#0\"\n");
+        assert!(done.warnings.is_empty(), "{:?}", done.warnings);
+        assert!(svg().contains("chain:length=3#0"));
     }
 
     #[test]
