@@ -73,6 +73,8 @@ impl OpScheduler for XlaList {
         let mut op_order = Vec::with_capacity(m);
         let mut ticker = DeadlineTicker::new(1 << 12);
         let mut down_to_one = Vec::new();
+        // Scratch for `in_users_order`: each op's place among a step's users.
+        let mut user_rank = vec![u32::MAX; m];
         exp.take_ready(&mut ready);
         loop {
             for v in ready.drain(..) {
@@ -102,7 +104,7 @@ impl OpScheduler for XlaList {
             // New ready ops first (XLA adds them before adjusting priorities),
             // in `best`'s users order, as XLA walks `best->users()`.
             exp.take_ready(&mut ready);
-            in_users_order(view, best, &mut ready);
+            in_users_order(view, best, &mut ready, &mut user_rank);
             for v in ready.drain(..) {
                 let op = view.op_of(v);
                 list.insert(op, priority(op, &unscheduled_uses));
@@ -162,17 +164,24 @@ fn producer_of(g: &Graph, view: &OpView, b: u32) -> u32 {
 /// the predecessors of each of `best->users()` in turn), then any other in
 /// the order they came. The expander's own order depends on the encoding:
 /// with anchored ALLOCs, which wait for `best` too, it settles them last
-/// first, and the users come out reversed.
-fn in_users_order(view: &OpView, best: u32, ready: &mut [NodeIdx]) {
+/// first, and the users come out reversed. `rank` is scratch, `u32::MAX`
+/// for every op between calls.
+///
+/// # Complexity
+/// O(d + k log k) for `d` users of `best` and `k` ready nodes.
+fn in_users_order(view: &OpView, best: u32, ready: &mut [NodeIdx], rank: &mut [u32]) {
     if ready.len() < 2 {
         return;
     }
     let users = view.users().neighbors(best);
+    for (i, &u) in users.iter().enumerate() {
+        rank[u as usize] = rank[u as usize].min(i as u32);
+    }
     // Stable: non-users keep their order after the users.
-    ready.sort_by_key(|&v| {
-        let op = view.op_of(v);
-        users.iter().position(|&u| u == op).unwrap_or(usize::MAX)
-    });
+    ready.sort_by_key(|&v| rank[view.op_of(v) as usize]);
+    for &u in users {
+        rank[u as usize] = u32::MAX;
+    }
 }
 
 /// XLA's ready list, a `std::multimap` from priority to op taken from the

@@ -71,8 +71,10 @@ impl DynamicTerm {
             Feature::Delta | Feature::LiveAfter => d.delta,
             Feature::Rise => d.rise,
             Feature::Unlocks => d.unlocks,
-            // The last state-dependent feature (`layout` keeps no other).
-            _ => d.frees_after,
+            Feature::FreesAfter => d.frees_after,
+            // `layout` keeps no other feature here; were it to, the
+            // general path is still right.
+            _ => return encode_term(r.g, r.adj, r.statics, self.t, &r.key.terms[self.t], v, d),
         };
         enc_int(w.saturating_mul(x))
     }
