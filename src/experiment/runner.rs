@@ -254,6 +254,7 @@ fn run_with(
     existing.retain(|r| !(never_ran(r) && ours.contains(&r.key())));
     if !existing.is_empty() {
         check_same_settings(out, config, &existing)?;
+        check_shard_placement(out, opts.shard)?;
     }
     // Rows from an earlier version of the config take their item id in this plan.
     let ids: std::collections::BTreeMap<_, _> =
@@ -787,9 +788,37 @@ fn graph_error(plan: &Plan, what: &str, problems: &[(usize, String)]) -> Experim
 /// The shards whose runs wrote into a directory (`shards.toml`): `K/N`, or
 /// [`ALL_SHARDS`] for an unsharded run; `None` without the file.
 pub fn read_shards(dir: &Path) -> Option<Vec<String>> {
+    read_shards_file(dir).map(|f| f.shards)
+}
+
+/// `shards.toml` as written.
+fn read_shards_file(dir: &Path) -> Option<ShardsFile> {
     let text = fs::read_to_string(dir.join(SHARDS)).ok()?;
-    let file: ShardsFile = toml::from_str(&text).ok()?;
-    Some(file.shards)
+    toml::from_str(&text).ok()
+}
+
+/// How this version places items in shards (`placement` in `shards.toml`):
+/// by a hash of the item's key. Versions that wrote no `placement` placed
+/// them by position in the plan.
+const SHARD_PLACEMENT: u32 = 3;
+
+/// Refuses to resume, as shard `shard`, a directory holding rows of shards
+/// placed by an older version: its items would move between shards, and
+/// about half of them would be solved again.
+fn check_shard_placement(out: &Path, shard: Option<Shard>) -> Result<(), ExperimentError> {
+    let Some(file) = shard.and_then(|_| read_shards_file(out)) else {
+        return Ok(());
+    };
+    let sharded = file.shards.iter().any(|s| s.parse::<Shard>().is_ok());
+    if !sharded || file.placement == SHARD_PLACEMENT {
+        return Ok(());
+    }
+    Err(ExperimentError::Config(format!(
+        "{} holds rows of shards ({}) placed by an older memsched, which deals items to \
+         shards differently: finish it with the version that began it, or pass --fresh",
+        out.display(),
+        file.shards.join(", ")
+    )))
 }
 
 /// Writes `shards.toml`: the shards, sorted, each once (just [`ALL_SHARDS`]
@@ -803,7 +832,11 @@ pub fn write_shards(dir: &Path, mut shards: Vec<String>) -> io::Result<()> {
             .map_or((usize::MAX, usize::MAX), |s| (s.count, s.index))
     });
     shards.dedup();
-    let text = toml::to_string(&ShardsFile { shards }).map_err(io::Error::other)?;
+    let file = ShardsFile {
+        shards,
+        placement: SHARD_PLACEMENT,
+    };
+    let text = toml::to_string(&file).map_err(io::Error::other)?;
     fs::write(
         dir.join(SHARDS),
         format!("# The runs (`--shard K/N`, or \"all\") whose rows this directory holds.\n{text}"),
@@ -813,6 +846,10 @@ pub fn write_shards(dir: &Path, mut shards: Vec<String>) -> io::Result<()> {
 #[derive(Debug, Serialize, Deserialize)]
 struct ShardsFile {
     shards: Vec<String>,
+    /// How items were placed in shards ([`SHARD_PLACEMENT`]); 0 in files
+    /// of versions before it was written.
+    #[serde(default)]
+    placement: u32,
 }
 
 /// If `path` no longer names `file`, the file this run appended to (it was
@@ -1212,6 +1249,31 @@ mod tests {
             rows.iter().all(|r| r.valid || r.graph == "gone#0"),
             "the item was solved"
         );
+    }
+
+    /// A shard directory of a version that placed items otherwise (its
+    /// shards.toml says no `placement`) is refused on resume: half its
+    /// items would be solved again.
+    #[test]
+    fn a_shard_placed_by_an_older_version_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let (config, opts) = six_chains(dir.path(), "");
+        let opts = RunOptions {
+            shard: Some("0/2".parse().unwrap()),
+            ..opts
+        };
+        run_with(&config, &opts, registry_build).unwrap();
+        let again = run_with(&config, &opts, registry_build).unwrap();
+        assert_eq!(again.ran, 0, "this version's shard resumes");
+        fs::write(dir.path().join(SHARDS), "shards = [\"0/2\"]\n").unwrap();
+        let err = run_with(&config, &opts, registry_build).unwrap_err();
+        assert!(err.to_string().contains("older memsched"), "{err}");
+        // Unsharded, it is just a directory of rows.
+        let all = RunOptions {
+            shard: None,
+            ..opts
+        };
+        assert!(run_with(&config, &all, registry_build).is_ok());
     }
 
     /// A cut last line of the profiles is dropped, so the next profile
