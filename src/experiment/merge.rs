@@ -23,9 +23,9 @@ use super::fingerprint::{self, Fingerprints};
 use super::plan::{Plan, Shard};
 use super::rows;
 use super::runner::{
-    check_out_is_not_a_file, check_same_experiment, lock_dir, never_ran, read_profiles,
-    read_shards, write_profiles, write_shards, ALL_SHARDS, CONFIG, FINGERPRINTS, PROFILES, RUNS,
-    SHARDS,
+    check_out_is_not_a_file, check_same_experiment, lock_dir, never_ran, placed_by_older_version,
+    read_profiles, read_shards, write_profiles, write_shards, ALL_SHARDS, CONFIG, FINGERPRINTS,
+    PROFILES, RUNS, SHARDS, SHARD_PLACEMENT,
 };
 use super::{finish, ExperimentError, Finished};
 
@@ -110,7 +110,9 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Finished, ExperimentError> 
     let mut seen = BTreeSet::new();
     all.retain(|r| seen.insert(r.key()));
     let shards: Vec<Option<Vec<String>>> = dirs.iter().map(|d| read_shards(d)).collect();
-    let warnings = completeness(&config, &seen, &shards);
+    // Shards an older version placed hold other items than this one's.
+    let older = dirs.iter().any(|d| placed_by_older_version(d));
+    let warnings = completeness(&config, &seen, &shards, older);
     fs::create_dir_all(out).map_err(|e| ExperimentError::io("create directory", out, e))?;
     let _lock = match lock {
         Some(lock) => lock,
@@ -120,7 +122,8 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Finished, ExperimentError> 
     fs::write(&path, config.to_toml()).map_err(|e| ExperimentError::io("write", &path, e))?;
     let union: Vec<String> = shards.iter().flatten().flatten().cloned().collect();
     let path = out.join(SHARDS);
-    write_shards(out, union).map_err(|e| ExperimentError::io("write", &path, e))?;
+    let placement = if older { 0 } else { SHARD_PLACEMENT };
+    write_shards(out, union, placement).map_err(|e| ExperimentError::io("write", &path, e))?;
     fingerprint::write(out, &fingerprints.union())?;
     let path = out.join(RUNS);
     rows::write_rows(&path, &all).map_err(|e| ExperimentError::io("write", &path, e))?;
@@ -266,11 +269,14 @@ fn config_differences(a: &Config, b: &Config) -> Vec<&'static str> {
 /// Warnings about items of the plan without a row: how many, which shards
 /// (from the inputs' `shards.toml`) are absent or incomplete, the first few
 /// items. `present` holds the merged rows' keys; `shards` each input's
-/// `shards.toml` (`None` without one).
+/// `shards.toml` (`None` without one); `older` says some input's shards
+/// were placed by an older version, so the items are not traced to the
+/// shards that lack them.
 fn completeness(
     config: &Config,
     present: &BTreeSet<(String, String, u64)>,
     shards: &[Option<Vec<String>>],
+    older: bool,
 ) -> Vec<String> {
     // With every input a shard of one count N: N and the shards present.
     let sharded: Option<(usize, BTreeSet<usize>)> = (|| {
@@ -334,7 +340,7 @@ fn completeness(
             ));
         }
         let mut short: BTreeMap<usize, usize> = BTreeMap::new();
-        for it in &missing {
+        for it in missing.iter().filter(|_| !older) {
             let k = plan.shard_of(it, *n);
             if have.contains(&k) {
                 *short.entry(k).or_default() += 1;
@@ -415,7 +421,7 @@ mod tests {
             .map(|it| plan.key(it))
             .collect();
         assert!((1..6).contains(&present.len()), "both shards hold items");
-        let w = completeness(&c, &present, &[Some(vec!["0/2".into()])]);
+        let w = completeness(&c, &present, &[Some(vec!["0/2".into()])], false);
         assert_eq!(w.len(), 1);
         let covered = format!("{} of the 6 items", present.len());
         assert!(
@@ -430,9 +436,14 @@ mod tests {
         // Both shards, one of them interrupted.
         let both = [Some(vec!["0/2".into()]), Some(vec!["1/2".into()])];
         let all: BTreeSet<_> = plan.items.iter().map(|it| plan.key(it)).collect();
-        assert!(completeness(&c, &all, &both).is_empty());
+        assert!(completeness(&c, &all, &both, false).is_empty());
         let lost = plan.shard_items(Some("0/2".parse().unwrap()))[1];
-        let w = completeness(&c, &(&all - &BTreeSet::from([plan.key(&lost)])), &both);
+        let w = completeness(
+            &c,
+            &(&all - &BTreeSet::from([plan.key(&lost)])),
+            &both,
+            false,
+        );
         assert!(
             w[0].contains("0/2 lacks 1") && !w[0].contains("not among"),
             "{}",
@@ -472,5 +483,40 @@ mod tests {
         let row = merged.iter().find(|r| r.key() == key).unwrap();
         assert!(row.valid && !never_ran(row), "{row:?}");
         assert_eq!(merged.len(), rows.len());
+    }
+
+    /// A merge with a shard an older version placed keeps that placement in
+    /// its `shards.toml` (so resuming the merge as a shard is refused) and
+    /// does not trace missing items to shards it cannot tell.
+    #[test]
+    fn shards_of_an_older_placement_stay_marked() {
+        let tmp = tempfile::tempdir().unwrap();
+        let c = config(BASE);
+        let (a, m) = (tmp.path().join("a"), tmp.path().join("m"));
+        let opts = super::super::RunOptions {
+            out: a.clone(),
+            quiet: true,
+            shard: Some("0/2".parse().unwrap()),
+            ..Default::default()
+        };
+        super::super::run(&c, &opts).unwrap();
+        fs::write(a.join(SHARDS), "shards = [\"0/2\"]\n").unwrap();
+        // One of its rows lost: by this version's placement, shard 0/2
+        // would be named as lacking it.
+        let runs = a.join(RUNS);
+        let rows = rows::read_rows(&runs).unwrap();
+        rows::write_rows(&runs, &rows[1..]).unwrap();
+        let done = merge(&[a], &m).unwrap();
+        assert!(done.warnings.iter().any(|w| w.contains("partial merge")));
+        let text = fs::read_to_string(m.join(SHARDS)).unwrap();
+        assert!(text.contains("placement = 0"), "{text}");
+        assert!(placed_by_older_version(&m));
+        assert!(
+            done.warnings
+                .iter()
+                .all(|w| !w.contains("incomplete shard")),
+            "{:?}",
+            done.warnings
+        );
     }
 }

@@ -320,7 +320,8 @@ fn run_with(
         opts.shard
             .map_or_else(|| ALL_SHARDS.to_string(), |s| s.to_string()),
     );
-    write_shards(out, shards).map_err(|e| ExperimentError::io("write", &shards_path, e))?;
+    write_shards(out, shards, SHARD_PLACEMENT)
+        .map_err(|e| ExperimentError::io("write", &shards_path, e))?;
     // Graphs not loaded now (no pending items) keep their old entry; a run
     // that loads nothing (everything done) leaves the file as it was.
     if !loaded.is_empty() || opts.fresh {
@@ -800,30 +801,35 @@ fn read_shards_file(dir: &Path) -> Option<ShardsFile> {
 /// How this version places items in shards (`placement` in `shards.toml`):
 /// by a hash of the item's key. Versions that wrote no `placement` placed
 /// them by position in the plan.
-const SHARD_PLACEMENT: u32 = 3;
+pub const SHARD_PLACEMENT: u32 = 3;
+
+/// Whether `dir`'s `shards.toml` lists shards placed by an older version.
+pub fn placed_by_older_version(dir: &Path) -> bool {
+    read_shards_file(dir).is_some_and(|f| {
+        f.placement != SHARD_PLACEMENT && f.shards.iter().any(|s| s.parse::<Shard>().is_ok())
+    })
+}
 
 /// Refuses to resume, as shard `shard`, a directory holding rows of shards
 /// placed by an older version: its items would move between shards, and
 /// about half of them would be solved again.
 fn check_shard_placement(out: &Path, shard: Option<Shard>) -> Result<(), ExperimentError> {
-    let Some(file) = shard.and_then(|_| read_shards_file(out)) else {
-        return Ok(());
-    };
-    let sharded = file.shards.iter().any(|s| s.parse::<Shard>().is_ok());
-    if !sharded || file.placement == SHARD_PLACEMENT {
+    if shard.is_none() || !placed_by_older_version(out) {
         return Ok(());
     }
+    let shards = read_shards(out).unwrap_or_default();
     Err(ExperimentError::Config(format!(
         "{} holds rows of shards ({}) placed by an older memsched, which deals items to \
          shards differently: finish it with the version that began it, or pass --fresh",
         out.display(),
-        file.shards.join(", ")
+        shards.join(", ")
     )))
 }
 
 /// Writes `shards.toml`: the shards, sorted, each once (just [`ALL_SHARDS`]
-/// if an unsharded run is among them).
-pub fn write_shards(dir: &Path, mut shards: Vec<String>) -> io::Result<()> {
+/// if an unsharded run is among them), placed as `placement` says
+/// ([`SHARD_PLACEMENT`] for this version's, 0 for an older one's).
+pub fn write_shards(dir: &Path, mut shards: Vec<String>, placement: u32) -> io::Result<()> {
     if shards.iter().any(|s| s == ALL_SHARDS) {
         shards = vec![ALL_SHARDS.to_string()];
     }
@@ -832,10 +838,7 @@ pub fn write_shards(dir: &Path, mut shards: Vec<String>) -> io::Result<()> {
             .map_or((usize::MAX, usize::MAX), |s| (s.count, s.index))
     });
     shards.dedup();
-    let file = ShardsFile {
-        shards,
-        placement: SHARD_PLACEMENT,
-    };
+    let file = ShardsFile { shards, placement };
     let text = toml::to_string(&file).map_err(io::Error::other)?;
     fs::write(
         dir.join(SHARDS),
