@@ -23,8 +23,8 @@ use super::fingerprint::{self, Fingerprints};
 use super::plan::{Plan, Shard};
 use super::rows;
 use super::runner::{
-    check_out_is_not_a_file, check_same_experiment, lock_dir, never_ran, placed_by_older_version,
-    read_profiles, read_shards, write_profiles, write_shards, ALL_SHARDS, CONFIG, FINGERPRINTS,
+    check_out_is_not_a_file, check_same_experiment, lock_dir, never_ran, read_profiles,
+    read_shards_file, write_profiles, write_shards, ShardsFile, ALL_SHARDS, CONFIG, FINGERPRINTS,
     PROFILES, RUNS, SHARDS, SHARD_PLACEMENT,
 };
 use super::{finish, ExperimentError, Finished};
@@ -109,9 +109,13 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Finished, ExperimentError> 
     all.retain(|r| !(never_ran(r) && ran.contains(&r.key())));
     let mut seen = BTreeSet::new();
     all.retain(|r| seen.insert(r.key()));
-    let shards: Vec<Option<Vec<String>>> = dirs.iter().map(|d| read_shards(d)).collect();
+    let files: Vec<_> = dirs.iter().map(|d| read_shards_file(d)).collect();
     // Shards an older version placed hold other items than this one's.
-    let older = dirs.iter().any(|d| placed_by_older_version(d));
+    let older = files
+        .iter()
+        .flatten()
+        .any(ShardsFile::placed_by_older_version);
+    let shards: Vec<Option<Vec<String>>> = files.into_iter().map(|f| Some(f?.shards)).collect();
     let warnings = completeness(&config, &seen, &shards, older);
     fs::create_dir_all(out).map_err(|e| ExperimentError::io("create directory", out, e))?;
     let _lock = match lock {
@@ -510,7 +514,7 @@ mod tests {
         assert!(done.warnings.iter().any(|w| w.contains("partial merge")));
         let text = fs::read_to_string(m.join(SHARDS)).unwrap();
         assert!(text.contains("placement = 0"), "{text}");
-        assert!(placed_by_older_version(&m));
+        assert!(read_shards_file(&m).is_some_and(|f| f.placed_by_older_version()));
         assert!(
             done.warnings
                 .iter()

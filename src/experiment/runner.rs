@@ -793,7 +793,7 @@ pub fn read_shards(dir: &Path) -> Option<Vec<String>> {
 }
 
 /// `shards.toml` as written.
-fn read_shards_file(dir: &Path) -> Option<ShardsFile> {
+pub(super) fn read_shards_file(dir: &Path) -> Option<ShardsFile> {
     let text = fs::read_to_string(dir.join(SHARDS)).ok()?;
     toml::from_str(&text).ok()
 }
@@ -803,26 +803,19 @@ fn read_shards_file(dir: &Path) -> Option<ShardsFile> {
 /// them by position in the plan.
 pub const SHARD_PLACEMENT: u32 = 3;
 
-/// Whether `dir`'s `shards.toml` lists shards placed by an older version.
-pub fn placed_by_older_version(dir: &Path) -> bool {
-    read_shards_file(dir).is_some_and(|f| {
-        f.placement != SHARD_PLACEMENT && f.shards.iter().any(|s| s.parse::<Shard>().is_ok())
-    })
-}
-
 /// Refuses to resume, as shard `shard`, a directory holding rows of shards
 /// placed by an older version: its items would move between shards, and
 /// about half of them would be solved again.
 fn check_shard_placement(out: &Path, shard: Option<Shard>) -> Result<(), ExperimentError> {
-    if shard.is_none() || !placed_by_older_version(out) {
+    let older = shard.and_then(|_| read_shards_file(out));
+    let Some(file) = older.filter(ShardsFile::placed_by_older_version) else {
         return Ok(());
-    }
-    let shards = read_shards(out).unwrap_or_default();
+    };
     Err(ExperimentError::Config(format!(
         "{} holds rows of shards ({}) placed by an older memsched, which deals items to \
          shards differently: finish it with the version that began it, or pass --fresh",
         out.display(),
-        shards.join(", ")
+        file.shards.join(", ")
     )))
 }
 
@@ -847,12 +840,19 @@ pub fn write_shards(dir: &Path, mut shards: Vec<String>, placement: u32) -> io::
 }
 
 #[derive(Debug, Serialize, Deserialize)]
-struct ShardsFile {
-    shards: Vec<String>,
+pub(super) struct ShardsFile {
+    pub shards: Vec<String>,
     /// How items were placed in shards ([`SHARD_PLACEMENT`]); 0 in files
     /// of versions before it was written.
     #[serde(default)]
     placement: u32,
+}
+
+impl ShardsFile {
+    /// Whether it lists shards placed by an older version.
+    pub fn placed_by_older_version(&self) -> bool {
+        self.placement != SHARD_PLACEMENT && self.shards.iter().any(|s| s.parse::<Shard>().is_ok())
+    }
 }
 
 /// If `path` no longer names `file`, the file this run appended to (it was
