@@ -9,6 +9,7 @@ macro_rules! note {
     }};
 }
 
+mod compare;
 mod schedule;
 mod solvers;
 mod validate;
@@ -48,7 +49,7 @@ pub struct Cli {
 pub enum Command {
     /// Check that graph files are well formed and print each one's size and program-order peak.
     Validate(validate::Args),
-    /// Schedule one graph with one solver and report the checked peak.
+    /// Schedule one graph with one solver (or compare several) and report the checked peaks.
     Schedule(schedule::Args),
     /// List every solver with a one-line description.
     Solvers(solvers::Args),

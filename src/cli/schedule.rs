@@ -1,15 +1,18 @@
-//! `memsched schedule`: one graph, one solver, a checked report.
+//! `memsched schedule`: one graph, one or more solvers, checked reports.
 
 use std::fmt::Write as _;
+use std::io::IsTerminal as _;
 use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::ValueEnum;
 use serde_json::json;
 
-use memsched::solvers::{self, Budget, ProgramOrder, Report, SolveContext};
+use memsched::solvers::{self, Budget, ProgramOrder, Report, Scheduler, SolveContext};
 
-use super::{count, emit, human_bytes, is_broken_pipe, read_graph, seed_value, InvalidInput};
+use super::{
+    compare, count, emit, human_bytes, is_broken_pipe, read_graph, seed_value, InvalidInput,
+};
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
 pub enum Format {
@@ -23,16 +26,21 @@ pub struct Args {
     #[arg(value_name = "GRAPH")]
     graph: String,
     /// Solver name (see `memsched solvers`), e.g. `seed-greedy` or `kahn`.
+    /// Repeat it to compare solvers on the graph (`-s seed-greedy -s
+    /// 'rule:-height,id' -s exact`): they run one after another, each under
+    /// the same flags, and the report becomes a table (one JSON object per
+    /// line with `--format json`).
     #[arg(long, short, default_value = "seed-greedy")]
-    solver: String,
+    solver: Vec<String>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
     /// Write the report here instead of standard output.
     #[arg(long, short)]
     out: Option<String>,
-    /// Wall-clock limit for the solver, in seconds (fractions allowed; below
-    /// 1.8e19). Default: none, the solver runs until it is done.
+    /// Wall-clock limit for the solver (for each one, when several), in
+    /// seconds (fractions allowed; below 1.8e19). Default: none, the solver
+    /// runs until it is done.
     /// `exact`, `dp` and `ilp` can run for hours on large graphs (and `dp` can
     /// fill gigabytes): bound a run with this and `--memory-budget`; past the
     /// limit a solver returns its best order so far (status `feasible`, with
@@ -167,24 +175,96 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             InvalidInput(format!("--restarts must be at most {}, got {k}", u32::MAX))
         })?),
     };
-    let name = with_rule_mode(&args.solver, args.rule_mode);
-    let solver = solvers::build(&name)?;
-    let shown = args.solver.trim();
-    if args.rule_mode == RuleMode::Moves && !shown.starts_with("rule:") {
-        note!(
-            "warning: --rule-mode moves has no effect on solver `{shown}` (it turns rule:EXPR into moves:EXPR)"
-        );
-    }
-    if restarts.is_some() && !solver.abilities().restarts {
-        note!(
-            "warning: --restarts has no effect on solver `{shown}` (only the solvers whose `memsched solvers` line says \"best of --restarts K\" restart)"
-        );
-    }
+    let chosen = args
+        .solver
+        .iter()
+        .map(|shown| {
+            let solver = solvers::build(&with_rule_mode(shown, args.rule_mode))?;
+            Ok((shown.trim(), solver))
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
     let budget = Budget {
         max_states: args.max_states,
         max_memory_bytes: args.memory_budget,
     };
-    if budget != Budget::default() && !solver.abilities().budgeted {
+    warn_unread_flags(&chosen, args.rule_mode, restarts.is_some(), budget);
+    let graph = read_graph(&args.graph)?;
+    let mut ctx = SolveContext::new(seed, time_limit);
+    ctx.restarts = restarts.unwrap_or(1);
+    ctx.budget = budget;
+    let progress = chosen.len() > 1 && std::io::stderr().is_terminal();
+    let reports: Vec<Report> = chosen
+        .iter()
+        .enumerate()
+        .map(|(i, (shown, solver))| {
+            if progress {
+                note!("[{}/{}] {shown}", i + 1, chosen.len());
+            }
+            solvers::run(solver.as_ref(), &graph, &ctx)
+        })
+        .collect();
+    let program = solvers::run(&ProgramOrder, &graph, &SolveContext::default());
+    let text = match (args.format, reports.as_slice()) {
+        (Format::Json, _) => reports
+            .iter()
+            .map(|r| to_json(&graph, r, program.peak) + "\n")
+            .collect(),
+        (Format::Text, [report]) => to_text(&graph, report, program.peak),
+        (Format::Text, _) => compare::to_table(&graph, &reports, program.peak),
+    };
+    match emit(args.out.as_deref(), &text) {
+        Ok(()) => {}
+        // The reader stopped early: it has what it wanted, and the exit
+        // code below still says whether a solve failed.
+        Err(e) if is_broken_pipe(&e) => {}
+        Err(e) => return Err(e),
+    }
+    let mut code = ExitCode::SUCCESS;
+    for report in reports.iter().filter(|r| !r.valid()) {
+        note!(
+            "error: solver {} returned no valid schedule: {}",
+            report.solver,
+            report.status
+        );
+        code = ExitCode::from(1);
+    }
+    Ok(code)
+}
+
+/// Warns about flags that none of the `chosen` solvers reads (`--rule-mode moves`,
+/// `--restarts`, the budgets), naming them: such a flag is ignored.
+/// A flag that one of several solvers reads is meant for that one.
+fn warn_unread_flags(
+    chosen: &[(&str, Box<dyn Scheduler>)],
+    rule_mode: RuleMode,
+    restarts: bool,
+    budget: Budget,
+) {
+    let named = || {
+        let names: Vec<String> = chosen.iter().map(|(s, _)| format!("`{s}`")).collect();
+        let noun = if names.len() == 1 {
+            "solver"
+        } else {
+            "solvers"
+        };
+        format!("{noun} {}", names.join(", "))
+    };
+    let none = |reads: &dyn Fn(&str, &dyn Scheduler) -> bool| {
+        !chosen.iter().any(|(shown, s)| reads(shown, s.as_ref()))
+    };
+    if rule_mode == RuleMode::Moves && none(&|shown, _| shown.starts_with("rule:")) {
+        note!(
+            "warning: --rule-mode moves has no effect on {} (it turns rule:EXPR into moves:EXPR)",
+            named()
+        );
+    }
+    if restarts && none(&|_, s| s.abilities().restarts) {
+        note!(
+            "warning: --restarts has no effect on {} (only the solvers whose `memsched solvers` line says \"best of --restarts K\" restart)",
+            named()
+        );
+    }
+    if budget != Budget::default() && none(&|_, s| s.abilities().budgeted) {
         let default = Budget::default();
         let given = match (
             budget.max_states != default.max_states,
@@ -195,39 +275,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             _ => "--memory-budget has",
         };
         note!(
-            "warning: {given} no effect on solver `{shown}` (only {} read them)",
+            "warning: {given} no effect on {} (only {} read them)",
+            named(),
             solvers::names_with(|a| a.budgeted).join(", ")
         );
     }
-    let graph = read_graph(&args.graph)?;
-    let mut ctx = SolveContext::new(seed, time_limit);
-    ctx.restarts = restarts.unwrap_or(1);
-    ctx.budget = budget;
-    let report = solvers::run(solver.as_ref(), &graph, &ctx);
-    let program = solvers::run(&ProgramOrder, &graph, &SolveContext::default());
-    let text = match args.format {
-        Format::Json => to_json(&graph, &report, program.peak) + "\n",
-        Format::Text => to_text(&graph, &report, program.peak),
-    };
-    match emit(args.out.as_deref(), &text) {
-        Ok(()) => {}
-        // The reader stopped early: it has what it wanted, and the exit
-        // code below still says whether the solve failed.
-        Err(e) if is_broken_pipe(&e) => {}
-        Err(e) => return Err(e),
-    }
-    if !report.valid() {
-        note!(
-            "error: solver {} returned no valid schedule: {}",
-            report.solver,
-            report.status
-        );
-        return Ok(ExitCode::from(1));
-    }
-    Ok(ExitCode::SUCCESS)
 }
 
-fn reduction_pct(peak: Option<u64>, base: Option<u64>) -> Option<f64> {
+pub(super) fn reduction_pct(peak: Option<u64>, base: Option<u64>) -> Option<f64> {
     match (peak, base) {
         (Some(p), Some(b)) if b > 0 => Some(100.0 * (b as f64 - p as f64) / b as f64),
         _ => None,

@@ -1,0 +1,211 @@
+//! The text report of `memsched schedule` with several solvers: one table
+//! row per solver, then the best peak and the best lower bound any of them
+//! found.
+
+use std::fmt::Write as _;
+
+use memsched::solvers::Report;
+use memsched::Graph;
+
+use super::schedule::reduction_pct;
+use super::{count, human_bytes};
+
+/// How a column's cells line up.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Align {
+    Left,
+    Right,
+}
+
+/// The comparison table of `reports` (solves of `g`, in the order given).
+/// `vs best` is how far a peak is above the lowest checked peak of the
+/// table; a lower bound any solver proved bounds every order of `g`, so the
+/// highest one says how far the best peak may be from the optimum.
+pub fn to_table(g: &Graph, reports: &[Report], program_peak: Option<u64>) -> String {
+    let best = reports
+        .iter()
+        .filter_map(|r| Some((r.peak?, r.solver.as_str())))
+        .min_by_key(|&(peak, _)| peak);
+    let bound = reports
+        .iter()
+        .filter_map(|r| Some((r.lower_bound?, r.solver.as_str())))
+        .max_by_key(|&(lb, _)| lb);
+    let pct = |x: Option<f64>| x.map_or("-".into(), |x| format!("{x:.2}%"));
+    let bytes = |x: Option<u64>| x.map_or("-".into(), |x| x.to_string());
+    let header = [
+        ("solver", Align::Left),
+        ("status", Align::Left),
+        ("peak (bytes)", Align::Right),
+        ("reduction", Align::Right),
+        ("vs best", Align::Right),
+        ("lower bound", Align::Right),
+        ("gap", Align::Right),
+        ("time (ms)", Align::Right),
+    ];
+    let rows: Vec<Vec<String>> = reports
+        .iter()
+        .map(|r| {
+            let vs_best = match (r.peak, best) {
+                (Some(p), Some((b, _))) if b > 0 => Some(100.0 * (p - b) as f64 / b as f64),
+                (Some(_), Some(_)) => Some(0.0),
+                _ => None,
+            };
+            vec![
+                r.solver.clone(),
+                r.status.label().to_string(),
+                bytes(r.peak),
+                pct(reduction_pct(r.peak, program_peak)),
+                vs_best.map_or("-".into(), |x| {
+                    let sign = if x > 0.0 { "+" } else { "" };
+                    format!("{sign}{x:.2}%")
+                }),
+                bytes(r.lower_bound),
+                pct(r.gap_pct()),
+                format!("{:.3}", r.time.as_secs_f64() * 1e3),
+            ]
+        })
+        .collect();
+    let mut s = String::new();
+    let opt = |x: Option<u64>| x.map_or("- (the Nodes order breaks an edge)".into(), human_bytes);
+    let _ = writeln!(
+        s,
+        "graph         {}, {}",
+        count(g.node_count(), "node"),
+        count(g.edge_count(), "edge")
+    );
+    let _ = writeln!(s, "program peak  {}\n", opt(program_peak));
+    write_table(&mut s, &header, &rows);
+    s.push('\n');
+    match best {
+        Some((peak, by)) => {
+            let _ = writeln!(s, "best peak     {} by {by}", human_bytes(peak));
+        }
+        None => s.push_str("best peak     - (no solver returned a valid schedule)\n"),
+    }
+    if let Some((lb, by)) = bound {
+        let _ = write!(s, "lower bound   {} by {by}", human_bytes(lb));
+        match best {
+            Some((peak, _)) if peak <= lb => s.push_str(": the best peak is optimal\n"),
+            Some((peak, _)) => {
+                let gap = 100.0 * (peak - lb) as f64 / peak as f64;
+                let _ = writeln!(s, ": the best peak is at most {gap:.2}% above the optimum");
+            }
+            None => s.push('\n'),
+        }
+    }
+    let notes: Vec<&Report> = reports.iter().filter(|r| r.note.is_some()).collect();
+    if !notes.is_empty() {
+        s.push_str("notes\n");
+        for r in notes {
+            let _ = writeln!(
+                s,
+                "  {}: {}",
+                r.solver,
+                r.note.as_deref().unwrap_or_default()
+            );
+        }
+    }
+    for r in reports {
+        if let Some(reason) = r.status.reason() {
+            let _ = writeln!(s, "{} {}: {reason}", r.solver, r.status.label());
+        }
+    }
+    s
+}
+
+/// Writes `rows` under `header`, each column as wide as its widest cell,
+/// two spaces apart, with no trailing spaces.
+fn write_table(s: &mut String, header: &[(&str, Align)], rows: &[Vec<String>]) {
+    let widths: Vec<usize> = header
+        .iter()
+        .enumerate()
+        .map(|(c, (title, _))| {
+            rows.iter()
+                .map(|row| row[c].chars().count())
+                .fold(title.len(), usize::max)
+        })
+        .collect();
+    let titles: Vec<String> = header.iter().map(|(t, _)| t.to_string()).collect();
+    for row in std::iter::once(&titles).chain(rows) {
+        let mut line = String::new();
+        for (c, cell) in row.iter().enumerate() {
+            let (w, align) = (widths[c], header[c].1);
+            if c > 0 {
+                line.push_str("  ");
+            }
+            let _ = match align {
+                Align::Left => write!(line, "{cell:<w$}"),
+                Align::Right => write!(line, "{cell:>w$}"),
+            };
+        }
+        let _ = writeln!(s, "{}", line.trim_end());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use memsched::corpus::gen::{generate, GenSpec};
+    use memsched::solvers::{self, SolveContext};
+
+    fn reports(g: &Graph, names: &[&str]) -> Vec<Report> {
+        let ctx = SolveContext::new(0, None);
+        names
+            .iter()
+            .map(|n| solvers::run(solvers::build(n).unwrap().as_ref(), g, &ctx))
+            .collect()
+    }
+
+    /// The best peak and the bound come from the right rows, the proof is
+    /// stated, and every column of every row lines up.
+    #[test]
+    fn table_names_the_best_and_closes_the_gap() {
+        let spec = GenSpec::parse("tensor-program:ops=12").unwrap();
+        let g = generate(&spec, 3).unwrap();
+        let r = reports(&g, &["kahn", "exact", "seed-greedy"]);
+        let exact = r[1].peak.unwrap();
+        // The first row with the lowest peak is named.
+        let first = r.iter().find(|x| x.peak == Some(exact)).unwrap();
+        let program = solvers::run(&solvers::ProgramOrder, &g, &SolveContext::default()).peak;
+        let text = to_table(&g, &r, program);
+        let named = format!("best peak     {} by {}\n", human_bytes(exact), first.solver);
+        assert!(text.contains(&named), "{text}");
+        assert!(
+            text.contains("by exact: the best peak is optimal"),
+            "{text}"
+        );
+        let lines: Vec<&str> = text.lines().skip(3).take(4).collect();
+        assert!(lines[0].starts_with("solver "), "{text}");
+        // Right-aligned columns end at the same place on every line.
+        let ends: Vec<usize> = lines.iter().map(|l| l.len()).collect();
+        assert!(ends.iter().all(|&e| e == ends[0]), "{text}");
+        for (row, report) in lines[1..].iter().zip(&r) {
+            let peak = row.split_whitespace().nth(2);
+            assert_eq!(
+                peak,
+                Some(report.peak.unwrap().to_string().as_str()),
+                "{row}"
+            );
+        }
+    }
+
+    /// Without a lower bound there is no optimality line, and an invalid
+    /// solve is a row of dashes plus its reason.
+    #[test]
+    fn table_without_bound_or_with_a_failure() {
+        let spec = GenSpec::parse("tensor-program:ops=8").unwrap();
+        let g = generate(&spec, 1).unwrap();
+        let mut r = reports(&g, &["kahn", "seed-greedy"]);
+        let text = to_table(&g, &r, None);
+        assert!(!text.contains("lower bound   "), "{text}");
+        assert!(text.contains("program peak  - (the Nodes order breaks an edge)"));
+        r[0].status = memsched::solvers::Status::Failed("no luck".into());
+        (r[0].peak, r[0].order) = (None, None);
+        let text = to_table(&g, &r, None);
+        assert!(text.contains("kahn failed: no luck"), "{text}");
+        assert!(
+            text.contains("best peak") && text.contains("by seed-greedy"),
+            "{text}"
+        );
+    }
+}

@@ -1,0 +1,157 @@
+//! `memsched schedule` with `--solver` repeated: a table (or one JSON object
+//! per line) of checked solves of one graph, the best peak and the best
+//! lower bound among them.
+
+mod cli_support;
+
+use cli_support::{run, stderr, stdout};
+
+use serde_json::Value;
+
+/// The article's example graph (peak 1024 in every order).
+const EXAMPLE: &str = include_str!("../examples/seed_example.json");
+
+/// Two compute nodes whose Nodes order breaks their edge: `program` fails.
+const REVERSED: &str =
+    r#"{"Nodes": [{"Id": 0, "Op": "B"}, {"Id": 1, "Op": "A"}], "Edges": [[1, 0]]}"#;
+
+#[test]
+fn compare_prints_a_row_per_solver_in_order_and_the_proof() {
+    let o = run(
+        &[
+            "schedule",
+            "-",
+            "-s",
+            "kahn",
+            "-s",
+            "exact",
+            "-s",
+            "rule:delta,type,id",
+        ],
+        Some(EXAMPLE),
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = stdout(&o);
+    let rows: Vec<&str> = out
+        .lines()
+        .filter(|l| {
+            ["kahn ", "exact ", "rule:delta,type,id "]
+                .iter()
+                .any(|s| l.starts_with(s))
+        })
+        .collect();
+    assert_eq!(rows.len(), 3, "{out}");
+    assert!(
+        rows[0].starts_with("kahn") && rows[1].starts_with("exact"),
+        "{out}"
+    );
+    assert!(rows[1].contains("optimal"), "{out}");
+    assert!(
+        out.contains("best peak     1024 B (1.0 KiB) by kahn"),
+        "{out}"
+    );
+    assert!(
+        out.contains("lower bound   1024 B (1.0 KiB) by exact: the best peak is optimal"),
+        "{out}"
+    );
+    // No order in the table: it is for comparing peaks.
+    assert!(!out.lines().any(|l| l.starts_with("order")), "{out}");
+}
+
+#[test]
+fn compare_json_is_one_schedule_object_per_line() {
+    let o = run(
+        &[
+            "schedule",
+            "-",
+            "-s",
+            "kahn",
+            "-s",
+            "seed-greedy",
+            "--format",
+            "json",
+        ],
+        Some(EXAMPLE),
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let objects: Vec<Value> = stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("each line is one JSON object"))
+        .collect();
+    let names: Vec<&str> = objects
+        .iter()
+        .map(|v| v["solver"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["kahn", "seed-greedy"]);
+    assert!(objects
+        .iter()
+        .all(|v| v["peak"] == 1024 && v["order"].is_array()));
+}
+
+#[test]
+fn compare_refuses_an_unknown_solver_before_solving() {
+    let o = run(
+        &["schedule", "-", "-s", "kahn", "-s", "seed-gready"],
+        Some(EXAMPLE),
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("seed-gready"), "{}", stderr(&o));
+    assert!(stdout(&o).is_empty(), "nothing is solved: {}", stdout(&o));
+}
+
+#[test]
+fn compare_keeps_the_other_rows_when_one_solver_fails() {
+    let o = run(
+        &["schedule", "-", "-s", "program", "-s", "kahn"],
+        Some(REVERSED),
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains("program peak  - (the Nodes order breaks an edge)"),
+        "{out}"
+    );
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("kahn ") && l.contains("feasible")),
+        "{out}"
+    );
+    assert!(out.contains("program failed: "), "{out}");
+    assert!(stderr(&o).contains("error: solver program returned no valid schedule"));
+    assert!(!stderr(&o).contains("kahn"), "{}", stderr(&o));
+}
+
+#[test]
+fn compare_warns_only_about_a_flag_no_solver_reads() {
+    let o = run(
+        &[
+            "schedule",
+            "-",
+            "-s",
+            "kahn",
+            "-s",
+            "noisy:delta,id",
+            "--restarts",
+            "3",
+        ],
+        Some(EXAMPLE),
+    );
+    assert_eq!(o.status.code(), Some(0));
+    assert!(!stderr(&o).contains("warning"), "{}", stderr(&o));
+    let o = run(
+        &[
+            "schedule",
+            "-",
+            "-s",
+            "kahn",
+            "-s",
+            "seed-greedy",
+            "--restarts",
+            "3",
+        ],
+        Some(EXAMPLE),
+    );
+    assert_eq!(o.status.code(), Some(0));
+    let warning = "warning: --restarts has no effect on solvers `kahn`, `seed-greedy`";
+    assert!(stderr(&o).contains(warning), "{}", stderr(&o));
+}
