@@ -155,3 +155,64 @@ fn compare_warns_only_about_a_flag_no_solver_reads() {
     let warning = "warning: --restarts has no effect on solvers `kahn`, `seed-greedy`";
     assert!(stderr(&o).contains(warning), "{}", stderr(&o));
 }
+
+#[test]
+fn plot_draws_each_checked_schedule_in_the_format_its_name_gives() {
+    let dir = tempfile::tempdir().unwrap();
+    let svg = dir.path().join("memory.svg");
+    let png = dir.path().join("memory.PNG");
+    for path in [&svg, &png] {
+        let args = ["schedule", "-", "-s", "kahn", "-s", "exact", "--plot"];
+        let mut args = args.to_vec();
+        args.push(path.to_str().unwrap());
+        let o = run(&args, Some(EXAMPLE));
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    }
+    let text = std::fs::read_to_string(&svg).unwrap();
+    assert!(text.starts_with("<svg"), "an SVG");
+    for label in [
+        "kahn - peak",
+        "exact - peak",
+        "memory over the steps of standard input",
+    ] {
+        assert!(text.contains(label), "the SVG lacks `{label}`");
+    }
+    let bytes = std::fs::read(&png).unwrap();
+    assert!(bytes.starts_with(b"\x89PNG"), "a PNG");
+}
+
+#[test]
+fn plot_refuses_a_name_it_cannot_draw_before_solving() {
+    let dir = tempfile::tempdir().unwrap();
+    let pdf = dir.path().join("memory.pdf");
+    let nowhere = dir.path().join("missing").join("memory.svg");
+    for (path, needle) in [(&pdf, ".png or .svg"), (&nowhere, "there is no directory")] {
+        let o = run(
+            &["schedule", "-", "--plot", path.to_str().unwrap()],
+            Some(EXAMPLE),
+        );
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        assert!(stderr(&o).contains(needle), "{}", stderr(&o));
+        assert!(stdout(&o).is_empty(), "nothing is solved: {}", stdout(&o));
+    }
+    // Nothing valid to draw: a warning, and no file.
+    let svg = dir.path().join("none.svg");
+    let o = run(
+        &[
+            "schedule",
+            "-",
+            "-s",
+            "program",
+            "--plot",
+            svg.to_str().unwrap(),
+        ],
+        Some(REVERSED),
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("warning: no valid schedule to plot"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!svg.exists());
+}

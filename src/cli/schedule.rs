@@ -2,13 +2,18 @@
 
 use std::fmt::Write as _;
 use std::io::IsTerminal as _;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
+use anyhow::Context as _;
 use clap::ValueEnum;
 use serde_json::json;
 
+use memsched::experiment::plots::{tetris, IMAGE_EXTENSIONS};
+use memsched::experiment::runner::Profile;
 use memsched::solvers::{self, Budget, ProgramOrder, Report, Scheduler, SolveContext};
+use memsched::Graph;
 
 use super::{
     compare, count, emit, human_bytes, is_broken_pipe, read_graph, seed_value, InvalidInput,
@@ -38,6 +43,11 @@ pub struct Args {
     /// Write the report here instead of standard output.
     #[arg(long, short)]
     out: Option<String>,
+    /// Also draw live memory over the steps of each solver's checked
+    /// schedule into this file, a PNG or an SVG by its extension (e.g.
+    /// `memory.svg`): one line per solver, its peak in the legend.
+    #[arg(long, value_name = "FILE")]
+    plot: Option<PathBuf>,
     /// Wall-clock limit for the solver (for each one, when several), in
     /// seconds (fractions allowed; below 1.8e19). Default: none, the solver
     /// runs until it is done.
@@ -188,6 +198,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         max_memory_bytes: args.memory_budget,
     };
     warn_unread_flags(&chosen, args.rule_mode, restarts.is_some(), budget);
+    if let Some(path) = &args.plot {
+        check_plot_path(path)?;
+    }
     let graph = read_graph(&args.graph)?;
     let mut ctx = SolveContext::new(seed, time_limit);
     ctx.restarts = restarts.unwrap_or(1);
@@ -219,6 +232,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Err(e) if is_broken_pipe(&e) => {}
         Err(e) => return Err(e),
     }
+    if let Some(path) = &args.plot {
+        plot(path, &args.graph, &graph, &reports)?;
+    }
     let mut code = ExitCode::SUCCESS;
     for report in reports.iter().filter(|r| !r.valid()) {
         note!(
@@ -229,6 +245,54 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         code = ExitCode::from(1);
     }
     Ok(code)
+}
+
+/// Refuses a `--plot` file that is neither `.png` nor `.svg`, before any
+/// solve.
+fn check_plot_path(path: &Path) -> Result<(), InvalidInput> {
+    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+    if !IMAGE_EXTENSIONS.contains(&ext.to_ascii_lowercase().as_str()) {
+        return Err(InvalidInput(format!(
+            "--plot {}: the file name must end in .png or .svg (the format is taken from it)",
+            path.display()
+        )));
+    }
+    match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() && !dir.is_dir() => Err(InvalidInput(format!(
+            "--plot {}: there is no directory {}",
+            path.display(),
+            dir.display()
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// Draws the memory profile of every valid report into `path`; warns and
+/// draws nothing when no report is valid.
+fn plot(path: &Path, name: &str, g: &Graph, reports: &[Report]) -> anyhow::Result<()> {
+    let shown = match Path::new(name).file_name() {
+        _ if name == "-" => "standard input".into(),
+        Some(file) => file.to_string_lossy(),
+        None => name.into(),
+    };
+    let lines: Vec<(String, Profile)> = reports
+        .iter()
+        .filter_map(|r| {
+            let order = r.order.as_ref()?;
+            let profile = Profile::of_order(g, order, &shown, &r.solver, 0)?;
+            Some((r.solver.clone(), profile))
+        })
+        .collect();
+    if lines.is_empty() {
+        note!(
+            "warning: no valid schedule to plot: {} not written",
+            path.display()
+        );
+        return Ok(());
+    }
+    let title = format!("memory over the steps of {shown}");
+    tetris::draw_file(path, &title, &lines)
+        .with_context(|| format!("cannot draw {}", path.display()))
 }
 
 /// Warns about flags that none of the `chosen` solvers reads (`--rule-mode moves`,

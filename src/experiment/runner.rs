@@ -28,7 +28,7 @@ use super::plan::{GraphEntry, GraphSource, Item, Plan, Shard};
 use super::rows::{self, Row};
 use super::ExperimentError;
 use crate::corpus::gen;
-use crate::graph::{seed, Graph};
+use crate::graph::{seed, Graph, NodeIdx};
 use crate::schedule;
 use crate::solvers::{self, ProgramOrder, Scheduler, SolveContext, Status};
 
@@ -81,6 +81,30 @@ pub struct Profile {
     /// `(step, memory)` points: every step, or per bucket the step of its maximum
     /// when the order is longer than [`MAX_PROFILE_POINTS`].
     pub points: Vec<(usize, i64)>,
+}
+
+impl Profile {
+    /// The profile of `order` on `g` (named `graph`, solved by `solver`
+    /// with `seed`), or `None` if the checker rejects the order.
+    ///
+    /// # Complexity
+    /// O(n + m).
+    pub fn of_order(
+        g: &Graph,
+        order: &[NodeIdx],
+        graph: &str,
+        solver: &str,
+        seed: u64,
+    ) -> Option<Profile> {
+        let mem = schedule::profile(g, order).ok()?;
+        Some(Profile {
+            graph: graph.to_string(),
+            solver: solver.to_string(),
+            seed,
+            steps: mem.len(),
+            points: downsample(&mem),
+        })
+    }
 }
 
 /// Points kept per profile (a bucket keeps its maximum, so peaks survive).
@@ -1002,13 +1026,7 @@ fn solve_item(
     };
     let profile = match (&report.order, tetris) {
         (Some(order), Some(t)) if t == item.graph => {
-            schedule::profile(&graph, order).ok().map(|mem| Profile {
-                graph: entry.name.clone(),
-                solver: solver_name.clone(),
-                seed: item.seed,
-                steps: mem.len(),
-                points: downsample(&mem),
-            })
+            Profile::of_order(&graph, order, &entry.name, solver_name, item.seed)
         }
         _ => None,
     };

@@ -91,25 +91,47 @@ pub(crate) fn render(
     size: (u32, u32),
     plot: &impl Draw,
 ) -> Result<Vec<String>, ExperimentError> {
+    let files = [format!("{stem}.png"), format!("{stem}.svg")];
+    for file in &files {
+        render_file(&dir.join(file), stem, size, plot)?;
+    }
+    Ok(files.to_vec())
+}
+
+/// The image formats [`render_file`] writes, by file extension.
+pub const IMAGE_EXTENSIONS: [&str; 2] = ["png", "svg"];
+
+/// Draws `plot` into `path`, a PNG or SVG file by its extension (any other
+/// is an error naming the plot `name`).
+pub(crate) fn render_file(
+    path: &Path,
+    name: &str,
+    size: (u32, u32),
+    plot: &impl Draw,
+) -> Result<(), ExperimentError> {
     let fail = |message: String| ExperimentError::Plot {
-        plot: stem.to_string(),
+        plot: name.to_string(),
         message,
     };
-    let png = dir.join(format!("{stem}.png"));
-    let svg = dir.join(format!("{stem}.svg"));
-    {
-        let root = BitMapBackend::new(&png, size).into_drawing_area();
-        root.fill(&WHITE).map_err(|e| fail(err(e)))?;
-        plot.draw(&root).map_err(fail)?;
-        root.present().map_err(|e| fail(err(e)))?;
+    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+    match ext.to_ascii_lowercase().as_str() {
+        "png" => {
+            let root = BitMapBackend::new(path, size).into_drawing_area();
+            root.fill(&WHITE).map_err(|e| fail(err(e)))?;
+            plot.draw(&root).map_err(fail)?;
+            root.present().map_err(|e| fail(err(e)))
+        }
+        "svg" => {
+            let root = SVGBackend::new(path, size).into_drawing_area();
+            root.fill(&WHITE).map_err(|e| fail(err(e)))?;
+            plot.draw(&root).map_err(fail)?;
+            root.present().map_err(|e| fail(err(e)))
+        }
+        _ => Err(fail(format!(
+            "{} is neither a .png nor an .svg file",
+            path.display()
+        ))),
     }
-    {
-        let root = SVGBackend::new(&svg, size).into_drawing_area();
-        root.fill(&WHITE).map_err(|e| fail(err(e)))?;
-        plot.draw(&root).map_err(fail)?;
-        root.present().map_err(|e| fail(err(e)))?;
-    }
-    Ok(vec![format!("{stem}.png"), format!("{stem}.svg")])
 }
 
 /// Draws every plot the config asks for; a plot without data is skipped,

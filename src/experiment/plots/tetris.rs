@@ -140,20 +140,47 @@ pub fn draw(
     if lines.is_empty() {
         return Ok(Vec::new());
     }
-    let graph = &lines[0].2.graph;
-    let xmax = lines.iter().map(|l| l.2.steps).max().unwrap_or(1).max(1) as f64;
-    let ymax = lines
+    let graph = lines[0].2.graph.clone();
+    let plot = Steps::new(format!("{title}: memory over the steps of {graph}"), lines);
+    render(dir, "tetris", SIZE, &plot)
+}
+
+/// Draws the profiles `lines` (label, profile; coloured in that order) into
+/// `path`, a PNG or SVG file by its extension, under `title`: the plot of
+/// `memsched schedule --plot`.
+pub fn draw_file(
+    path: &Path,
+    title: &str,
+    lines: &[(String, Profile)],
+) -> Result<(), ExperimentError> {
+    super::register_font();
+    let lines = lines
         .iter()
-        .flat_map(|l| l.2.points.iter().map(|q| q.1))
-        .max()
-        .unwrap_or(1)
-        .max(1) as f64;
-    let plot = Steps {
-        title: format!("{title}: memory over the steps of {graph}"),
-        lines,
-        unit: byte_unit(ymax),
-        xmax,
-        ymax,
-    };
-    render(dir, "tetris", (1100, 650), &plot)
+        .enumerate()
+        .map(|(i, (label, p))| (label.clone(), i, p))
+        .collect();
+    super::render_file(path, "memory", SIZE, &Steps::new(title.to_string(), lines))
+}
+
+/// The size of a Tetris plot, in pixels.
+const SIZE: (u32, u32) = (1100, 650);
+
+impl<'a> Steps<'a> {
+    /// The plot of `lines`, its axes fitted to the longest and highest.
+    fn new(title: String, lines: Vec<(String, usize, &'a Profile)>) -> Self {
+        let xmax = lines.iter().map(|l| l.2.steps).max().unwrap_or(1).max(1) as f64;
+        let ymax = lines
+            .iter()
+            .flat_map(|l| l.2.points.iter().map(|q| q.1))
+            .max()
+            .unwrap_or(1)
+            .max(1) as f64;
+        Steps {
+            title,
+            lines,
+            unit: byte_unit(ymax),
+            xmax,
+            ymax,
+        }
+    }
 }
