@@ -185,6 +185,45 @@ fn a_run_into_another_experiments_directory_is_refused() {
     );
 }
 
+/// A directory with files but no `config.toml` is not a results directory:
+/// a run or merge into it would replace its README.md, and `--fresh` has no
+/// results there to discard. An empty one, or one holding only the lock
+/// file a killed run left, is used.
+#[test]
+fn a_directory_that_is_not_a_results_directory_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = write(tmp.path(), "a.toml", CHAINS);
+    let project = tmp.path().join("project");
+    fs::create_dir(&project).unwrap();
+    fs::write(project.join("README.md"), "# My notes\n").unwrap();
+    for fresh in [&[][..], &["--fresh"][..]] {
+        let mut args = vec!["run", &cfg, "--out", s(&project), "-q"];
+        args.extend_from_slice(fresh);
+        let err = invalid(&args);
+        assert!(
+            err.contains("is not a results directory") && err.contains("README.md"),
+            "{err}"
+        );
+    }
+    let done = tmp.path().join("done");
+    ok(&["run", &cfg, "--out", s(&done), "-q"]);
+    let err = invalid(&["merge", s(&done), "--out", s(&project)]);
+    assert!(err.contains("is not a results directory"), "{err}");
+    assert_eq!(
+        fs::read_to_string(project.join("README.md")).unwrap(),
+        "# My notes\n"
+    );
+    assert_eq!(
+        fs::read_dir(&project).unwrap().count(),
+        1,
+        "nothing written"
+    );
+    let empty = tmp.path().join("empty");
+    fs::create_dir(&empty).unwrap();
+    fs::write(empty.join(".memsched.lock"), "").unwrap();
+    ok(&["run", &cfg, "--out", s(&empty), "-q"]);
+}
+
 #[test]
 fn merge_refuses_different_experiments_and_warns_of_missing_shards() {
     let tmp = tempfile::tempdir().unwrap();

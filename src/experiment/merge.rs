@@ -23,9 +23,9 @@ use super::fingerprint::{self, Fingerprints};
 use super::plan::{Plan, Shard};
 use super::rows;
 use super::runner::{
-    check_out_is_not_a_file, check_same_experiment, lock_dir, never_ran, read_profiles,
-    read_shards_file, write_profiles, write_shards, ShardsFile, ALL_SHARDS, CONFIG, FINGERPRINTS,
-    PROFILES, RUNS, SHARDS, SHARD_PLACEMENT,
+    check_not_foreign, check_out_is_not_a_file, check_same_experiment, lock_dir, never_ran,
+    read_profiles, read_shards_file, write_profiles, write_shards, ShardsFile, ALL_SHARDS, CONFIG,
+    FINGERPRINTS, PROFILES, RUNS, SHARDS, SHARD_PLACEMENT,
 };
 use super::{finish, ExperimentError, Finished};
 
@@ -63,6 +63,7 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Finished, ExperimentError> 
         check_same_config(first, &config, d, &other)?;
     }
     check_out_is_not_a_file(out)?;
+    check_not_foreign(out)?;
     // The merge replaces `out`'s rows: never those of another experiment.
     check_same_experiment(
         out,

@@ -248,6 +248,7 @@ fn run_with(
     let profiles_path = out.join(PROFILES);
     // Everything is checked before the directory is touched.
     check_out_is_not_a_file(out)?;
+    check_not_foreign(out)?;
     if !opts.fresh {
         check_same_experiment(
             out,
@@ -604,6 +605,39 @@ pub(super) fn check_out_is_not_a_file(out: &Path) -> Result<(), ExperimentError>
         ))),
         _ => Ok(()),
     }
+}
+
+/// Refuses an output directory that holds files but no `config.toml`: it
+/// is not a results directory (a run writes its `config.toml` first, right
+/// after taking the lock), and its files could be replaced (`README.md`,
+/// `summary.csv`, the plots). `--fresh` does not lift this: there are no
+/// results of ours to discard.
+pub(super) fn check_not_foreign(out: &Path) -> Result<(), ExperimentError> {
+    if !out.is_dir() || out.join(CONFIG).exists() {
+        return Ok(());
+    }
+    let entries = fs::read_dir(out).map_err(|e| ExperimentError::io("read", out, e))?;
+    let mut others = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(|e| ExperimentError::io("read", out, e))?;
+        if entry.file_name() != LOCK {
+            others.push(entry.file_name().to_string_lossy().into_owned());
+        }
+    }
+    if others.is_empty() {
+        return Ok(());
+    }
+    others.sort();
+    let shown = match others.len() {
+        1..=3 => others.join(", "),
+        n => format!("{} and {} more", others[..3].join(", "), n - 3),
+    };
+    Err(ExperimentError::Config(format!(
+        "{} is not a results directory (it has no {CONFIG}) and is not empty ({shown}): \
+         memsched writes README.md, summary.csv, runs.csv and plots there and would \
+         replace files of the same names; choose a new or empty directory (--out)",
+        out.display()
+    )))
 }
 
 /// The `name` in a results directory's `config.toml`, if it has one (read
