@@ -9,6 +9,7 @@ macro_rules! note {
     }};
 }
 
+mod check;
 mod compare;
 mod schedule;
 mod solvers;
@@ -51,6 +52,8 @@ pub enum Command {
     Validate(validate::Args),
     /// Schedule one graph with one solver (or compare several) and report the checked peaks.
     Schedule(schedule::Args),
+    /// Check an order made elsewhere (ids in a file) and report its peak, or what breaks it.
+    Check(check::Args),
     /// List every solver with a one-line description.
     Solvers(solvers::Args),
     // Corpus commands.
@@ -73,6 +76,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Validate(a) => validate::run(a),
         Command::Schedule(a) => schedule::run(a),
+        Command::Check(a) => check::run(a),
         Command::Solvers(a) => solvers::run(a),
         // Corpus commands.
         Command::Gen(a) => gen::run(a),

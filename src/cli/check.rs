@@ -1,0 +1,206 @@
+//! `memsched check`: run an order made elsewhere (another compiler's
+//! schedule, a hand-written one) through the independent checker.
+
+use std::collections::HashSet;
+use std::process::ExitCode;
+
+use anyhow::Context as _;
+use serde_json::{json, Value};
+
+use memsched::schedule;
+use memsched::solvers::{self, ProgramOrder, SolveContext};
+use memsched::Graph;
+
+use super::schedule::{reduction_pct, Format};
+use super::{emit, human_bytes, is_broken_pipe, read_graph, InvalidInput};
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Graph file in seed JSON format (`-` reads standard input).
+    #[arg(value_name = "GRAPH")]
+    graph: String,
+    /// The order to check: node ids in execution order, as a JSON array
+    /// (`[0, 2, 1]`), as the JSON report of `memsched schedule --format
+    /// json` (its `order`), or as plain text separated by spaces, commas or
+    /// newlines. `-` reads standard input.
+    #[arg(value_name = "ORDER")]
+    order: String,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+    /// Write the report here instead of standard output.
+    #[arg(long, short)]
+    out: Option<String>,
+}
+
+/// Reads the ids of an order file in any of the formats [`Args::order`] names.
+fn parse_order(text: &str) -> Result<Vec<i64>, String> {
+    let trimmed = text.trim_start();
+    if trimmed.starts_with('[') || trimmed.starts_with('{') {
+        let value: Value =
+            serde_json::from_str(text).map_err(|e| format!("not valid JSON: {e}"))?;
+        let list = match &value {
+            Value::Array(list) => list,
+            Value::Object(map) => match map.get("order") {
+                Some(Value::Array(list)) => list,
+                Some(Value::Null) => return Err("its `order` is null (the solve it reports found no schedule)".into()),
+                _ => return Err("a JSON object must have an `order` array of node ids (as `memsched schedule --format json` prints)".into()),
+            },
+            _ => unreachable!("starts with [ or {{"),
+        };
+        return list
+            .iter()
+            .enumerate()
+            .map(|(i, x)| {
+                x.as_i64()
+                    .ok_or_else(|| format!("entry {} ({x}) is not an integer node id", i + 1))
+            })
+            .collect();
+    }
+    text.split(|c: char| c.is_whitespace() || c == ',')
+        .filter(|t| !t.is_empty())
+        .enumerate()
+        .map(|(i, t)| {
+            t.parse::<i64>()
+                .map_err(|_| format!("entry {} (`{t}`) is not an integer node id", i + 1))
+        })
+        .collect()
+}
+
+/// The order as node indices: every id known, none twice, none missing
+/// (each named, with its position, when it is not).
+fn to_indices(g: &Graph, ids: &[i64]) -> Result<Vec<u32>, String> {
+    let mut seen = HashSet::with_capacity(ids.len());
+    let mut order = Vec::with_capacity(ids.len());
+    for (i, &id) in ids.iter().enumerate() {
+        let v = g
+            .index_of(id)
+            .ok_or_else(|| format!("entry {} is node {id}, which is not in the graph", i + 1))?;
+        if !seen.insert(v) {
+            return Err(format!(
+                "entry {} is node {id} again: it appears twice",
+                i + 1
+            ));
+        }
+        order.push(v);
+    }
+    if order.len() < g.node_count() {
+        let missing: Vec<String> = g
+            .nodes()
+            .filter(|v| !seen.contains(v))
+            .take(5)
+            .map(|v| g.id(v).to_string())
+            .collect();
+        let more = g.node_count() - order.len() - missing.len();
+        let tail = if more > 0 {
+            format!(" and {more} more")
+        } else {
+            String::new()
+        };
+        return Err(format!(
+            "it has {} of the graph's {} nodes: missing {}{tail}",
+            order.len(),
+            g.node_count(),
+            missing.join(", ")
+        ));
+    }
+    Ok(order)
+}
+
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    if args.graph == "-" && args.order == "-" {
+        return Err(InvalidInput(
+            "the graph and the order cannot both come from standard input".into(),
+        )
+        .into());
+    }
+    let graph = read_graph(&args.graph)?;
+    let text = if args.order == "-" {
+        std::io::read_to_string(std::io::stdin()).context("cannot read standard input")?
+    } else {
+        std::fs::read_to_string(&args.order)
+            .with_context(|| format!("cannot read {}", args.order))?
+    };
+    let name = if args.order == "-" {
+        "standard input"
+    } else {
+        &args.order
+    };
+    let order = parse_order(&text)
+        .and_then(|ids| to_indices(&graph, &ids))
+        .map_err(|e| InvalidInput(format!("{name} is not an order of the graph: {e}")))?;
+    let eval = schedule::check(&graph, &order)
+        .map_err(|e| InvalidInput(format!("{name} is not a schedule of the graph: {e}")))?;
+    let program = solvers::run(&ProgramOrder, &graph, &SolveContext::default()).peak;
+    let reduction = reduction_pct(Some(eval.peak), program);
+    // The node that reaches the peak first, and its step (1-based).
+    let at_peak = eval.peak_step.map(|k| (k + 1, graph.id(order[k])));
+    let text = match args.format {
+        Format::Json => {
+            let value = json!({
+                "valid": true,
+                "peak": eval.peak,
+                "peak_step": at_peak.map(|(k, _)| k),
+                "peak_node": at_peak.map(|(_, id)| id),
+                "program_peak": program,
+                "reduction_pct": reduction,
+                "final_memory": eval.final_memory,
+                "nodes": graph.node_count(),
+                "edges": graph.edge_count(),
+            });
+            format!("{value}\n")
+        }
+        Format::Text => {
+            let opt = |x: Option<u64>| x.map_or("-".to_string(), human_bytes);
+            let mut s = format!(
+                "valid        a schedule of all {} nodes\n",
+                graph.node_count()
+            );
+            s += &format!("peak         {}\n", human_bytes(eval.peak));
+            if let Some((k, id)) = at_peak {
+                s += &format!("peak at      step {k}, after node {id}\n");
+            }
+            s += &format!("program peak {}\n", opt(program));
+            if let Some(r) = reduction {
+                s += &format!("reduction    {r:.2}% vs program order\n");
+            }
+            s += &format!(
+                "final memory {}\n",
+                human_bytes(eval.final_memory.max(0) as u64)
+            );
+            s
+        }
+    };
+    match emit(args.out.as_deref(), &text) {
+        Err(e) if !is_broken_pipe(&e) => Err(e),
+        _ => Ok(ExitCode::SUCCESS),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn orders_parse_in_every_format() {
+        for text in [
+            "[3, 1, -2]",
+            "{\"order\": [3, 1, -2], \"peak\": 5}",
+            "3 1 -2\n",
+            "3,1,\n-2",
+        ] {
+            assert_eq!(parse_order(text), Ok(vec![3, 1, -2]), "{text}");
+        }
+        assert!(parse_order("[1, 2.5]")
+            .unwrap_err()
+            .contains("entry 2 (2.5)"));
+        assert!(parse_order("1 x 3").unwrap_err().contains("entry 2 (`x`)"));
+        assert!(parse_order("{\"peak\": 3}")
+            .unwrap_err()
+            .contains("`order` array"));
+        assert!(parse_order("{\"order\": null}")
+            .unwrap_err()
+            .contains("null"));
+        assert!(parse_order("[1, 2").unwrap_err().contains("not valid JSON"));
+    }
+}
