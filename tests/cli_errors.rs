@@ -424,11 +424,24 @@ fn solvers_lists_every_registry_name_one_line_each() {
     assert_eq!(o.status.code(), Some(0));
     let text = stdout(&o);
     let infos = memsched::solvers::list();
-    assert_eq!(text.lines().count(), infos.len(), "{text}");
+    let left_out = memsched::solvers::not_built();
+    assert_eq!(text.lines().count(), infos.len() + left_out.len(), "{text}");
     for (line, info) in text.lines().zip(&infos) {
         assert!(line.starts_with(&info.name), "{line}");
         assert!(line.contains(&info.summary), "{line}");
     }
+    // A solver this build leaves out is named, with the feature it needs.
+    for (line, (name, feature)) in text.lines().skip(infos.len()).zip(&left_out) {
+        assert!(line.starts_with(name), "{line}");
+        assert!(
+            line.contains("not in this build") && line.contains(feature),
+            "{line}"
+        );
+    }
+    assert_eq!(
+        left_out.iter().any(|&(n, _)| n == "ilp"),
+        cfg!(not(feature = "ilp"))
+    );
     for name in ["program", "kahn", "seed-greedy", "brute"] {
         assert!(text
             .lines()

@@ -12,6 +12,12 @@ pub fn run(_: Args) -> anyhow::Result<ExitCode> {
     for info in infos {
         text += &format!("{:width$}  {}\n", info.name, info.summary);
     }
+    for (name, feature) in memsched::solvers::not_built() {
+        text += &format!(
+            "{name:width$}  not in this build: it needs the `{feature}` feature (on by default; \
+             this binary was built with --no-default-features)\n"
+        );
+    }
     super::print_stdout(&text)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -44,7 +44,7 @@ pub use exact::{Exact, MoveGreedy};
 pub use kahn::Kahn;
 pub use outcome::{Outcome, Report, Status};
 pub use program::ProgramOrder;
-pub use registry::{build, list, names_with, SolverError, SolverInfo};
+pub use registry::{build, list, names_with, not_built, SolverError, SolverInfo};
 pub use seed_greedy::SeedGreedy;
 
 use std::time::Instant;

@@ -235,6 +235,16 @@ pub fn list() -> Vec<SolverInfo> {
         .collect()
 }
 
+/// Solvers left out of this build, each with the cargo feature that adds it
+/// (`ilp` under `--no-default-features`).
+pub fn not_built() -> Vec<(&'static str, &'static str)> {
+    FEATURE_SOLVERS
+        .iter()
+        .filter(|(name, _)| !ENTRIES.iter().any(|e| e.name == *name))
+        .copied()
+        .collect()
+}
+
 /// Builds the solver called `name` (`kahn`, `rule:delta,id`, ...).
 pub fn build(name: &str) -> Result<Box<dyn Scheduler>, SolverError> {
     let name = name.trim();
