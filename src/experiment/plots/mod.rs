@@ -56,9 +56,12 @@ pub fn register_font() {
     });
 }
 
-/// The colour of the `i`-th solver (stable per solver position in the config).
+/// The colour of the `i`-th solver (stable per solver position in the
+/// config): Matplotlib's `tab10`, then the light partners of `tab20`, so
+/// that twenty series (`experiments/rules.toml` has fourteen) get twenty
+/// colours.
 pub fn color(i: usize) -> RGBAColor {
-    const COLORS: [(u8, u8, u8); 10] = [
+    const COLORS: [(u8, u8, u8); 20] = [
         (31, 119, 180),
         (255, 127, 14),
         (44, 160, 44),
@@ -69,6 +72,16 @@ pub fn color(i: usize) -> RGBAColor {
         (127, 127, 127),
         (188, 189, 34),
         (23, 190, 207),
+        (174, 199, 232),
+        (255, 187, 120),
+        (152, 223, 138),
+        (255, 152, 150),
+        (197, 176, 213),
+        (196, 156, 148),
+        (247, 182, 210),
+        (199, 199, 199),
+        (219, 219, 141),
+        (158, 218, 229),
     ];
     let (r, g, b) = COLORS[i % COLORS.len()];
     RGBAColor(r, g, b, 1.0)
