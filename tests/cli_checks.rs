@@ -134,13 +134,18 @@ fn cli_checks_miscased_op_and_non_numeric_latency_are_errors() {
     ] {
         assert_exit_2(
             &run(args, None),
-            &["node 4", "\"alloc\"", "write \"ALLOC\""],
+            &[
+                "node 4",
+                "\"alloc\"",
+                "write exactly \"ALLOC\"",
+                "no spaces",
+            ],
         );
     }
     let free = r#"{"Nodes": [{"Id": 0, "Op": "ALLOC", "Size": 64, "BufId": 1}, {"Id": 8, "Op": "Free", "BufId": 1}], "Edges": [[0, 8]]}"#;
     assert_exit_2(
         &run(&["schedule", "-"], Some(free)),
-        &["node 8", "write \"FREE\""],
+        &["node 8", "write exactly \"FREE\""],
     );
     let latency = r#"{"Nodes": [{"Id": 0, "Op": "A", "Latency": 3}, {"Id": 6, "Op": "B", "Latency": "slow"}], "Edges": [[0, 6]]}"#;
     let o = run(

@@ -334,7 +334,8 @@ fn resuming_under_other_settings_is_refused() {
         ),
         (
             format!("restarts = 2\n{with_random}[budget]\nmax_states = 99\n"),
-            "`[budget]`",
+            "`[budget]` (max_states = 50000000, max_memory_bytes = 4294967296, now \
+             max_states = 99, max_memory_bytes = 4294967296)",
         ),
     ] {
         fs::write(&a, &changed).unwrap();
@@ -394,6 +395,7 @@ fn unusable_seeds_are_config_errors() {
     for (seeds, named) in [
         ("seeds = \"0..18446744073709551615\"", "at most 1000000"),
         ("seeds = [0, 1, 2, 0]", "seed 0 is listed twice"),
+        ("seeds = \"0..=3\"", "e.g. `0..4`"),
     ] {
         let cfg = write(
             tmp.path(),

@@ -117,10 +117,21 @@ impl Seeds {
                 let (a, b) = r
                     .split_once("..")
                     .ok_or_else(|| format!("seed range `{r}` is not `A..B`"))?;
+                if let Some(end) = b.trim().strip_prefix('=') {
+                    return Err(format!(
+                        "seed range `{r}`: write `{a}..B` with B one past the last seed \
+                         (`A..B` leaves B out; `..=` is not accepted), e.g. `{a}..{}`",
+                        end.trim()
+                            .parse::<u64>()
+                            .map_or("B".into(), |e| (e + 1).to_string())
+                    ));
+                }
                 let parse = |s: &str| {
-                    s.trim()
-                        .parse::<u64>()
-                        .map_err(|_| format!("seed range `{r}`: `{s}` is not a number"))
+                    s.trim().parse::<u64>().map_err(|_| {
+                        format!(
+                            "seed range `{r}`: `{s}` is not a number (write `A..B`, B left out)"
+                        )
+                    })
                 };
                 let (a, b) = (parse(a)?, parse(b)?);
                 if b <= a {

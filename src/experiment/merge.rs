@@ -203,6 +203,12 @@ impl<'a> United<'a> {
 /// The config a results directory was made with (its `config.toml`).
 fn load_config(dir: &Path) -> Result<Config, ExperimentError> {
     let path = dir.join(CONFIG);
+    if !dir.exists() {
+        return Err(ExperimentError::Config(format!(
+            "{} does not exist",
+            dir.display()
+        )));
+    }
     if !path.is_file() {
         return Err(ExperimentError::Config(format!(
             "{} has no {CONFIG}: not a results directory of `memsched run`",
@@ -397,6 +403,21 @@ mod tests {
 
     const BASE: &str =
         "solvers = [\"kahn\"]\n[graphs]\ngenerate = [{ spec = \"chain\", seeds = \"0..3\" }]\n";
+
+    /// A missing input is named as missing, not as a directory without
+    /// a config.
+    #[test]
+    fn a_missing_input_is_named() {
+        let tmp = tempfile::tempdir().unwrap();
+        let missing = tmp.path().join("nowhere");
+        let err = merge(std::slice::from_ref(&missing), &tmp.path().join("m"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains(&format!("{} does not exist", missing.display())),
+            "{err}"
+        );
+    }
 
     #[test]
     fn configs_differing_in_work_are_named() {

@@ -545,7 +545,17 @@ fn check_same_settings(
     }
     // Likewise the budget, for rows of a solver that reads it.
     if old.budget != config.budget && solved_any(|a| a.budgeted) {
-        differ.push("`[budget]`".to_string());
+        let show = |b: &BudgetSection| {
+            format!(
+                "max_states = {}, max_memory_bytes = {}",
+                b.max_states, b.max_memory_bytes
+            )
+        };
+        differ.push(format!(
+            "`[budget]` ({}, now {})",
+            show(&old.budget),
+            show(&config.budget)
+        ));
     }
     if differ.is_empty() {
         return Ok(());

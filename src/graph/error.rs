@@ -38,8 +38,8 @@ pub enum GraphError {
     /// An `Op` that is `ALLOC` or `FREE` in another case (`"alloc"`, `"Free"`):
     /// Op is case-sensitive, and such a node would silently be compute.
     #[error(
-        "node {id} has Op {op:?}: Op is case-sensitive, write \"{expected}\" \
-         (any other Op is a compute node, which allocates nothing)"
+        "node {id} has Op {op:?}: write exactly \"{expected}\" (Op is case-sensitive \
+         and takes no spaces; any other Op is a compute node, which allocates nothing)"
     )]
     OpCase {
         id: i64,

@@ -318,6 +318,15 @@ fn parse_term(term: &str) -> Result<Term, RuleError> {
             return Err(syntax(term, message));
         }
         let (weight, name) = match s.split_once('*') {
+            // `delta*2`: the weight comes first.
+            Some((num, name))
+                if Feature::from_name(num).is_some() && name.parse::<f64>().is_ok() =>
+            {
+                return Err(syntax(
+                    term,
+                    format!("write the weight first: `{name}*{num}`"),
+                ));
+            }
             Some((num, name)) => (parse_number(term, num)?, name),
             None => (Weight::Int(1), s),
         };
@@ -556,6 +565,8 @@ mod tests {
         assert!(matches!(parse("  "), Err(RuleError::Empty { .. })));
         let e = parse("NaN*delta").unwrap_err().to_string();
         assert!(e.contains("`NaN` is not a number"), "{e}");
+        let e = parse("delta*2").unwrap_err().to_string();
+        assert!(e.contains("write the weight first: `2*delta`"), "{e}");
     }
 
     /// A first term that fits f64 but not with `noisy:`'s noise on top is
