@@ -10,7 +10,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
 use super::config::{expand_glob, Config};
@@ -150,14 +150,21 @@ impl Plan {
         for f in &config.graphs.files {
             let p = PathBuf::from(f);
             if !p.is_file() {
-                return Err(format!("graph file `{f}` does not exist"));
+                return Err(format!(
+                    "graph file `{f}` does not exist{}",
+                    relative_to_cwd(&p)
+                ));
             }
             files.push((p, format!("`files` entry `{f}`")));
         }
         for pattern in &config.graphs.globs {
-            let found = expand_glob(pattern)?;
+            let found = expand_glob(pattern)
+                .map_err(|e| format!("{e}{}", relative_to_cwd(Path::new(pattern))))?;
             if found.is_empty() {
-                return Err(format!("glob `{pattern}` matches no file"));
+                return Err(format!(
+                    "glob `{pattern}` matches no file{}",
+                    relative_to_cwd(Path::new(pattern))
+                ));
             }
             files.extend(found.into_iter().map(|p| (p, format!("glob `{pattern}`"))));
         }
@@ -348,6 +355,21 @@ fn unknown_graph(key: &str, name: &str, graphs: &[GraphEntry]) -> String {
     )
 }
 
+/// For a relative path in a config, where it was looked for: paths in a
+/// config are relative to the current directory, not to the config's.
+fn relative_to_cwd(p: &Path) -> String {
+    if p.is_absolute() {
+        return String::new();
+    }
+    match std::env::current_dir() {
+        Ok(cwd) => format!(
+            " (paths in a config are relative to the current directory, here {})",
+            cwd.display()
+        ),
+        Err(_) => " (paths in a config are relative to the current directory)".into(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -439,6 +461,20 @@ mod tests {
         // Two generated graphs with one name too.
         let err = parse("generate = [{ spec = \"chain\" }, { spec = \"chain\" }]").unwrap_err();
         assert!(err.contains("`chain#0`"), "{err}");
+        // A missing relative path says where it was looked for; an
+        // absolute one needs no such note.
+        let err = parse("files = [\"no/such.json\"]").unwrap_err();
+        let cwd = std::env::current_dir().unwrap();
+        assert!(
+            err.contains("relative to the current directory")
+                && err.contains(&cwd.display().to_string()),
+            "{err}"
+        );
+        let err = parse("globs = [\"no/such/*.json\"]").unwrap_err();
+        assert!(err.contains("relative to the current directory"), "{err}");
+        let absent = dir.path().join("absent.json").display().to_string();
+        let err = parse(&format!("files = [\"{absent}\"]")).unwrap_err();
+        assert!(!err.contains("relative"), "{err}");
     }
 
     #[test]
