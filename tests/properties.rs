@@ -337,14 +337,16 @@ proptest! {
         prop_assert_eq!(brute.status, Status::Optimal);
         prop_assert_eq!(brute.peak, Some(min));
         for info in solvers::list() {
-            if info.name.contains(':') || info.name == "brute" {
+            // `anneal[:START]` runs without its argument too.
+            let name = info.name.replace("[:START]", "");
+            if name.contains(':') || name == "brute" {
                 continue;
             }
-            let solver = solvers::build(&info.name).unwrap();
+            let solver = solvers::build(&name).unwrap();
             let report = solvers::run(solver.as_ref(), &case.g, &ctx);
             match &report.status {
                 Status::Failed(why) => {
-                    if info.name == "program" {
+                    if name == "program" {
                         prop_assert!(!case.g.program_order_is_topological(), "{}", why);
                     }
                     continue;

@@ -273,6 +273,8 @@ pub fn default_iterations(n: usize) -> u64 {
 pub struct Anneal {
     start: Box<dyn Scheduler>,
     iterations: Option<u64>,
+    /// The registry name, when not the default `anneal` (`anneal:START`).
+    name: Option<String>,
 }
 
 impl Default for Anneal {
@@ -287,7 +289,14 @@ impl Anneal {
         Anneal {
             start,
             iterations: None,
+            name: None,
         }
+    }
+
+    /// Sets the name it reports (the registry name that builds it).
+    pub fn named(mut self, name: String) -> Self {
+        self.name = Some(name);
+        self
     }
 
     /// Sets the number of proposed moves when there is no time limit.
@@ -305,8 +314,8 @@ impl Anneal {
         let out = self.start.solve(g, ctx);
         match out.order {
             Some(o) if schedule::check(g, &o).is_ok() => {
-                let why = out.note.unwrap_or_default();
-                (o, format!("start: {} ({why})", self.start.name()))
+                let why = out.note.map(|n| format!(" ({n})")).unwrap_or_default();
+                (o, format!("start: {}{why}", self.start.name()))
             }
             _ => (
                 g.topo_order().to_vec(),
@@ -318,7 +327,7 @@ impl Anneal {
 
 impl Scheduler for Anneal {
     fn name(&self) -> String {
-        "anneal".into()
+        self.name.clone().unwrap_or_else(|| "anneal".into())
     }
 
     fn abilities(&self) -> Abilities {
@@ -328,6 +337,8 @@ impl Scheduler for Anneal {
             // As its start (by default best-heuristic, which runs the
             // search's greedy).
             budgeted: self.start.abilities().budgeted,
+            // `anneal:noisy:EXPR` restarts its start.
+            restarts: self.start.abilities().restarts,
             ..Abilities::default()
         }
     }

@@ -42,10 +42,19 @@ pub struct SolverInfo {
 
 type Make = fn(Option<&str>) -> Result<Box<dyn Scheduler>, SolverError>;
 
+/// Whether a solver takes an argument after a colon, and its placeholder.
+#[derive(Clone, Copy)]
+enum Param {
+    No,
+    /// `rule:EXPR`: the argument must be given.
+    Required(&'static str),
+    /// `anneal[:START]`: the solver runs with or without it.
+    Optional(&'static str),
+}
+
 struct Entry {
     name: &'static str,
-    /// The argument's placeholder (`EXPR`) if the solver takes one.
-    param: Option<&'static str>,
+    param: Param,
     summary: &'static str,
     make: Make,
 }
@@ -56,113 +65,129 @@ fn plain<S: Scheduler + Default + 'static>(
     Ok(Box::new(S::default()))
 }
 
+/// `anneal` (from `best-heuristic`) or `anneal:START` (from the solver
+/// `START` builds, e.g. `anneal:seed-greedy` or `anneal:rule:-height,id`).
+fn make_anneal(start: Option<&str>) -> Result<Box<dyn Scheduler>, SolverError> {
+    let Some(start) = start else {
+        return Ok(Box::new(Anneal::default()));
+    };
+    let solver = build(start).map_err(|e| SolverError::BadArgument {
+        name: "anneal".into(),
+        message: format!("its start `{start}` is not a solver: {e}"),
+    })?;
+    // Named after the start's own name, so that spellings of one start
+    // (`rule: delta,id`, `rule:delta,id`) name one solver.
+    let name = format!("anneal:{}", solver.name());
+    Ok(Box::new(Anneal::with_start(solver).named(name)))
+}
+
 const ENTRIES: &[Entry] = &[
     Entry {
         name: "program",
-        param: None,
+        param: Param::No,
         summary: "the order of the Nodes array (the baseline); fails if it breaks an edge",
         make: plain::<ProgramOrder>,
     },
     Entry {
         name: "kahn",
-        param: None,
+        param: Param::No,
         summary: "Kahn's topological sort, FIFO queue, memory-oblivious",
         make: plain::<Kahn>,
     },
     Entry {
         name: "seed-greedy",
-        param: None,
+        param: Param::No,
         summary: "the article's heap greedy on (delta, type FREE<compute<ALLOC, id), exact replica",
         make: plain::<SeedGreedy>,
     },
     // ---- heuristics: priority rules, published schedulers, randomized (issue 4) ----
     Entry {
         name: "rule",
-        param: Some("EXPR"),
+        param: Param::Required("EXPR"),
         summary: "list scheduler: runs the ready node with the smallest key EXPR (e.g. delta,type,id; see docs/rules.md)",
         make: super::rule::make_rule,
     },
     Entry {
         name: "moves",
-        param: Some("EXPR"),
+        param: Param::Required("EXPR"),
         summary: "EXPR applied to moves (a delta<=0 node plus the ALLOCs it still needs); moves:delta,type,id repairs the article's greedy",
         make: super::rule::make_moves,
     },
     Entry {
         name: "moves-greedy",
-        param: None,
+        param: Param::No,
         summary: "moves:delta,type,id, the article's greedy over moves (ALLOCs just in time)",
         make: super::rule::make_moves_greedy,
     },
     Entry {
         name: "random",
-        param: None,
+        param: Param::No,
         summary: "uniformly random ready node, seeded; best of --restarts K",
         make: super::rule::make_random,
     },
     Entry {
         name: "random-moves",
-        param: None,
+        param: Param::No,
         summary: "uniformly random move, seeded; best of --restarts K",
         make: super::rule::make_random_moves,
     },
     Entry {
         name: "noisy",
-        param: Some("EXPR"),
+        param: Param::Required("EXPR"),
         summary: "rule:EXPR with seeded Gumbel noise on the first term; best of --restarts K, in parallel",
         make: super::rule::make_noisy,
     },
     Entry {
         name: "noisy-moves",
-        param: Some("EXPR"),
+        param: Param::Required("EXPR"),
         summary: "moves:EXPR with seeded Gumbel noise on the first term; best of --restarts K, in parallel",
         make: super::rule::make_noisy_moves,
     },
     Entry {
         name: "xla-list",
-        param: None,
+        param: Param::No,
         summary: "XLA's list scheduler: ready op freeing most bytes minus bytes defined, then most users",
         make: plain::<XlaList>,
     },
     Entry {
         name: "xla-dfs",
-        param: None,
+        param: Param::No,
         summary: "XLA's DFS scheduler: post-order visiting operands by cumulative extra users, then size",
         make: plain::<XlaDfs>,
     },
     Entry {
         name: "xla-postorder",
-        param: None,
+        param: Param::No,
         summary: "XLA's post-order scheduler: DFS post-order from the user-less ops, no memory heuristic",
         make: plain::<XlaPostOrder>,
     },
     Entry {
         name: "xla-default",
-        param: None,
+        param: Param::No,
         summary: "XLA's default: the lowest peak of xla-list, xla-dfs and xla-postorder",
         make: |_| Ok(Box::new(xla_default())),
     },
     Entry {
         name: "inductor-lpmf",
-        param: None,
+        param: Param::No,
         summary: "Inductor's least-peak-memory-first: ready op that keeps the running peak lowest",
         make: plain::<InductorLpmf>,
     },
     Entry {
         name: "inductor-bfs",
-        param: None,
+        param: Param::No,
         summary: "Inductor's BFS: ready op whose operands ran earliest (FIFO)",
         make: plain::<InductorBfs>,
     },
     Entry {
         name: "inductor-dfs",
-        param: None,
+        param: Param::No,
         summary: "Inductor's DFS: post-order by increasing bytes defined plus bytes read",
         make: plain::<InductorDfs>,
     },
     Entry {
         name: "inductor-default",
-        param: None,
+        param: Param::No,
         summary: "Inductor's reorder_for_peak_memory: the lowest peak of program order, lpmf, bfs, dfs",
         make: |_| Ok(Box::new(inductor_default())),
     },
@@ -170,33 +195,33 @@ const ENTRIES: &[Entry] = &[
     // ---- local search and best-of (issue 4) ----
     Entry {
         name: "best-heuristic",
-        param: None,
+        param: Param::No,
         summary: "the lowest peak of every fast heuristic (program, kahn, seed-greedy, moves-greedy, XLA, Inductor, ...)",
         make: |_| Ok(Box::new(super::best_heuristic())),
     },
     Entry {
         name: "anneal",
-        param: None,
-        summary: "simulated annealing by single-node shifts from the best fast heuristic; seeded, anytime",
-        make: plain::<Anneal>,
+        param: Param::Optional("START"),
+        summary: "simulated annealing by single-node shifts from START's schedule (any solver; default best-heuristic); seeded, anytime",
+        make: make_anneal,
     },
 
     // ---- exact solvers (issue 3) ----
     Entry {
         name: "brute",
-        param: None,
+        param: Param::No,
         summary: "every topological order (at most 12 nodes); for tests",
         make: plain::<Brute>,
     },
     Entry {
         name: "exact",
-        param: None,
+        param: Param::No,
         summary: "best-first search over downsets (F1 closure, F2 moves, F4 bounds); proven optimum or bound + gap",
         make: plain::<Exact>,
     },
     Entry {
         name: "dp",
-        param: None,
+        param: Param::No,
         summary: "plain DP over downsets, every ready node a branch (SERENITY-style baseline)",
         make: plain::<Dp>,
     },
@@ -204,7 +229,7 @@ const ENTRIES: &[Entry] = &[
     #[cfg(feature = "ilp")]
     Entry {
         name: "ilp",
-        param: None,
+        param: Param::No,
         summary:
             "time-indexed integer program on the reduced graph, HiGHS; optimal or best + dual bound",
         make: plain::<super::Ilp>,
@@ -227,8 +252,9 @@ pub fn list() -> Vec<SolverInfo> {
         .iter()
         .map(|e| SolverInfo {
             name: match e.param {
-                Some(p) => format!("{}:{p}", e.name),
-                None => e.name.to_string(),
+                Param::Required(p) => format!("{}:{p}", e.name),
+                Param::Optional(p) => format!("{}[:{p}]", e.name),
+                Param::No => e.name.to_string(),
             },
             summary: e.summary.to_string(),
         })
@@ -267,11 +293,12 @@ pub fn build(name: &str) -> Result<Box<dyn Scheduler>, SolverError> {
         .find(|e| e.name == base)
         .ok_or_else(unknown)?;
     match (entry.param, arg) {
-        (Some(param), None) | (Some(param), Some("")) => Err(SolverError::MissingArgument {
+        (Param::Required(param) | Param::Optional(param), Some(""))
+        | (Param::Required(param), None) => Err(SolverError::MissingArgument {
             name: base.to_string(),
             param: param.to_string(),
         }),
-        (None, Some(arg)) => Err(SolverError::UnexpectedArgument {
+        (Param::No, Some(arg)) => Err(SolverError::UnexpectedArgument {
             name: base.to_string(),
             arg: arg.to_string(),
         }),
@@ -283,14 +310,48 @@ pub fn build(name: &str) -> Result<Box<dyn Scheduler>, SolverError> {
 mod tests {
     use super::*;
 
+    /// `anneal` starts from best-heuristic, `anneal:START` from any solver,
+    /// named by the start's own name; a bad start is named.
+    #[test]
+    fn anneal_takes_an_optional_start() {
+        assert_eq!(build("anneal").unwrap().name(), "anneal");
+        assert_eq!(
+            build("anneal:seed-greedy").unwrap().name(),
+            "anneal:seed-greedy"
+        );
+        assert_eq!(
+            build("anneal: rule: delta , id").unwrap().name(),
+            "anneal:rule:delta,id"
+        );
+        assert!(build("anneal:noisy:delta").unwrap().abilities().restarts);
+        assert!(!build("anneal:kahn").unwrap().abilities().budgeted);
+        let err = build("anneal:bogus").err().unwrap().to_string();
+        assert!(err.contains("its start `bogus` is not a solver"), "{err}");
+        let g = crate::corpus::gen::generate(
+            &crate::corpus::gen::GenSpec::parse("tensor-program:ops=10").unwrap(),
+            1,
+        )
+        .unwrap();
+        let ctx = crate::solvers::SolveContext::new(3, None);
+        let start = crate::solvers::run(build("kahn").unwrap().as_ref(), &g, &ctx);
+        let annealed = crate::solvers::run(build("anneal:kahn").unwrap().as_ref(), &g, &ctx);
+        assert!(
+            annealed.peak.unwrap() <= start.peak.unwrap(),
+            "never worse than its start"
+        );
+        assert!(annealed.note.unwrap().starts_with("start: kahn"));
+    }
+
     #[test]
     fn every_listed_plain_name_builds_under_its_name() {
         for info in list() {
-            if info.name.contains(':') {
+            // `anneal[:START]` runs without its argument too.
+            let name = info.name.replace("[:START]", "");
+            if name.contains(':') {
                 continue;
             }
-            let s = build(&info.name).unwrap();
-            assert_eq!(s.name(), info.name);
+            let s = build(&name).unwrap();
+            assert_eq!(s.name(), name);
         }
     }
 
@@ -299,7 +360,10 @@ mod tests {
     #[test]
     fn restarts_ability_matches_the_summaries() {
         for info in list() {
-            let name = info.name.replace("EXPR", "delta,id");
+            let name = info
+                .name
+                .replace("EXPR", "delta,id")
+                .replace("[:START]", "");
             let restarts = build(&name).unwrap().abilities().restarts;
             assert_eq!(restarts, info.summary.contains("--restarts K"), "{name}");
         }
@@ -339,7 +403,10 @@ mod tests {
             ..SolveContext::default()
         };
         for info in list() {
-            let name = info.name.replace("EXPR", "delta,id");
+            let name = info
+                .name
+                .replace("EXPR", "delta,id")
+                .replace("[:START]", "");
             let Ok(solver) = build(&name) else {
                 continue; // not in this build
             };
