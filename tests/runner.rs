@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 const BIN: &str = env!("CARGO_BIN_EXE_memsched");
 const TINY: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/configs/tiny.toml");
 
-const COLUMNS: [&str; 17] = [
+const COLUMNS: [&str; 18] = [
     "graph",
     "family",
     "nodes",
@@ -29,6 +29,7 @@ const COLUMNS: [&str; 17] = [
     "gap_pct",
     "time_ms",
     "states",
+    "note",
 ];
 
 fn memsched(args: &[&str]) -> Output {
@@ -329,6 +330,59 @@ fn adding_a_solver_runs_only_its_rows() {
     let item = h.iter().position(|x| x == "item").unwrap();
     let ids: Vec<usize> = rows.iter().map(|r| r[item].parse().unwrap()).collect();
     assert_eq!(ids, (0..15).collect::<Vec<_>>());
+}
+
+/// The solver's note is a column (which member of a best-of won, where
+/// `anneal` started), and a `runs.csv` of an older version, without it, is
+/// resumed: its rows are kept, with an empty note.
+#[test]
+fn notes_are_recorded_and_old_files_without_them_resume() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = tmp.path().join("notes.toml");
+    let out = dir(&tmp, "out");
+    let body = "plots = []\n[graphs]\ngenerate = [{ spec = \"tensor-program:ops=8\", seeds = \"0..2\" }]\n";
+    fs::write(&cfg, format!("solvers = [\"xla-default\"]\n{body}")).unwrap();
+    let args = [
+        "run",
+        cfg.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "-q",
+    ];
+    run_ok(&args);
+    let (h, rows) = read_csv(&out.join("runs.csv"));
+    let col = |n: &str| h.iter().position(|x| x == n).unwrap();
+    for r in rows.iter().filter(|r| r[col("solver")] == "xla-default") {
+        assert!(r[col("note")].starts_with("best: xla-"), "{r:?}");
+    }
+    // The same file as an older version wrote it: no `note` column.
+    let text = fs::read_to_string(out.join("runs.csv")).unwrap();
+    let old: String = text
+        .lines()
+        .map(|l| l.rsplit_once(',').map_or(l, |(head, _)| head).to_string() + "\n")
+        .collect();
+    assert!(old.lines().next().unwrap().ends_with(",reason"), "{old}");
+    fs::write(out.join("runs.csv"), &old).unwrap();
+    fs::write(
+        &cfg,
+        format!("solvers = [\"xla-default\", \"anneal:kahn\"]\n{body}"),
+    )
+    .unwrap();
+    let o = memsched(&args);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        o.status.success() && stderr.contains("2 run now, 4 already done"),
+        "{stderr}"
+    );
+    let (h, rows) = read_csv(&out.join("runs.csv"));
+    let col = |n: &str| h.iter().position(|x| x == n).unwrap();
+    for r in &rows {
+        let note = &r[col("note")];
+        match r[col("solver")].as_str() {
+            "anneal:kahn" => assert!(note.starts_with("start: kahn"), "{r:?}"),
+            _ => assert!(note.is_empty(), "kept from the old file: {r:?}"),
+        }
+    }
 }
 
 /// `restarts = K` in a config reaches the best-of-K solvers: each row's peak

@@ -49,6 +49,11 @@ pub struct Row {
     pub states: Option<u64>,
     /// Why a solve failed or was invalid (one line).
     pub reason: String,
+    /// The solver's note (one line): which member of a best-of won, where
+    /// `anneal` started, how `exact` or `dp` proved or why it stopped.
+    /// Absent from files of older versions (read as empty).
+    #[serde(default)]
+    pub note: String,
 }
 
 impl Row {
@@ -90,6 +95,7 @@ pub(crate) fn blank() -> Row {
         time_ms: 0.0,
         states: None,
         reason: String::new(),
+        note: String::new(),
     }
 }
 

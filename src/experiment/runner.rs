@@ -1068,6 +1068,7 @@ fn solve_item(
         Status::Failed(r) | Status::Invalid(r) => one_line(r),
         _ => String::new(),
     };
+    row.note = report.note.as_deref().map(one_line).unwrap_or_default();
     let profile = match (&report.order, tetris) {
         (Some(order), Some(t)) if t == item.graph => {
             Profile::of_order(&graph, order, &entry.name, solver_name, item.seed)
