@@ -66,6 +66,14 @@ fn check_names_what_breaks_an_order() {
         );
         assert!(err.contains("standard input"), "the order is named: {err}");
     }
+    // An order file that cannot be read is invalid input too.
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("missing.txt");
+    for path in [missing.to_str().unwrap(), dir.path().to_str().unwrap()] {
+        let o = run(&["check", EXAMPLE, path], None);
+        assert_eq!(o.status.code(), Some(2), "{path}: {}", stderr(&o));
+        assert!(stderr(&o).contains("cannot read"), "{}", stderr(&o));
+    }
     let o = run(&["check", "-", "-"], Some("{}"));
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("cannot both come from standard input"));

@@ -186,11 +186,19 @@ fn plot_refuses_a_name_it_cannot_draw_before_solving() {
     let dir = tempfile::tempdir().unwrap();
     let pdf = dir.path().join("memory.pdf");
     let nowhere = dir.path().join("missing").join("memory.svg");
-    for (path, needle) in [(&pdf, ".png or .svg"), (&nowhere, "there is no directory")] {
-        let o = run(
-            &["schedule", "-", "--plot", path.to_str().unwrap()],
-            Some(EXAMPLE),
-        );
+    let folder = dir.path().join("folder.svg");
+    std::fs::create_dir(&folder).unwrap();
+    let report = dir.path().join("report.svg");
+    let same_as_out = ["--out", report.to_str().unwrap()];
+    for (path, needle, extra) in [
+        (&pdf, ".png or .svg", &[][..]),
+        (&nowhere, "there is no directory", &[]),
+        (&folder, "it is a directory", &[]),
+        (&report, "--out names the same file", &same_as_out[..]),
+    ] {
+        let mut args = vec!["schedule", "-", "--plot", path.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        let o = run(&args, Some(EXAMPLE));
         assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
         assert!(stderr(&o).contains(needle), "{}", stderr(&o));
         assert!(stdout(&o).is_empty(), "nothing is solved: {}", stdout(&o));

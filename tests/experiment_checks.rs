@@ -185,10 +185,10 @@ fn a_run_into_another_experiments_directory_is_refused() {
     );
 }
 
-/// A directory with files but no `config.toml` is not a results directory:
-/// a run or merge into it would replace its README.md, and `--fresh` has no
-/// results there to discard. An empty one, or one holding only the lock
-/// file a killed run left, is used.
+/// A directory without `config.toml` is not a results directory: a run or
+/// merge into it would replace its README.md, and `--fresh` has no results
+/// there to discard. One whose files memsched does not write (a lock file
+/// a killed run left, `.gitkeep`) is used.
 #[test]
 fn a_directory_that_is_not_a_results_directory_is_refused() {
     let tmp = tempfile::tempdir().unwrap();
@@ -221,7 +221,9 @@ fn a_directory_that_is_not_a_results_directory_is_refused() {
     let empty = tmp.path().join("empty");
     fs::create_dir(&empty).unwrap();
     fs::write(empty.join(".memsched.lock"), "").unwrap();
+    fs::write(empty.join(".gitkeep"), "").unwrap();
     ok(&["run", &cfg, "--out", s(&empty), "-q"]);
+    assert!(empty.join(".gitkeep").exists() && empty.join("runs.csv").exists());
 }
 
 #[test]

@@ -4,7 +4,6 @@
 use std::collections::HashSet;
 use std::process::ExitCode;
 
-use anyhow::Context as _;
 use serde_json::{json, Value};
 
 use memsched::schedule;
@@ -35,7 +34,19 @@ pub struct Args {
 
 /// Reads the ids of an order file in any of the formats [`Args::order`] names.
 fn parse_order(text: &str) -> Result<Vec<i64>, String> {
+    // A byte-order mark, as some editors write, is not part of the order.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let trimmed = text.trim_start();
+    let objects = text
+        .lines()
+        .filter(|l| l.trim_start().starts_with('{'))
+        .count();
+    if objects > 1 {
+        return Err(format!(
+            "it holds {objects} JSON objects (`schedule --format json` with several solvers \
+             prints one per line): keep the line of the solver to check"
+        ));
+    }
     if trimmed.starts_with('[') || trimmed.starts_with('{') {
         let value: Value =
             serde_json::from_str(text).map_err(|e| format!("not valid JSON: {e}"))?;
@@ -115,11 +126,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .into());
     }
     let graph = read_graph(&args.graph)?;
+    // An order that cannot be read is invalid input, as a graph is.
     let text = if args.order == "-" {
-        std::io::read_to_string(std::io::stdin()).context("cannot read standard input")?
+        std::io::read_to_string(std::io::stdin())
+            .map_err(|e| InvalidInput(format!("cannot read standard input: {e}")))?
     } else {
         std::fs::read_to_string(&args.order)
-            .with_context(|| format!("cannot read {}", args.order))?
+            .map_err(|e| InvalidInput(format!("cannot read {}: {e}", args.order)))?
     };
     let name = if args.order == "-" {
         "standard input"
@@ -202,5 +215,19 @@ mod tests {
             .unwrap_err()
             .contains("null"));
         assert!(parse_order("[1, 2").unwrap_err().contains("not valid JSON"));
+        assert_eq!(
+            parse_order("\u{feff}[3, 1]"),
+            Ok(vec![3, 1]),
+            "a byte-order mark"
+        );
+        assert_eq!(
+            parse_order("\u{feff}3 1"),
+            Ok(vec![3, 1]),
+            "a byte-order mark"
+        );
+        let lines = "{\"order\": [1]}\n{\"order\": [2]}\n";
+        assert!(parse_order(lines)
+            .unwrap_err()
+            .contains("holds 2 JSON objects"));
     }
 }

@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use memsched::solvers::Report;
+use memsched::solvers::{Report, Status};
 use memsched::Graph;
 
 use super::schedule::reduction_pct;
@@ -26,8 +26,10 @@ pub fn to_table(g: &Graph, reports: &[Report], program_peak: Option<u64>) -> Str
         .iter()
         .filter_map(|r| Some((r.peak?, r.solver.as_str())))
         .min_by_key(|&(peak, _)| peak);
+    // An invalid report's bound is not trusted: it may be why it is invalid.
     let bound = reports
         .iter()
+        .filter(|r| !matches!(r.status, Status::Invalid(_)))
         .filter_map(|r| Some((r.lower_bound?, r.solver.as_str())))
         .max_by_key(|&(lb, _)| lb);
     let pct = |x: Option<f64>| x.map_or("-".into(), |x| format!("{x:.2}%"));
@@ -86,10 +88,16 @@ pub fn to_table(g: &Graph, reports: &[Report], program_peak: Option<u64>) -> Str
         let _ = write!(s, "lower bound   {} by {by}", human_bytes(lb));
         match best {
             Some((peak, _)) if peak <= lb => s.push_str(": the best peak is optimal\n"),
-            Some((peak, _)) => {
-                let gap = 100.0 * (peak - lb) as f64 / peak as f64;
-                let _ = writeln!(s, ": the best peak is at most {gap:.2}% above the optimum");
+            // The optimum is at least the bound, so the best peak is at
+            // most `peak / lb - 1` above it.
+            Some((peak, _)) if lb > 0 => {
+                let above = 100.0 * (peak - lb) as f64 / lb as f64;
+                let _ = writeln!(
+                    s,
+                    ": the best peak is at most {above:.2}% above the optimum"
+                );
             }
+            Some(_) => s.push('\n'),
             None => s.push('\n'),
         }
     }
@@ -187,6 +195,26 @@ mod tests {
                 "{row}"
             );
         }
+    }
+
+    /// An open gap is stated against the bound (the optimum is at least
+    /// the bound), and an invalid report's bound is not used.
+    #[test]
+    fn an_open_gap_is_measured_from_the_bound() {
+        let spec = GenSpec::parse("tensor-program:ops=8").unwrap();
+        let g = generate(&spec, 1).unwrap();
+        let mut r = reports(&g, &["kahn", "seed-greedy"]);
+        let peak = r.iter().filter_map(|x| x.peak).min().unwrap();
+        r[1].lower_bound = Some(peak / 2);
+        let text = to_table(&g, &r, None);
+        let above = 100.0 * (peak - peak / 2) as f64 / (peak / 2) as f64;
+        let line = format!("the best peak is at most {above:.2}% above the optimum");
+        assert!(text.contains(&line), "{text}");
+        // The same bound from a report the checker refused: no bound line.
+        r[1].status = Status::Invalid("claimed a bound above its peak".into());
+        (r[1].peak, r[1].order) = (None, None);
+        let text = to_table(&g, &r, None);
+        assert!(!text.contains("lower bound   "), "{text}");
     }
 
     /// Without a lower bound there is no optimality line, and an invalid

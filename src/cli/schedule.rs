@@ -199,7 +199,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     warn_unread_flags(&chosen, args.rule_mode, restarts.is_some(), budget);
     if let Some(path) = &args.plot {
-        check_plot_path(path)?;
+        check_plot_path(path, args.out.as_deref())?;
     }
     let graph = read_graph(&args.graph)?;
     let mut ctx = SolveContext::new(seed, time_limit);
@@ -232,9 +232,6 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Err(e) if is_broken_pipe(&e) => {}
         Err(e) => return Err(e),
     }
-    if let Some(path) = &args.plot {
-        plot(path, &args.graph, &graph, &reports)?;
-    }
     let mut code = ExitCode::SUCCESS;
     for report in reports.iter().filter(|r| !r.valid()) {
         note!(
@@ -244,12 +241,26 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         );
         code = ExitCode::from(1);
     }
+    if let Some(path) = &args.plot {
+        plot(path, &args.graph, &graph, &reports)?;
+    }
     Ok(code)
 }
 
-/// Refuses a `--plot` file that is neither `.png` nor `.svg`, before any
-/// solve.
-fn check_plot_path(path: &Path) -> Result<(), InvalidInput> {
+/// Refuses a `--plot` file that is a directory, is `--out`'s file, is
+/// neither `.png` nor `.svg` or lies in no directory, before any solve.
+fn check_plot_path(path: &Path, out: Option<&str>) -> Result<(), InvalidInput> {
+    let refuse = |why: String| Err(InvalidInput(format!("--plot {}: {why}", path.display())));
+    if path.is_dir() {
+        return refuse("it is a directory: name a .png or .svg file".into());
+    }
+    let same = |a: &Path, b: &Path| match (std::path::absolute(a), std::path::absolute(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => a == b,
+    };
+    if out.is_some_and(|o| o != "-" && same(Path::new(o), path)) {
+        return refuse("--out names the same file: the plot would replace the report".into());
+    }
     let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
     if !IMAGE_EXTENSIONS.contains(&ext.to_ascii_lowercase().as_str()) {
         return Err(InvalidInput(format!(

@@ -108,8 +108,8 @@ pub fn headline(
         if measured.is_empty() {
             let all: Vec<f64> = claims.values().copied().collect();
             parts.push(format!(
-                "{} with a published claim (mean {}%), none has a valid `seed-greedy` row to \
-                 set beside it (add `seed-greedy` to `solvers` to compare)",
+                "{} with a published claim (mean {}%), none has a `seed-greedy` reduction to \
+                 set beside it (a valid `seed-greedy` row and a valid baseline are needed)",
                 match claims.len() {
                     1 => "of the 1 graph".to_string(),
                     n => format!("of the {n} graphs"),
@@ -352,7 +352,7 @@ mod tests {
         let claims = BTreeMap::from([("a".to_string(), 15.5), ("b".to_string(), 14.5)]);
         let text = headline(&[], &[], &claims, &["program".to_string()]);
         assert!(
-            text.contains("of the 2 graphs with a published claim (mean 15.00%), none has a valid `seed-greedy` row"),
+            text.contains("of the 2 graphs with a published claim (mean 15.00%), none has a `seed-greedy` reduction"),
             "{text}"
         );
         assert!(!text.contains("-%"), "{text}");

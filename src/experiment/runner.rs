@@ -617,36 +617,48 @@ pub(super) fn check_out_is_not_a_file(out: &Path) -> Result<(), ExperimentError>
     }
 }
 
-/// Refuses an output directory that holds files but no `config.toml`: it
-/// is not a results directory (a run writes its `config.toml` first, right
-/// after taking the lock), and its files could be replaced (`README.md`,
-/// `summary.csv`, the plots). `--fresh` does not lift this: there are no
-/// results of ours to discard.
+/// Files a run or merge writes in its output directory besides
+/// `config.toml` (which marks a results directory).
+const WRITTEN: &[&str] = &[
+    RUNS,
+    SHARDS,
+    FINGERPRINTS,
+    PROFILES,
+    "summary.csv",
+    "README.md",
+    "reduction.png",
+    "reduction.svg",
+    "gap.png",
+    "gap.svg",
+    "time.png",
+    "time.svg",
+    "tetris.png",
+    "tetris.svg",
+];
+
+/// Refuses an output directory without a `config.toml` (so not a results
+/// directory: a run writes its `config.toml` first, right after taking the
+/// lock) that holds a file a run would replace (`README.md`, `summary.csv`,
+/// the plots...). Other files (`.gitkeep`, notes) are left alone, so such a
+/// directory is used. `--fresh` does not lift this: there are no results
+/// of ours to discard.
 pub(super) fn check_not_foreign(out: &Path) -> Result<(), ExperimentError> {
     if !out.is_dir() || out.join(CONFIG).exists() {
         return Ok(());
     }
-    let entries = fs::read_dir(out).map_err(|e| ExperimentError::io("read", out, e))?;
-    let mut others = Vec::new();
-    for entry in entries {
-        let entry = entry.map_err(|e| ExperimentError::io("read", out, e))?;
-        if entry.file_name() != LOCK {
-            others.push(entry.file_name().to_string_lossy().into_owned());
-        }
-    }
-    if others.is_empty() {
+    let taken: Vec<&str> = WRITTEN
+        .iter()
+        .copied()
+        .filter(|name| out.join(name).exists())
+        .collect();
+    if taken.is_empty() {
         return Ok(());
     }
-    others.sort();
-    let shown = match others.len() {
-        1..=3 => others.join(", "),
-        n => format!("{} and {} more", others[..3].join(", "), n - 3),
-    };
     Err(ExperimentError::Config(format!(
-        "{} is not a results directory (it has no {CONFIG}) and is not empty ({shown}): \
-         memsched writes README.md, summary.csv, runs.csv and plots there and would \
-         replace files of the same names; choose a new or empty directory (--out)",
-        out.display()
+        "{} is not a results directory (it has no {CONFIG}) and holds {}, which memsched \
+         would replace; choose another directory (--out)",
+        out.display(),
+        taken.join(", ")
     )))
 }
 

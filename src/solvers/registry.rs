@@ -71,6 +71,18 @@ fn make_anneal(start: Option<&str>) -> Result<Box<dyn Scheduler>, SolverError> {
     let Some(start) = start else {
         return Ok(Box::new(Anneal::default()));
     };
+    // Annealing an annealed order again is one longer run: and a chain of
+    // `anneal:` prefixes would recurse once per link.
+    if start
+        .split(':')
+        .next()
+        .is_some_and(|base| base.trim() == "anneal")
+    {
+        return Err(SolverError::BadArgument {
+            name: "anneal".into(),
+            message: format!("its start `{start}` is itself `anneal`: start from another solver"),
+        });
+    }
     let solver = build(start).map_err(|e| SolverError::BadArgument {
         name: "anneal".into(),
         message: format!("its start `{start}` is not a solver: {e}"),
@@ -239,10 +251,12 @@ const ENTRIES: &[Entry] = &[
 /// The plain names (no `EXPR`) of the solvers in this build with the
 /// ability `has`, in registry order: for messages that name them.
 pub fn names_with(has: impl Fn(&Abilities) -> bool) -> Vec<String> {
-    list()
-        .into_iter()
-        .filter(|info| build(&info.name).is_ok_and(|s| has(&s.abilities())))
-        .map(|info| info.name)
+    ENTRIES
+        .iter()
+        // A solver that needs an argument has no abilities of its own.
+        .filter(|e| !matches!(e.param, Param::Required(_)))
+        .filter(|e| build(e.name).is_ok_and(|s| has(&s.abilities())))
+        .map(|e| e.name.to_string())
         .collect()
 }
 
@@ -293,8 +307,11 @@ pub fn build(name: &str) -> Result<Box<dyn Scheduler>, SolverError> {
         .find(|e| e.name == base)
         .ok_or_else(unknown)?;
     match (entry.param, arg) {
-        (Param::Required(param) | Param::Optional(param), Some(""))
-        | (Param::Required(param), None) => Err(SolverError::MissingArgument {
+        (Param::Optional(param), Some("")) => Err(SolverError::BadArgument {
+            name: base.to_string(),
+            message: format!("`{base}:` names no {param}: write `{base}` or `{base}:{param}`"),
+        }),
+        (Param::Required(param), Some("") | None) => Err(SolverError::MissingArgument {
             name: base.to_string(),
             param: param.to_string(),
         }),
@@ -327,6 +344,11 @@ mod tests {
         assert!(!build("anneal:kahn").unwrap().abilities().budgeted);
         let err = build("anneal:bogus").err().unwrap().to_string();
         assert!(err.contains("its start `bogus` is not a solver"), "{err}");
+        let err = build("anneal: anneal:kahn").err().unwrap().to_string();
+        assert!(err.contains("is itself `anneal`"), "{err}");
+        let err = build("anneal:").err().unwrap().to_string();
+        assert!(err.contains("write `anneal` or `anneal:START`"), "{err}");
+        assert!(names_with(|a| a.budgeted).contains(&"anneal".to_string()));
         let g = crate::corpus::gen::generate(
             &crate::corpus::gen::GenSpec::parse("tensor-program:ops=10").unwrap(),
             1,
@@ -339,7 +361,7 @@ mod tests {
             annealed.peak.unwrap() <= start.peak.unwrap(),
             "never worse than its start"
         );
-        assert!(annealed.note.unwrap().starts_with("start: kahn"));
+        assert_eq!(annealed.note.as_deref(), Some("start: kahn"));
     }
 
     #[test]

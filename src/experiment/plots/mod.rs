@@ -88,8 +88,8 @@ pub fn color(i: usize) -> RGBAColor {
 }
 
 /// A drawing error as text.
-pub(crate) fn err<E: std::fmt::Debug>(e: E) -> String {
-    format!("{e:?}")
+pub(crate) fn err<E: std::fmt::Display>(e: E) -> String {
+    e.to_string()
 }
 
 /// A plot that can be drawn on any plotters backend (PNG and SVG).
