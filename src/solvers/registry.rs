@@ -34,10 +34,23 @@ const FEATURE_SOLVERS: &[(&str, &str)] = &[("ilp", "ilp")];
 /// A registry entry as shown to users.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SolverInfo {
-    /// `kahn`, or `rule:EXPR` for a solver that takes an argument.
+    /// `kahn`; `rule:EXPR` for a solver that needs an argument;
+    /// `anneal[:START]` for one that may take one.
     pub name: String,
     /// One line saying what it does.
     pub summary: String,
+}
+
+impl SolverInfo {
+    /// The name that builds this solver without an argument (`kahn`,
+    /// `anneal` of `anneal[:START]`), or `None` if it needs one (`rule:EXPR`).
+    pub fn bare_name(&self) -> Option<&str> {
+        match self.name.split_once("[:") {
+            Some((bare, _)) => Some(bare),
+            None if self.name.contains(':') => None,
+            None => Some(&self.name),
+        }
+    }
 }
 
 type Make = fn(Option<&str>) -> Result<Box<dyn Scheduler>, SolverError>;
@@ -91,6 +104,23 @@ fn make_anneal(start: Option<&str>) -> Result<Box<dyn Scheduler>, SolverError> {
     // (`rule: delta,id`, `rule:delta,id`) name one solver.
     let name = format!("anneal:{}", solver.name());
     Ok(Box::new(Anneal::with_start(solver).named(name)))
+}
+
+/// `exact`, or `exact:OPTIONS` with the reductions OPTIONS names turned off
+/// (an ablation: `exact:no-split,no-beam`).
+fn make_exact(options: Option<&str>) -> Result<Box<dyn Scheduler>, SolverError> {
+    let Some(text) = options else {
+        return Ok(Box::new(Exact::default()));
+    };
+    let options =
+        super::exact::Options::parse(text).map_err(|message| SolverError::BadArgument {
+            name: "exact".into(),
+            message,
+        })?;
+    Ok(Box::new(Exact::with_options(
+        Exact::default_upper(),
+        options,
+    )))
 }
 
 const ENTRIES: &[Entry] = &[
@@ -227,9 +257,9 @@ const ENTRIES: &[Entry] = &[
     },
     Entry {
         name: "exact",
-        param: Param::No,
-        summary: "best-first search over downsets (F1 closure, F2 moves, F4 bounds); proven optimum or bound + gap",
-        make: plain::<Exact>,
+        param: Param::Optional("OPTIONS"),
+        summary: "best-first search over downsets (F1 closure, F2 moves, F4 bounds); proven optimum or bound + gap; OPTIONS turns reductions off for ablations (no-split, no-symmetry, no-descents, no-beam, no-polish)",
+        make: make_exact,
     },
     Entry {
         name: "dp",
@@ -364,15 +394,53 @@ mod tests {
         assert_eq!(annealed.note.as_deref(), Some("start: kahn"));
     }
 
+    /// `exact:OPTIONS` turns reductions off, is named canonically, refuses
+    /// an unknown option, and proves the same optimum as `exact`.
+    #[test]
+    fn exact_ablations_prove_the_same_optima() {
+        assert_eq!(build("exact").unwrap().name(), "exact");
+        assert_eq!(
+            build("exact: no-beam , no-split").unwrap().name(),
+            "exact:no-split,no-beam"
+        );
+        let err = build("exact:no-magic").err().unwrap().to_string();
+        assert!(
+            err.contains("unknown option `no-magic`") && err.contains("no-polish"),
+            "{err}"
+        );
+        let ctx = crate::solvers::SolveContext::new(0, None);
+        for spec in [
+            "tensor-program:ops=9",
+            "fork-join:branches=4,depth=2,allocs=floating",
+        ] {
+            let spec = crate::corpus::gen::GenSpec::parse(spec).unwrap();
+            let g = crate::corpus::gen::generate(&spec, 2).unwrap();
+            let full = crate::solvers::run(build("exact").unwrap().as_ref(), &g, &ctx);
+            assert_eq!(full.status, crate::solvers::Status::Optimal);
+            let all_off = super::super::exact::ABLATIONS.join(",");
+            for name in [
+                "exact:no-split",
+                "exact:no-symmetry",
+                "exact:no-descents",
+                &format!("exact:{all_off}"),
+            ] {
+                let r = crate::solvers::run(build(name).unwrap().as_ref(), &g, &ctx);
+                assert_eq!(
+                    (r.status.clone(), r.peak),
+                    (crate::solvers::Status::Optimal, full.peak),
+                    "{name}"
+                );
+            }
+        }
+    }
+
     #[test]
     fn every_listed_plain_name_builds_under_its_name() {
         for info in list() {
-            // `anneal[:START]` runs without its argument too.
-            let name = info.name.replace("[:START]", "");
-            if name.contains(':') {
+            let Some(name) = info.bare_name() else {
                 continue;
-            }
-            let s = build(&name).unwrap();
+            };
+            let s = build(name).unwrap();
             assert_eq!(s.name(), name);
         }
     }
@@ -383,9 +451,8 @@ mod tests {
     fn restarts_ability_matches_the_summaries() {
         for info in list() {
             let name = info
-                .name
-                .replace("EXPR", "delta,id")
-                .replace("[:START]", "");
+                .bare_name()
+                .map_or_else(|| info.name.replace("EXPR", "delta,id"), str::to_string);
             let restarts = build(&name).unwrap().abilities().restarts;
             assert_eq!(restarts, info.summary.contains("--restarts K"), "{name}");
         }
@@ -426,9 +493,8 @@ mod tests {
         };
         for info in list() {
             let name = info
-                .name
-                .replace("EXPR", "delta,id")
-                .replace("[:START]", "");
+                .bare_name()
+                .map_or_else(|| info.name.replace("EXPR", "delta,id"), str::to_string);
             let Ok(solver) = build(&name) else {
                 continue; // not in this build
             };

@@ -96,6 +96,60 @@ impl Default for Options {
     }
 }
 
+/// The reductions `exact:OPTIONS` can turn off, by name, in the order a
+/// name lists them.
+pub const ABLATIONS: [&str; 5] = [
+    "no-split",
+    "no-symmetry",
+    "no-descents",
+    "no-beam",
+    "no-polish",
+];
+
+impl Options {
+    /// The options of `exact:OPTIONS`: every reduction on but those that
+    /// the comma-separated `text` turns off (see [`ABLATIONS`]).
+    pub fn parse(text: &str) -> Result<Options, String> {
+        let mut o = Options::default();
+        for word in text.split(',').map(str::trim) {
+            match word {
+                "no-split" => o.split = false,
+                "no-symmetry" => o.symmetry = false,
+                "no-descents" => o.descents = false,
+                "no-beam" => o.beam = false,
+                "no-polish" => o.polish = false,
+                _ => {
+                    return Err(format!(
+                        "unknown option `{word}`: write a comma-separated list of {}",
+                        ABLATIONS.join(", ")
+                    ))
+                }
+            }
+        }
+        Ok(o)
+    }
+
+    /// The reductions turned off, as `exact:OPTIONS` names them (in the
+    /// order of [`ABLATIONS`]), or `None` when all are on. `min_piece` is
+    /// not named (only the library sets it).
+    pub fn ablations(&self) -> Option<String> {
+        let off = [
+            !self.split,
+            !self.symmetry,
+            !self.descents,
+            !self.beam,
+            !self.polish,
+        ];
+        let names: Vec<&str> = ABLATIONS
+            .iter()
+            .zip(off)
+            .filter(|&(_, off)| off)
+            .map(|(&name, _)| name)
+            .collect();
+        (!names.is_empty()).then(|| names.join(","))
+    }
+}
+
 /// The exact solver. See the module docs for the algorithm.
 ///
 /// Past its budget (deadline, `max_states`, `max_memory_bytes`) it returns
@@ -137,7 +191,10 @@ impl Default for Exact {
 
 impl Scheduler for Exact {
     fn name(&self) -> String {
-        "exact".into()
+        match self.options.ablations() {
+            Some(off) => format!("exact:{off}"),
+            None => "exact".into(),
+        }
     }
 
     fn abilities(&self) -> Abilities {
