@@ -78,3 +78,21 @@ fn check_names_what_breaks_an_order() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("cannot both come from standard input"));
 }
+
+#[test]
+fn check_plots_the_order_beside_program_order() {
+    let (dir, order) = order_file("0 1 2\n");
+    let svg = dir.path().join("memory.svg");
+    let o = run(
+        &["check", EXAMPLE, &order, "--plot", svg.to_str().unwrap()],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&svg).unwrap();
+    for label in ["order.txt - peak", "program order - peak"] {
+        assert!(text.contains(label), "the SVG lacks `{label}`");
+    }
+    let o = run(&["check", EXAMPLE, &order, "--plot", "memory.pdf"], None);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stdout(&o).is_empty(), "refused before checking");
+}

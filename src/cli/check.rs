@@ -2,15 +2,17 @@
 //! schedule, a hand-written one) through the independent checker.
 
 use std::collections::HashSet;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use serde_json::{json, Value};
 
+use memsched::graph::NodeIdx;
 use memsched::schedule;
 use memsched::solvers::{self, ProgramOrder, SolveContext};
 use memsched::Graph;
 
-use super::schedule::{reduction_pct, Format};
+use super::schedule::{check_plot_path, plot_orders, reduction_pct, Format};
 use super::{emit, human_bytes, is_broken_pipe, read_graph, InvalidInput};
 
 #[derive(Debug, clap::Args)]
@@ -30,6 +32,10 @@ pub struct Args {
     /// Write the report here instead of standard output.
     #[arg(long, short)]
     out: Option<String>,
+    /// Also draw live memory over the steps of the order, beside program
+    /// order's, into this file (a PNG or an SVG by its extension).
+    #[arg(long, value_name = "FILE")]
+    plot: Option<PathBuf>,
 }
 
 /// Reads the ids of an order file in any of the formats [`Args::order`] names.
@@ -125,6 +131,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         )
         .into());
     }
+    if let Some(path) = &args.plot {
+        check_plot_path(path, args.out.as_deref())?;
+    }
     let graph = read_graph(&args.graph)?;
     // An order that cannot be read is invalid input, as a graph is.
     let text = if args.order == "-" {
@@ -185,9 +194,22 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
     };
     match emit(args.out.as_deref(), &text) {
-        Err(e) if !is_broken_pipe(&e) => Err(e),
-        _ => Ok(ExitCode::SUCCESS),
+        Err(e) if !is_broken_pipe(&e) => return Err(e),
+        _ => {}
     }
+    if let Some(path) = &args.plot {
+        let program: Vec<NodeIdx> = graph.nodes().collect();
+        let label = std::path::Path::new(name)
+            .file_name()
+            .map_or(name.to_string(), |f| f.to_string_lossy().into_owned());
+        let mut orders = vec![(label.as_str(), order.as_slice())];
+        // Program order beside it, when it is a schedule.
+        if graph.program_order_is_topological() {
+            orders.push(("program order", program.as_slice()));
+        }
+        plot_orders(path, &args.graph, &graph, &orders)?;
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 #[cfg(test)]

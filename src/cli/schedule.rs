@@ -12,6 +12,7 @@ use serde_json::json;
 
 use memsched::experiment::plots::{tetris, IMAGE_EXTENSIONS};
 use memsched::experiment::runner::Profile;
+use memsched::graph::NodeIdx;
 use memsched::solvers::{self, Budget, ProgramOrder, Report, Scheduler, SolveContext};
 use memsched::Graph;
 
@@ -249,7 +250,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 
 /// Refuses a `--plot` file that is a directory, is `--out`'s file, is
 /// neither `.png` nor `.svg` or lies in no directory, before any solve.
-fn check_plot_path(path: &Path, out: Option<&str>) -> Result<(), InvalidInput> {
+pub(super) fn check_plot_path(path: &Path, out: Option<&str>) -> Result<(), InvalidInput> {
     let refuse = |why: String| Err(InvalidInput(format!("--plot {}: {why}", path.display())));
     if path.is_dir() {
         return refuse("it is a directory: name a .png or .svg file".into());
@@ -281,17 +282,32 @@ fn check_plot_path(path: &Path, out: Option<&str>) -> Result<(), InvalidInput> {
 /// Draws the memory profile of every valid report into `path`; warns and
 /// draws nothing when no report is valid.
 fn plot(path: &Path, name: &str, g: &Graph, reports: &[Report]) -> anyhow::Result<()> {
+    let orders: Vec<(&str, &[NodeIdx])> = reports
+        .iter()
+        .filter_map(|r| Some((r.solver.as_str(), r.order.as_deref()?)))
+        .collect();
+    plot_orders(path, name, g, &orders)
+}
+
+/// Draws the memory profile of each labelled order of `g` (read from the
+/// file `name`) into `path`; warns and draws nothing when there is none.
+/// Each order is checked again on the way (an invalid one is left out).
+pub(super) fn plot_orders(
+    path: &Path,
+    name: &str,
+    g: &Graph,
+    orders: &[(&str, &[NodeIdx])],
+) -> anyhow::Result<()> {
     let shown = match Path::new(name).file_name() {
         _ if name == "-" => "standard input".into(),
         Some(file) => file.to_string_lossy(),
         None => name.into(),
     };
-    let lines: Vec<(String, Profile)> = reports
+    let lines: Vec<(String, Profile)> = orders
         .iter()
-        .filter_map(|r| {
-            let order = r.order.as_ref()?;
-            let profile = Profile::of_order(g, order, &shown, &r.solver, 0)?;
-            Some((r.solver.clone(), profile))
+        .filter_map(|&(label, order)| {
+            let profile = Profile::of_order(g, order, &shown, label, 0)?;
+            Some((label.to_string(), profile))
         })
         .collect();
     if lines.is_empty() {
