@@ -27,8 +27,10 @@ pub fn to_table(g: &Graph, reports: &[Report], program_peak: Option<u64>) -> Str
         .filter_map(|r| Some((r.peak?, r.solver.as_str())))
         .min_by_key(|&(peak, _)| peak);
     // An invalid report's bound is not trusted: it may be why it is invalid.
+    // The first of the highest bounds (`max_by_key` keeps the last).
     let bound = reports
         .iter()
+        .rev()
         .filter(|r| !matches!(r.status, Status::Invalid(_)))
         .filter_map(|r| Some((r.lower_bound?, r.solver.as_str())))
         .max_by_key(|&(lb, _)| lb);

@@ -408,27 +408,39 @@ mod tests {
             err.contains("unknown option `no-magic`") && err.contains("no-polish"),
             "{err}"
         );
+        let err = build("exact:no-split,,no-beam").err().unwrap().to_string();
+        assert!(
+            err.contains("option 2 of `no-split,,no-beam` is empty"),
+            "{err}"
+        );
         let ctx = crate::solvers::SolveContext::new(0, None);
-        for spec in [
-            "tensor-program:ops=9",
-            "fork-join:branches=4,depth=2,allocs=floating",
-        ] {
+        // Graphs where the search has work to do: the series-parallel one
+        // splits at a cut point, the tensor program expands states.
+        for spec in ["series-parallel", "tensor-program:ops=20"] {
             let spec = crate::corpus::gen::GenSpec::parse(spec).unwrap();
             let g = crate::corpus::gen::generate(&spec, 2).unwrap();
             let full = crate::solvers::run(build("exact").unwrap().as_ref(), &g, &ctx);
             assert_eq!(full.status, crate::solvers::Status::Optimal);
-            let all_off = super::super::exact::ABLATIONS.join(",");
-            for name in [
-                "exact:no-split",
-                "exact:no-symmetry",
-                "exact:no-descents",
-                &format!("exact:{all_off}"),
-            ] {
+            let all_off = format!("exact:{}", super::super::exact::ABLATIONS.join(","));
+            let singles = super::super::exact::ABLATIONS.map(|a| format!("exact:{a}"));
+            for name in singles.iter().chain([&all_off]) {
                 let r = crate::solvers::run(build(name).unwrap().as_ref(), &g, &ctx);
                 assert_eq!(
                     (r.status.clone(), r.peak),
                     (crate::solvers::Status::Optimal, full.peak),
-                    "{name}"
+                    "{name} on {spec}"
+                );
+                // The option reaches the search: without the split, no pieces.
+                if name.contains("no-split") {
+                    assert_eq!(r.counter("pieces"), None, "{name} on {spec}");
+                }
+            }
+            if spec.family == "series-parallel" {
+                assert_eq!(full.counter("pieces"), Some(2), "exact splits this one");
+            } else {
+                assert!(
+                    full.counter("states").unwrap() > 0,
+                    "exact searches this one"
                 );
             }
         }

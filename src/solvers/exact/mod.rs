@@ -111,8 +111,9 @@ impl Options {
     /// the comma-separated `text` turns off (see [`ABLATIONS`]).
     pub fn parse(text: &str) -> Result<Options, String> {
         let mut o = Options::default();
-        for word in text.split(',').map(str::trim) {
+        for (i, word) in text.split(',').map(str::trim).enumerate() {
             match word {
+                "" => return Err(format!("option {} of `{text}` is empty", i + 1)),
                 "no-split" => o.split = false,
                 "no-symmetry" => o.symmetry = false,
                 "no-descents" => o.descents = false,
