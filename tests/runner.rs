@@ -428,3 +428,92 @@ fn config_restarts_keep_the_best_of_k_runs() {
     }
     assert!(one.iter().zip(&best_of_8).any(|(a, b)| b.2 < a.2));
 }
+
+/// `save_orders = true` keeps every valid solve's order in `orders.jsonl`;
+/// each order is a schedule of its graph with the row's peak (checked
+/// again here); resuming adds the new solves' orders and keeps the old;
+/// shards merged hold every order; turning it on late warns of the rows
+/// without one.
+#[test]
+fn saved_orders_are_the_rows_schedules_and_survive_resume_and_merge() {
+    use memsched::corpus::gen::{generate, GenSpec};
+    use memsched::experiment::runner::SavedOrder;
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = tmp.path().join("orders.toml");
+    let body = "plots = []\nsave_orders = true\n[graphs]\ngenerate = [{ spec = \"tensor-program:ops=6\", seeds = \"0..3\" }]\n";
+    let write = |solvers: &str| fs::write(&cfg, format!("solvers = [{solvers}]\n{body}")).unwrap();
+    let cfg_s = cfg.to_str().unwrap();
+    let orders = |dir: &Path| -> Vec<SavedOrder> {
+        fs::read_to_string(dir.join("orders.jsonl"))
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    };
+    // Every valid row has its order, and the order has the row's peak.
+    let check = |dir: &Path, expected: usize| {
+        let saved = orders(dir);
+        let (h, rows) = read_csv(&dir.join("runs.csv"));
+        let col = |n: &str| h.iter().position(|x| x == n).unwrap();
+        let valid: Vec<&Vec<String>> = rows.iter().filter(|r| r[col("valid")] == "true").collect();
+        assert_eq!(valid.len(), expected);
+        assert_eq!(saved.len(), expected, "one order per valid row");
+        for r in valid {
+            let o = saved
+                .iter()
+                .find(|o| o.graph == r[col("graph")] && o.solver == r[col("solver")])
+                .unwrap_or_else(|| panic!("no order for {r:?}"));
+            let (spec, seed) = o.graph.split_once('#').unwrap();
+            let g = generate(&GenSpec::parse(spec).unwrap(), seed.parse().unwrap()).unwrap();
+            let (_, eval) = memsched::schedule::check_ids(&g, &o.order).unwrap();
+            assert_eq!(eval.peak.to_string(), r[col("peak_bytes")], "{r:?}");
+        }
+    };
+    let out = dir(&tmp, "out");
+    write("\"kahn\", \"exact\"");
+    run_ok(&["run", cfg_s, "--out", out.to_str().unwrap(), "-q"]);
+    check(&out, 9); // 3 graphs x (program, kahn, exact)
+    write("\"kahn\", \"exact\", \"seed-greedy\"");
+    run_ok(&["run", cfg_s, "--out", out.to_str().unwrap(), "-q"]);
+    check(&out, 12);
+    // Two shards merged.
+    let (s0, s1, m) = (dir(&tmp, "s0"), dir(&tmp, "s1"), dir(&tmp, "m"));
+    for (s, k) in [(&s0, "0/2"), (&s1, "1/2")] {
+        run_ok(&[
+            "run",
+            cfg_s,
+            "--out",
+            s.to_str().unwrap(),
+            "-q",
+            "--shard",
+            k,
+        ]);
+    }
+    run_ok(&[
+        "merge",
+        s0.to_str().unwrap(),
+        s1.to_str().unwrap(),
+        "--out",
+        m.to_str().unwrap(),
+    ]);
+    check(&m, 12);
+    // Turned on after the rows were solved: a warning names them.
+    let late = dir(&tmp, "late");
+    fs::write(
+        &cfg,
+        format!(
+            "solvers = [\"kahn\"]\n{}",
+            body.replace("save_orders = true\n", "")
+        ),
+    )
+    .unwrap();
+    run_ok(&["run", cfg_s, "--out", late.to_str().unwrap(), "-q"]);
+    assert!(!late.join("orders.jsonl").exists());
+    fs::write(&cfg, format!("solvers = [\"kahn\"]\n{body}")).unwrap();
+    let o = memsched(&["run", cfg_s, "--out", late.to_str().unwrap(), "-q"]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        o.status.success() && stderr.contains("6 valid rows were solved before `save_orders`"),
+        "{stderr}"
+    );
+}

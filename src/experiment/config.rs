@@ -305,6 +305,10 @@ pub struct Config {
     /// The graph of the "Tetris" plot (default: the first graph).
     #[serde(default)]
     pub tetris_graph: Option<String>,
+    /// Keep every solve's order in `orders.jsonl` (off by default: on
+    /// large graphs the file is big).
+    #[serde(default)]
+    pub save_orders: bool,
     /// Published reductions shown in a column of the README table.
     #[serde(default)]
     pub claims: Vec<Claim>,

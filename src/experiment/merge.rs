@@ -24,8 +24,9 @@ use super::plan::{Plan, Shard};
 use super::rows;
 use super::runner::{
     check_not_foreign, check_out_is_not_a_file, check_same_experiment, lock_dir, never_ran,
-    read_profiles, read_shards_file, write_profiles, write_shards, ShardsFile, ALL_SHARDS, CONFIG,
-    FINGERPRINTS, PROFILES, RUNS, SHARDS, SHARD_PLACEMENT,
+    read_jsonl, read_profiles, read_shards_file, write_jsonl, write_profiles, write_shards, Keyed,
+    SavedOrder, ShardsFile, ALL_SHARDS, CONFIG, FINGERPRINTS, ORDERS, PROFILES, RUNS, SHARDS,
+    SHARD_PLACEMENT,
 };
 use super::{finish, ExperimentError, Finished};
 
@@ -80,6 +81,7 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Finished, ExperimentError> 
     };
     let mut all = Vec::new();
     let mut profiles = BTreeMap::new();
+    let mut orders = BTreeMap::new();
     let mut fingerprints = United::default();
     for d in dirs {
         let runs = d.join(RUNS);
@@ -98,6 +100,10 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Finished, ExperimentError> 
             profiles
                 .entry((p.graph.clone(), p.solver.clone(), p.seed))
                 .or_insert(p);
+        }
+        // And its order, when the inputs kept them.
+        for o in read_jsonl::<SavedOrder>(&d.join(ORDERS)) {
+            orders.entry(o.key()).or_insert(o);
         }
     }
     // A duplicate keeps the first directory's row, but a row of a solve
@@ -135,6 +141,11 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Finished, ExperimentError> 
     let path = out.join(PROFILES);
     let profiles: Vec<_> = profiles.into_values().collect();
     write_profiles(&path, &profiles).map_err(|e| ExperimentError::io("write", &path, e))?;
+    if !orders.is_empty() {
+        let path = out.join(ORDERS);
+        let orders: Vec<_> = orders.into_values().collect();
+        write_jsonl(&path, &orders).map_err(|e| ExperimentError::io("write", &path, e))?;
+    }
     let mut done = finish(out, &config)?;
     done.warnings.splice(0..0, warnings);
     Ok(done)

@@ -114,6 +114,8 @@ pub const MAX_PROFILE_POINTS: usize = 4000;
 pub const RUNS: &str = "runs.csv";
 pub const CONFIG: &str = "config.toml";
 pub const PROFILES: &str = "tetris.jsonl";
+/// The orders of the solves, when the config keeps them (`save_orders`).
+pub const ORDERS: &str = "orders.jsonl";
 /// The shards whose rows a directory holds (`merge` names the missing ones).
 pub const SHARDS: &str = "shards.toml";
 /// The entry of `shards.toml` for an unsharded run (every item).
@@ -208,10 +210,11 @@ pub fn load(entry: &GraphEntry) -> Result<Graph, String> {
     }
 }
 
-/// Appends rows and profiles, one flushed write each.
+/// Appends rows, profiles and orders, one flushed write each.
 struct Sink {
     runs: File,
     profiles: Option<File>,
+    orders: Option<File>,
 }
 
 impl Sink {
@@ -219,14 +222,29 @@ impl Sink {
         self.runs.write_all(&rows::to_line(row))?;
         self.runs.flush()
     }
-    fn profile(&mut self, p: &Profile) -> io::Result<()> {
-        if let Some(f) = &mut self.profiles {
-            let mut line = serde_json::to_vec(p).map_err(io::Error::other)?;
+
+    /// Appends `record` as one line of `file` (if the run keeps that file).
+    fn record<T: Serialize>(file: &mut Option<File>, record: &T) -> io::Result<()> {
+        if let Some(f) = file {
+            let mut line = serde_json::to_vec(record).map_err(io::Error::other)?;
             line.push(b'\n');
             f.write_all(&line)?;
             f.flush()?;
         }
         Ok(())
+    }
+
+    /// Writes what a solve left: its profile and order first, so that a
+    /// row never lacks them (a record without its row, from a run killed
+    /// between the two, is replaced when the item is solved again).
+    fn solved(&mut self, solved: &Solved) -> io::Result<()> {
+        if let Some(p) = &solved.profile {
+            Self::record(&mut self.profiles, p)?;
+        }
+        if let Some(o) = &solved.order {
+            Self::record(&mut self.orders, o)?;
+        }
+        self.row(&solved.row)
     }
 }
 
@@ -325,8 +343,9 @@ fn run_with(
     };
     fs::write(&config_path, config.to_toml())
         .map_err(|e| ExperimentError::io("write", &config_path, e))?;
+    let orders_path = out.join(ORDERS);
     if opts.fresh {
-        for p in [&runs_path, &profiles_path] {
+        for p in [&runs_path, &profiles_path, &orders_path] {
             match fs::remove_file(p) {
                 Err(e) if e.kind() != io::ErrorKind::NotFound => {
                     return Err(ExperimentError::io("remove", p, e))
@@ -363,6 +382,21 @@ fn run_with(
         write_profiles(&profiles_path, &read_profiles(&profiles_path))
             .map_err(|e| ExperimentError::io("write", &profiles_path, e))?;
     }
+    // Valid rows of earlier runs whose order was not kept (`save_orders`
+    // turned on since): named in a warning at the end.
+    let mut unsaved = 0;
+    if config.save_orders {
+        let kept = read_jsonl::<SavedOrder>(&orders_path);
+        let keys: std::collections::BTreeSet<_> = kept.iter().map(Keyed::key).collect();
+        unsaved = existing
+            .iter()
+            .filter(|r| r.valid && !keys.contains(&r.key()))
+            .count();
+        if orders_path.exists() {
+            write_jsonl(&orders_path, &kept)
+                .map_err(|e| ExperimentError::io("write", &orders_path, e))?;
+        }
+    }
     // Readable too: if the path is replaced mid-run, the rows are read back.
     let open = |p: &Path| {
         OpenOptions::new()
@@ -378,6 +412,10 @@ fn run_with(
             Some(_) => Some(open(&profiles_path)?),
             None => None,
         },
+        orders: match config.save_orders {
+            true => Some(open(&orders_path)?),
+            false => None,
+        },
     });
     let bar = progress(pending.len() as u64, opts.quiet);
     // Solver bugs recorded by an earlier, interrupted run still count.
@@ -392,9 +430,10 @@ fn run_with(
     panic::set_hook(Box::new(|_| {}));
     pool.install(|| {
         pending.par_iter().with_max_len(1).for_each(|item| {
-            let (row, profile) = solve_item(&plan, &store, item, &ctx, tetris, build);
+            let solved = solve_item(&plan, &store, item, &ctx, tetris, config.save_orders, build);
+            let row = &solved.row;
             store.release(item.graph);
-            if is_broken(&row) {
+            if is_broken(row) {
                 broken.fetch_add(1, Ordering::Relaxed);
                 let msg = format!(
                     "{} / {}: {}: {}",
@@ -408,10 +447,7 @@ fn run_with(
                 }
             }
             let mut s = sink.lock().unwrap_or_else(|e| e.into_inner());
-            let written = profile
-                .as_ref()
-                .map_or(Ok(()), |p| s.profile(p))
-                .and_then(|_| s.row(&row));
+            let written = s.solved(&solved);
             if let Err(e) = written {
                 write_error
                     .lock()
@@ -432,6 +468,7 @@ fn run_with(
     let files = [
         (&runs_path, Some(&mut sink.runs)),
         (&profiles_path, sink.profiles.as_mut()),
+        (&orders_path, sink.orders.as_mut()),
     ];
     for (path, file) in files {
         let Some(file) = file else { continue };
@@ -441,7 +478,13 @@ fn run_with(
             restored.push(path.clone());
         }
     }
-    let finished = super::finish(out, config)?;
+    let mut finished = super::finish(out, config)?;
+    if unsaved > 0 {
+        finished.warnings.push(format!(
+            "{unsaved} valid rows were solved before `save_orders` was on and have no order in \
+             {ORDERS}: pass --fresh to solve them again and keep every order"
+        ));
+    }
     Ok(RunSummary {
         items: items.len(),
         resumed: items.len() - pending.len(),
@@ -624,6 +667,7 @@ const WRITTEN: &[&str] = &[
     SHARDS,
     FINGERPRINTS,
     PROFILES,
+    ORDERS,
     "summary.csv",
     "README.md",
     "reduction.png",
@@ -1018,15 +1062,36 @@ fn registry_build(name: &str) -> Result<Box<dyn Scheduler>, String> {
     solvers::build(name).map_err(|e| e.to_string())
 }
 
-/// One solve, caught if it panics, as a row (and a profile for the Tetris graph).
+/// What one solve leaves: its row, its profile (on the Tetris graph) and
+/// its order (when the config keeps orders).
+struct Solved {
+    row: Row,
+    profile: Option<Profile>,
+    order: Option<SavedOrder>,
+}
+
+impl Solved {
+    /// A solve that left a row only.
+    fn row(row: Row) -> Self {
+        Solved {
+            row,
+            profile: None,
+            order: None,
+        }
+    }
+}
+
+/// One solve, caught if it panics, as a row (and a profile for the Tetris
+/// graph, and its order if `keep_order`).
 fn solve_item(
     plan: &Plan,
     store: &GraphStore,
     item: &Item,
     ctx: &SolveContext,
     tetris: Option<usize>,
+    keep_order: bool,
     build: Build,
-) -> (Row, Option<Profile>) {
+) -> Solved {
     let entry = &plan.graphs[item.graph];
     let solver_name = &plan.solvers[item.solver].name;
     let mut row = Row {
@@ -1042,7 +1107,7 @@ fn solve_item(
         Ok(g) => g,
         Err(e) => {
             row.reason = one_line(&format!("{CANNOT_LOAD}: {e}"));
-            return (row, None);
+            return Solved::row(row);
         }
     };
     row.nodes = graph.node_count();
@@ -1057,7 +1122,7 @@ fn solve_item(
         Ok(Ok(r)) => r,
         Ok(Err(e)) => {
             row.reason = one_line(&e);
-            return (row, None);
+            return Solved::row(row);
         }
         Err(payload) => {
             let msg = payload
@@ -1067,7 +1132,7 @@ fn solve_item(
                 .unwrap_or_else(|| "unknown panic".into());
             row.reason = one_line(&format!("panicked: {msg}"));
             row.time_ms = (started.elapsed().as_secs_f64() * 1e6).round() / 1e3;
-            return (row, None);
+            return Solved::row(row);
         }
     };
     row.status = report.status.label().to_string();
@@ -1087,7 +1152,20 @@ fn solve_item(
         }
         _ => None,
     };
-    (row, profile)
+    let order = match (&report.order, keep_order) {
+        (Some(order), true) => Some(SavedOrder {
+            graph: entry.name.clone(),
+            solver: solver_name.clone(),
+            seed: item.seed,
+            order: graph.to_ids(order),
+        }),
+        _ => None,
+    };
+    Solved {
+        row,
+        profile,
+        order,
+    }
 }
 
 /// Keeps every step, or the maximum of each of [`MAX_PROFILE_POINTS`] buckets.
@@ -1117,14 +1195,42 @@ pub(super) fn one_line(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// Writes `profiles` as `tetris.jsonl`, one per line, through a temporary
-/// file and a rename.
-pub fn write_profiles(path: &Path, profiles: &[Profile]) -> io::Result<()> {
+/// The order of one solve (`orders.jsonl`), as the node ids of the graph.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SavedOrder {
+    pub graph: String,
+    pub solver: String,
+    pub seed: u64,
+    /// The checked schedule, as original ids (`memsched check` reads it).
+    pub order: Vec<i64>,
+}
+
+/// A record of a `.jsonl` file beside `runs.csv`, keyed as rows are.
+pub trait Keyed {
+    /// Graph, solver and seed.
+    fn key(&self) -> (String, String, u64);
+}
+
+impl Keyed for Profile {
+    fn key(&self) -> (String, String, u64) {
+        (self.graph.clone(), self.solver.clone(), self.seed)
+    }
+}
+
+impl Keyed for SavedOrder {
+    fn key(&self) -> (String, String, u64) {
+        (self.graph.clone(), self.solver.clone(), self.seed)
+    }
+}
+
+/// Writes `records` one JSON object per line, through a temporary file and
+/// a rename.
+pub fn write_jsonl<T: Serialize>(path: &Path, records: &[T]) -> io::Result<()> {
     let tmp = path.with_extension("jsonl.tmp");
     {
         let mut f = io::BufWriter::new(File::create(&tmp)?);
-        for p in profiles {
-            serde_json::to_writer(&mut f, p).map_err(io::Error::other)?;
+        for r in records {
+            serde_json::to_writer(&mut f, r).map_err(io::Error::other)?;
             f.write_all(b"\n")?;
         }
         f.flush()?;
@@ -1132,20 +1238,30 @@ pub fn write_profiles(path: &Path, profiles: &[Profile]) -> io::Result<()> {
     fs::rename(tmp, path)
 }
 
-/// Reads `tetris.jsonl` (the last profile per graph, solver and seed wins;
-/// a cut last line is ignored).
-pub fn read_profiles(path: &Path) -> Vec<Profile> {
+/// Reads a `.jsonl` file of records: the last one per key wins, and a line
+/// that does not parse (a cut last line) is ignored; in key order.
+pub fn read_jsonl<T: serde::de::DeserializeOwned + Keyed>(path: &Path) -> Vec<T> {
     let Ok(text) = fs::read_to_string(path) else {
         return Vec::new();
     };
     let mut by_key = std::collections::BTreeMap::new();
-    for p in text
+    for r in text
         .lines()
-        .filter_map(|l| serde_json::from_str::<Profile>(l).ok())
+        .filter_map(|l| serde_json::from_str::<T>(l).ok())
     {
-        by_key.insert((p.graph.clone(), p.solver.clone(), p.seed), p);
+        by_key.insert(r.key(), r);
     }
     by_key.into_values().collect()
+}
+
+/// Writes `profiles` as `tetris.jsonl` ([`write_jsonl`]).
+pub fn write_profiles(path: &Path, profiles: &[Profile]) -> io::Result<()> {
+    write_jsonl(path, profiles)
+}
+
+/// Reads `tetris.jsonl` ([`read_jsonl`]).
+pub fn read_profiles(path: &Path) -> Vec<Profile> {
+    read_jsonl(path)
 }
 
 #[cfg(test)]
@@ -1426,30 +1542,35 @@ mod tests {
         let store = GraphStore::new(&plan.graphs, &plan.items);
         let hook = panic::take_hook();
         panic::set_hook(Box::new(|_| {}));
-        let (row, profile) = solve_item(
+        let solved = solve_item(
             &plan,
             &store,
             &plan.items[1],
             &SolveContext::default(),
             Some(0),
+            true,
             |_| Ok(Box::new(Panics)),
         );
         panic::set_hook(hook);
+        let row = &solved.row;
         assert_eq!(row.status, "failed");
         assert!(!row.valid && row.peak_bytes.is_none());
         assert_eq!(row.reason, "panicked: boom");
-        assert!(profile.is_none());
+        assert!(solved.profile.is_none() && solved.order.is_none());
         // The same item with the registry's solver succeeds and gives a profile.
-        let (row, profile) = solve_item(
+        let solved = solve_item(
             &plan,
             &store,
             &plan.items[1],
             &SolveContext::default(),
             Some(0),
+            true,
             registry_build,
         );
+        let row = &solved.row;
         assert!(row.valid && row.nodes > 0);
-        assert_eq!(profile.unwrap().steps, row.nodes);
+        assert_eq!(solved.profile.unwrap().steps, row.nodes);
+        assert_eq!(solved.order.unwrap().order.len(), row.nodes);
     }
 
     #[test]
