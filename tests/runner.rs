@@ -473,6 +473,16 @@ fn saved_orders_are_the_rows_schedules_and_survive_resume_and_merge() {
     write("\"kahn\", \"exact\"");
     run_ok(&["run", cfg_s, "--out", out.to_str().unwrap(), "-q"]);
     check(&out, 9); // 3 graphs x (program, kahn, exact)
+                    // An order whose row is not there (a run killed between the two, whose
+                    // item then failed) is dropped on resume.
+    let stray = r#"{"graph":"tensor-program:ops=6#0","solver":"seed-greedy","seed":0,"order":[0]}"#;
+    let mut text = fs::read_to_string(out.join("orders.jsonl")).unwrap();
+    text.push_str(stray);
+    text.push('\n');
+    fs::write(out.join("orders.jsonl"), text).unwrap();
+    write("\"kahn\", \"exact\"");
+    run_ok(&["run", cfg_s, "--out", out.to_str().unwrap(), "-q"]);
+    check(&out, 9);
     write("\"kahn\", \"exact\", \"seed-greedy\"");
     run_ok(&["run", cfg_s, "--out", out.to_str().unwrap(), "-q"]);
     check(&out, 12);
@@ -497,23 +507,67 @@ fn saved_orders_are_the_rows_schedules_and_survive_resume_and_merge() {
         m.to_str().unwrap(),
     ]);
     check(&m, 12);
-    // Turned on after the rows were solved: a warning names them.
-    let late = dir(&tmp, "late");
+    // A shard that kept no orders, merged after one that did: warned, and
+    // only the rows that have one get one.
+    let off = dir(&tmp, "off");
     fs::write(
         &cfg,
         format!(
-            "solvers = [\"kahn\"]\n{}",
+            "solvers = [\"kahn\", \"exact\", \"seed-greedy\"]\n{}",
             body.replace("save_orders = true\n", "")
         ),
     )
     .unwrap();
+    run_ok(&[
+        "run",
+        cfg_s,
+        "--out",
+        off.to_str().unwrap(),
+        "-q",
+        "--shard",
+        "1/2",
+    ]);
+    let mixed = dir(&tmp, "mixed");
+    let o = memsched(&[
+        "merge",
+        s0.to_str().unwrap(),
+        off.to_str().unwrap(),
+        "--out",
+        mixed.to_str().unwrap(),
+    ]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        o.status.success() && stderr.contains("have no order in orders.jsonl"),
+        "{stderr}"
+    );
+    assert_eq!(orders(&mixed).len(), orders(&s0).len());
+    // Merging into `m` inputs that kept no orders removes its old file.
+    run_ok(&["merge", off.to_str().unwrap(), "--out", m.to_str().unwrap()]);
+    assert!(!m.join("orders.jsonl").exists());
+    // Turned on after the rows were solved: a warning names them.
+    let late = dir(&tmp, "late");
+    let without = body.replace("save_orders = true\n", "");
+    fs::write(
+        &cfg,
+        format!("solvers = [\"kahn\", \"seed-greedy\"]\n{without}"),
+    )
+    .unwrap();
     run_ok(&["run", cfg_s, "--out", late.to_str().unwrap(), "-q"]);
     assert!(!late.join("orders.jsonl").exists());
+    // Only this run's items are counted (seed-greedy's rows are not in it).
     fs::write(&cfg, format!("solvers = [\"kahn\"]\n{body}")).unwrap();
     let o = memsched(&["run", cfg_s, "--out", late.to_str().unwrap(), "-q"]);
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert!(
         o.status.success() && stderr.contains("6 valid rows were solved before `save_orders`"),
+        "{stderr}"
+    );
+    // Turned off again: the file stays as it was, and the run says so.
+    fs::write(&cfg, format!("solvers = [\"kahn\", \"exact\"]\n{without}")).unwrap();
+    let o = memsched(&["run", cfg_s, "--out", late.to_str().unwrap(), "-q"]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        o.status.success() && stderr.contains("orders.jsonl is left as it was"),
         "{stderr}"
     );
 }

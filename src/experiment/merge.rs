@@ -141,13 +141,30 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Finished, ExperimentError> 
     let path = out.join(PROFILES);
     let profiles: Vec<_> = profiles.into_values().collect();
     write_profiles(&path, &profiles).map_err(|e| ExperimentError::io("write", &path, e))?;
-    if !orders.is_empty() {
-        let path = out.join(ORDERS);
+    // The orders of the merged valid rows only; an old file of `out`'s
+    // that none of them replaces would describe other rows.
+    let valid: BTreeSet<_> = all.iter().filter(|r| r.valid).map(|r| r.key()).collect();
+    orders.retain(|key, _| valid.contains(key));
+    let unsaved = valid.len() - orders.len();
+    let path = out.join(ORDERS);
+    if orders.is_empty() {
+        match fs::remove_file(&path) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                return Err(ExperimentError::io("remove", &path, e))
+            }
+            _ => {}
+        }
+    } else {
         let orders: Vec<_> = orders.into_values().collect();
         write_jsonl(&path, &orders).map_err(|e| ExperimentError::io("write", &path, e))?;
     }
     let mut done = finish(out, &config)?;
     done.warnings.splice(0..0, warnings);
+    if config.save_orders && unsaved > 0 {
+        done.warnings.push(format!(
+            "{unsaved} valid rows have no order in {ORDERS}: their input did not keep orders"
+        ));
+    }
     Ok(done)
 }
 

@@ -236,15 +236,16 @@ impl Sink {
 
     /// Writes what a solve left: its profile and order first, so that a
     /// row never lacks them (a record without its row, from a run killed
-    /// between the two, is replaced when the item is solved again).
-    fn solved(&mut self, solved: &Solved) -> io::Result<()> {
+    /// between the two, is dropped when the run resumes). An error names
+    /// the file (`PROFILES`, `ORDERS` or `RUNS`).
+    fn solved(&mut self, solved: &Solved) -> Result<(), (&'static str, io::Error)> {
         if let Some(p) = &solved.profile {
-            Self::record(&mut self.profiles, p)?;
+            Self::record(&mut self.profiles, p).map_err(|e| (PROFILES, e))?;
         }
         if let Some(o) = &solved.order {
-            Self::record(&mut self.orders, o)?;
+            Self::record(&mut self.orders, o).map_err(|e| (ORDERS, e))?;
         }
-        self.row(&solved.row)
+        self.row(&solved.row).map_err(|e| (RUNS, e))
     }
 }
 
@@ -386,11 +387,17 @@ fn run_with(
     // turned on since): named in a warning at the end.
     let mut unsaved = 0;
     if config.save_orders {
-        let kept = read_jsonl::<SavedOrder>(&orders_path);
+        // Only the orders of the valid rows kept: a line written by a run
+        // killed before its row, whose item now solves differently, goes.
+        let valid: std::collections::BTreeSet<_> =
+            existing.iter().filter(|r| r.valid).map(Row::key).collect();
+        let mut kept = read_jsonl::<SavedOrder>(&orders_path);
+        kept.retain(|o| valid.contains(&o.key()));
         let keys: std::collections::BTreeSet<_> = kept.iter().map(Keyed::key).collect();
+        // Rows of this run's items only: `--fresh` solves those again.
         unsaved = existing
             .iter()
-            .filter(|r| r.valid && !keys.contains(&r.key()))
+            .filter(|r| r.valid && ours.contains(&r.key()) && !keys.contains(&r.key()))
             .count();
         if orders_path.exists() {
             write_jsonl(&orders_path, &kept)
@@ -447,12 +454,11 @@ fn run_with(
                 }
             }
             let mut s = sink.lock().unwrap_or_else(|e| e.into_inner());
-            let written = s.solved(&solved);
-            if let Err(e) = written {
+            if let Err((file, e)) = s.solved(&solved) {
                 write_error
                     .lock()
                     .unwrap_or_else(|e| e.into_inner())
-                    .get_or_insert(ExperimentError::io("append to", &runs_path, e));
+                    .get_or_insert(ExperimentError::io("append to", &out.join(file), e));
             }
             drop(s);
             bar.inc(1);
@@ -479,6 +485,13 @@ fn run_with(
         }
     }
     let mut finished = super::finish(out, config)?;
+    if !config.save_orders && orders_path.exists() && !pending.is_empty() {
+        finished.warnings.push(format!(
+            "{ORDERS} is left as it was: `save_orders` is off, so the orders of this run's \
+             {} solves are not in it",
+            pending.len()
+        ));
+    }
     if unsaved > 0 {
         finished.warnings.push(format!(
             "{unsaved} valid rows were solved before `save_orders` was on and have no order in \
