@@ -21,8 +21,9 @@ pub struct Args {
     #[arg(value_name = "GRAPH")]
     graph: String,
     /// The order to check: node ids in execution order, as a JSON array
-    /// (`[0, 2, 1]`), as the JSON report of `memsched schedule --format
-    /// json` (its `order`), or as plain text separated by spaces, commas or
+    /// (`[0, 2, 1]`), as a JSON object with an `order` array (the report of
+    /// `memsched schedule --format json`, a line of an experiment's
+    /// `orders.jsonl`), or as plain text separated by spaces, commas or
     /// newlines. `-` reads standard input.
     #[arg(value_name = "ORDER")]
     order: String,
