@@ -24,9 +24,9 @@ use super::plan::{Plan, Shard};
 use super::rows;
 use super::runner::{
     check_not_foreign, check_out_is_not_a_file, check_same_experiment, lock_dir, never_ran,
-    read_jsonl, read_profiles, read_shards_file, write_jsonl, write_profiles, write_shards, Keyed,
-    SavedOrder, ShardsFile, ALL_SHARDS, CONFIG, FINGERPRINTS, ORDERS, PROFILES, RUNS, SHARDS,
-    SHARD_PLACEMENT,
+    read_jsonl, read_profiles, read_shards_file, remove_if_present, write_jsonl, write_profiles,
+    write_shards, Keyed, SavedOrder, ShardsFile, ALL_SHARDS, CONFIG, FINGERPRINTS, ORDERS,
+    PROFILES, RUNS, SHARDS, SHARD_PLACEMENT,
 };
 use super::{finish, ExperimentError, Finished};
 
@@ -97,9 +97,7 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Finished, ExperimentError> 
         all.extend(rows);
         // The first directory's profile of a solve, as for its row.
         for p in read_profiles(&d.join(PROFILES)) {
-            profiles
-                .entry((p.graph.clone(), p.solver.clone(), p.seed))
-                .or_insert(p);
+            profiles.entry(p.key()).or_insert(p);
         }
         // And its order, when the inputs kept them.
         for o in read_jsonl::<SavedOrder>(&d.join(ORDERS)) {
@@ -148,12 +146,7 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Finished, ExperimentError> 
     let unsaved = valid.len() - orders.len();
     let path = out.join(ORDERS);
     if orders.is_empty() {
-        match fs::remove_file(&path) {
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-                return Err(ExperimentError::io("remove", &path, e))
-            }
-            _ => {}
-        }
+        remove_if_present(&path)?;
     } else {
         let orders: Vec<_> = orders.into_values().collect();
         write_jsonl(&path, &orders).map_err(|e| ExperimentError::io("write", &path, e))?;

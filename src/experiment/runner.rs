@@ -25,6 +25,7 @@ use serde::{Deserialize, Serialize};
 use super::config::{self, BudgetSection, Config};
 use super::fingerprint::{self, Fingerprint, Fingerprints};
 use super::plan::{GraphEntry, GraphSource, Item, Plan, Shard};
+use super::plots::IMAGE_EXTENSIONS;
 use super::rows::{self, Row};
 use super::ExperimentError;
 use crate::corpus::gen;
@@ -347,12 +348,7 @@ fn run_with(
     let orders_path = out.join(ORDERS);
     if opts.fresh {
         for p in [&runs_path, &profiles_path, &orders_path] {
-            match fs::remove_file(p) {
-                Err(e) if e.kind() != io::ErrorKind::NotFound => {
-                    return Err(ExperimentError::io("remove", p, e))
-                }
-                _ => {}
-            }
+            remove_if_present(p)?;
         }
     }
     let shards_path = out.join(SHARDS);
@@ -674,7 +670,7 @@ pub(super) fn check_out_is_not_a_file(out: &Path) -> Result<(), ExperimentError>
 }
 
 /// Files a run or merge writes in its output directory besides
-/// `config.toml` (which marks a results directory).
+/// `config.toml` (which marks a results directory) and the plots.
 const WRITTEN: &[&str] = &[
     RUNS,
     SHARDS,
@@ -683,15 +679,28 @@ const WRITTEN: &[&str] = &[
     ORDERS,
     "summary.csv",
     "README.md",
-    "reduction.png",
-    "reduction.svg",
-    "gap.png",
-    "gap.svg",
-    "time.png",
-    "time.svg",
-    "tetris.png",
-    "tetris.svg",
 ];
+
+/// Every file a run or merge may write besides `config.toml`: [`WRITTEN`]
+/// and each plot in each image format.
+fn written_files() -> Vec<String> {
+    let plots = config::PlotKind::ALL.iter().flat_map(|kind| {
+        IMAGE_EXTENSIONS
+            .iter()
+            .map(move |ext| format!("{}.{ext}", kind.stem()))
+    });
+    WRITTEN.iter().map(|s| s.to_string()).chain(plots).collect()
+}
+
+/// Removes the file `path` if there is one.
+pub(super) fn remove_if_present(path: &Path) -> Result<(), ExperimentError> {
+    match fs::remove_file(path) {
+        Err(e) if e.kind() != io::ErrorKind::NotFound => {
+            Err(ExperimentError::io("remove", path, e))
+        }
+        _ => Ok(()),
+    }
+}
 
 /// Refuses an output directory without a `config.toml` (so not a results
 /// directory: a run writes its `config.toml` first, right after taking the
@@ -703,9 +712,8 @@ pub(super) fn check_not_foreign(out: &Path) -> Result<(), ExperimentError> {
     if !out.is_dir() || out.join(CONFIG).exists() {
         return Ok(());
     }
-    let taken: Vec<&str> = WRITTEN
-        .iter()
-        .copied()
+    let taken: Vec<String> = written_files()
+        .into_iter()
         .filter(|name| out.join(name).exists())
         .collect();
     if taken.is_empty() {

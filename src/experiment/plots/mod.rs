@@ -104,11 +104,14 @@ pub(crate) fn render(
     size: (u32, u32),
     plot: &impl Draw,
 ) -> Result<Vec<String>, ExperimentError> {
-    let files = [format!("{stem}.png"), format!("{stem}.svg")];
+    let files: Vec<String> = IMAGE_EXTENSIONS
+        .iter()
+        .map(|ext| format!("{stem}.{ext}"))
+        .collect();
     for file in &files {
         render_file(&dir.join(file), stem, size, plot)?;
     }
-    Ok(files.to_vec())
+    Ok(files)
 }
 
 /// The image formats [`render_file`] writes, by file extension.
@@ -168,7 +171,7 @@ pub fn draw_all(
         };
         if drawn.is_empty() {
             // A plot an earlier pass drew would outlive its data.
-            for ext in ["png", "svg"] {
+            for ext in IMAGE_EXTENSIONS {
                 let _ = std::fs::remove_file(dir.join(format!("{}.{ext}", kind.stem())));
             }
         }

@@ -107,25 +107,33 @@ pub const ABLATIONS: [&str; 5] = [
 ];
 
 impl Options {
+    /// The switch `exact:OPTIONS` calls `name` (one of [`ABLATIONS`]).
+    fn switch(&mut self, name: &str) -> Option<&mut bool> {
+        match name {
+            "no-split" => Some(&mut self.split),
+            "no-symmetry" => Some(&mut self.symmetry),
+            "no-descents" => Some(&mut self.descents),
+            "no-beam" => Some(&mut self.beam),
+            "no-polish" => Some(&mut self.polish),
+            _ => None,
+        }
+    }
+
     /// The options of `exact:OPTIONS`: every reduction on but those that
     /// the comma-separated `text` turns off (see [`ABLATIONS`]).
     pub fn parse(text: &str) -> Result<Options, String> {
         let mut o = Options::default();
         for (i, word) in text.split(',').map(str::trim).enumerate() {
-            match word {
-                "" => return Err(format!("option {} of `{text}` is empty", i + 1)),
-                "no-split" => o.split = false,
-                "no-symmetry" => o.symmetry = false,
-                "no-descents" => o.descents = false,
-                "no-beam" => o.beam = false,
-                "no-polish" => o.polish = false,
-                _ => {
-                    return Err(format!(
-                        "unknown option `{word}`: write a comma-separated list of {}",
-                        ABLATIONS.join(", ")
-                    ))
-                }
+            if word.is_empty() {
+                return Err(format!("option {} of `{text}` is empty", i + 1));
             }
+            let on = o.switch(word).ok_or_else(|| {
+                format!(
+                    "unknown option `{word}`: write a comma-separated list of {}",
+                    ABLATIONS.join(", ")
+                )
+            })?;
+            *on = false;
         }
         Ok(o)
     }
@@ -134,18 +142,10 @@ impl Options {
     /// order of [`ABLATIONS`]), or `None` when all are on. `min_piece` is
     /// not named (only the library sets it).
     pub fn ablations(&self) -> Option<String> {
-        let off = [
-            !self.split,
-            !self.symmetry,
-            !self.descents,
-            !self.beam,
-            !self.polish,
-        ];
+        let mut o = *self;
         let names: Vec<&str> = ABLATIONS
-            .iter()
-            .zip(off)
-            .filter(|&(_, off)| off)
-            .map(|(&name, _)| name)
+            .into_iter()
+            .filter(|name| o.switch(name).is_some_and(|on| !*on))
             .collect();
         (!names.is_empty()).then(|| names.join(","))
     }

@@ -404,13 +404,10 @@ pub(super) fn noise_scale(g: &Graph, adj: &Adj, key: &Key, s: &Statics) -> f64 {
                     return abs_mean(g.ids().iter().map(|&id| weighted(id as f64)), n);
                 }
                 Feature::Depth | Feature::Height => {
-                    let column = if f == Feature::Depth {
-                        &s.depth
-                    } else {
-                        &s.height
-                    };
-                    let values = column.values.iter().map(|&c| weighted(c as i64 as f64));
-                    return abs_mean(values, n);
+                    if let Some((column, _)) = s.column(f) {
+                        let values = column.iter().map(|&c| weighted(c as i64 as f64));
+                        return abs_mean(values, n);
+                    }
                 }
                 _ => {}
             }
