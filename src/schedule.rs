@@ -29,6 +29,8 @@ pub enum ScheduleError {
     WrongLength { got: usize, expected: usize },
     #[error("the order names node index {index}, which does not exist")]
     UnknownNode { index: u64 },
+    #[error("the order names id {id}, which is not a node of the graph")]
+    UnknownId { id: i64 },
     #[error("node {id} appears twice in the order")]
     Repeated { id: i64 },
     #[error("edge [{from}, {to}] is violated: {to} runs before {from}")]
@@ -75,9 +77,7 @@ pub fn check(g: &Graph, order: &[NodeIdx]) -> Result<Evaluation, ScheduleError> 
 pub fn check_ids(g: &Graph, ids: &[i64]) -> Result<(Vec<NodeIdx>, Evaluation), ScheduleError> {
     let mut order = Vec::with_capacity(ids.len());
     for &id in ids {
-        let v = g
-            .index_of(id)
-            .ok_or(ScheduleError::UnknownNode { index: id as u64 })?;
+        let v = g.index_of(id).ok_or(ScheduleError::UnknownId { id })?;
         order.push(v);
     }
     let eval = check(g, &order)?;
@@ -114,5 +114,24 @@ fn evaluate_unchecked(g: &Graph, order: &[NodeIdx]) -> Evaluation {
         peak: peak as u64,
         final_memory: mem,
         peak_step,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::corpus::gen::{generate, GenSpec};
+
+    /// An id that names no node is reported as that id, negative ones too.
+    #[test]
+    fn unknown_ids_are_named_as_given() {
+        let g = generate(&GenSpec::parse("chain:length=3").unwrap(), 0).unwrap();
+        let mut ids = g.ids().to_vec();
+        for bad in [-7, 1_000_000] {
+            ids[1] = bad;
+            let err = check_ids(&g, &ids).unwrap_err();
+            assert_eq!(err, ScheduleError::UnknownId { id: bad });
+            assert!(err.to_string().contains(&format!("id {bad},")), "{err}");
+        }
     }
 }
