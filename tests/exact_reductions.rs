@@ -20,6 +20,7 @@ use memsched::{Graph, Status};
 /// reductions in it) runs more often than with the default upper bound.
 fn exact(split: bool, symmetry: bool, descents: bool) -> Exact {
     let options = Options {
+        liu: false,
         split,
         min_piece: 1,
         symmetry,

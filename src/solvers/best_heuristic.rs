@@ -1,4 +1,5 @@
-//! `best-heuristic`: every fast heuristic, the lowest checked peak kept.
+//! `best-heuristic`: eleven fast heuristics (the list below), the lowest
+//! checked peak kept. Other rules can beat it on some graphs.
 
 use super::{registry, BestOf, MoveGreedy, Scheduler};
 

@@ -27,6 +27,7 @@ pub mod rule;
 mod brute;
 mod dp;
 pub mod exact;
+mod liu;
 
 // ILP.
 #[cfg(feature = "ilp")]
@@ -42,6 +43,7 @@ pub use context::{Budget, DeadlineTicker, SolveContext};
 pub use dp::Dp;
 pub use exact::{Exact, MoveGreedy};
 pub use kahn::Kahn;
+pub use liu::Liu;
 pub use outcome::{Outcome, Report, Status};
 pub use program::ProgramOrder;
 pub use registry::{build, list, names_with, not_built, SolverError, SolverInfo};

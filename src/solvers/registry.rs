@@ -238,7 +238,7 @@ const ENTRIES: &[Entry] = &[
     Entry {
         name: "best-heuristic",
         param: Param::No,
-        summary: "the lowest peak of every fast heuristic (program, kahn, seed-greedy, moves-greedy, XLA, Inductor, ...)",
+        summary: "the lowest peak of eleven fast heuristics (program, kahn, seed-greedy, moves-greedy, an -unlocks rule, the single XLA and Inductor schedulers)",
         make: |_| Ok(Box::new(super::best_heuristic())),
     },
     Entry {
@@ -258,8 +258,14 @@ const ENTRIES: &[Entry] = &[
     Entry {
         name: "exact",
         param: Param::Optional("OPTIONS"),
-        summary: "best-first search over downsets (F1 closure, F2 moves, F4 bounds); proven optimum or bound + gap; OPTIONS turns reductions off for ablations (no-split, no-symmetry, no-descents, no-beam, no-polish)",
+        summary: "best-first search over downsets (F1 closure, F2 moves, F4 bounds); proven optimum or bound + gap; in-trees by `liu`; OPTIONS turns reductions off for ablations (no-liu, no-split, no-symmetry, no-descents, no-beam, no-polish)",
         make: make_exact,
+    },
+    Entry {
+        name: "liu",
+        param: Param::No,
+        summary: "Liu's (1987) optimal schedule of an in-tree of ops, polynomial; fails on any other shape, naming the node that breaks it",
+        make: plain::<super::Liu>,
     },
     Entry {
         name: "dp",
@@ -415,8 +421,13 @@ mod tests {
         );
         let ctx = crate::solvers::SolveContext::new(0, None);
         // Graphs where the search has work to do: the series-parallel one
-        // splits at a cut point, the tensor program expands states.
-        for spec in ["series-parallel", "tensor-program:ops=20"] {
+        // splits at a cut point, the tensor program expands states; the
+        // tree is `liu`'s.
+        for spec in [
+            "series-parallel",
+            "tensor-program:ops=20",
+            "tree:depth=2,arity=3",
+        ] {
             let spec = crate::corpus::gen::GenSpec::parse(spec).unwrap();
             let g = crate::corpus::gen::generate(&spec, 2).unwrap();
             let full = crate::solvers::run(build("exact").unwrap().as_ref(), &g, &ctx);
@@ -435,7 +446,14 @@ mod tests {
                     assert_eq!(r.counter("pieces"), None, "{name} on {spec}");
                 }
             }
-            if spec.family == "series-parallel" {
+            let by_liu =
+                |r: &crate::solvers::Report| r.note.as_deref().unwrap_or("").contains("Liu");
+            if spec.family == "tree" {
+                assert!(by_liu(&full), "{:?}", full.note);
+                let searched =
+                    crate::solvers::run(build("exact:no-liu").unwrap().as_ref(), &g, &ctx);
+                assert!(!by_liu(&searched), "{:?}", searched.note);
+            } else if spec.family == "series-parallel" {
                 assert_eq!(full.counter("pieces"), Some(2), "exact splits this one");
             } else {
                 assert!(

@@ -68,6 +68,8 @@ pub(crate) fn f4_global_bound(g: &Graph, max_nodes: usize, max_memory_bytes: u64
 /// off to check that they never change the optimum.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Options {
+    /// Solve in-trees of ops by Liu's algorithm ([`crate::solvers::Liu`]).
+    pub liu: bool,
     /// Split at cut points and solve the pieces one after another.
     pub split: bool,
     /// Consecutive pieces are merged until each has at least this many nodes.
@@ -86,6 +88,7 @@ pub struct Options {
 impl Default for Options {
     fn default() -> Self {
         Options {
+            liu: true,
             split: true,
             min_piece: 16,
             symmetry: true,
@@ -98,7 +101,8 @@ impl Default for Options {
 
 /// The reductions `exact:OPTIONS` can turn off, by name, in the order a
 /// name lists them.
-pub const ABLATIONS: [&str; 5] = [
+pub const ABLATIONS: [&str; 6] = [
+    "no-liu",
     "no-split",
     "no-symmetry",
     "no-descents",
@@ -110,6 +114,7 @@ impl Options {
     /// The switch `exact:OPTIONS` calls `name` (one of [`ABLATIONS`]).
     fn switch(&mut self, name: &str) -> Option<&mut bool> {
         match name {
+            "no-liu" => Some(&mut self.liu),
             "no-split" => Some(&mut self.split),
             "no-symmetry" => Some(&mut self.symmetry),
             "no-descents" => Some(&mut self.descents),
@@ -208,6 +213,11 @@ impl Scheduler for Exact {
     }
 
     fn solve(&self, g: &Graph, ctx: &SolveContext) -> Outcome {
+        if self.options.liu {
+            if let Ok(out) = super::liu::solve_forest(g, ctx) {
+                return out;
+            }
+        }
         if !self.options.polish || g.node_count() > POLISH_MAX_NODES {
             return self.search(g, ctx);
         }
@@ -657,7 +667,9 @@ mod tests {
         let g = greedy_trap();
         let ctx = SolveContext::default();
         assert_eq!(run(&MoveGreedy, &g, &ctx).peak, Some(13));
+        // The trap is a forest of ops: `liu` would answer without search.
         let options = Options {
+            liu: false,
             beam: false,
             ..Options::default()
         };
@@ -680,15 +692,21 @@ mod tests {
         let g = crate::corpus::gen::generate(&spec, 1).unwrap();
         let mut ctx = SolveContext::default();
         ctx.budget.max_states = 1_000;
+        // An in-tree: `liu` would prove it without search.
+        let search = Options {
+            liu: false,
+            ..Options::default()
+        };
         let plain = Exact::with_options(
             Exact::default_upper(),
             Options {
                 polish: false,
-                ..Options::default()
+                ..search
             },
         );
+        let polishing = Exact::with_options(Exact::default_upper(), search);
         let stopped = run(&plain, &g, &ctx);
-        let polished = run(&Exact::default(), &g, &ctx);
+        let polished = run(&polishing, &g, &ctx);
         assert_eq!(stopped.status, Status::Feasible);
         assert_eq!(polished.status, Status::Feasible);
         assert!(
@@ -703,7 +721,7 @@ mod tests {
             .unwrap()
             .contains("anneal from it lowered the peak"));
         // Deterministic whatever the context's seed.
-        let again = run(&Exact::default(), &g, &SolveContext { seed: 9, ..ctx });
+        let again = run(&polishing, &g, &SolveContext { seed: 9, ..ctx });
         assert_eq!(again.peak, polished.peak);
     }
 
@@ -715,7 +733,15 @@ mod tests {
             warm_start: Some(warm),
             ..SolveContext::default()
         };
-        let r = run(&Exact::new(Box::new(MoveGreedy)), &g, &ctx);
+        let options = Options {
+            liu: false,
+            ..Options::default()
+        };
+        let r = run(
+            &Exact::with_options(Box::new(MoveGreedy), options),
+            &g,
+            &ctx,
+        );
         assert_eq!((r.status.clone(), r.peak), (Status::Optimal, Some(11)));
         assert_eq!(r.counter("states"), Some(0));
     }
