@@ -805,5 +805,14 @@ fn a_plan_too_large_to_hold_is_a_config_error() {
         "solvers = [\"random\"]\nseeds = \"0..1000000\"\nplots = []\n[graphs]\ngenerate = [{ spec = \"chain:length=3\", seeds = \"0..1000000\" }]\n",
     );
     let err = run_invalid(&cfg, &tmp.path().join("o"));
-    assert!(err.contains("at most 100000000 are allowed"), "{err}");
+    assert!(err.contains("at most 5000000 are allowed"), "{err}");
+    // 6 million solves (and the 6 baseline rows): each seed range fine, the product over the cap
+    // (99 million exhausted a review's machine before the cap came down).
+    let cfg = write(
+        tmp.path(),
+        "six.toml",
+        "solvers = [\"random\"]\nseeds = \"0..1000000\"\nplots = []\n[graphs]\ngenerate = [{ spec = \"chain:length=3\", seeds = \"0..6\" }]\n",
+    );
+    let err = run_invalid(&cfg, &tmp.path().join("o6"));
+    assert!(err.contains("the config makes 6000006 solves"), "{err}");
 }

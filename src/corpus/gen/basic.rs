@@ -37,7 +37,7 @@ pub(super) const CHAIN: FamilyInfo = FamilyInfo {
 
 /// `chain`: op i reads op i-1's output. The only order is program order.
 pub(super) fn chain(p: &Params, rng: &mut Rng) -> Result<Graph, GenError> {
-    let n = p.int("length", 1, 10_000_000)?;
+    let n = p.int("length", 1, super::MAX_OPS)?;
     let (lo, hi) = p.size_range()?;
     let mut prog = TensorProgram::new();
     let mut prev: Option<TensorRef> = None;
@@ -78,6 +78,8 @@ pub(super) fn fork_join(p: &Params, rng: &mut Rng) -> Result<Graph, GenError> {
     let input = p.int("input", 0, 1 << 40)?;
     let output = p.int("output", 0, 1 << 40)?;
     let jitter = p.float("jitter", 0.0, 1.0)?;
+    let ops = k as f64 * depth as f64 + 2.0;
+    p.within_limits("branches", "branches x depth", ops, ops + k as f64)?;
     let mut prog = TensorProgram::new();
     let src = prog.op1("src", &[], input);
     let mut tails = Vec::with_capacity(k as usize);

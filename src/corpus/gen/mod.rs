@@ -200,6 +200,34 @@ impl Params<'_> {
         }
         Ok(v)
     }
+    /// Refuses parameters whose graph would pass [`MAX_OPS`] ops or
+    /// [`MAX_READS`] operand reads (`ops` and `reads` are what the family
+    /// computes from them, upper bounds or expectations), naming `param`
+    /// and how the figure was reached (`what`, such as `layers x width`).
+    pub fn within_limits(
+        &self,
+        param: &str,
+        what: &str,
+        ops: f64,
+        reads: f64,
+    ) -> Result<(), GenError> {
+        let (figure, noun, max) = if ops > MAX_OPS as f64 {
+            (ops, "ops", MAX_OPS)
+        } else if reads > MAX_READS as f64 {
+            (reads, "operand reads (edges)", MAX_READS)
+        } else {
+            return Ok(());
+        };
+        Err(self.bad(
+            param,
+            format!(
+                "{what} gives about {} {noun}, above the {} a generated graph may have \
+                 (about 3 nodes per op; a graph this size would need gigabytes)",
+                thousands(figure as u128),
+                thousands(max as u128)
+            ),
+        ))
+    }
     /// A number parameter within `lo..=hi`.
     pub fn float(&self, name: &str, lo: f64, hi: f64) -> Result<f64, GenError> {
         let v: f64 = self
@@ -293,6 +321,26 @@ pub fn generate(spec: &GenSpec, seed: u64) -> Result<Graph, GenError> {
     };
     let mut rng = Rng::new(seed);
     make(&params, &mut rng)
+}
+
+/// The most ops a generated graph may have (`tree` and the chain's
+/// `length` stop at 2,000,000 and 4,000,000 by their own bounds).
+pub const MAX_OPS: u64 = 4_000_000;
+
+/// The most operand reads (op-to-op edges) a generated graph may have.
+pub const MAX_READS: u64 = 10_000_000;
+
+/// `n` with thousands separators: `4,000,000`.
+fn thousands(n: u128) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// Finishes a generated program: records spec and seed in the graph.
@@ -396,6 +444,48 @@ mod tests {
                 assert!(err.to_string().contains(p.name), "{err}");
             }
         }
+    }
+
+    /// Parameters each in range but whose product would not fit in memory
+    /// are refused before anything is built, naming the product.
+    #[test]
+    fn graphs_too_large_to_build_are_refused() {
+        for (spec, says) in [
+            (
+                "fork-join:branches=1000000,depth=1000000",
+                "branches x depth gives about 1,000,000,000,002 ops",
+            ),
+            (
+                "random-layered:layers=100000,width=100",
+                "layers x width gives about 5,050,000 ops",
+            ),
+            ("random-layered:layers=10000,width=100", "operand reads"),
+            (
+                "tensor-program:ops=4000000,inputs=9",
+                "ops x inputs gives about 20,000,000 operand reads",
+            ),
+            ("chain:length=10000000", "must be in 1..=4000000"),
+        ] {
+            let err = generate(&GenSpec::parse(spec).unwrap(), 0)
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains(says), "{spec}: {err}");
+        }
+        // The heuristics bench's 1M-node graph stays within the limits.
+        let big = "random-layered:layers=74074,width=8,density=0.3,skip=0.05";
+        let spec = GenSpec::parse(big).unwrap();
+        let info = families()
+            .into_iter()
+            .find(|i| i.name == spec.family)
+            .unwrap();
+        let params = Params {
+            info: &info,
+            given: &spec.params,
+        };
+        let (ops, reads) = (74074.0 * 4.5, 74074.0 * 4.5 * (1.0 + 4.5 * 0.45));
+        assert!(params
+            .within_limits("layers", "layers x width", ops, reads)
+            .is_ok());
     }
 
     #[test]

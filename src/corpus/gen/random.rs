@@ -25,10 +25,17 @@ pub(super) const RANDOM_LAYERED: FamilyInfo = FamilyInfo {
 /// probability `density`, and each op 2 to 4 layers back with probability
 /// `skip`.
 pub(super) fn random_layered(p: &Params, rng: &mut Rng) -> Result<Graph, GenError> {
-    let layers = p.int("layers", 1, 10_000_000)? as usize;
+    let layers = p.int("layers", 1, super::MAX_OPS)? as usize;
     let width = p.int("width", 1, 100_000)?;
     let density = p.float("density", 0.0, 1.0)?;
     let skip = p.float("skip", 0.0, 1.0)?;
+    // Expected sizes: a layer draws (width + 1) / 2 ops on average, each
+    // reading one op, a density share of the layer before and a skip
+    // share of the three before that.
+    let mean_width = (width as f64 + 1.0) / 2.0;
+    let ops = layers as f64 * mean_width;
+    let reads = ops * (1.0 + mean_width * (density + 3.0 * skip));
+    p.within_limits("layers", "layers x width", ops, reads)?;
     let (lo, hi) = p.size_range()?;
     let mut prog = TensorProgram::new();
     let mut layer_ops: Vec<Vec<TensorRef>> = Vec::with_capacity(layers);
@@ -80,10 +87,13 @@ pub(super) const TENSOR_PROGRAM: FamilyInfo = FamilyInfo {
 /// among the `window` most recently written tensors. A tensor nobody reads is
 /// a graph output.
 pub(super) fn tensor_program(p: &Params, rng: &mut Rng) -> Result<Graph, GenError> {
-    let n = p.int("ops", 1, 10_000_000)?;
+    let n = p.int("ops", 1, super::MAX_OPS)?;
     let window = p.int("window", 1, 1_000_000)? as usize;
     let max_in = p.int("inputs", 1, 1_000)? as usize;
     let two = p.float("two", 0.0, 1.0)?;
+    // Each op reads (1 + inputs) / 2 tensors on average, at most `window`.
+    let mean_reads = ((1 + max_in) as f64 / 2.0).min(window as f64);
+    p.within_limits("ops", "ops x inputs", n as f64, n as f64 * mean_reads)?;
     let (lo, hi) = p.size_range()?;
     let mut prog = TensorProgram::new();
     let mut written: Vec<TensorRef> = Vec::new();
