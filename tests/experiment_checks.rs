@@ -816,3 +816,37 @@ fn a_plan_too_large_to_hold_is_a_config_error() {
     let err = run_invalid(&cfg, &tmp.path().join("o6"));
     assert!(err.contains("the config makes 6000006 solves"), "{err}");
 }
+
+/// A directory in `files` and a malformed `seeds` say what to write
+/// instead, without serde's internal names.
+#[test]
+fn a_directory_file_and_bad_seeds_say_what_to_write() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::create_dir(tmp.path().join("graphs")).unwrap();
+    let dir = tmp.path().join("graphs");
+    let cfg = write(
+        tmp.path(),
+        "dir.toml",
+        &format!(
+            "solvers = [\"kahn\"]\nplots = []\n[graphs]\nfiles = [{:?}]\n",
+            dir.display().to_string()
+        ),
+    );
+    let err = run_invalid(&cfg, &tmp.path().join("o1"));
+    assert!(
+        err.contains("is a directory") && err.contains("/*.json"),
+        "{err}"
+    );
+    for seeds in ["-1", "1.5"] {
+        let cfg = write(
+            tmp.path(),
+            "seeds.toml",
+            &format!("seeds = {seeds}\n{CHAINS}"),
+        );
+        let err = run_invalid(&cfg, &tmp.path().join("o2"));
+        assert!(
+            err.contains("a range string") && !err.contains("untagged enum"),
+            "{seeds}: {err}"
+        );
+    }
+}

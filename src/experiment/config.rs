@@ -91,7 +91,10 @@ fn default_gen_seeds() -> Seeds {
 
 /// Seeds written as a list `[0, 1, 2]`, a number `3`, or a range `"0..50"`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(untagged)]
+#[serde(
+    untagged,
+    expecting = "seeds as a non-negative integer (`3`), a list of them (`[0, 1, 2]`) or a range string (`\"0..50\"`)"
+)]
 pub enum Seeds {
     List(Vec<u64>),
     One(u64),

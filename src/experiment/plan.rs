@@ -150,6 +150,13 @@ impl Plan {
         let mut files: Vec<(PathBuf, String)> = Vec::new();
         for f in &config.graphs.files {
             let p = PathBuf::from(f);
+            if p.is_dir() {
+                return Err(format!(
+                    "graph file `{f}` is a directory: list its graphs with a glob \
+                     (`globs = [\"{}/*.json\"]`)",
+                    f.trim_end_matches('/')
+                ));
+            }
             if !p.is_file() {
                 return Err(format!(
                     "graph file `{f}` does not exist{}",
