@@ -105,6 +105,11 @@ impl Draw for Bars<'_> {
             .min(CLIP)
             * 1.08;
         let n = groups.len() as f64;
+        // Room below the groups for the legend (a line per solver), so it
+        // covers no bar: the groups take y in 0..n, the legend -below..0.
+        let plot_px = (f64::from(root.dim_in_pixel().1) - 110.0).max(100.0);
+        let legend_px = (20 * k + 16) as f64;
+        let below = n * legend_px / (plot_px - legend_px).max(legend_px);
         let mut chart = ChartBuilder::on(root)
             .caption(
                 format!("{title}: peak memory relative to the baseline, per {what}"),
@@ -113,7 +118,7 @@ impl Draw for Bars<'_> {
             .margin(12)
             .x_label_area_size(45)
             .y_label_area_size(300)
-            .build_cartesian_2d(0f64..xmax, 0f64..n)
+            .build_cartesian_2d(0f64..xmax, -below..n)
             .map_err(err)?;
         chart
             .configure_mesh()
