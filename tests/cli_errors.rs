@@ -580,6 +580,29 @@ fn a_key_in_the_wrong_case_is_named() {
     assert_invalid(json, &["the key is \"Nodes\""]);
 }
 
+/// A node field in another case (`latency` for `Latency`) would be an
+/// extra field nothing reads, and a rule on `latency` would rank as if it
+/// were absent: it is an error naming the node and both spellings. A
+/// required field given only in another case is named the same way.
+#[test]
+fn a_node_field_in_the_wrong_case_is_named_with_the_node() {
+    let json = r#"{"Nodes": [{"Id": 0, "Op": "ALLOC", "Size": 8, "BufId": 1},
+        {"Id": 7, "Op": "conv", "latency": 5}, {"Id": 2, "Op": "FREE", "BufId": 1}],
+        "Edges": [[0, 7], [7, 2]]}"#;
+    assert_invalid(
+        json,
+        &["node 7 has a field \"latency\": write exactly \"Latency\""],
+    );
+    let o = run(
+        &["schedule", "-", "-s", "rule:0.7*delta+0.3*latency"],
+        Some(json),
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("node 7"), "{}", stderr(&o));
+    let json = r#"{"Nodes": [{"id": 0, "Op": "A"}]}"#;
+    assert_invalid(json, &["node field \"id\": the field is \"Id\""]);
+}
+
 /// An edge of another length than two says what an edge is.
 #[test]
 fn an_edge_of_three_ids_says_what_an_edge_is() {

@@ -46,6 +46,19 @@ pub enum GraphError {
         op: String,
         expected: &'static str,
     },
+    /// A node key that is a field of the format in another case or with
+    /// spaces around it (`"latency"` for `Latency`): field names are
+    /// case-sensitive, and such a key would be kept as an extra field that
+    /// nothing reads while the field it means is silently absent.
+    #[error(
+        "node {id} has a field {key:?}: write exactly \"{expected}\" (field names are \
+         case-sensitive and take no spaces; {key:?} would be ignored)"
+    )]
+    FieldCase {
+        id: i64,
+        key: String,
+        expected: &'static str,
+    },
     /// A `Latency` field that is not a JSON number.
     #[error("node {id} has a Latency that is not a number ({value}); write a JSON number or leave it out")]
     BadLatency { id: i64, value: String },

@@ -5,8 +5,10 @@
 //! [`parse`] reads text into a [`RawGraph`] (no validation beyond the shape);
 //! [`Graph::from_raw`](super::Graph::from_raw) validates it. Fields other than
 //! `Id`, `Op`, `Size` and `BufId` (`Inputs`, `Name`, `Latency`, ...) are kept
-//! and written back unchanged. [`write()`] emits one node per line so that
-//! committed graphs diff well.
+//! and written back unchanged. A key that is one of [`NODE_FIELDS`] (or
+//! `Nodes`, `Edges`) in another case or with spaces around it (`"latency"`,
+//! `"edges"`) is an error, not an unread extra field (see [`miscased`]).
+//! [`write()`] emits one node per line so that committed graphs diff well.
 
 use std::fmt;
 use std::io::{self, Write};
@@ -16,6 +18,28 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::{Graph, GraphError, NodeKind};
+
+/// The node fields the format defines: the article's `Id`, `Op`, `Size`,
+/// `BufId` and `Inputs` (metadata: edges are the only ordering constraints),
+/// and `Latency`, which the `latency` rule feature reads. Fields an exporter
+/// adds (`Name`, `Target`, ...) are not among them: memsched never reads them.
+pub const NODE_FIELDS: [&str; 6] = ["Id", "Op", "Size", "BufId", "Inputs", "Latency"];
+
+/// The top-level fields of the format.
+pub const GRAPH_FIELDS: [&str; 2] = ["Nodes", "Edges"];
+
+/// The field of `fields` that `key` names in another case or with spaces
+/// around it (`"latency"` and `" Latency"` for `Latency`), if any: such a
+/// key would otherwise be kept as an extra field that nothing reads, and
+/// the field it means would silently be absent. A key that is exactly a
+/// field is not miscased.
+pub fn miscased<'a>(key: &str, fields: &[&'a str]) -> Option<&'a str> {
+    let t = key.trim();
+    fields
+        .iter()
+        .copied()
+        .find(|field| key != *field && t.eq_ignore_ascii_case(field))
+}
 
 /// One entry of the `Nodes` array, as written.
 #[derive(Debug, Clone, PartialEq)]
@@ -176,12 +200,10 @@ impl<'de> Deserialize<'de> for RawGraph {
                 // A misspelt key would silently drop every edge (Edges is
                 // optional) or give a puzzling "missing field".
                 for key in extra.keys() {
-                    for field in ["Nodes", "Edges"] {
-                        if key.eq_ignore_ascii_case(field) {
-                            return Err(de::Error::custom(format!(
-                                "top-level key \"{key}\": the key is \"{field}\" (keys are case-sensitive)"
-                            )));
-                        }
+                    if let Some(field) = miscased(key, &GRAPH_FIELDS) {
+                        return Err(de::Error::custom(format!(
+                            "top-level key \"{key}\": the key is \"{field}\" (keys are case-sensitive)"
+                        )));
                     }
                 }
                 Ok(RawGraph {
@@ -281,8 +303,8 @@ impl<'de> Deserialize<'de> for RawNode {
                     }
                 }
                 Ok(RawNode {
-                    id: id.ok_or_else(|| de::Error::missing_field("Id"))?,
-                    op: op.ok_or_else(|| de::Error::missing_field("Op"))?,
+                    id: id.ok_or_else(|| missing("Id", &extra))?,
+                    op: op.ok_or_else(|| missing("Op", &extra))?,
                     size,
                     buf_id,
                     extra,
@@ -290,6 +312,23 @@ impl<'de> Deserialize<'de> for RawNode {
             }
         }
         d.deserialize_map(NodeVisitor)
+    }
+}
+
+/// The error for a node without the required `field`: serde's "missing
+/// field", or, when the node has the field in another case (`"id"`), an
+/// error naming both spellings (the node's id may be the missing field, so
+/// the error has the line and column rather than the id).
+fn missing<E: de::Error>(field: &'static str, extra: &Option<Box<Map<String, Value>>>) -> E {
+    let found = extra
+        .iter()
+        .flat_map(|e| e.keys())
+        .find(|key| miscased(key, &[field]).is_some());
+    match found {
+        Some(key) => E::custom(format!(
+            "node field \"{key}\": the field is \"{field}\" (field names are case-sensitive)"
+        )),
+        None => E::missing_field(field),
     }
 }
 
@@ -464,6 +503,32 @@ mod tests {
         }
         let err = node_error(r#""Id": 0, "BufId": 1, "Size": -0.0"#);
         assert!(err.contains("Size 0e0 is written as a float"), "{err}");
+    }
+
+    /// A required field given only in another case is named with both
+    /// spellings, not as a bare "missing field"; a top-level key with
+    /// spaces around it is named as one in another case.
+    #[test]
+    fn a_required_field_in_another_case_is_named() {
+        let err = node_error(r#""id": 0, "BufId": 1, "Size": 1"#);
+        assert!(
+            err.contains(r#"node field "id": the field is "Id" (field names are case-sensitive)"#),
+            "{err}"
+        );
+        let text = r#"{"Nodes": [{"Id": 0, " op ": "A"}]}"#;
+        let err = parse(text.as_bytes()).unwrap_err().to_string();
+        assert!(
+            err.contains(r#"node field " op ": the field is "Op""#),
+            "{err}"
+        );
+        let err = node_error(r#""BufId": 1, "Size": 1"#);
+        assert!(err.contains("missing field `Id`"), "{err}");
+        let text = r#"{"Nodes": [], " Edges": []}"#;
+        let err = parse(text.as_bytes()).unwrap_err().to_string();
+        assert!(err.contains(r#"the key is "Edges""#), "{err}");
+        assert_eq!(miscased("Latency", &NODE_FIELDS), None);
+        assert_eq!(miscased("latency", &NODE_FIELDS), Some("Latency"));
+        assert_eq!(miscased("Name", &NODE_FIELDS), None);
     }
 
     /// `Id` and `BufId` are i64: values beyond it name i64's range, whether
