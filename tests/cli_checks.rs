@@ -278,6 +278,71 @@ fn cli_checks_restarts_and_rule_mode_are_checked_and_warned() {
     }
 }
 
+/// `schedule -j N` (`--threads N`) sets the worker threads of the solvers
+/// that run in parallel, is checked as `run`'s is, and changes no result:
+/// the restarts of a noisy rule and of `random-moves` pick the same best
+/// restart and order on 1 thread as on 2.
+#[test]
+fn schedule_threads_are_checked_and_leave_results_unchanged() {
+    for (bad, message) in [
+        ("0", "--threads must be at least 1"),
+        ("4097", "--threads 4097: at most 4096"),
+    ] {
+        let o = run(&["schedule", "-", "-j", bad], Some(EXAMPLE));
+        assert_exit_2(&o, &[message]);
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let graph = dir.path().join("rl.json");
+    let graph = graph.to_str().unwrap();
+    let o = run(
+        &[
+            "gen",
+            "random-layered",
+            "-p",
+            "allocs=floating",
+            "--seed",
+            "3",
+            "-o",
+            graph,
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let reports = |threads: &[&str]| -> Vec<Value> {
+        let mut args = vec![
+            "schedule",
+            graph,
+            "-s",
+            "noisy:delta,type,id",
+            "-s",
+            "random-moves",
+            "--restarts",
+            "16",
+            "--seed",
+            "7",
+            "--format",
+            "json",
+        ];
+        args.extend_from_slice(threads);
+        let o = run(&args, None);
+        assert_eq!(o.status.code(), Some(0), "{threads:?}: {}", stderr(&o));
+        assert!(!stderr(&o).contains("warning"), "{}", stderr(&o));
+        String::from_utf8_lossy(&o.stdout)
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    };
+    let one = reports(&["-j", "1"]);
+    let two = reports(&["--threads", "2"]);
+    assert_eq!(one.len(), 2);
+    for (a, b) in one.iter().zip(&two) {
+        assert_eq!(a["counters"]["restarts"], 16);
+        for field in ["solver", "peak", "note", "order"] {
+            assert_eq!(a[field], b[field], "{field} of {}", a["solver"]);
+        }
+    }
+}
+
 /// Messages a reviewer found misleading: a fractional byte count, and a
 /// datasets folder that is not there (invalid input, exit 2).
 #[test]

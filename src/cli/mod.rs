@@ -154,6 +154,22 @@ pub fn seed_value(seed: i128) -> Result<u64, InvalidInput> {
     })
 }
 
+/// Most worker threads `--threads` accepts (each is an OS thread).
+pub const MAX_THREADS: usize = 4096;
+
+/// Checks a `--threads` value (`run`, `schedule`): at least 1, at most
+/// [`MAX_THREADS`]. `None` (the flag left out) means rayon's default: every
+/// core, or `RAYON_NUM_THREADS` when it is set.
+pub fn threads_value(threads: Option<usize>) -> Result<Option<usize>, InvalidInput> {
+    match threads {
+        Some(0) => Err(InvalidInput("--threads must be at least 1".into())),
+        Some(n) if n > MAX_THREADS => Err(InvalidInput(format!(
+            "--threads {n}: at most {MAX_THREADS}"
+        ))),
+        t => Ok(t),
+    }
+}
+
 /// Writes `text` to `path`, or standard output when `path` is `None` or `-`.
 pub fn emit(path: Option<&str>, text: &str) -> anyhow::Result<()> {
     use anyhow::Context;

@@ -34,9 +34,6 @@ pub struct Args {
     fresh: bool,
 }
 
-/// Most worker threads `--threads` accepts (each is an OS thread).
-const MAX_THREADS: usize = 4096;
-
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let config = Config::load(&args.config).map_err(|e| InvalidInput(e.to_string()))?;
     // Graph files, globs, names and `tetris_graph`, with the config named
@@ -49,13 +46,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .map(str::parse::<Shard>)
         .transpose()
         .map_err(|e| InvalidInput(format!("--shard: {e}")))?;
-    match args.threads {
-        Some(0) => return Err(InvalidInput("--threads must be at least 1".into()).into()),
-        Some(n) if n > MAX_THREADS => {
-            return Err(InvalidInput(format!("--threads {n}: at most {MAX_THREADS}")).into())
-        }
-        _ => {}
-    }
+    let threads = super::threads_value(args.threads)?;
     let out = args.out.unwrap_or_else(|| {
         let base = PathBuf::from("results").join(&config.name);
         match shard {
@@ -65,7 +56,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     });
     let opts = RunOptions {
         out,
-        threads: args.threads,
+        threads,
         quiet: args.quiet,
         shard,
         fresh: args.fresh,

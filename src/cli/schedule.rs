@@ -17,7 +17,8 @@ use memsched::solvers::{self, Budget, ProgramOrder, Report, Scheduler, SolveCont
 use memsched::Graph;
 
 use super::{
-    compare, count, emit, human_bytes, is_broken_pipe, read_graph, seed_value, InvalidInput,
+    compare, count, emit, human_bytes, is_broken_pipe, read_graph, seed_value, threads_value,
+    InvalidInput,
 };
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -65,6 +66,13 @@ pub struct Args {
     /// `noisy-moves:EXPR`), best kept; run in parallel. At least 1; default 1.
     #[arg(long, value_name = "K", allow_negative_numbers = true)]
     restarts: Option<i64>,
+    /// Worker threads for the solvers that work in parallel: the restarts
+    /// of `noisy:EXPR`, `random` and the others that take `--restarts`, and
+    /// the members of `best-heuristic` on large graphs. Default: every core
+    /// (or `RAYON_NUM_THREADS` if set); at most 4096. Without `--time-limit`
+    /// the result is the same for any number.
+    #[arg(long, short = 'j', value_name = "N")]
+    threads: Option<usize>,
     /// What a `rule:EXPR` key ranks: single ready nodes, or moves (a delta <= 0
     /// node together with the ALLOCs it still needs). `moves` turns `rule:E` into `moves:E`.
     #[arg(long, value_enum, default_value_t = RuleMode::Nodes)]
@@ -177,6 +185,7 @@ fn with_rule_mode(name: &str, mode: RuleMode) -> String {
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let time_limit = time_limit(args.time_limit)?;
     let seed = seed_value(args.seed)?;
+    let threads = threads_value(args.threads)?;
     let restarts = match args.restarts {
         None => None,
         Some(k) if k < 1 => {
@@ -207,16 +216,26 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     ctx.restarts = restarts.unwrap_or(1);
     ctx.budget = budget;
     let progress = chosen.len() > 1 && std::io::stderr().is_terminal();
-    let reports: Vec<Report> = chosen
-        .iter()
-        .enumerate()
-        .map(|(i, (shown, solver))| {
-            if progress {
-                note!("[{}/{}] {shown}", i + 1, chosen.len());
-            }
-            solvers::run(solver.as_ref(), &graph, &ctx)
-        })
-        .collect();
+    let solve_all = || -> Vec<Report> {
+        chosen
+            .iter()
+            .enumerate()
+            .map(|(i, (shown, solver))| {
+                if progress {
+                    note!("[{}/{}] {shown}", i + 1, chosen.len());
+                }
+                solvers::run(solver.as_ref(), &graph, &ctx)
+            })
+            .collect()
+    };
+    let reports = match threads {
+        None => solve_all(),
+        Some(n) => rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build()
+            .context("cannot start the worker threads")?
+            .install(solve_all),
+    };
     let program = solvers::run(&ProgramOrder, &graph, &SolveContext::default());
     let text = match (args.format, reports.as_slice()) {
         (Format::Json, _) => reports
