@@ -266,6 +266,7 @@ fn cli_checks_restarts_and_rule_mode_are_checked_and_warned() {
         &["--solver", "noisy:delta,id", "--restarts", "3"][..],
         &["--solver", "random-moves", "--restarts", "2"][..],
         &["--solver", "rule:delta,type,id", "--rule-mode", "moves"][..],
+        &["--solver", "rule :delta,type,id", "--rule-mode", "moves"][..],
         &["--solver", "exact", "--max-states", "1000"][..],
         &["--solver", "best-heuristic", "--memory-budget", "1GiB"][..],
         &["--solver", "kahn"][..],
@@ -275,6 +276,45 @@ fn cli_checks_restarts_and_rule_mode_are_checked_and_warned() {
         let o = run(&all, Some(EXAMPLE));
         assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
         assert!(!stderr(&o).contains("warning"), "{args:?}: {}", stderr(&o));
+    }
+}
+
+/// `--rule-mode moves` turns `rule:E` into `moves:E` however the name is
+/// spaced (the registry reads `rule :E` as `rule:E`): the solve is the
+/// moves solver's, with no "no effect" warning.
+#[test]
+fn rule_mode_moves_reads_a_spaced_rule_name() {
+    let moves = run(
+        &[
+            "schedule",
+            "-",
+            "-s",
+            "moves:delta,type,id",
+            "--format",
+            "json",
+        ],
+        Some(EXAMPLE),
+    );
+    let moves: Value = serde_json::from_slice(&moves.stdout).unwrap();
+    for name in ["rule :delta,type,id", " rule : delta,type,id"] {
+        let o = run(
+            &[
+                "schedule",
+                "-",
+                "-s",
+                name,
+                "--rule-mode",
+                "moves",
+                "--format",
+                "json",
+            ],
+            Some(EXAMPLE),
+        );
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        assert!(!stderr(&o).contains("warning"), "{name:?}: {}", stderr(&o));
+        let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!(v["solver"], moves["solver"], "{name:?}");
+        assert_eq!(v["solver"], "moves:delta,type,id");
     }
 }
 

@@ -174,10 +174,17 @@ pub enum RuleMode {
     Moves,
 }
 
-/// Applies `--rule-mode moves` to a solver name.
+/// Whether `name` is a `rule:EXPR`, spelt in any way the registry reads
+/// (`rule:E`, ` rule : E`): the solvers `--rule-mode` applies to.
+fn is_rule(name: &str) -> bool {
+    matches!(solvers::split_name(name), ("rule", Some(_)))
+}
+
+/// Applies `--rule-mode moves` to a solver name: `rule:EXPR` (however
+/// spaced) becomes `moves:EXPR`; any other name is left as it is.
 fn with_rule_mode(name: &str, mode: RuleMode) -> String {
-    match (mode, name.trim().strip_prefix("rule:")) {
-        (RuleMode::Moves, Some(expr)) => format!("moves:{expr}"),
+    match (mode, solvers::split_name(name)) {
+        (RuleMode::Moves, ("rule", Some(expr))) => format!("moves:{expr}"),
         _ => name.to_string(),
     }
 }
@@ -362,7 +369,7 @@ fn warn_unread_flags(
     let none = |reads: &dyn Fn(&str, &dyn Scheduler) -> bool| {
         !chosen.iter().any(|(shown, s)| reads(shown, s.as_ref()))
     };
-    if rule_mode == RuleMode::Moves && none(&|shown, _| shown.starts_with("rule:")) {
+    if rule_mode == RuleMode::Moves && none(&|shown, _| is_rule(shown)) {
         note!(
             "warning: --rule-mode moves has no effect on {} (it turns rule:EXPR into moves:EXPR)",
             named()
@@ -478,6 +485,38 @@ fn to_text(g: &memsched::Graph, r: &Report, program_peak: Option<u64>) -> String
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `--rule-mode moves` reads a name as the registry does: a space
+    /// around the colon or the name still makes `rule:E` into `moves:E`,
+    /// and the conversion names the same solver as writing `moves:E`.
+    #[test]
+    fn rule_mode_converts_every_spelling_the_registry_reads() {
+        for name in [
+            "rule:delta,type,id",
+            "rule :delta,type,id",
+            " rule : delta,type,id ",
+            "rule\t:delta,type,id",
+        ] {
+            assert!(is_rule(name), "{name:?}");
+            let moved = with_rule_mode(name, RuleMode::Moves);
+            assert_eq!(moved, "moves:delta,type,id", "{name:?}");
+            assert_eq!(
+                solvers::build(&moved).unwrap().name(),
+                solvers::build("moves:delta,type,id").unwrap().name()
+            );
+            assert_eq!(with_rule_mode(name, RuleMode::Nodes), name);
+        }
+        for name in [
+            "noisy:delta",
+            "rules:delta",
+            "anneal:rule:delta",
+            "kahn",
+            "rule",
+        ] {
+            assert!(!is_rule(name), "{name:?}");
+            assert_eq!(with_rule_mode(name, RuleMode::Moves), name);
+        }
+    }
 
     #[test]
     fn memory_budget_default_is_the_library_default_and_units_parse() {

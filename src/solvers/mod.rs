@@ -46,7 +46,7 @@ pub use kahn::Kahn;
 pub use liu::Liu;
 pub use outcome::{Outcome, Report, Status};
 pub use program::ProgramOrder;
-pub use registry::{build, list, names_with, not_built, SolverError, SolverInfo};
+pub use registry::{build, list, names_with, not_built, split_name, SolverError, SolverInfo};
 pub use seed_greedy::SeedGreedy;
 
 use std::time::Instant;

@@ -321,13 +321,23 @@ pub fn not_built() -> Vec<(&'static str, &'static str)> {
         .collect()
 }
 
+/// A solver name's base and argument as [`build`] reads them: split at the
+/// first colon, spaces around each part dropped (`" rule : delta,id"` is
+/// `("rule", Some("delta,id"))`, `"kahn"` is `("kahn", None)`). Code that
+/// looks at a name's base (`--rule-mode`) must read it this way, or it
+/// misses spellings `build` accepts.
+pub fn split_name(name: &str) -> (&str, Option<&str>) {
+    let name = name.trim();
+    match name.split_once(':') {
+        Some((b, a)) => (b.trim(), Some(a.trim())),
+        None => (name, None),
+    }
+}
+
 /// Builds the solver called `name` (`kahn`, `rule:delta,id`, ...).
 pub fn build(name: &str) -> Result<Box<dyn Scheduler>, SolverError> {
     let name = name.trim();
-    let (base, arg) = match name.split_once(':') {
-        Some((b, a)) => (b.trim(), Some(a.trim())),
-        None => (name, None),
-    };
+    let (base, arg) = split_name(name);
     let unknown = || match FEATURE_SOLVERS.iter().find(|(n, _)| *n == base) {
         Some((n, feature)) => SolverError::NotBuilt {
             name: n.to_string(),
