@@ -96,3 +96,81 @@ fn check_plots_the_order_beside_program_order() {
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stdout(&o).is_empty(), "refused before checking");
 }
+
+/// A line of an experiment's `orders.jsonl` names the graph it was saved
+/// for (a file's stem, `SPEC#SEED` for a generated graph). Checked against
+/// another graph, the error says which graph the order was saved for and
+/// which was given; an order that checks against a file of another name
+/// warns, and one against its own graph (or a copy of a generated graph
+/// under any name) does not.
+#[test]
+fn check_names_the_graph_an_experiment_saved_the_order_for() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    for (family, file) in [("chain", "chain.json"), ("tree", "my-tree.json")] {
+        let o = run(&["gen", family, "--seed", "1", "-o", &path(file)], None);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    }
+    std::fs::copy(path("chain.json"), path("renamed.json")).unwrap();
+    let config = path("exp.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "name = \"saved\"\nsolvers = [\"kahn\"]\nsave_orders = true\nplots = []\n\
+             [graphs]\nfiles = [{:?}]\ngenerate = [{{ spec = \"tree\", seeds = [1] }}]\n",
+            path("chain.json")
+        ),
+    )
+    .unwrap();
+    let out = path("out");
+    let o = run(&["run", &config, "--out", &out, "-q"], None);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let lines = std::fs::read_to_string(dir.path().join("out/orders.jsonl")).unwrap();
+    let line = |graph: &str| -> String {
+        let line = lines
+            .lines()
+            .find(|l| l.contains(&format!("\"graph\":\"{graph}\"")))
+            .unwrap_or_else(|| panic!("no order of {graph} in {lines}"));
+        let file = path(&format!("{}.line", graph.replace('#', "_")));
+        std::fs::write(&file, line).unwrap();
+        file
+    };
+    let (chain_order, tree_order) = (line("chain"), line("tree#1"));
+
+    // The wrong graph: the error says for which graph the order was saved.
+    for (graph, order, needle) in [
+        (
+            "my-tree.json",
+            &chain_order,
+            "(the order was saved for graph `chain`, and the graph given is ",
+        ),
+        (
+            "chain.json",
+            &tree_order,
+            "(the order was saved for graph `tree#1`, a `tree` graph, and ",
+        ),
+    ] {
+        let o = run(&["check", &path(graph), order], None);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        assert!(err.contains(needle), "{graph}: {err}");
+        assert!(err.contains(graph), "the file given is named: {err}");
+    }
+    // Right graph, other file name: valid, with a warning naming both.
+    let o = run(&["check", &path("renamed.json"), &chain_order], None);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains("warning: ")
+            && err.contains("was saved for graph `chain`, and the graph given is ")
+            && err.contains("renamed.json"),
+        "{err}"
+    );
+    // Right graph under its own name, or a generated graph's file under
+    // any name: no warning.
+    for (graph, order) in [("chain.json", &chain_order), ("my-tree.json", &tree_order)] {
+        let o = run(&["check", &path(graph), order], None);
+        assert_eq!(o.status.code(), Some(0), "{graph}: {}", stderr(&o));
+        assert!(stderr(&o).is_empty(), "{graph}: {}", stderr(&o));
+    }
+}

@@ -13,7 +13,7 @@ use memsched::solvers::{self, ProgramOrder, SolveContext};
 use memsched::Graph;
 
 use super::schedule::{check_plot_path, plot_orders, reduction_pct, Format};
-use super::{emit, human_bytes, is_broken_pipe, read_graph, InvalidInput};
+use super::{emit, human_bytes, is_broken_pipe, read_graph, saved_for, InvalidInput};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -24,7 +24,9 @@ pub struct Args {
     /// (`[0, 2, 1]`), as a JSON object with an `order` array (the report of
     /// `memsched schedule --format json`, a line of an experiment's
     /// `orders.jsonl`), or as plain text separated by spaces, commas or
-    /// newlines. `-` reads standard input.
+    /// newlines. `-` reads standard input. An `orders.jsonl` line names the
+    /// graph it was saved for: an error names it, and an order that checks
+    /// against a graph of another name warns.
     #[arg(value_name = "ORDER")]
     order: String,
     /// Output format.
@@ -39,8 +41,16 @@ pub struct Args {
     plot: Option<PathBuf>,
 }
 
-/// Reads the ids of an order file in any of the formats [`Args::order`] names.
-fn parse_order(text: &str) -> Result<Vec<i64>, String> {
+/// An order as read: its ids, and the graph it was saved for when it says
+/// (the `graph` field of a line of an experiment's `orders.jsonl`).
+#[derive(Debug, PartialEq)]
+struct Order {
+    ids: Vec<i64>,
+    graph: Option<String>,
+}
+
+/// Reads an order file in any of the formats [`Args::order`] names.
+fn parse_order(text: &str) -> Result<Order, String> {
     // A byte-order mark, as some editors write, is not part of the order.
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let trimmed = text.trim_start();
@@ -57,6 +67,7 @@ fn parse_order(text: &str) -> Result<Vec<i64>, String> {
     if trimmed.starts_with('[') || trimmed.starts_with('{') {
         let value: Value =
             serde_json::from_str(text).map_err(|e| format!("not valid JSON: {e}"))?;
+        let graph = value.get("graph").and_then(Value::as_str).map(String::from);
         let list = match &value {
             Value::Array(list) => list,
             Value::Object(map) => match map.get("order") {
@@ -66,23 +77,39 @@ fn parse_order(text: &str) -> Result<Vec<i64>, String> {
             },
             _ => unreachable!("starts with [ or {{"),
         };
-        return list
+        let ids = list
             .iter()
             .enumerate()
             .map(|(i, x)| {
                 x.as_i64()
                     .ok_or_else(|| format!("entry {} ({x}) is not an integer node id", i + 1))
             })
-            .collect();
+            .collect::<Result<_, _>>()?;
+        return Ok(Order { ids, graph });
     }
-    text.split(|c: char| c.is_whitespace() || c == ',')
+    let ids = text
+        .split(|c: char| c.is_whitespace() || c == ',')
         .filter(|t| !t.is_empty())
         .enumerate()
         .map(|(i, t)| {
             t.parse::<i64>()
                 .map_err(|_| format!("entry {} (`{t}`) is not an integer node id", i + 1))
         })
-        .collect()
+        .collect::<Result<_, _>>()?;
+    Ok(Order { ids, graph: None })
+}
+
+/// What an order saved for graph `saved` that does not check adds to its
+/// error: which graph it was saved for, and which was given (an order from
+/// an experiment's `orders.jsonl` is easily checked against another graph).
+fn saved_for_hint(saved: &str, path: &str, graph: &Graph) -> String {
+    match saved_for::mismatch(saved, path, graph) {
+        Some(clause) => format!(" (the order was saved for {clause})"),
+        None => format!(
+            " (the order was saved for graph `{saved}`; the graph given is {})",
+            saved_for::shown(path)
+        ),
+    }
 }
 
 /// The order as node indices: every id known, none twice, none missing
@@ -149,11 +176,30 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     } else {
         &args.order
     };
-    let order = parse_order(&text)
-        .and_then(|ids| to_indices(&graph, &ids))
+    let parsed = parse_order(&text)
         .map_err(|e| InvalidInput(format!("{name} is not an order of the graph: {e}")))?;
-    let eval = schedule::check(&graph, &order)
-        .map_err(|e| InvalidInput(format!("{name} is not a schedule of the graph: {e}")))?;
+    // A line of orders.jsonl names the graph it was saved for.
+    let saved = parsed.graph.as_deref();
+    let hint = || saved.map_or(String::new(), |s| saved_for_hint(s, &args.graph, &graph));
+    let order = to_indices(&graph, &parsed.ids).map_err(|e| {
+        InvalidInput(format!(
+            "{name} is not an order of the graph: {e}{}",
+            hint()
+        ))
+    })?;
+    let eval = schedule::check(&graph, &order).map_err(|e| {
+        InvalidInput(format!(
+            "{name} is not a schedule of the graph: {e}{}",
+            hint()
+        ))
+    })?;
+    // It checks: a name that clearly is another graph's is only a warning.
+    if let Some(clause) = saved.and_then(|s| saved_for::mismatch(s, &args.graph, &graph)) {
+        note!(
+            "warning: {name} was saved for {clause}: the order is valid for it all the \
+             same (ignore this if both are one graph)"
+        );
+    }
     let program = solvers::run(&ProgramOrder, &graph, &SolveContext::default()).peak;
     let reduction = reduction_pct(Some(eval.peak), program);
     // The node that reaches the peak first, and its step (1-based).
@@ -225,7 +271,11 @@ mod tests {
             "3 1 -2\n",
             "3,1,\n-2",
         ] {
-            assert_eq!(parse_order(text), Ok(vec![3, 1, -2]), "{text}");
+            assert_eq!(
+                parse_order(text).map(|o| o.ids),
+                Ok(vec![3, 1, -2]),
+                "{text}"
+            );
         }
         assert!(parse_order("[1, 2.5]")
             .unwrap_err()
@@ -239,14 +289,28 @@ mod tests {
             .contains("null"));
         assert!(parse_order("[1, 2").unwrap_err().contains("not valid JSON"));
         assert_eq!(
-            parse_order("\u{feff}[3, 1]"),
+            parse_order("\u{feff}[3, 1]").map(|o| o.ids),
             Ok(vec![3, 1]),
             "a byte-order mark"
         );
         assert_eq!(
-            parse_order("\u{feff}3 1"),
+            parse_order("\u{feff}3 1").map(|o| o.ids),
             Ok(vec![3, 1]),
             "a byte-order mark"
+        );
+        // A line of orders.jsonl names its graph; other formats do not.
+        let line = r#"{"graph":"tree#1","solver":"kahn","seed":0,"order":[1,0]}"#;
+        assert_eq!(
+            parse_order(line),
+            Ok(Order {
+                ids: vec![1, 0],
+                graph: Some("tree#1".into())
+            })
+        );
+        assert_eq!(parse_order("[1, 0]").unwrap().graph, None);
+        assert_eq!(
+            parse_order("{\"order\": [1], \"graph\": 3}").unwrap().graph,
+            None
         );
         let lines = "{\"order\": [1]}\n{\"order\": [2]}\n";
         assert!(parse_order(lines)
