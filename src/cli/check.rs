@@ -54,6 +54,13 @@ fn parse_order(text: &str) -> Result<Order, String> {
     // A byte-order mark, as some editors write, is not part of the order.
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let trimmed = text.trim_start();
+    if trimmed.starts_with('{') && is_graph(text) {
+        return Err(
+            "it is a graph file (it has `Nodes`), not an order: give the graph \
+                    first and the order second"
+                .into(),
+        );
+    }
     let objects = text
         .lines()
         .filter(|l| l.trim_start().starts_with('{'))
@@ -97,6 +104,15 @@ fn parse_order(text: &str) -> Result<Order, String> {
         })
         .collect::<Result<_, _>>()?;
     Ok(Order { ids, graph: None })
+}
+
+/// True when `text` is a JSON object with a top-level `Nodes` key: a graph
+/// file given where the order goes.
+fn is_graph(text: &str) -> bool {
+    serde_json::from_str::<Value>(text)
+        .ok()
+        .and_then(|v| v.as_object().map(|o| o.contains_key("Nodes")))
+        .unwrap_or(false)
 }
 
 /// What an order saved for graph `saved` that does not check adds to its
@@ -312,6 +328,10 @@ mod tests {
             parse_order("{\"order\": [1], \"graph\": 3}").unwrap().graph,
             None
         );
+        let graph = "{\"Nodes\": [\n{\"Id\": 0, \"Op\": \"a\"},\n{\"Id\": 1, \"Op\": \"b\"}\n]}\n";
+        assert!(parse_order(graph)
+            .unwrap_err()
+            .contains("it is a graph file"));
         let lines = "{\"order\": [1]}\n{\"order\": [2]}\n";
         assert!(parse_order(lines)
             .unwrap_err()
