@@ -22,6 +22,7 @@
 pub mod corpus;
 pub mod experiment;
 pub mod graph;
+pub mod order_file;
 mod prefetch;
 pub mod rng;
 pub mod schedule;

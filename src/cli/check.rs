@@ -5,12 +5,12 @@ use std::collections::HashSet;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use serde_json::{json, Value};
+use serde_json::json;
 
 use memsched::graph::NodeIdx;
-use memsched::schedule;
 use memsched::solvers::{self, ProgramOrder, SolveContext};
 use memsched::Graph;
+use memsched::{order_file, schedule};
 
 use super::schedule::{check_plot_path, plot_orders, reduction_pct, Format};
 use super::{emit, human_bytes, is_broken_pipe, read_graph, saved_for, InvalidInput};
@@ -39,80 +39,6 @@ pub struct Args {
     /// order's, into this file (a PNG or an SVG by its extension).
     #[arg(long, value_name = "FILE")]
     plot: Option<PathBuf>,
-}
-
-/// An order as read: its ids, and the graph it was saved for when it says
-/// (the `graph` field of a line of an experiment's `orders.jsonl`).
-#[derive(Debug, PartialEq)]
-struct Order {
-    ids: Vec<i64>,
-    graph: Option<String>,
-}
-
-/// Reads an order file in any of the formats [`Args::order`] names.
-fn parse_order(text: &str) -> Result<Order, String> {
-    // A byte-order mark, as some editors write, is not part of the order.
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let trimmed = text.trim_start();
-    if trimmed.starts_with('{') && is_graph(text) {
-        return Err(
-            "it is a graph file (it has `Nodes`), not an order: give the graph \
-                    first and the order second"
-                .into(),
-        );
-    }
-    let objects = text
-        .lines()
-        .filter(|l| l.trim_start().starts_with('{'))
-        .count();
-    if objects > 1 {
-        return Err(format!(
-            "it holds {objects} JSON objects (`schedule --format json` with several solvers \
-             prints one per line): keep the line of the solver to check"
-        ));
-    }
-    if trimmed.starts_with('[') || trimmed.starts_with('{') {
-        let value: Value =
-            serde_json::from_str(text).map_err(|e| format!("not valid JSON: {e}"))?;
-        let graph = value.get("graph").and_then(Value::as_str).map(String::from);
-        let list = match &value {
-            Value::Array(list) => list,
-            Value::Object(map) => match map.get("order") {
-                Some(Value::Array(list)) => list,
-                Some(Value::Null) => return Err("its `order` is null (the solve it reports found no schedule)".into()),
-                _ => return Err("a JSON object must have an `order` array of node ids (as `memsched schedule --format json` prints)".into()),
-            },
-            _ => unreachable!("starts with [ or {{"),
-        };
-        let ids = list
-            .iter()
-            .enumerate()
-            .map(|(i, x)| {
-                x.as_i64()
-                    .ok_or_else(|| format!("entry {} ({x}) is not an integer node id", i + 1))
-            })
-            .collect::<Result<_, _>>()?;
-        return Ok(Order { ids, graph });
-    }
-    let ids = text
-        .split(|c: char| c.is_whitespace() || c == ',')
-        .filter(|t| !t.is_empty())
-        .enumerate()
-        .map(|(i, t)| {
-            t.parse::<i64>()
-                .map_err(|_| format!("entry {} (`{t}`) is not an integer node id", i + 1))
-        })
-        .collect::<Result<_, _>>()?;
-    Ok(Order { ids, graph: None })
-}
-
-/// True when `text` is a JSON object with a top-level `Nodes` key: a graph
-/// file given where the order goes.
-fn is_graph(text: &str) -> bool {
-    serde_json::from_str::<Value>(text)
-        .ok()
-        .and_then(|v| v.as_object().map(|o| o.contains_key("Nodes")))
-        .unwrap_or(false)
 }
 
 /// What an order saved for graph `saved` that does not check adds to its
@@ -192,7 +118,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     } else {
         &args.order
     };
-    let parsed = parse_order(&text)
+    let parsed = order_file::parse(&text)
         .map_err(|e| InvalidInput(format!("{name} is not an order of the graph: {e}")))?;
     // A line of orders.jsonl names the graph it was saved for.
     let saved = parsed.graph.as_deref();
@@ -273,68 +199,4 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         plot_orders(path, &args.graph, &graph, &orders)?;
     }
     Ok(ExitCode::SUCCESS)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn orders_parse_in_every_format() {
-        for text in [
-            "[3, 1, -2]",
-            "{\"order\": [3, 1, -2], \"peak\": 5}",
-            "3 1 -2\n",
-            "3,1,\n-2",
-        ] {
-            assert_eq!(
-                parse_order(text).map(|o| o.ids),
-                Ok(vec![3, 1, -2]),
-                "{text}"
-            );
-        }
-        assert!(parse_order("[1, 2.5]")
-            .unwrap_err()
-            .contains("entry 2 (2.5)"));
-        assert!(parse_order("1 x 3").unwrap_err().contains("entry 2 (`x`)"));
-        assert!(parse_order("{\"peak\": 3}")
-            .unwrap_err()
-            .contains("`order` array"));
-        assert!(parse_order("{\"order\": null}")
-            .unwrap_err()
-            .contains("null"));
-        assert!(parse_order("[1, 2").unwrap_err().contains("not valid JSON"));
-        assert_eq!(
-            parse_order("\u{feff}[3, 1]").map(|o| o.ids),
-            Ok(vec![3, 1]),
-            "a byte-order mark"
-        );
-        assert_eq!(
-            parse_order("\u{feff}3 1").map(|o| o.ids),
-            Ok(vec![3, 1]),
-            "a byte-order mark"
-        );
-        // A line of orders.jsonl names its graph; other formats do not.
-        let line = r#"{"graph":"tree#1","solver":"kahn","seed":0,"order":[1,0]}"#;
-        assert_eq!(
-            parse_order(line),
-            Ok(Order {
-                ids: vec![1, 0],
-                graph: Some("tree#1".into())
-            })
-        );
-        assert_eq!(parse_order("[1, 0]").unwrap().graph, None);
-        assert_eq!(
-            parse_order("{\"order\": [1], \"graph\": 3}").unwrap().graph,
-            None
-        );
-        let graph = "{\"Nodes\": [\n{\"Id\": 0, \"Op\": \"a\"},\n{\"Id\": 1, \"Op\": \"b\"}\n]}\n";
-        assert!(parse_order(graph)
-            .unwrap_err()
-            .contains("it is a graph file"));
-        let lines = "{\"order\": [1]}\n{\"order\": [2]}\n";
-        assert!(parse_order(lines)
-            .unwrap_err()
-            .contains("holds 2 JSON objects"));
-    }
 }

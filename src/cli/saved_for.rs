@@ -24,6 +24,15 @@ pub fn shown(path: &str) -> &str {
     }
 }
 
+/// The name an experiment gives the graph file `path`: its stem (`None`
+/// for standard input).
+pub fn name_of(path: &str) -> Option<String> {
+    (path != "-")
+        .then(|| Path::new(path).file_stem())
+        .flatten()
+        .map(|s| s.to_string_lossy().into_owned())
+}
+
 /// Whether the order saved for graph `saved` clearly was not saved for
 /// `graph`, read from `path`: `Some(clause)` saying how they differ, to end
 /// "ORDER was saved for graph `saved`...", or `None` when they agree or
@@ -35,10 +44,7 @@ pub fn shown(path: &str) -> &str {
 ///   family, or a parameter SPEC gives, is another (a graph with no record
 ///   may be a generated graph saved or edited elsewhere: not told apart).
 pub fn mismatch(saved: &str, path: &str, graph: &Graph) -> Option<String> {
-    let stem = (path != "-")
-        .then(|| Path::new(path).file_stem())
-        .flatten()
-        .map(|s| s.to_string_lossy());
+    let stem = name_of(path);
     if stem.as_deref() == Some(saved) {
         return None;
     }

@@ -222,6 +222,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let mut ctx = SolveContext::new(seed, time_limit);
     ctx.restarts = restarts.unwrap_or(1);
     ctx.budget = budget;
+    ctx.graph_name = super::saved_for::name_of(&args.graph);
     let progress = chosen.len() > 1 && std::io::stderr().is_terminal();
     let solve_all = || -> Vec<Report> {
         chosen

@@ -1133,7 +1133,10 @@ fn solve_item(
     };
     row.nodes = graph.node_count();
     row.edges = graph.edge_count();
-    let ctx = ctx.with_seed(item.seed);
+    let ctx = SolveContext {
+        graph_name: Some(entry.name.clone()),
+        ..ctx.with_seed(item.seed)
+    };
     let started = std::time::Instant::now();
     let result = panic::catch_unwind(AssertUnwindSafe(|| {
         let solver = build(solver_name)?;

@@ -37,6 +37,9 @@ pub struct SolveContext {
     pub warm_start: Option<Vec<NodeIdx>>,
     /// Independent runs a randomized solver makes, keeping the best (0 or 1: one run).
     pub restarts: u32,
+    /// The graph's name, when it has one (an experiment item's, or a graph
+    /// file's stem): what `orders:` looks a schedule up by.
+    pub graph_name: Option<String>,
 }
 
 impl SolveContext {

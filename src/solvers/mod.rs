@@ -27,6 +27,7 @@ pub mod rule;
 mod brute;
 mod dp;
 pub mod exact;
+mod external;
 mod liu;
 
 // ILP.
@@ -42,6 +43,7 @@ pub use brute::{Brute, BRUTE_MAX_NODES};
 pub use context::{Budget, DeadlineTicker, SolveContext};
 pub use dp::Dp;
 pub use exact::{Exact, MoveGreedy};
+pub use external::ExternalOrders;
 pub use kahn::Kahn;
 pub use liu::Liu;
 pub use outcome::{Outcome, Report, Status};

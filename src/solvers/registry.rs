@@ -106,6 +106,12 @@ fn make_anneal(start: Option<&str>) -> Result<Box<dyn Scheduler>, SolverError> {
     Ok(Box::new(Anneal::with_start(solver).named(name)))
 }
 
+/// `orders:PATH`: orders read from files (see [`super::ExternalOrders`]).
+fn make_orders(path: Option<&str>) -> Result<Box<dyn Scheduler>, SolverError> {
+    let path = path.expect("the registry passes a required argument");
+    Ok(Box::new(super::ExternalOrders::new(path)?))
+}
+
 /// `exact`, or `exact:OPTIONS` with the reductions OPTIONS names turned off
 /// (an ablation: `exact:no-split,no-beam`).
 fn make_exact(options: Option<&str>) -> Result<Box<dyn Scheduler>, SolverError> {
@@ -246,6 +252,13 @@ const ENTRIES: &[Entry] = &[
         param: Param::Optional("START"),
         summary: "simulated annealing by single-node shifts from START's schedule (any solver; default best-heuristic); seeded, anytime",
         make: make_anneal,
+    },
+
+    Entry {
+        name: "orders",
+        param: Param::Required("PATH"),
+        summary: "schedules made elsewhere, read from PATH (a directory of NAME.json files, or a .jsonl of {graph, order} lines, #SOLVER to pick one solver's) and checked like any solver's",
+        make: make_orders,
     },
 
     // ---- exact solvers (issue 3) ----
@@ -492,7 +505,10 @@ mod tests {
         for info in list() {
             let name = info
                 .bare_name()
-                .map_or_else(|| info.name.replace("EXPR", "delta,id"), str::to_string);
+                .map_or_else(
+                    || info.name.replace("EXPR", "delta,id").replace("PATH", "."),
+                    str::to_string,
+                );
             let restarts = build(&name).unwrap().abilities().restarts;
             assert_eq!(restarts, info.summary.contains("--restarts K"), "{name}");
         }
@@ -534,7 +550,10 @@ mod tests {
         for info in list() {
             let name = info
                 .bare_name()
-                .map_or_else(|| info.name.replace("EXPR", "delta,id"), str::to_string);
+                .map_or_else(
+                    || info.name.replace("EXPR", "delta,id").replace("PATH", "."),
+                    str::to_string,
+                );
             let Ok(solver) = build(&name) else {
                 continue; // not in this build
             };

@@ -1,0 +1,324 @@
+//! `orders:PATH`: schedules made elsewhere (a compiler, a script, another
+//! experiment), read from files and checked like any solver's, so that an
+//! external heuristic sits in an experiment beside `exact` and the rest.
+//!
+//! PATH is either a directory holding one file per graph, `NAME.json`
+//! (or `NAME.txt`, or `NAME`) in any format [`crate::order_file`] reads,
+//! or a JSON Lines file of objects with `graph` and `order` fields (an
+//! experiment's `orders.jsonl`); `orders:FILE.jsonl#SOLVER` keeps the
+//! lines of one solver. NAME is the graph's name: an experiment item's
+//! (a file's stem, `SPEC#SEED` for a generated graph) or, in `memsched
+//! schedule`, the graph file's stem. Where several lines match, the one
+//! whose `seed` is the solve's seed is taken.
+//!
+//! The row's time is memsched's reading time, not the external tool's.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use serde_json::Value;
+
+use super::{Outcome, Scheduler, SolveContext, SolverError};
+use crate::graph::{Graph, NodeIdx};
+use crate::order_file;
+
+/// Where the orders come from.
+#[derive(Debug)]
+enum Source {
+    /// One file per graph.
+    Directory(PathBuf),
+    /// A JSON Lines file, optionally one solver's lines only.
+    Lines {
+        path: PathBuf,
+        solver: Option<String>,
+    },
+}
+
+/// One line of a JSON Lines file: the solver and seed it was saved for,
+/// and its ids.
+#[derive(Debug)]
+struct Line {
+    solver: Option<String>,
+    seed: Option<u64>,
+    ids: Vec<i64>,
+}
+
+/// The `orders:PATH` solver (see the module docs).
+#[derive(Debug)]
+pub struct ExternalOrders {
+    argument: String,
+    source: Source,
+    /// A JSON Lines file's lines by graph, read at the first solve.
+    lines: OnceLock<Result<HashMap<String, Vec<Line>>, String>>,
+}
+
+impl ExternalOrders {
+    /// The solver for `orders:ARGUMENT`: a directory, or a `.jsonl` file
+    /// with an optional `#SOLVER`. Refuses a path that does not exist.
+    pub fn new(argument: &str) -> Result<ExternalOrders, SolverError> {
+        let bad = |message: String| SolverError::BadArgument {
+            name: "orders".into(),
+            message,
+        };
+        let (path, solver) = match argument.rsplit_once('#') {
+            Some((path, solver)) if path.ends_with(".jsonl") => (path, Some(solver.trim())),
+            _ => (argument, None),
+        };
+        let path = PathBuf::from(path.trim());
+        let source = if path.is_dir() {
+            if solver.is_some() {
+                return Err(bad(format!(
+                    "`#SOLVER` picks lines of a .jsonl file, and `{}` is a directory",
+                    path.display()
+                )));
+            }
+            Source::Directory(path)
+        } else if path.is_file() {
+            Source::Lines {
+                path,
+                solver: solver.filter(|s| !s.is_empty()).map(String::from),
+            }
+        } else {
+            return Err(bad(format!(
+                "`{}` is neither a directory of orders nor a .jsonl file (relative paths \
+                 are read from the current directory)",
+                path.display()
+            )));
+        };
+        Ok(ExternalOrders {
+            argument: argument.trim().to_string(),
+            source,
+            lines: OnceLock::new(),
+        })
+    }
+
+    /// The ids of graph `name`'s order, with the file they came from.
+    fn ids_for(&self, name: &str, seed: u64) -> Result<(Vec<i64>, String), String> {
+        match &self.source {
+            Source::Directory(dir) => {
+                let candidates = ["json", "txt", ""].map(|ext| match ext {
+                    "" => dir.join(name),
+                    _ => dir.join(format!("{name}.{ext}")),
+                });
+                let Some(file) = candidates.iter().find(|p| p.is_file()) else {
+                    return Err(format!(
+                        "no order for graph `{name}` in {} (looked for {})",
+                        dir.display(),
+                        candidates[0].display()
+                    ));
+                };
+                let text = std::fs::read_to_string(file)
+                    .map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+                let order = order_file::parse(&text)
+                    .map_err(|e| format!("{} is not an order: {e}", file.display()))?;
+                Ok((order.ids, file.display().to_string()))
+            }
+            Source::Lines { path, solver } => {
+                let by_graph = self
+                    .lines
+                    .get_or_init(|| read_lines(path))
+                    .as_ref()
+                    .map_err(Clone::clone)?;
+                let lines: Vec<&Line> = by_graph
+                    .get(name)
+                    .into_iter()
+                    .flatten()
+                    .filter(|l| solver.is_none() || l.solver == *solver)
+                    .collect();
+                let whose = solver
+                    .as_ref()
+                    .map_or(String::new(), |s| format!(" and solver `{s}`"));
+                let line = match lines.as_slice() {
+                    [] => {
+                        return Err(format!(
+                            "no line for graph `{name}`{whose} in {}",
+                            path.display()
+                        ))
+                    }
+                    [one] => *one,
+                    several => {
+                        let mut solvers: Vec<&str> =
+                            several.iter().filter_map(|l| l.solver.as_deref()).collect();
+                        solvers.sort_unstable();
+                        solvers.dedup();
+                        if solvers.len() > 1 {
+                            return Err(format!(
+                                "{} lines for graph `{name}` in {} from solvers {}: pick one \
+                                 with `orders:{}#SOLVER`",
+                                several.len(),
+                                path.display(),
+                                solvers.join(", "),
+                                path.display()
+                            ));
+                        }
+                        let Some(line) = several.iter().find(|l| l.seed == Some(seed)) else {
+                            return Err(format!(
+                                "{} lines for graph `{name}`{whose} in {} and none for seed \
+                                 {seed}",
+                                several.len(),
+                                path.display()
+                            ));
+                        };
+                        *line
+                    }
+                };
+                Ok((line.ids.clone(), path.display().to_string()))
+            }
+        }
+    }
+}
+
+/// A JSON Lines file's orders by graph name; the error names the first
+/// line that is not an object with a `graph` string and an `order` array.
+fn read_lines(path: &Path) -> Result<HashMap<String, Vec<Line>>, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let mut by_graph: HashMap<String, Vec<Line>> = HashMap::new();
+    for (i, raw) in text.lines().enumerate() {
+        if raw.trim().is_empty() {
+            continue;
+        }
+        let at = || format!("{} line {}", path.display(), i + 1);
+        let value: Value =
+            serde_json::from_str(raw).map_err(|e| format!("{} is not JSON: {e}", at()))?;
+        let Some(graph) = value.get("graph").and_then(Value::as_str) else {
+            return Err(format!("{} has no `graph` string", at()));
+        };
+        let order = order_file::parse(raw).map_err(|e| format!("{}: {e}", at()))?;
+        by_graph.entry(graph.to_string()).or_default().push(Line {
+            solver: value
+                .get("solver")
+                .and_then(Value::as_str)
+                .map(String::from),
+            seed: value.get("seed").and_then(Value::as_u64),
+            ids: order.ids,
+        });
+    }
+    Ok(by_graph)
+}
+
+impl Scheduler for ExternalOrders {
+    fn name(&self) -> String {
+        format!("orders:{}", self.argument)
+    }
+
+    fn solve(&self, g: &Graph, ctx: &SolveContext) -> Outcome {
+        let Some(name) = ctx.graph_name.as_deref() else {
+            return Outcome::failed(
+                "orders: the graph has no name to look its order up by (read it from a file)",
+            );
+        };
+        let (ids, file) = match self.ids_for(name, ctx.seed) {
+            Ok(found) => found,
+            Err(reason) => return Outcome::failed(reason),
+        };
+        let order: Result<Vec<NodeIdx>, i64> =
+            ids.iter().map(|&id| g.index_of(id).ok_or(id)).collect();
+        match order {
+            Ok(order) => Outcome::feasible(order).with_note(format!("read from {file}")),
+            Err(id) => Outcome::failed(format!(
+                "the order in {file} names id {id}, which is not a node of graph `{name}`"
+            )),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::corpus::gen::{generate, GenSpec};
+    use crate::solvers::{run, Status};
+
+    fn chain() -> Graph {
+        generate(&GenSpec::parse("chain:length=2").unwrap(), 0).unwrap()
+    }
+
+    fn named(name: &str) -> SolveContext {
+        SolveContext {
+            graph_name: Some(name.into()),
+            ..SolveContext::default()
+        }
+    }
+
+    /// A directory's file is read and checked; a missing one, a wrong id
+    /// and a graph without a name fail with reasons.
+    #[test]
+    fn a_directory_holds_one_order_per_graph() {
+        let g = chain();
+        let dir = tempfile::tempdir().unwrap();
+        let program: Vec<String> = g.ids().iter().map(i64::to_string).collect();
+        std::fs::write(
+            dir.path().join("c.json"),
+            format!("[{}]", program.join(",")),
+        )
+        .unwrap();
+        std::fs::write(dir.path().join("bad.txt"), "0 1 99").unwrap();
+        let solver = ExternalOrders::new(dir.path().to_str().unwrap()).unwrap();
+        let r = run(&solver, &g, &named("c"));
+        assert_eq!(r.status, Status::Feasible);
+        assert_eq!(r.order.unwrap(), g.nodes().collect::<Vec<_>>());
+        for (ctx, says) in [
+            (named("other"), "no order for graph `other`"),
+            (named("bad"), "names id 99"),
+            (SolveContext::default(), "no name"),
+        ] {
+            let r = run(&solver, &g, &ctx);
+            let reason = r.status.reason().unwrap_or_default().to_string();
+            assert!(reason.contains(says), "{reason}");
+        }
+    }
+
+    /// Lines are picked by graph, then solver, then seed; an order that
+    /// breaks an edge is an invalid row, as any solver's would be.
+    #[test]
+    fn jsonl_lines_are_picked_by_graph_solver_and_seed() {
+        let g = chain();
+        let ids = g.ids();
+        let fwd: Vec<i64> = ids.to_vec();
+        let back: Vec<i64> = ids.iter().rev().copied().collect();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("orders.jsonl");
+        let line = |solver: &str, seed: u64, order: &[i64]| {
+            serde_json::json!({"graph": "c", "solver": solver, "seed": seed, "order": order})
+                .to_string()
+        };
+        let text = [
+            line("kahn", 0, &fwd),
+            line("random", 0, &fwd),
+            line("random", 1, &back),
+        ]
+        .join("\n");
+        std::fs::write(&path, text).unwrap();
+        let p = path.to_str().unwrap();
+        let kahn = ExternalOrders::new(&format!("{p}#kahn")).unwrap();
+        assert_eq!(run(&kahn, &g, &named("c")).status, Status::Feasible);
+        let random = ExternalOrders::new(&format!("{p}#random")).unwrap();
+        let seed1 = SolveContext {
+            seed: 1,
+            ..named("c")
+        };
+        assert!(matches!(
+            run(&random, &g, &seed1).status,
+            Status::Invalid(_)
+        ));
+        let seed5 = SolveContext {
+            seed: 5,
+            ..named("c")
+        };
+        let reason = run(&random, &g, &seed5).status.to_string();
+        assert!(reason.contains("none for seed 5"), "{reason}");
+        let all = ExternalOrders::new(p).unwrap();
+        let reason = run(&all, &g, &named("c")).status.to_string();
+        assert!(
+            reason.contains("3 lines for graph `c`") && reason.contains("kahn, random"),
+            "{reason}"
+        );
+        assert!(ExternalOrders::new("/no/such/dir").is_err());
+        let err = ExternalOrders::new(&format!("{}#kahn", dir.path().display())).unwrap_err();
+        assert!(
+            err.to_string().contains("is a directory") || err.to_string().contains("neither"),
+            "{err}"
+        );
+    }
+}
