@@ -58,9 +58,24 @@ pub fn pick<'a>(
     push(format!("baseline: {baseline}"), b);
     let g = lowest(&|r| r.solver == "seed-greedy");
     push("article's greedy (seed-greedy)".into(), g);
-    let h = lowest(&|r| r.solver != baseline && r.solver != "seed-greedy" && !is_exact(&r.solver));
+    let heuristic =
+        |r: &Row| r.solver != baseline && r.solver != "seed-greedy" && !is_exact(&r.solver);
+    let h = lowest(&heuristic);
     if let Some(h) = h {
-        push(format!("best heuristic: {}", h.solver), Some(h));
+        // Others with the same peak are counted, so that the first in
+        // config order does not read as the only one.
+        let mut tied: Vec<&str> = mine
+            .iter()
+            .filter(|r| heuristic(r) && r.peak_bytes == h.peak_bytes && r.solver != h.solver)
+            .map(|r| r.solver.as_str())
+            .collect();
+        tied.sort_unstable();
+        tied.dedup();
+        let label = match tied.len() {
+            0 => format!("best heuristic: {}", h.solver),
+            k => format!("best heuristic: {} (+{k} tied)", h.solver),
+        };
+        push(label, Some(h));
     }
     let opt = lowest(&|r| r.status == "optimal");
     if opt.is_some() {
@@ -103,8 +118,12 @@ impl Draw for Steps<'_> {
             .axis_desc_style((FONT, 16))
             .draw()
             .map_err(err)?;
-        for (label, ci, p) in &self.lines {
+        let count = self.lines.len() as u32;
+        for (i, (label, ci, p)) in self.lines.iter().enumerate() {
             let c = color(*ci);
+            // Earlier lines wider, so that a line under a later one with
+            // the same steps still shows at its edges.
+            let width = 2 + (count - 1 - i as u32);
             let peak = p.points.iter().map(|q| q.1).max().unwrap_or(0) as f64 / div;
             // A staircase: memory after step s holds from s - 1 to s.
             let mut pts = vec![(0.0, 0.0)];
@@ -116,7 +135,7 @@ impl Draw for Steps<'_> {
                 prev = s;
             }
             chart
-                .draw_series(LineSeries::new(pts, c.stroke_width(2)))
+                .draw_series(LineSeries::new(pts, c.stroke_width(width)))
                 .map_err(err)?
                 .label(format!("{label} - peak {peak:.2} {unit}"))
                 .legend(move |(x, y)| {
@@ -182,5 +201,67 @@ impl<'a> Steps<'a> {
             xmax,
             ymax,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::experiment::rows;
+
+    fn row(solver: &str, peak: u64, status: &str) -> Row {
+        Row {
+            graph: "g".into(),
+            solver: solver.into(),
+            status: status.into(),
+            valid: true,
+            peak_bytes: Some(peak),
+            baseline: "program".into(),
+            ..rows::blank()
+        }
+    }
+
+    fn profile(solver: &str) -> Profile {
+        Profile {
+            graph: "g".into(),
+            solver: solver.into(),
+            seed: 0,
+            steps: 1,
+            points: vec![(1, 1)],
+        }
+    }
+
+    /// The best heuristic is the first in config order among the lowest,
+    /// and its label counts the others that tie with it.
+    #[test]
+    fn the_best_heuristic_label_counts_ties() {
+        let solvers: Vec<String> = ["program", "kahn", "xla-default", "best-heuristic", "exact"]
+            .map(String::from)
+            .to_vec();
+        let rows = vec![
+            row("program", 10, "feasible"),
+            row("kahn", 8, "feasible"),
+            row("xla-default", 8, "feasible"),
+            row("best-heuristic", 8, "feasible"),
+            row("exact", 7, "optimal"),
+        ];
+        let profiles: Vec<Profile> = solvers.iter().map(|s| profile(s)).collect();
+        let labels: Vec<String> = pick(&rows, &solvers, &profiles)
+            .into_iter()
+            .map(|(label, ..)| label)
+            .collect();
+        assert!(
+            labels.contains(&"best heuristic: kahn (+2 tied)".to_string()),
+            "{labels:?}"
+        );
+        let alone = &rows[..2];
+        let labels: Vec<String> = pick(alone, &solvers, &profiles)
+            .into_iter()
+            .map(|(label, ..)| label)
+            .collect();
+        assert!(
+            labels.contains(&"best heuristic: kahn".to_string()),
+            "{labels:?}"
+        );
     }
 }
