@@ -259,5 +259,5 @@ fn main() {
         }
         println!(" | {}", ratios.join(", "));
     }
-    println!("time limit {limit} s per solve; solves under 0.1 s: fastest of up to 20 runs; `>=`: the other solver did not finish (ratio is a lower bound); `<=`: `exact` did not finish (an upper bound); gap: (peak - proven lower bound) / peak");
+    println!("time limit {limit} s per solve; solves under 0.1 s: fastest of up to 20 runs; `>=`: the other solver did not finish (ratio is a lower bound); `<=`: `exact` did not finish (an upper bound); gap: (peak - proven lower bound) / bound");
 }

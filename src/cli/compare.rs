@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use memsched::solvers::{Report, Status};
+use memsched::solvers::{gap_to_bound_pct, Report, Status};
 use memsched::Graph;
 
 use super::schedule::reduction_pct;
@@ -19,8 +19,10 @@ enum Align {
 
 /// The comparison table of `reports` (solves of `g`, in the order given).
 /// `vs best` is how far a peak is above the lowest checked peak of the
-/// table; a lower bound any solver proved bounds every order of `g`, so the
-/// highest one says how far the best peak may be from the optimum.
+/// table; `gap` how far it is above the solver's own lower bound, relative
+/// to the bound ([`Report::gap_pct`]). A lower bound any solver proved
+/// bounds every order of `g`, so the highest one says how far the best
+/// peak may be from the optimum, by the same definition of a gap.
 pub fn to_table(g: &Graph, reports: &[Report], program_peak: Option<u64>) -> String {
     let best = reports
         .iter()
@@ -91,15 +93,16 @@ pub fn to_table(g: &Graph, reports: &[Report], program_peak: Option<u64>) -> Str
         match best {
             Some((peak, _)) if peak <= lb => s.push_str(": the best peak is optimal\n"),
             // The optimum is at least the bound, so the best peak is at
-            // most `peak / lb - 1` above it.
-            Some((peak, _)) if lb > 0 => {
-                let above = 100.0 * (peak - lb) as f64 / lb as f64;
-                let _ = writeln!(
-                    s,
-                    ": the best peak is at most {above:.2}% above the optimum"
-                );
-            }
-            Some(_) => s.push('\n'),
+            // most `peak / lb - 1` above it: the table's gap, of the best peak.
+            Some((peak, _)) => match gap_to_bound_pct(peak, lb) {
+                Some(above) => {
+                    let _ = writeln!(
+                        s,
+                        ": the best peak is at most {above:.2}% above the optimum"
+                    );
+                }
+                None => s.push('\n'),
+            },
             None => s.push('\n'),
         }
     }
@@ -212,6 +215,16 @@ mod tests {
         let above = 100.0 * (peak - peak / 2) as f64 / (peak / 2) as f64;
         let line = format!("the best peak is at most {above:.2}% above the optimum");
         assert!(text.contains(&line), "{text}");
+        // The row's gap has the summary line's definition: relative to the
+        // bound (it was relative to the peak).
+        let own = r[1].peak.unwrap();
+        let gap = 100.0 * (own - peak / 2) as f64 / (peak / 2) as f64;
+        let row = text
+            .lines()
+            .find(|l| l.starts_with("seed-greedy "))
+            .unwrap();
+        let cells: Vec<&str> = row.split_whitespace().collect();
+        assert_eq!(cells[6], format!("{gap:.2}%"), "{text}");
         // The same bound from a report the checker refused: no bound line.
         r[1].status = Status::Invalid("claimed a bound above its peak".into());
         (r[1].peak, r[1].order) = (None, None);

@@ -457,7 +457,7 @@ fn to_text(g: &memsched::Graph, r: &Report, program_peak: Option<u64>) -> String
     if let Some(gap) = r.gap_pct() {
         lines.push((
             "gap".into(),
-            format!("{gap:.2}% of the peak above the lower bound"),
+            format!("{gap:.2}% above the lower bound, so at most {gap:.2}% above the optimum"),
         ));
     }
     lines.push((

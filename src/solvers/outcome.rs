@@ -200,14 +200,14 @@ impl Report {
         self.peak.is_some()
     }
 
-    /// `(peak - lower_bound) / peak` in percent, when both are known.
+    /// `100 * (peak - lower_bound) / lower_bound`: how far the peak is
+    /// above the bound, relative to the bound, so at most how far it is
+    /// above the optimum (the one definition of a gap to a bound that
+    /// memsched prints; see `docs/experiments.md#gaps`). `None` without a
+    /// peak or a bound, and for a bound of 0 under a positive peak (no
+    /// finite ratio); 0 when the bound meets the peak.
     pub fn gap_pct(&self) -> Option<f64> {
-        let (peak, lb) = (self.peak?, self.lower_bound?);
-        Some(if peak == 0 {
-            0.0
-        } else {
-            100.0 * (peak - lb.min(peak)) as f64 / peak as f64
-        })
+        gap_to_bound_pct(self.peak?, self.lower_bound?)
     }
 
     /// A counter by name.
@@ -216,6 +216,21 @@ impl Report {
             .iter()
             .find(|(k, _)| k == name)
             .map(|&(_, v)| v)
+    }
+}
+
+/// `100 * (peak - bound) / bound`: how far `peak` is above a proven lower
+/// `bound`, relative to the bound; since the optimum is at least the
+/// bound, the peak is at most this far above the optimum. 0 when the bound
+/// meets (or, for a wrong bound, passes) the peak; `None` for a bound of 0
+/// under a positive peak, where no finite ratio exists.
+pub fn gap_to_bound_pct(peak: u64, bound: u64) -> Option<f64> {
+    if peak <= bound {
+        Some(0.0)
+    } else if bound == 0 {
+        None
+    } else {
+        Some(100.0 * (peak - bound) as f64 / bound as f64)
     }
 }
 
@@ -239,4 +254,36 @@ fn inconsistency(
         ));
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The gap is relative to the bound (it said how far the bound is
+    /// below the peak, relative to the peak: 20% here instead of 25%).
+    #[test]
+    fn gap_is_relative_to_the_bound() {
+        assert_eq!(gap_to_bound_pct(125, 100), Some(25.0));
+        assert_eq!(gap_to_bound_pct(100, 100), Some(0.0));
+        assert_eq!(gap_to_bound_pct(0, 0), Some(0.0));
+        assert_eq!(gap_to_bound_pct(5, 0), None);
+        let report = Report {
+            solver: "x".into(),
+            status: Status::Feasible,
+            order: Some(Vec::new()),
+            peak: Some(300),
+            final_memory: Some(0),
+            lower_bound: Some(200),
+            counters: Vec::new(),
+            note: None,
+            time: Duration::ZERO,
+        };
+        assert_eq!(report.gap_pct(), Some(50.0));
+        let no_bound = Report {
+            lower_bound: None,
+            ..report
+        };
+        assert_eq!(no_bound.gap_pct(), None);
+    }
 }
