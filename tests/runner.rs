@@ -105,11 +105,35 @@ fn tiny_run_writes_every_row_column_and_file() {
     assert!(rows
         .iter()
         .any(|r| r[col("solver")] == "brute" && r[col("status")] == "failed"));
+    // One line per graph: `brute` proves the graphs of up to 12 nodes; the
+    // others are too large for it, and no other solver gives a bound.
+    let (gh, grows) = read_csv(&out.join("graphs.csv"));
+    let gcol = |n: &str| gh.iter().position(|x| x == n).expect(n);
+    assert_eq!(grows.len(), 6);
+    for g in &grows {
+        let small = g[gcol("nodes")].parse::<usize>().unwrap() <= 12;
+        let (lb, gap) = (&g[gcol("lower_bound_bytes")], &g[gcol("gap_pct")]);
+        if small {
+            assert_eq!(g[gcol("proven")], "true", "{g:?}");
+            assert_eq!(lb, &g[gcol("best_known_bytes")], "{g:?}");
+            assert_eq!(gap, "0.0", "{g:?}");
+        } else {
+            assert_eq!(g[gcol("proven")], "false", "{g:?}");
+            assert!(lb.is_empty() && gap.is_empty(), "{g:?}");
+        }
+    }
     let (sh, srows) = read_csv(&out.join("summary.csv"));
     assert!(sh.iter().any(|h| h == "wins") && sh.iter().any(|h| h == "proven_optimal"));
     assert_eq!(srows.len(), 4);
     let readme = fs::read_to_string(out.join("README.md")).unwrap();
     assert!(readme.contains("| graph |") && readme.contains("seed-greedy"));
+    assert!(
+        readme.contains(
+            "**Optimality.** Of the 6 graphs, 4 are proven optimal (the best known peak meets \
+             a lower bound some solver proved); 2 have no usable lower bound"
+        ),
+        "{readme}"
+    );
     assert!(readme.contains("article's claim") && readme.contains("| 15.0 |"));
     for stem in ["reduction", "gap", "time", "tetris"] {
         let png = fs::read(out.join(format!("{stem}.png"))).unwrap();
@@ -184,6 +208,11 @@ fn shards_merged_equal_one_run() {
         without_time(&m.join("runs.csv"))
     );
     assert!(m.join("reduction.png").is_file() && m.join("README.md").is_file());
+    // The per-graph file is recomputed over the union.
+    assert_eq!(
+        read_csv(&all.join("graphs.csv")),
+        read_csv(&m.join("graphs.csv"))
+    );
 }
 
 #[test]

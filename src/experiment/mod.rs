@@ -1,5 +1,5 @@
-//! Experiments: a TOML config in, `runs.csv`, `summary.csv`, plots and a
-//! README out.
+//! Experiments: a TOML config in, `runs.csv`, `graphs.csv`, `summary.csv`,
+//! plots and a README out.
 //!
 //! - [`config`] reads and validates `experiments/NAME.toml`.
 //! - [`plan`] turns it into numbered work items (graph x solver x seed) and shards.
@@ -7,12 +7,14 @@
 //! - [`fingerprint`] digests a graph's content, so a resume notices a graph
 //!   file edited since its rows were solved.
 //! - [`finish`] is the final pass: [`rows::finalize`] fills the per-graph
-//!   columns, then [`summary`], [`plots`] and [`report`] write their files.
+//!   columns, [`graphs`] combines each graph's rows (best peak, best lower
+//!   bound, gap), then [`summary`], [`plots`] and [`report`] write their files.
 //! - [`merge`] joins shard directories (of one config) and runs the final
 //!   pass on the union, warning about items without a row.
 
 pub mod config;
 pub mod fingerprint;
+pub mod graphs;
 pub mod merge;
 pub mod plan;
 pub mod plots;
@@ -59,6 +61,9 @@ impl ExperimentError {
     }
 }
 
+/// The per-graph file of a results directory ([`graphs::GraphSummary`]).
+pub const GRAPHS: &str = "graphs.csv";
+
 /// What the final pass wrote.
 #[derive(Debug, Clone, Default)]
 pub struct Finished {
@@ -71,15 +76,18 @@ pub struct Finished {
 }
 
 /// The final pass over a results directory: recomputes the per-graph columns
-/// of `runs.csv` and rewrites it sorted, then writes `summary.csv`, the plots
-/// and `README.md`.
+/// of `runs.csv` and rewrites it sorted, then writes `graphs.csv`,
+/// `summary.csv`, the plots and `README.md`.
 pub fn finish(out: &Path, config: &Config) -> Result<Finished, ExperimentError> {
     let runs = out.join(runner::RUNS);
     let rows = rows::read_rows(&runs).map_err(|e| ExperimentError::io("read", &runs, e))?;
     let rows = rows::finalize(rows, &config.baselines);
     rows::write_rows(&runs, &rows).map_err(|e| ExperimentError::io("write", &runs, e))?;
+    let graph_summary = graphs::summarize(&rows);
+    let path = out.join(GRAPHS);
+    graphs::write(&path, &graph_summary).map_err(|e| ExperimentError::io("write", &path, e))?;
     let order = config.all_solvers();
-    let summary = summary::summarize(&rows, &order);
+    let summary = summary::summarize(&rows, &order, &graph_summary);
     let path = out.join("summary.csv");
     summary::write(&path, &summary).map_err(|e| ExperimentError::io("write", &path, e))?;
     // Runs record profiles of the Tetris graph (the named one, else the
@@ -94,6 +102,7 @@ pub fn finish(out: &Path, config: &Config) -> Result<Finished, ExperimentError> 
     }
     let plots = plots::draw_all(out, config, &rows, &order, &profiles)?;
     let mut warnings: Vec<String> = no_baseline_warning(&rows, config).into_iter().collect();
+    warnings.extend(graphs::conflicts(&graph_summary));
     let solved = |g: &String| rows.iter().any(|r| &r.graph == g && r.valid);
     if config.plots.contains(&PlotKind::Tetris)
         && config.tetris_graph.is_some()
@@ -107,7 +116,7 @@ pub fn finish(out: &Path, config: &Config) -> Result<Finished, ExperimentError> 
                 .into(),
         );
     }
-    let readme = report::readme(config, &rows, &summary, &order, &plots);
+    let readme = report::readme(config, &rows, &graph_summary, &summary, &order, &plots);
     let path = out.join("README.md");
     std::fs::write(&path, readme).map_err(|e| ExperimentError::io("write", &path, e))?;
     Ok(Finished {

@@ -677,6 +677,7 @@ const WRITTEN: &[&str] = &[
     FINGERPRINTS,
     PROFILES,
     ORDERS,
+    super::GRAPHS,
     "summary.csv",
     "README.md",
 ];

@@ -1,10 +1,17 @@
 //! `summary.csv`: one line per solver over all its rows.
+//!
+//! Its gaps are to the best known peak of each graph
+//! (docs/experiments.md#gaps); `gap_graphs_proven` says on how many of the
+//! solver's graphs that peak is a proven optimum, and the `*_gap_proven_pct`
+//! figures are its gap to the optimum on those graphs only.
 
+use std::collections::BTreeSet;
 use std::io;
 use std::path::Path;
 
 use serde::Serialize;
 
+use super::graphs::GraphSummary;
 use super::rows::Row;
 
 /// Per-solver statistics.
@@ -35,6 +42,15 @@ pub struct SolverSummary {
     pub failed: usize,
     pub invalid: usize,
     pub mean_time_ms: f64,
+    /// Graphs with a valid run of the solver (those its gaps are over).
+    pub gap_graphs: usize,
+    /// Of those, graphs whose best known peak is proven optimal (its gap
+    /// there is to the optimum; elsewhere only to the best peak found).
+    pub gap_graphs_proven: usize,
+    /// Mean and largest gap over its valid runs on proven graphs: the gap
+    /// to the optimum.
+    pub mean_gap_proven_pct: Option<f64>,
+    pub max_gap_proven_pct: Option<f64>,
 }
 
 fn stats(mut xs: Vec<f64>) -> (Option<f64>, Option<f64>, Option<f64>) {
@@ -57,8 +73,15 @@ fn stats(mut xs: Vec<f64>) -> (Option<f64>, Option<f64>, Option<f64>) {
     )
 }
 
-/// Summarizes rows per solver, in `order` (solvers missing from it follow, sorted).
-pub fn summarize(rows: &[Row], order: &[String]) -> Vec<SolverSummary> {
+/// Summarizes rows per solver, in `order` (solvers missing from it follow,
+/// sorted); `graphs` (from [`super::graphs::summarize`]) says which graphs
+/// are proven optimal.
+pub fn summarize(rows: &[Row], order: &[String], graphs: &[GraphSummary]) -> Vec<SolverSummary> {
+    let proven: BTreeSet<&str> = graphs
+        .iter()
+        .filter(|g| g.proven)
+        .map(|g| g.graph.as_str())
+        .collect();
     let mut names: Vec<String> = order
         .iter()
         .filter(|s| rows.iter().any(|r| &r.solver == *s))
@@ -87,6 +110,17 @@ pub fn summarize(rows: &[Row], order: &[String]) -> Vec<SolverSummary> {
                     .count()
             };
             let status = |s: &str| mine.iter().filter(|r| r.status == s).count();
+            let gapped: BTreeSet<&str> = mine
+                .iter()
+                .filter(|r| r.gap_pct.is_some())
+                .map(|r| r.graph.as_str())
+                .collect();
+            let (mean_proven, _, max_proven) = stats(
+                mine.iter()
+                    .filter(|r| proven.contains(r.graph.as_str()))
+                    .filter_map(|r| r.gap_pct)
+                    .collect(),
+            );
             SolverSummary {
                 runs: mine.len(),
                 valid: mine.iter().filter(|r| r.valid).count(),
@@ -108,6 +142,10 @@ pub fn summarize(rows: &[Row], order: &[String]) -> Vec<SolverSummary> {
                 failed: status("failed"),
                 invalid: status("invalid"),
                 mean_time_ms: mean_time_ms(&mine),
+                gap_graphs: gapped.len(),
+                gap_graphs_proven: gapped.iter().filter(|g| proven.contains(*g)).count(),
+                mean_gap_proven_pct: mean_proven,
+                max_gap_proven_pct: max_proven,
                 solver: name,
             }
         })
@@ -167,5 +205,36 @@ mod tests {
         ];
         assert_eq!(mean_time_ms(&rows.iter().collect::<Vec<_>>()), 4.0);
         assert_eq!(mean_time_ms(&[]), 0.0);
+    }
+
+    /// The gap to the best known peak is split out over the graphs where
+    /// that peak is proven: their count and the gap there.
+    #[test]
+    fn gaps_to_a_proven_optimum_are_counted_apart() {
+        let row = |graph: &str, solver: &str, status: &str, peak: u64, lb: Option<u64>| Row {
+            graph: graph.into(),
+            solver: solver.into(),
+            status: status.into(),
+            valid: true,
+            peak_bytes: Some(peak),
+            lower_bound_bytes: lb,
+            ..super::super::rows::blank()
+        };
+        let rows = super::super::rows::finalize(
+            vec![
+                row("proven", "kahn", "feasible", 150, None),
+                row("proven", "exact", "optimal", 100, Some(100)),
+                row("open", "kahn", "feasible", 110, None),
+                row("open", "exact", "feasible", 100, Some(90)),
+            ],
+            &[],
+        );
+        let graphs = super::super::graphs::summarize(&rows);
+        let s = summarize(&rows, &["kahn".into(), "exact".into()], &graphs);
+        let kahn = &s[0];
+        assert_eq!((kahn.gap_graphs, kahn.gap_graphs_proven), (2, 1));
+        assert_eq!(kahn.mean_gap_pct, Some(30.0));
+        assert_eq!(kahn.mean_gap_proven_pct, Some(50.0));
+        assert_eq!(kahn.max_gap_proven_pct, Some(50.0));
     }
 }
