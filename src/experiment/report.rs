@@ -12,8 +12,46 @@ use super::summary::SolverSummary;
 /// Above this many graphs the main table shows one line per family.
 pub const MAX_TABLE_GRAPHS: usize = 40;
 
-fn mib(b: u64) -> String {
-    format!("{:.2}", b as f64 / 1048576.0)
+/// `b` bytes in B below 1 KiB, else in KiB, MiB or GiB (the largest unit
+/// it reaches) with `decimals` decimals: `253.29 KiB`, `157.86 MiB`.
+fn size(b: u64, decimals: usize) -> String {
+    const UNITS: [(&str, u64); 3] = [("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)];
+    match UNITS.iter().find(|&&(_, unit)| b >= unit) {
+        Some(&(name, unit)) => format!("{:.decimals$} {name}", b as f64 / unit as f64),
+        None => format!("{b} B"),
+    }
+}
+
+/// The sizes of one table line (baseline, best known, lower bound) as
+/// [`size`] writes them, with two decimals, or more where two different
+/// values would print alike (a line must not show equal sizes beside a
+/// reduction); `None` is `-`.
+///
+/// # Complexity
+/// O(k^2) per tried precision for k values (k is 3 here).
+fn sizes(values: &[Option<u64>]) -> Vec<String> {
+    let distinct = |shown: &[String]| {
+        values
+            .iter()
+            .zip(shown)
+            .all(|(a, sa)| values.iter().zip(shown).all(|(b, sb)| a == b || sa != sb))
+    };
+    let at = |decimals: usize| -> Vec<String> {
+        values
+            .iter()
+            .map(|v| v.map_or("-".into(), |b| size(b, decimals)))
+            .collect()
+    };
+    // Ten decimals of a GiB tell bytes apart; bytes are the last resort.
+    (2..=10)
+        .map(at)
+        .find(|shown| distinct(shown))
+        .unwrap_or_else(|| {
+            values
+                .iter()
+                .map(|v| v.map_or("-".into(), |b| format!("{b} B")))
+                .collect()
+        })
 }
 
 /// Two decimals, never `-0.00`.
@@ -44,7 +82,7 @@ fn cell(rows: &[&Row]) -> String {
             };
             match r.reduction_pct {
                 Some(x) => format!("{}{star}", two(x)),
-                None => format!("{} MiB{star}", mib(r.peak_bytes.unwrap_or(0))),
+                None => format!("{}{star}", size(r.peak_bytes.unwrap_or(0), 2)),
             }
         }
         None => rows
@@ -252,8 +290,8 @@ pub fn readme(
             .collect()
     };
     if graphs.len() <= MAX_TABLE_GRAPHS {
-        let mut head = "| graph | nodes | baseline | baseline peak (MiB) | best known (MiB) | \
-                        lower bound (MiB) | gap to bound |"
+        let mut head = "| graph | nodes | baseline | baseline peak | best known | lower bound | \
+                        gap to bound |"
             .to_string();
         let mut rule = "|---|---:|---|---:|---:|---:|---:|".to_string();
         for sv in solvers {
@@ -267,6 +305,15 @@ pub fn readme(
         let _ = writeln!(s, "{head}\n{rule}");
         for gs in graph_summary {
             let g = &gs.graph.as_str();
+            let [base, best, mut bound] = <[String; 3]>::try_from(sizes(&[
+                gs.baseline_peak_bytes,
+                gs.best_known_bytes,
+                gs.lower_bound_bytes,
+            ]))
+            .unwrap_or_default();
+            if gs.lower_bound_bytes.is_none() {
+                bound.clear();
+            }
             let _ = write!(
                 s,
                 "| {} | {} | {} | {} | {} | {} | {} |",
@@ -277,9 +324,9 @@ pub fn readme(
                 } else {
                     &gs.baseline
                 },
-                gs.baseline_peak_bytes.map_or("-".into(), mib),
-                gs.best_known_bytes.map_or("-".into(), mib),
-                gs.lower_bound_bytes.map_or("".into(), mib),
+                base,
+                best,
+                bound,
                 gap_cell(gs),
             );
             for sv in solvers {
@@ -566,18 +613,47 @@ mod tests {
                 .to_string()
         };
         assert!(
-            line("open").contains("| 1.00 | 100.00% |"),
+            line("open").contains("| 2.00 MiB | 1.00 MiB | 100.00% |"),
             "{}",
             line("open")
         );
         assert!(
-            line("closed").contains("| 1.00 | optimal |"),
+            line("closed").contains("| 1.00 MiB | 1.00 MiB | optimal |"),
             "{}",
             line("closed")
         );
-        assert!(line("free").contains("| 1.00 |  |"), "{}", line("free"));
+        assert!(
+            line("free").contains("| 1.00 MiB |  |  |"),
+            "{}",
+            line("free")
+        );
         // Per solver: the gap to the optimum is over the one proven graph.
         let kahn = text.lines().find(|l| l.starts_with("| kahn |")).unwrap();
         assert!(kahn.contains("| 1 of 3 | 100.00 |"), "{kahn}");
+    }
+
+    /// Different byte counts never print alike on one line: small graphs
+    /// get KiB, and more decimals where two decimals would merge two
+    /// values (a 2.62% reduction stood beside two equal sizes).
+    #[test]
+    fn sizes_tell_different_values_apart() {
+        assert_eq!(
+            sizes(&[Some(267022), Some(253292), None]),
+            ["260.76 KiB", "247.36 KiB", "-"]
+        );
+        assert_eq!(
+            sizes(&[Some(165_529_000), Some(157_356_000), Some(157_356_000)]),
+            ["157.86 MiB", "150.07 MiB", "150.07 MiB"]
+        );
+        // 2.62% apart, equal at two decimals of a MiB.
+        let (a, b) = (1_048_576 * 100 + 300, 1_048_576 * 100 + 100);
+        let shown = sizes(&[Some(a), Some(b)]);
+        assert_ne!(shown[0], shown[1], "{shown:?}");
+        assert_eq!(shown, ["100.0003 MiB", "100.0001 MiB"]);
+        // One byte apart, in GiB: still two strings.
+        let shown = sizes(&[Some((5 << 30) + 1), Some(5 << 30)]);
+        assert_ne!(shown[0], shown[1], "{shown:?}");
+        assert_eq!(sizes(&[Some(1000), Some(0)]), ["1000 B", "0 B"]);
+        assert_eq!(size(3 << 20, 2), "3.00 MiB");
     }
 }
