@@ -600,3 +600,32 @@ fn saved_orders_are_the_rows_schedules_and_survive_resume_and_merge() {
         "{stderr}"
     );
 }
+
+/// With standard error not a terminal (a log file, here a pipe) and no
+/// `--quiet`, progress comes as plain lines (indicatif hid its bar, so a
+/// redirected run said nothing until the end); `--quiet` silences them.
+#[test]
+fn progress_lines_when_stderr_is_not_a_terminal() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = dir(&tmp, "a");
+    let run = memsched(&["run", TINY, "--out", out.to_str().unwrap(), "-j", "1"]);
+    assert!(run.status.success());
+    let err = String::from_utf8_lossy(&run.stderr);
+    assert!(err.starts_with("[memsched] 24 solves to run\n"), "{err}");
+    let counts: Vec<&str> = err
+        .lines()
+        .filter_map(|l| l.strip_prefix("[memsched] "))
+        .filter_map(|l| l.split(' ').next())
+        .filter(|c| c.contains('/'))
+        .collect();
+    // A line per tenth of the 24 solves, the last one included.
+    assert_eq!(
+        counts,
+        ["3/24", "5/24", "8/24", "10/24", "12/24", "15/24", "17/24", "20/24", "22/24", "24/24"],
+        "{err}"
+    );
+    let quiet = memsched(&["run", TINY, "--out", out.to_str().unwrap(), "--fresh", "-q"]);
+    assert!(quiet.status.success());
+    let err = String::from_utf8_lossy(&quiet.stderr);
+    assert!(!err.contains("[memsched]"), "{err}");
+}

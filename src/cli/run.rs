@@ -21,7 +21,10 @@ pub struct Args {
     /// Output directory (default: `results/NAME`, or `results/NAME/shard-K-of-N` with --shard).
     #[arg(long, short, value_name = "DIR")]
     out: Option<PathBuf>,
-    /// No progress bar (for CI and batch jobs).
+    /// No progress on standard error (for CI and batch jobs). Without it,
+    /// a terminal shows a bar; otherwise (output to a file or a pipe) a
+    /// line is written at every tenth of the solves and at least every
+    /// 30 s: `[memsched] 44/126 solves, 12.3 s elapsed, ~20 s left`.
     #[arg(long, short)]
     quiet: bool,
     /// Run only the K-th of N shares of the items (K from 0). An item's share

@@ -4,6 +4,8 @@
 //! - [`config`] reads and validates `experiments/NAME.toml`.
 //! - [`plan`] turns it into numbered work items (graph x solver x seed) and shards.
 //! - [`runner`] runs the pending items in parallel, appending [`rows::Row`]s.
+//! - [`progress`] shows how far a run is: a bar on a terminal, plain lines
+//!   in a log.
 //! - [`fingerprint`] digests a graph's content, so a resume notices a graph
 //!   file edited since its rows were solved.
 //! - [`finish`] is the final pass: [`rows::finalize`] fills the per-graph
@@ -18,6 +20,7 @@ pub mod graphs;
 pub mod merge;
 pub mod plan;
 pub mod plots;
+pub mod progress;
 pub mod report;
 pub mod rows;
 pub mod runner;

@@ -18,7 +18,6 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -26,6 +25,7 @@ use super::config::{self, BudgetSection, Config};
 use super::fingerprint::{self, Fingerprint, Fingerprints};
 use super::plan::{GraphEntry, GraphSource, Item, Plan, Shard};
 use super::plots::IMAGE_EXTENSIONS;
+use super::progress::Progress;
 use super::rows::{self, Row};
 use super::ExperimentError;
 use crate::corpus::gen;
@@ -40,7 +40,7 @@ pub struct RunOptions {
     pub out: PathBuf,
     /// Worker threads (default: all cores).
     pub threads: Option<usize>,
-    /// No progress bar.
+    /// No progress on standard error (see [`super::progress`]).
     pub quiet: bool,
     /// Run only this shard of the items (its directory gets its own final pass).
     pub shard: Option<Shard>,
@@ -420,7 +420,7 @@ fn run_with(
             false => None,
         },
     });
-    let bar = progress(pending.len() as u64, opts.quiet);
+    let bar = Progress::new(pending.len(), opts.quiet);
     // Solver bugs recorded by an earlier, interrupted run still count.
     let broken = AtomicUsize::new(existing.iter().filter(|r| is_broken(r)).count());
     let write_error: Mutex<Option<ExperimentError>> = Mutex::new(None);
@@ -442,12 +442,7 @@ fn run_with(
                     "{} / {}: {}: {}",
                     row.graph, row.solver, row.status, row.reason
                 );
-                if opts.quiet {
-                    // Never a panic on a closed standard error.
-                    let _ = writeln!(std::io::stderr(), "{msg}");
-                } else {
-                    bar.println(msg);
-                }
+                bar.println(&msg);
             }
             let mut s = sink.lock().unwrap_or_else(|e| e.into_inner());
             if let Err((file, e)) = s.solved(&solved) {
@@ -457,11 +452,11 @@ fn run_with(
                     .get_or_insert(ExperimentError::io("append to", &out.join(file), e));
             }
             drop(s);
-            bar.inc(1);
+            bar.inc();
         })
     });
     panic::set_hook(hook);
-    bar.finish_and_clear();
+    bar.finish();
     if let Some(e) = write_error.into_inner().unwrap_or_else(|e| e.into_inner()) {
         return Err(e);
     }
@@ -1060,21 +1055,6 @@ fn tetris_graph(config: &Config, plan: &Plan) -> Option<usize> {
         Some(name) => plan.graph_index(name),
         None => Some(0),
     }
-}
-
-fn progress(len: u64, quiet: bool) -> ProgressBar {
-    if quiet {
-        return ProgressBar::hidden();
-    }
-    let bar = ProgressBar::new(len);
-    bar.set_style(
-        ProgressStyle::with_template(
-            "{elapsed_precise} [{bar:40}] {pos}/{len} solves, {per_sec}, ETA {eta}",
-        )
-        .expect("a valid template")
-        .progress_chars("=> "),
-    );
-    bar
 }
 
 /// Builds a solver by name (the registry; tests pass their own).

@@ -1,0 +1,369 @@
+//! Progress of a run on standard error: indicatif's bar on a terminal,
+//! plain lines otherwise (a log file, a batch job), nothing when quiet.
+//!
+//! [`Progress`] is what the runner holds: [`Progress::inc`] after each
+//! solve, [`Progress::println`] for a message that must not garble the
+//! bar, [`Progress::finish`] at the end. Without a terminal indicatif
+//! draws nothing, so a run redirected to a file said nothing until it
+//! ended; there [`Plain`] writes a line such as
+//! `[memsched] 44/126 solves, 12.3 s elapsed, ~20 s left` at every tenth of
+//! the solves and at least every [`PLAIN_PERIOD`] (a thread wakes it when no
+//! solve finishes for that long). Both estimate the time left from the
+//! mean time per solve so far ([`eta`]).
+
+use std::fmt::Write as _;
+use std::io::{IsTerminal as _, Write};
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use indicatif::{ProgressBar, ProgressState, ProgressStyle};
+
+/// Longest time between two plain lines while solves run.
+pub const PLAIN_PERIOD: Duration = Duration::from_secs(30);
+
+/// Progress of `total` solves (see the module doc).
+pub struct Progress {
+    mode: Mode,
+}
+
+enum Mode {
+    Quiet,
+    Bar(ProgressBar),
+    Plain {
+        plain: Arc<Plain>,
+        /// Dropping it stops the ticker thread.
+        stop: mpsc::Sender<()>,
+        ticker: JoinHandle<()>,
+    },
+}
+
+impl Progress {
+    /// Nothing when `quiet`, a bar when standard error is a terminal,
+    /// plain lines on standard error otherwise.
+    pub fn new(total: usize, quiet: bool) -> Progress {
+        if quiet {
+            Progress { mode: Mode::Quiet }
+        } else if std::io::stderr().is_terminal() {
+            Progress {
+                mode: Mode::Bar(bar(total)),
+            }
+        } else {
+            Progress::plain(total, Box::new(std::io::stderr()), PLAIN_PERIOD)
+        }
+    }
+
+    /// Plain lines to `out`, at every tenth of `total` and at least every
+    /// `period`; the first line says how many solves there are.
+    pub fn plain(total: usize, out: Box<dyn Write + Send>, period: Duration) -> Progress {
+        let plain = Arc::new(Plain {
+            total,
+            period,
+            start: Instant::now(),
+            state: Mutex::new(PlainState {
+                done: 0,
+                last: Instant::now(),
+                out,
+            }),
+        });
+        plain.write(&format!("[memsched] {} to run", solves(total)));
+        let (stop, wake) = mpsc::channel::<()>();
+        let ticking = Arc::clone(&plain);
+        let ticker = std::thread::spawn(move || loop {
+            let wait = ticking.until_due();
+            match wake.recv_timeout(wait) {
+                Err(RecvTimeoutError::Timeout) => ticking.tick(),
+                // The sender is gone (or sent): the run is over.
+                _ => return,
+            }
+        });
+        Progress {
+            mode: Mode::Plain {
+                plain,
+                stop,
+                ticker,
+            },
+        }
+    }
+
+    /// One more solve done.
+    pub fn inc(&self) {
+        match &self.mode {
+            Mode::Quiet => {}
+            Mode::Bar(bar) => bar.inc(1),
+            Mode::Plain { plain, .. } => plain.inc(),
+        }
+    }
+
+    /// A message on its own line (above the bar, if there is one).
+    pub fn println(&self, msg: &str) {
+        match &self.mode {
+            Mode::Bar(bar) => bar.println(msg),
+            Mode::Plain { plain, .. } => plain.write(msg),
+            // Never a panic on a closed standard error.
+            Mode::Quiet => {
+                let _ = writeln!(std::io::stderr(), "{msg}");
+            }
+        }
+    }
+
+    /// Clears the bar, or stops the plain lines' ticker.
+    pub fn finish(self) {
+        match self.mode {
+            Mode::Quiet => {}
+            Mode::Bar(bar) => bar.finish_and_clear(),
+            Mode::Plain { stop, ticker, .. } => {
+                drop(stop);
+                let _ = ticker.join();
+            }
+        }
+    }
+}
+
+/// The bar of a terminal: elapsed time, whole solves per second (one
+/// decimal below 10/s), and the time left from the mean time per solve.
+fn bar(total: usize) -> ProgressBar {
+    let bar = ProgressBar::new(total as u64);
+    let style = ProgressStyle::with_template(
+        "{elapsed_precise} [{bar:40}] {pos}/{len} solves, {rate}, {left}",
+    )
+    .expect("a valid template")
+    .with_key("rate", |s: &ProgressState, w: &mut dyn std::fmt::Write| {
+        let _ = w.write_str(&rate(s.pos(), s.elapsed()));
+    })
+    .with_key("left", |s: &ProgressState, w: &mut dyn std::fmt::Write| {
+        let left = eta(s.elapsed(), s.pos(), s.len().unwrap_or(0));
+        let _ = match left {
+            Some(left) => write!(w, "~{} left", duration(left)),
+            None => w.write_str("time left unknown"),
+        };
+    })
+    .progress_chars("=> ");
+    bar.set_style(style);
+    // Redraw each second, so the clock moves while long solves run.
+    bar.enable_steady_tick(Duration::from_secs(1));
+    bar
+}
+
+/// Plain progress lines (see the module doc).
+struct Plain {
+    total: usize,
+    period: Duration,
+    start: Instant,
+    state: Mutex<PlainState>,
+}
+
+struct PlainState {
+    done: usize,
+    /// When the last line was written.
+    last: Instant,
+    out: Box<dyn Write + Send>,
+}
+
+impl Plain {
+    fn inc(&self) {
+        let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        s.done += 1;
+        if due(
+            s.done - 1,
+            s.done,
+            self.total,
+            s.last.elapsed(),
+            self.period,
+        ) {
+            self.report(&mut s);
+        }
+    }
+
+    /// Writes a line if none was written for a period (no solve finished).
+    fn tick(&self) {
+        let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        if s.done < self.total && s.last.elapsed() >= self.period {
+            self.report(&mut s);
+        }
+    }
+
+    /// How long until a line is due by the clock (a period once every
+    /// solve is done: nothing is due then, and the ticker must not spin).
+    fn until_due(&self) -> Duration {
+        let s = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        if s.done >= self.total {
+            return self.period;
+        }
+        self.period.saturating_sub(s.last.elapsed())
+    }
+
+    fn report(&self, s: &mut PlainState) {
+        let text = line(s.done, self.total, self.start.elapsed());
+        // Never a panic on a closed standard error.
+        let _ = writeln!(s.out, "{text}");
+        let _ = s.out.flush();
+        s.last = Instant::now();
+    }
+
+    fn write(&self, msg: &str) {
+        let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let _ = writeln!(s.out, "{msg}");
+        let _ = s.out.flush();
+    }
+}
+
+/// Whether going from `before` to `done` solves of `total` calls for a
+/// line: it crosses a tenth of `total` (the last solve included), or
+/// `since_last` reached `period`.
+fn due(before: usize, done: usize, total: usize, since_last: Duration, period: Duration) -> bool {
+    let tenth = |n: usize| n * 10 / total.max(1);
+    done >= total || tenth(done) > tenth(before) || since_last >= period
+}
+
+/// `[memsched] 44/126 solves, 12.3 s elapsed, ~20 s left`.
+fn line(done: usize, total: usize, elapsed: Duration) -> String {
+    let mut s = format!(
+        "[memsched] {done}/{total} solves, {} elapsed",
+        duration(elapsed)
+    );
+    if done < total {
+        if let Some(left) = eta(elapsed, done as u64, total as u64) {
+            let _ = write!(s, ", ~{} left", duration(left));
+        }
+    }
+    s
+}
+
+/// The time left if the remaining solves take the mean time of those done
+/// (parallel solves included); `None` before the first one.
+pub fn eta(elapsed: Duration, done: u64, total: u64) -> Option<Duration> {
+    if done == 0 {
+        return None;
+    }
+    let left = total.saturating_sub(done) as f64;
+    Some(Duration::from_secs_f64(
+        elapsed.as_secs_f64() / done as f64 * left,
+    ))
+}
+
+/// `12.3 s`, `4 min 05 s`, `2 h 03 min`.
+fn duration(d: Duration) -> String {
+    let secs = d.as_secs_f64();
+    if secs < 60.0 {
+        format!("{secs:.1} s")
+    } else if secs < 3600.0 {
+        let s = d.as_secs();
+        format!("{} min {:02} s", s / 60, s % 60)
+    } else {
+        let m = d.as_secs() / 60;
+        format!("{} h {:02} min", m / 60, m % 60)
+    }
+}
+
+/// Solves per second: whole above 10/s, else one or two decimals.
+fn rate(done: u64, elapsed: Duration) -> String {
+    let secs = elapsed.as_secs_f64();
+    if secs <= 0.0 {
+        return "- solves/s".into();
+    }
+    let r = done as f64 / secs;
+    if r >= 10.0 {
+        format!("{r:.0} solves/s")
+    } else if r >= 1.0 {
+        format!("{r:.1} solves/s")
+    } else {
+        format!("{r:.2} solves/s")
+    }
+}
+
+/// `1 solve`, `126 solves`.
+fn solves(n: usize) -> String {
+    if n == 1 {
+        "1 solve".into()
+    } else {
+        format!("{n} solves")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A writer the test reads back.
+    #[derive(Clone, Default)]
+    struct Shared(Arc<Mutex<Vec<u8>>>);
+
+    impl Write for Shared {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    impl Shared {
+        fn text(&self) -> String {
+            String::from_utf8(self.0.lock().unwrap().clone()).unwrap()
+        }
+    }
+
+    #[test]
+    fn a_line_at_each_tenth_and_at_the_end() {
+        let long = Duration::from_secs(3600);
+        let zero = Duration::ZERO;
+        let lines: Vec<usize> = (1..=126)
+            .filter(|&d| due(d - 1, d, 126, zero, long))
+            .collect();
+        assert_eq!(lines, [13, 26, 38, 51, 63, 76, 89, 101, 114, 126]);
+        // Fewer solves than tenths: a line each.
+        let lines: Vec<usize> = (1..=3).filter(|&d| due(d - 1, d, 3, zero, long)).collect();
+        assert_eq!(lines, [1, 2, 3]);
+        // The clock: a line after a period whatever the count.
+        assert!(due(1, 2, 126, long, long));
+    }
+
+    /// The estimate is the mean time per solve times the solves left (the
+    /// bar's own estimate showed 4 s with 20 s left).
+    #[test]
+    fn eta_and_lines_read_well() {
+        let e = Duration::from_secs_f64(12.3);
+        assert_eq!(eta(e, 0, 126), None);
+        let left = eta(e, 44, 126).unwrap().as_secs_f64();
+        assert!((left - 12.3 / 44.0 * 82.0).abs() < 1e-6, "{left}");
+        assert_eq!(
+            line(44, 126, e),
+            "[memsched] 44/126 solves, 12.3 s elapsed, ~22.9 s left"
+        );
+        assert_eq!(
+            line(126, 126, Duration::from_secs(245)),
+            "[memsched] 126/126 solves, 4 min 05 s elapsed"
+        );
+        assert_eq!(duration(Duration::from_secs(7380)), "2 h 03 min");
+        assert_eq!(rate(10027, Duration::from_secs_f64(1.0)), "10027 solves/s");
+        assert_eq!(rate(3, Duration::from_secs(2)), "1.5 solves/s");
+        assert_eq!(rate(1, Duration::from_secs(30)), "0.03 solves/s");
+    }
+
+    /// Plain progress writes its lines, and the ticker writes one when no
+    /// solve finishes for a period.
+    #[test]
+    fn plain_lines_by_count_and_by_clock() {
+        let out = Shared::default();
+        let p = Progress::plain(20, Box::new(out.clone()), Duration::from_millis(100));
+        p.inc();
+        p.inc();
+        p.println("a message");
+        std::thread::sleep(Duration::from_millis(350));
+        p.finish();
+        let text = out.text();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[0], "[memsched] 20 solves to run", "{text}");
+        assert!(lines[1].starts_with("[memsched] 2/20 solves, "), "{text}");
+        assert_eq!(lines[2], "a message", "{text}");
+        // At least two lines by the clock in 350 ms of 100 ms periods.
+        let ticks = lines[3..]
+            .iter()
+            .filter(|l| l.starts_with("[memsched] 2/20 solves"))
+            .count();
+        assert!(ticks >= 2, "{text}");
+    }
+}
