@@ -102,6 +102,8 @@ impl Forest {
             let (a, b) = (span[t as usize], span[u as usize]);
             a.0 >= b.0 && a.1 <= b.1
         };
+        // First every FREE's successors, so that below every predecessor
+        // of a FREE (an op or an ALLOC) has a task.
         for f in g.nodes().filter(|&v| g.kind(v) == NodeKind::Free) {
             if let Some(&w) = g.succs(f).first() {
                 return Err(format!(
@@ -110,6 +112,8 @@ impl Forest {
                     g.id(w)
                 ));
             }
+        }
+        for f in g.nodes().filter(|&v| g.kind(v) == NodeKind::Free) {
             // The task whose subtree holds every predecessor: the one
             // entered first in the tour among theirs.
             let top = g

@@ -206,3 +206,23 @@ fn exact_proves_trees_through_liu() {
     assert_eq!(plain.peak, exact.peak);
     assert!(!plain.note.as_deref().unwrap_or_default().contains("Liu"));
 }
+
+/// A FREE before another in node order, waiting for it: refused (a FREE
+/// with a successor), not a panic on the later FREE's missing task (found
+/// by `tests/properties.rs`).
+#[test]
+fn a_free_waiting_for_a_later_free_is_refused() {
+    let mut b = GraphBuilder::new();
+    let a0 = b.alloc(1, 0);
+    let a1 = b.alloc(1, 1);
+    let x = b.op("x");
+    let f1 = b.free(1);
+    let f0 = b.free(0);
+    for (u, v) in [(a0, x), (a1, x), (x, f0), (f0, f1)] {
+        b.edge(u, v);
+    }
+    let g = b.build().unwrap();
+    let out = Liu.solve(&g, &SolveContext::default());
+    let reason = out.status.reason().unwrap_or_default().to_string();
+    assert!(reason.contains("has a successor"), "{reason}");
+}
