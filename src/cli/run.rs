@@ -100,8 +100,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     if summary.malformed > 0 {
         note!(
-            "warning: {} line(s) of {} were not rows (edited by hand?): they were dropped \
-             and their solves ran again",
+            "warning: {} line(s) of {} were not rows (edited by hand?): they were dropped, \
+             and any solve missing from the file ran again",
             summary.malformed,
             summary.out.join("runs.csv").display()
         );
