@@ -174,3 +174,52 @@ fn check_names_the_graph_an_experiment_saved_the_order_for() {
         assert!(stderr(&o).is_empty(), "{graph}: {}", stderr(&o));
     }
 }
+
+/// `check -o` or `--plot` naming the graph or the order file is refused
+/// before anything is read, and both files stay as they were.
+#[test]
+#[cfg(unix)] // links and a redirected standard input are compared by inode
+fn check_refuses_an_output_that_is_one_of_its_inputs() {
+    let (dir, order) = order_file("0 1 2\n");
+    let graph = dir.path().join("g.svg");
+    std::fs::copy(EXAMPLE, &graph).unwrap();
+    let g = graph.to_str().unwrap();
+    for (args, needle) in [
+        (
+            vec!["-o", order.as_str()],
+            format!("--out {order}: it is the order file, {order}"),
+        ),
+        (
+            vec!["-o", g],
+            format!("--out {g}: it is the graph file, {g}"),
+        ),
+        (
+            vec!["--plot", g],
+            format!("--plot {g}: it is the graph file"),
+        ),
+    ] {
+        let mut all = vec!["check", g, order.as_str()];
+        all.extend(args);
+        let o = run(&all, None);
+        assert_eq!(o.status.code(), Some(2), "{all:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(&needle), "{all:?}: {}", stderr(&o));
+        assert!(o.stdout.is_empty());
+    }
+    assert_eq!(std::fs::read_to_string(&order).unwrap(), "0 1 2\n");
+    assert_eq!(
+        std::fs::read_to_string(&graph).unwrap(),
+        std::fs::read_to_string(EXAMPLE).unwrap()
+    );
+    // The order redirected into standard input is the order file all the same.
+    let o = std::process::Command::new(cli_support::BIN)
+        .args(["check", g, "-", "-o", &order])
+        .stdin(std::fs::File::open(&order).unwrap())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("the order file, standard input (redirected from it)"),
+        "{}",
+        stderr(&o)
+    );
+}

@@ -418,6 +418,83 @@ fn out_file_receives_the_report() {
     assert!(text.contains("order        100 7 -3"), "{text}");
 }
 
+/// `--out` or `--plot` naming the graph file, however it is spelt or
+/// linked (or redirected into standard input), is refused before anything
+/// is solved, and the graph is left as it was; `-o -` and a new file are
+/// fine.
+#[test]
+#[cfg(unix)] // links and a redirected standard input are compared by inode
+fn an_output_that_is_the_graph_file_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let graph = dir.path().join("g.json");
+    std::fs::write(&graph, ODD_IDS).unwrap();
+    let g = graph.to_str().unwrap();
+    let spelt = dir.path().join(".").join("g.json");
+    let hard = dir.path().join("hard.json");
+    std::fs::hard_link(&graph, &hard).unwrap();
+    let soft = dir.path().join("soft.svg");
+    std::os::unix::fs::symlink(&graph, &soft).unwrap();
+    let refused = |args: &[&str], stdin: Option<std::fs::File>, needle: &str| {
+        let mut cmd = std::process::Command::new(cli_support::BIN);
+        cmd.args(args);
+        if let Some(file) = stdin {
+            cmd.stdin(file);
+        }
+        let o = cmd.output().unwrap();
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(needle), "{args:?}: {err}");
+        assert!(err.contains("would replace the graph"), "{args:?}: {err}");
+        assert!(o.stdout.is_empty(), "nothing is solved: {args:?}");
+        assert_eq!(
+            std::fs::read_to_string(&graph).unwrap(),
+            ODD_IDS,
+            "{args:?}"
+        );
+    };
+    let out = format!("--out {g}: it is the graph file, {g}");
+    refused(&["schedule", g, "--out", g], None, &out);
+    refused(
+        &["schedule", g, "-o", spelt.to_str().unwrap()],
+        None,
+        "the graph file, ",
+    );
+    refused(
+        &["schedule", g, "-o", hard.to_str().unwrap()],
+        None,
+        "the graph file, ",
+    );
+    refused(
+        &[
+            "schedule",
+            g,
+            "-s",
+            "kahn",
+            "--plot",
+            soft.to_str().unwrap(),
+        ],
+        None,
+        "--plot ",
+    );
+    let stdin = std::fs::File::open(&graph).unwrap();
+    refused(
+        &["schedule", "-", "-o", g],
+        Some(stdin),
+        "the graph file, standard input (redirected from it)",
+    );
+    // Standard output, and a new file, are not the graph.
+    let o = run(&["schedule", g, "-o", "-"], None);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let report = dir.path().join("report.txt");
+    let o = run(&["schedule", g, "-o", report.to_str().unwrap()], None);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = run(
+        &["schedule", "-", "-o", report.to_str().unwrap()],
+        Some(ODD_IDS),
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}
+
 #[test]
 fn solvers_lists_every_registry_name_one_line_each() {
     let o = run(&["solvers"], None);

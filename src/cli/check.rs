@@ -12,7 +12,7 @@ use memsched::solvers::{self, ProgramOrder, SolveContext};
 use memsched::Graph;
 use memsched::{order_file, schedule};
 
-use super::schedule::{check_plot_path, plot_orders, reduction_pct, Format};
+use super::schedule::{check_outputs, plot_orders, reduction_pct, Format};
 use super::{emit, human_bytes, is_broken_pipe, read_graph, saved_for, InvalidInput};
 
 #[derive(Debug, clap::Args)]
@@ -101,9 +101,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         )
         .into());
     }
-    if let Some(path) = &args.plot {
-        check_plot_path(path, args.out.as_deref())?;
-    }
+    check_outputs(
+        args.out.as_deref(),
+        args.plot.as_deref(),
+        &[("graph", &args.graph), ("order", &args.order)],
+    )?;
     let graph = read_graph(&args.graph)?;
     // An order that cannot be read is invalid input, as a graph is.
     let text = if args.order == "-" {

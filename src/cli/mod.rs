@@ -193,6 +193,70 @@ pub fn print_stdout(text: &str) -> anyhow::Result<()> {
         .context("cannot write to standard output")
 }
 
+/// Refuses an output file (`flag` is `--out` or `--plot`) that is one of
+/// the command's `inputs` (each a role such as `graph` and a path; `-` is
+/// standard input, compared when it is redirected from a file): the report
+/// would replace the file it was made from. An output of `-` (standard
+/// output) is never refused, nor one that is not an existing regular file
+/// (a new file, `/dev/null`, a pipe): writing there destroys nothing.
+/// Called before any input is read or solved.
+pub fn check_output_is_not_an_input(
+    flag: &str,
+    out: &std::path::Path,
+    inputs: &[(&str, &str)],
+) -> Result<(), InvalidInput> {
+    if out.as_os_str() == "-" || !out.is_file() {
+        return Ok(());
+    }
+    for &(role, input) in inputs {
+        if same_file(out, input) {
+            let shown = if input == "-" {
+                "standard input (redirected from it)"
+            } else {
+                input
+            };
+            return Err(InvalidInput(format!(
+                "{flag} {}: it is the {role} file, {shown}: writing there would replace the \
+                 {role}; name another file",
+                out.display()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Whether the existing file `out` is the input `input` (`-`: standard
+/// input). On Unix: the same device and inode, so a hard link, a symbolic
+/// link or a redirection of standard input counts. Elsewhere: the same
+/// canonical path (standard input is never compared).
+fn same_file(out: &std::path::Path, input: &str) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt as _;
+        let meta = if input == "-" {
+            use std::os::fd::AsFd as _;
+            std::io::stdin()
+                .as_fd()
+                .try_clone_to_owned()
+                .and_then(|fd| std::fs::File::from(fd).metadata())
+        } else {
+            std::fs::metadata(input)
+        };
+        match (std::fs::metadata(out), meta) {
+            (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+            _ => false,
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        input != "-"
+            && matches!(
+                (std::fs::canonicalize(out), std::fs::canonicalize(input)),
+                (Ok(a), Ok(b)) if a == b
+            )
+    }
+}
+
 /// How an output path is named in messages: `-` is standard output.
 pub fn output_name(path: &str) -> &str {
     if path == "-" {

@@ -17,8 +17,8 @@ use memsched::solvers::{self, Budget, ProgramOrder, Report, Scheduler, SolveCont
 use memsched::Graph;
 
 use super::{
-    compare, count, emit, human_bytes, is_broken_pipe, read_graph, seed_value, threads_value,
-    InvalidInput,
+    check_output_is_not_an_input, compare, count, emit, human_bytes, is_broken_pipe, read_graph,
+    seed_value, threads_value, InvalidInput,
 };
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -215,9 +215,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         max_memory_bytes: args.memory_budget,
     };
     warn_unread_flags(&chosen, args.rule_mode, restarts.is_some(), budget);
-    if let Some(path) = &args.plot {
-        check_plot_path(path, args.out.as_deref())?;
-    }
+    check_outputs(
+        args.out.as_deref(),
+        args.plot.as_deref(),
+        &[("graph", &args.graph)],
+    )?;
     let graph = read_graph(&args.graph)?;
     let mut ctx = SolveContext::new(seed, time_limit);
     ctx.restarts = restarts.unwrap_or(1);
@@ -275,9 +277,27 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     Ok(code)
 }
 
+/// Refuses, before anything is read or solved, an `--out` or `--plot` file
+/// that is one of the `inputs` (see [`check_output_is_not_an_input`]) and a
+/// `--plot` file that cannot be drawn (see [`check_plot_path`]).
+pub(super) fn check_outputs(
+    out: Option<&str>,
+    plot: Option<&Path>,
+    inputs: &[(&str, &str)],
+) -> Result<(), InvalidInput> {
+    if let Some(out) = out {
+        check_output_is_not_an_input("--out", Path::new(out), inputs)?;
+    }
+    if let Some(plot) = plot {
+        check_output_is_not_an_input("--plot", plot, inputs)?;
+        check_plot_path(plot, out)?;
+    }
+    Ok(())
+}
+
 /// Refuses a `--plot` file that is a directory, is `--out`'s file, is
 /// neither `.png` nor `.svg` or lies in no directory, before any solve.
-pub(super) fn check_plot_path(path: &Path, out: Option<&str>) -> Result<(), InvalidInput> {
+fn check_plot_path(path: &Path, out: Option<&str>) -> Result<(), InvalidInput> {
     let refuse = |why: String| Err(InvalidInput(format!("--plot {}: {why}", path.display())));
     if path.is_dir() {
         return refuse("it is a directory: name a .png or .svg file".into());
