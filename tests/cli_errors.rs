@@ -171,6 +171,28 @@ fn a_whole_float_size_is_named_as_a_float_or_out_of_range() {
     );
 }
 
+/// A number beyond f64 (`1e400`) is named with its node and field, as a
+/// Latency within f64 but beyond 2^63 is; negative zero is shown as written.
+#[test]
+fn a_number_beyond_f64_and_negative_zero_are_named_with_the_node() {
+    assert_invalid(
+        "{\"Nodes\": [{\"Id\": 0, \"Op\": \"A\"},\n{\"Id\": 6, \"Op\": \"A\", \"Latency\": 1e400}]}",
+        &[
+            "malformed graph JSON at line 2, column",
+            "node 6 has a Latency beyond the range of a JSON number",
+            "at most 2^63",
+        ],
+    );
+    assert_invalid(
+        r#"{"Nodes": [{"Id": 6, "Op": "A", "Latency": 1.7e308}]}"#,
+        &["node 6 has Latency 1.7e+308, out of range: its magnitude must be at most 2^63"],
+    );
+    assert_invalid(
+        r#"{"Nodes": [{"Id": 2, "Op": "ALLOC", "Size": -0, "BufId": 1}]}"#,
+        &["node 2: Size -0 is negative zero, which JSON reads as a float: write 0"],
+    );
+}
+
 #[test]
 fn alloc_or_free_without_bufid() {
     assert_invalid(

@@ -183,7 +183,7 @@ impl<'de> Deserialize<'de> for RawGraph {
                             if nodes.is_some() {
                                 return Err(de::Error::duplicate_field("Nodes"));
                             }
-                            nodes = Some(map.next_value::<Vec<RawNode>>()?);
+                            nodes = Some(map.next_value_seed(NodesSeed)?);
                         }
                         "Edges" => {
                             if edges.is_some() {
@@ -260,58 +260,174 @@ impl<'de> Deserialize<'de> for EdgePair {
     }
 }
 
+/// Reads the `Nodes` array, telling each node its position (named in the
+/// errors of a node whose `Id` is not read yet).
+struct NodesSeed;
+
+impl<'de> de::DeserializeSeed<'de> for NodesSeed {
+    type Value = Vec<RawNode>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Vec<RawNode>, D::Error> {
+        d.deserialize_seq(self)
+    }
+}
+
+impl<'de> Visitor<'de> for NodesSeed {
+    type Value = Vec<RawNode>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an array of node objects")
+    }
+    fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<RawNode>, A::Error> {
+        let mut nodes = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
+        while let Some(node) = seq.next_element_seed(NodeVisitor {
+            index: Some(nodes.len()),
+        })? {
+            nodes.push(node);
+        }
+        Ok(nodes)
+    }
+}
+
 impl<'de> Deserialize<'de> for RawNode {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct NodeVisitor;
-        impl<'de> Visitor<'de> for NodeVisitor {
-            type Value = RawNode;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a node object with \"Id\" and \"Op\"")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawNode, A::Error> {
-                let mut id = None;
-                let mut op: Option<String> = None;
-                let mut size = None;
-                let mut buf_id = None;
-                let mut extra: Option<Box<Map<String, Value>>> = None;
-                while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
-                    match key.as_ref() {
-                        "Id" => {
-                            once(&id, "Id")?;
-                            let value = map.next_value_seed(Integer::field("Id"))?;
-                            id = Some(value.to_i64("Id")?)
-                        }
-                        "Op" => {
-                            once(&op, "Op")?;
-                            op = Some(map.next_value::<String>()?)
-                        }
-                        "Size" => {
-                            once(&size, "Size")?;
-                            size = Some(map.next_value_seed(Integer::size())?.0)
-                        }
-                        "BufId" => {
-                            once(&buf_id, "BufId")?;
-                            let value = map.next_value_seed(Integer::field("BufId"))?;
-                            buf_id = Some(value.to_i64("BufId")?)
-                        }
-                        _ => {
-                            let value = map.next_value::<Value>()?;
-                            extra
-                                .get_or_insert_with(Default::default)
-                                .insert(key.into_owned(), value);
-                        }
-                    }
+        d.deserialize_map(NodeVisitor { index: None })
+    }
+}
+
+/// Reads one node; `index` is its position in the `Nodes` array, if known.
+struct NodeVisitor {
+    index: Option<usize>,
+}
+
+impl<'de> de::DeserializeSeed<'de> for NodeVisitor {
+    type Value = RawNode;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<RawNode, D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for NodeVisitor {
+    type Value = RawNode;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a node object with \"Id\" and \"Op\"")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawNode, A::Error> {
+        let mut id = None;
+        let mut op: Option<String> = None;
+        let mut size = None;
+        let mut buf_id = None;
+        let mut extra: Option<Box<Map<String, Value>>> = None;
+        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            // Errors of a value name the node and the field.
+            let at = FieldAt {
+                id,
+                index: self.index,
+            };
+            match key.as_ref() {
+                "Id" => {
+                    once(&id, "Id")?;
+                    let seed = Integer::field("Id");
+                    let value = map.next_value_seed(seed);
+                    let value = at.integer(value, seed)?;
+                    id = Some(value.to_i64("Id").map_err(|m| at.judged(m))?)
                 }
-                Ok(RawNode {
-                    id: id.ok_or_else(|| missing("Id", &extra))?,
-                    op: op.ok_or_else(|| missing("Op", &extra))?,
-                    size,
-                    buf_id,
-                    extra,
-                })
+                "Op" => {
+                    once(&op, "Op")?;
+                    op = Some(map.next_value::<String>().map_err(|e| at.read(e, "Op"))?)
+                }
+                "Size" => {
+                    once(&size, "Size")?;
+                    let seed = Integer::size();
+                    let value = map.next_value_seed(seed);
+                    size = Some(at.integer(value, seed)?.0)
+                }
+                "BufId" => {
+                    once(&buf_id, "BufId")?;
+                    let seed = Integer::field("BufId");
+                    let value = map.next_value_seed(seed);
+                    let value = at.integer(value, seed)?;
+                    buf_id = Some(value.to_i64("BufId").map_err(|m| at.judged(m))?)
+                }
+                _ => {
+                    let value = map.next_value::<Value>().map_err(|e| at.read(e, &key))?;
+                    extra
+                        .get_or_insert_with(Default::default)
+                        .insert(key.into_owned(), value);
+                }
             }
         }
-        d.deserialize_map(NodeVisitor)
+        Ok(RawNode {
+            id: id.ok_or_else(|| missing("Id", &extra))?,
+            op: op.ok_or_else(|| missing("Op", &extra))?,
+            size,
+            buf_id,
+            extra,
+        })
+    }
+}
+
+/// Where a field of a node is, for its errors: the node's `Id` when it has
+/// been read, else its position in the `Nodes` array.
+#[derive(Clone, Copy)]
+struct FieldAt {
+    id: Option<i64>,
+    index: Option<usize>,
+}
+
+/// serde_json's message for a number beyond f64's range (`1e400`).
+const NUMBER_OUT_OF_RANGE: &str = "number out of range";
+
+impl FieldAt {
+    /// `node 7`, or `node #3 of the Nodes array` before its `Id` is read.
+    fn node(self) -> String {
+        match (self.id, self.index) {
+            (Some(id), _) => format!("node {id}"),
+            (None, Some(i)) => format!("node #{i} of the Nodes array"),
+            (None, None) => "a node".into(),
+        }
+    }
+
+    /// A field's value that was read and refused (`msg` names the field).
+    fn judged<E: de::Error>(self, msg: String) -> E {
+        E::custom(format!("{}: {msg}", self.node()))
+    }
+
+    /// An error reading the value of `field` (a number beyond f64's range,
+    /// a wrong type, bad syntax), with the node and the field named. Its
+    /// own " at line L column C" is dropped: the error gets the position again.
+    fn read<E: de::Error>(self, err: E, field: &str) -> E {
+        let text = err.to_string();
+        let text = text.rfind(" at line ").map_or(&text[..], |i| &text[..i]);
+        let node = self.node();
+        E::custom(match (field, text) {
+            ("Latency", NUMBER_OUT_OF_RANGE) => format!(
+                "{node} has a Latency beyond the range of a JSON number (about 1.8e308): \
+                 its magnitude must be at most 2^63 (about 9.2e18); scale the graph's \
+                 latencies down"
+            ),
+            (_, NUMBER_OUT_OF_RANGE) => format!(
+                "{node}, field {field:?}: number out of range (beyond about 1.8e308, the \
+                 largest JSON number memsched reads)"
+            ),
+            _ => format!("{node}, field {field:?}: {text}"),
+        })
+    }
+
+    /// The integer of an integer field as read: an error reading it is
+    /// named with [`read`](Self::read), one refusing it with [`judged`](Self::judged).
+    fn integer<E: de::Error>(
+        self,
+        value: Result<Result<Integer, String>, E>,
+        IntegerField(field, range): IntegerField,
+    ) -> Result<Integer, E> {
+        match value {
+            Ok(Ok(value)) => Ok(value),
+            Ok(Err(msg)) => Err(self.judged(msg)),
+            Err(e) if e.to_string().starts_with(NUMBER_OUT_OF_RANGE) => Err(self.judged(format!(
+                "{field} is out of range: it must be {}",
+                range.describe()
+            ))),
+            Err(e) => Err(self.read(e, field)),
+        }
     }
 }
 
@@ -372,76 +488,94 @@ impl Integer {
     fn size() -> IntegerField {
         IntegerField("Size", Range::Size)
     }
-    fn to_i64<E: de::Error>(&self, field: &str) -> Result<i64, E> {
+    /// The value as an i64, or why not (naming `field`).
+    fn to_i64(&self, field: &str) -> Result<i64, String> {
         i64::try_from(self.0).map_err(|_| {
-            E::custom(format!(
+            format!(
                 "{field} {} is out of range: it must be {}",
                 self.0,
                 Range::I64.describe()
-            ))
+            )
         })
     }
 }
 
-/// Reads an [`Integer`]; type errors say which field expected it
-/// (`invalid type: string "0", expected an integer for Id`).
+/// Reads an [`Integer`]. A value of the wrong type is an error of
+/// reading (`invalid type: string "0", expected an integer for Id`); a
+/// number the field refuses (a whole float, one out of range) is read and
+/// returned as `Err(why)`, the why naming the field, so that the caller can
+/// tell the two apart.
 #[derive(Clone, Copy)]
 struct IntegerField(&'static str, Range);
 
 impl<'de> de::DeserializeSeed<'de> for IntegerField {
-    type Value = Integer;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Integer, D::Error> {
+    type Value = Result<Integer, String>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
         d.deserialize_any(self)
     }
 }
 
+/// A float as a user would recognise it from the file: `2.0`, `1e18`,
+/// `-5.0`; negative zero (`-0` reads as a float in JSON) as `-0`.
+fn shown_float(v: f64) -> String {
+    if v == 0.0 && v.is_sign_negative() {
+        "-0".into()
+    } else {
+        format!("{v:?}")
+    }
+}
+
 impl<'de> Visitor<'de> for IntegerField {
-    type Value = Integer;
+    type Value = Result<Integer, String>;
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         write!(f, "an integer for {}", self.0)
     }
-    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Integer, E> {
-        Ok(Integer(v as i128))
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
+        Ok(Ok(Integer(v as i128)))
     }
-    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Integer, E> {
-        Ok(Integer(v as i128))
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
+        Ok(Ok(Integer(v as i128)))
     }
-    fn visit_i128<E: de::Error>(self, v: i128) -> Result<Integer, E> {
-        Ok(Integer(v))
+    fn visit_i128<E: de::Error>(self, v: i128) -> Result<Self::Value, E> {
+        Ok(Ok(Integer(v)))
     }
-    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Integer, E> {
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
         // serde_json hands integer literals in [-2^63, 2^64) over as i64 or
         // u64, and only those beyond as floats (rounded). So a whole float
         // beyond the field's range is out of range however it was written,
         // and one inside it was written as a float (`1e18`, `2.0`): the fix
         // is to write the integer. -2^63 itself is either: a literal just
-        // below -2^63 rounds to it. Fractions (`1.5`) are type errors.
+        // below -2^63 rounds to it. `-0` is a float in JSON (negative zero).
+        // Fractions (`1.5`) are type errors.
         let (field, range) = (self.0, self.1);
-        if v.is_finite() && v.fract() == 0.0 {
-            let v = v + 0.0; // -0.0 is 0
-            let must = range.describe();
-            let i64_min = -(2f64.powi(63));
-            let (min, max) = match range {
-                Range::I64 => (i64_min, 2f64.powi(63)),
-                Range::Size => (0.0, 2f64.powi(63)),
-            };
-            let problem = if range == Range::I64 && v == i64_min {
-                "is below -2^63 or written as a float"
-            } else if range == Range::Size && v < 0.0 {
-                "is negative"
-            } else if v < min || v >= max {
-                "is out of range"
-            } else {
-                return Err(E::custom(format!(
-                    "{field} {v:e} is written as a float: write it as an integer ({})",
-                    v as i128
-                )));
-            };
-            return Err(E::custom(format!(
-                "{field} {v:e} {problem}: it must be {must}"
-            )));
+        if !(v.is_finite() && v.fract() == 0.0) {
+            return Err(E::invalid_type(de::Unexpected::Float(v), &self));
         }
-        Err(E::invalid_type(de::Unexpected::Float(v), &self))
+        let shown = shown_float(v);
+        let v = v + 0.0; // -0.0 is 0
+        let must = range.describe();
+        let i64_min = -(2f64.powi(63));
+        let (min, max) = match range {
+            Range::I64 => (i64_min, 2f64.powi(63)),
+            Range::Size => (0.0, 2f64.powi(63)),
+        };
+        let problem = if range == Range::I64 && v == i64_min {
+            "is below -2^63 or written as a float"
+        } else if range == Range::Size && v < 0.0 {
+            "is negative"
+        } else if v < min || v >= max {
+            "is out of range"
+        } else if shown == "-0" {
+            return Ok(Err(format!(
+                "{field} -0 is negative zero, which JSON reads as a float: write 0"
+            )));
+        } else {
+            return Ok(Err(format!(
+                "{field} {shown} is written as a float: write it as an integer ({})",
+                v as i128
+            )));
+        };
+        Ok(Err(format!("{field} {shown} {problem}: it must be {must}")))
     }
 }
 
@@ -494,15 +628,88 @@ mod tests {
                 "{written}: {err}"
             );
         }
-        for (written, shown) in [("-1e19", "-1e19"), ("-5.0", "-5e0")] {
+        for (written, shown) in [("-1e19", "-1e19"), ("-5.0", "-5.0")] {
             let err = node_error(&format!(r#""Id": 0, "BufId": 1, "Size": {written}"#));
             assert!(
                 err.contains(&format!("Size {shown} is negative: it must be an integer")),
                 "{written}: {err}"
             );
         }
-        let err = node_error(r#""Id": 0, "BufId": 1, "Size": -0.0"#);
-        assert!(err.contains("Size 0e0 is written as a float"), "{err}");
+        // A float is shown as written (`2.0`, not `2e0`), negative zero as
+        // `-0`, and the node is named.
+        let err = node_error(r#""Id": 3, "BufId": 1, "Size": 2.0"#);
+        assert!(
+            err.contains("node 3: Size 2.0 is written as a float: write it as an integer (2)"),
+            "{err}"
+        );
+        for zero in ["-0", "-0.0", "-0e0"] {
+            let err = node_error(&format!(r#""Id": 0, "BufId": 1, "Size": {zero}"#));
+            assert!(
+                err.contains(
+                    "node 0: Size -0 is negative zero, which JSON reads as a float: write 0"
+                ),
+                "{zero}: {err}"
+            );
+            assert!(!err.contains("0e0"), "{err}");
+        }
+    }
+
+    /// A number beyond f64 (`1e400`) is named with its node and field, and
+    /// with the range the field takes; the node is its position in the
+    /// Nodes array while its Id is not read yet.
+    #[test]
+    fn a_number_beyond_f64_names_the_node_and_the_field() {
+        let graph = |nodes: &str| {
+            let text = format!(r#"{{"Nodes": [{nodes}], "Edges": []}}"#);
+            parse(text.as_bytes()).unwrap_err().to_string()
+        };
+        let latency = "has a Latency beyond the range of a JSON number (about 1.8e308): \
+                       its magnitude must be at most 2^63 (about 9.2e18)";
+        let err = graph(r#"{"Id": 4, "Op": "A", "Latency": 1e400}"#);
+        assert!(err.contains(&format!("node 4 {latency}")), "{err}");
+        assert!(
+            err.starts_with("malformed graph JSON at line 1, column 49: node 4"),
+            "{err}"
+        );
+        let err = graph(r#"{"Id": 0, "Op": "A"}, {"Latency": -1e400, "Id": 4, "Op": "A"}"#);
+        assert!(
+            err.contains(&format!("node #1 of the Nodes array {latency}")),
+            "{err}"
+        );
+        let err = graph(r#"{"Id": 4, "Op": "A", "Flops": 1e400}"#);
+        assert!(
+            err.contains("node 4, field \"Flops\": number out of range"),
+            "{err}"
+        );
+        for (fields, want) in [
+            (
+                r#""Id": 4, "Op": "ALLOC", "BufId": 1, "Size": 1e400"#,
+                "node 4: Size is out of range: it must be an integer from 0 to 2^63 - 1",
+            ),
+            (
+                r#""Id": 4, "Op": "ALLOC", "BufId": -1e400, "Size": 1"#,
+                "node 4: BufId is out of range: it must be an integer from -2^63 to 2^63 - 1",
+            ),
+            (
+                r#""Op": "A", "Id": 1e400"#,
+                "node #0 of the Nodes array: Id is out of range",
+            ),
+            (
+                r#""Id": 4, "Op": 3"#,
+                "node 4, field \"Op\": invalid type: integer `3`, expected a string",
+            ),
+        ] {
+            let err = graph(&format!("{{{fields}}}"));
+            assert!(err.contains(want), "{fields}: {err}");
+        }
+        // 1.7e308 is a number: validation names it with its value.
+        let text = r#"{"Nodes": [{"Id": 4, "Op": "A", "Latency": 1.7e308}]}"#;
+        let err = Graph::from_raw(parse(text.as_bytes()).unwrap()).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("node 4 has Latency 1.7e+308, out of range"),
+            "{err}"
+        );
     }
 
     /// A required field given only in another case is named with both
