@@ -9,6 +9,8 @@
 //! - [`schedule`] is the independent checker: the only code that turns an
 //!   order into a recorded peak.
 //! - [`solvers`] holds every scheduler behind one trait and a registry by name.
+//! - [`input`] reads input files whole, refusing at once bytes that cannot
+//!   be the input (`/dev/zero` given as a graph) and files beyond a size cap.
 //! - [`rng`] is the project's seeded random generator (stable across versions).
 //!
 //! The only `unsafe` is a cache prefetch hint (`prefetch.rs`), which cannot
@@ -22,6 +24,7 @@
 pub mod corpus;
 pub mod experiment;
 pub mod graph;
+pub mod input;
 pub mod order_file;
 mod prefetch;
 pub mod rng;

@@ -3,7 +3,7 @@
 
 mod cli_support;
 
-use cli_support::{run, stderr, stdout};
+use cli_support::{run, run_within, stderr, stdout};
 
 use serde_json::Value;
 
@@ -222,4 +222,21 @@ fn check_refuses_an_output_that_is_one_of_its_inputs() {
         "{}",
         stderr(&o)
     );
+}
+
+/// An order file that is not text (`/dev/zero`, zeros) is refused at once.
+#[test]
+fn check_refuses_an_order_that_is_not_text_at_once() {
+    let (dir, _) = order_file("");
+    let zeros = dir.path().join("zeros.txt");
+    std::fs::write(&zeros, [0u8; 100]).unwrap();
+    for order in ["/dev/zero", zeros.to_str().unwrap()] {
+        let o = run_within(&["check", EXAMPLE, order], 20);
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        let want = format!(
+            "{order} is not an order of the graph: it starts with byte 0x00 at offset 0, \
+             where an order is text"
+        );
+        assert!(stderr(&o).contains(&want), "{}", stderr(&o));
+    }
 }

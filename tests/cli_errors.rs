@@ -7,7 +7,7 @@ mod cli_support;
 
 use std::process::Output;
 
-use cli_support::{run, run_with_closed, stderr, stdout, Closed};
+use cli_support::{run, run_with_closed, run_within, stderr, stdout, Closed};
 
 use memsched::graph::{seed, Graph};
 use serde_json::Value;
@@ -236,7 +236,46 @@ fn malformed_json_reports_line_and_column() {
     );
     assert_invalid("", &["line 1, column 0"]);
     assert_invalid("{\"Edges\": []}", &["Nodes"]);
-    assert_invalid("[1, 2]", &["line 1"]);
+    assert_invalid(
+        "[1, 2]",
+        &["it starts with `[` at offset 0", "is it an order?"],
+    );
+}
+
+/// Bytes that cannot begin a graph are refused at once, naming the file
+/// and the first byte, instead of being read until memory runs out
+/// (`/dev/zero` never ends).
+#[test]
+fn input_that_cannot_be_a_graph_is_refused_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let zeros = dir.path().join("zeros.json");
+    std::fs::write(&zeros, [0u8; 4096]).unwrap();
+    let zeros = zeros.to_str().unwrap();
+    let at_start = "it starts with byte 0x00 at offset 0, where a graph file starts with `{`";
+    for path in ["/dev/zero", zeros] {
+        let o = run_within(&["validate", path], 20);
+        assert_eq!(o.status.code(), Some(2), "{path}: {}", stderr(&o));
+        let err = stderr(&o);
+        assert!(
+            err.contains(&format!("{path} is not a valid graph: {at_start}")),
+            "{err}"
+        );
+        assert!(err.contains("is it a binary file?"), "{err}");
+    }
+    let o = run_within(&["schedule", "/dev/urandom"], 20);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("/dev/urandom is not a valid graph: it "));
+    // Through standard input, and a NUL after a valid start.
+    let o = run(&["schedule", "-"], Some("\u{0}\u{0}"));
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains(&format!("standard input is not a valid graph: {at_start}")));
+    let o = run(&["validate", "-"], Some("{\"Nodes\": [\n\u{0}]}"));
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("it has byte 0x00 at offset 12 (line 2), a control character"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 #[test]

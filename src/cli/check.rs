@@ -8,6 +8,7 @@ use std::process::ExitCode;
 use serde_json::json;
 
 use memsched::graph::NodeIdx;
+use memsched::input::{self, ReadError, Start, MAX_INPUT_BYTES};
 use memsched::solvers::{self, ProgramOrder, SolveContext};
 use memsched::Graph;
 use memsched::{order_file, schedule};
@@ -39,6 +40,23 @@ pub struct Args {
     /// order's, into this file (a PNG or an SVG by its extension).
     #[arg(long, value_name = "FILE")]
     plot: Option<PathBuf>,
+}
+
+/// Reads the order file `path` (`-`: standard input; `name` in messages)
+/// as text of at most `limit` bytes. A file that cannot be read, whose first
+/// bytes are not text (a binary file, `/dev/zero`: refused at once), or
+/// that is larger is invalid input, as a graph is.
+fn read_order(path: &str, name: &str, limit: u64) -> Result<String, InvalidInput> {
+    let bytes = input::read(path, limit, Start::ORDER).map_err(|e| match e {
+        ReadError::Refused(r) => InvalidInput(format!("{name} is not an order of the graph: {r}")),
+        e => InvalidInput(format!("cannot read {name}: {e}")),
+    })?;
+    String::from_utf8(bytes).map_err(|e| {
+        InvalidInput(format!(
+            "{name} is not an order of the graph: byte {} is not UTF-8 text",
+            e.utf8_error().valid_up_to()
+        ))
+    })
 }
 
 /// What an order saved for graph `saved` that does not check adds to its
@@ -107,19 +125,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         &[("graph", &args.graph), ("order", &args.order)],
     )?;
     let graph = read_graph(&args.graph)?;
-    // An order that cannot be read is invalid input, as a graph is.
-    let text = if args.order == "-" {
-        std::io::read_to_string(std::io::stdin())
-            .map_err(|e| InvalidInput(format!("cannot read standard input: {e}")))?
-    } else {
-        std::fs::read_to_string(&args.order)
-            .map_err(|e| InvalidInput(format!("cannot read {}: {e}", args.order)))?
-    };
     let name = if args.order == "-" {
         "standard input"
     } else {
         &args.order
     };
+    let text = read_order(&args.order, name, MAX_INPUT_BYTES)?;
     let parsed = order_file::parse(&text)
         .map_err(|e| InvalidInput(format!("{name} is not an order of the graph: {e}")))?;
     // A line of orders.jsonl names the graph it was saved for.

@@ -17,6 +17,11 @@ pub enum GraphError {
     /// Reading the file failed.
     #[error("cannot read {path}: {message}")]
     Io { path: String, message: String },
+    /// The file cannot be a graph, as its first bytes or its size show
+    /// before it is read whole (a binary file, `/dev/zero`, a file beyond
+    /// [`MAX_INPUT_BYTES`](crate::input::MAX_INPUT_BYTES)).
+    #[error("{0}")]
+    NotAGraphFile(crate::input::Refusal),
     /// Two nodes share one id.
     #[error("duplicate node id {id} (nodes #{first} and #{second} of the Nodes array)")]
     DuplicateId {

@@ -18,6 +18,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::{Graph, GraphError, NodeKind};
+use crate::input::{self, ReadError, Start, MAX_INPUT_BYTES};
 
 /// The node fields the format defines: the article's `Id`, `Op`, `Size`,
 /// `BufId` and `Inputs` (metadata: edges are the only ordering constraints),
@@ -81,19 +82,24 @@ pub fn read_path(path: &str) -> Result<Graph, GraphError> {
     Graph::from_raw(parse(&bytes)?)
 }
 
-/// Reads a file, or standard input for `-`.
+/// Reads a graph file, or standard input for `-`, of at most
+/// [`MAX_INPUT_BYTES`] bytes (see [`read_bytes_limited`]).
 pub fn read_bytes(path: &str) -> Result<Vec<u8>, GraphError> {
-    let io_err = |e: io::Error| GraphError::Io {
-        path: path.to_string(),
-        message: e.to_string(),
-    };
-    if path == "-" {
-        let mut buf = Vec::new();
-        io::Read::read_to_end(&mut io::stdin().lock(), &mut buf).map_err(io_err)?;
-        Ok(buf)
-    } else {
-        std::fs::read(path).map_err(io_err)
-    }
+    read_bytes_limited(path, MAX_INPUT_BYTES)
+}
+
+/// Reads a graph file, or standard input for `-`, refusing it before it is
+/// read whole when its first bytes cannot begin a graph (after an optional
+/// byte-order mark and blanks, a graph starts with `{`; no control byte)
+/// or when it holds more than `limit` bytes: see [`input::read`].
+pub fn read_bytes_limited(path: &str, limit: u64) -> Result<Vec<u8>, GraphError> {
+    input::read(path, limit, Start::GRAPH).map_err(|e| match e {
+        ReadError::Refused(r) => GraphError::NotAGraphFile(r),
+        e => GraphError::Io {
+            path: path.to_string(),
+            message: e.to_string(),
+        },
+    })
 }
 
 /// Writes `graph` in seed format, one node and one edge per line, nodes in
@@ -708,6 +714,40 @@ mod tests {
         assert!(
             err.to_string()
                 .contains("node 4 has Latency 1.7e+308, out of range"),
+            "{err}"
+        );
+    }
+
+    /// A graph file is refused before it is read whole when its first byte
+    /// cannot begin a graph or it is larger than the limit (a small one
+    /// here; the command line's is `MAX_INPUT_BYTES`).
+    #[test]
+    fn a_file_that_cannot_be_a_graph_is_refused_before_it_is_read() {
+        use crate::input::Refusal;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("g.json");
+        let text = r#"{"Nodes": [{"Id": 0, "Op": "A"}]}"#;
+        std::fs::write(&path, text).unwrap();
+        let path = path.to_str().unwrap();
+        let limit = text.len() as u64;
+        assert_eq!(read_bytes_limited(path, limit).unwrap(), text.as_bytes());
+        assert_eq!(
+            read_bytes_limited(path, limit - 1),
+            Err(GraphError::NotAGraphFile(Refusal::TooLarge {
+                limit: limit - 1
+            }))
+        );
+        std::fs::write(path, b"\0\0\0{").unwrap();
+        let err = read_bytes_limited(path, limit).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                GraphError::NotAGraphFile(Refusal::BadStart {
+                    byte: 0,
+                    offset: 0,
+                    ..
+                })
+            ),
             "{err}"
         );
     }

@@ -58,3 +58,25 @@ fn spawn(args: &[&str], stdin: Stdio) -> Child {
         .spawn()
         .expect("memsched binary runs")
 }
+
+/// Runs the binary with `args` and no input, failing the test (and
+/// killing the process) if it takes more than `secs` seconds. For commands
+/// that print little: the output is collected once the process has ended.
+pub fn run_within(args: &[&str], secs: u64) -> Output {
+    let mut child = Command::new(BIN)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed().as_secs() >= secs {
+            child.kill().unwrap();
+            panic!("{args:?} still runs after {secs} s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
