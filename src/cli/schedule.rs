@@ -57,6 +57,8 @@ pub struct Args {
     /// fill gigabytes): bound a run with this and `--memory-budget`; past the
     /// limit a solver returns its best order so far (status `feasible`, with
     /// a lower bound where it has one), or `timed_out` if it has none.
+    /// `ilp` can overrun it by one HiGHS step plus the model's construction
+    /// (5.4 s under a 2 s limit on BERT training in a review; docs/ilp.md).
     #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
     time_limit: Option<f64>,
     /// Seed for randomized solvers (0 to 18446744073709551615).
