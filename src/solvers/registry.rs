@@ -503,12 +503,10 @@ mod tests {
     #[test]
     fn restarts_ability_matches_the_summaries() {
         for info in list() {
-            let name = info
-                .bare_name()
-                .map_or_else(
-                    || info.name.replace("EXPR", "delta,id").replace("PATH", "."),
-                    str::to_string,
-                );
+            let name = info.bare_name().map_or_else(
+                || info.name.replace("EXPR", "delta,id").replace("PATH", "."),
+                str::to_string,
+            );
             let restarts = build(&name).unwrap().abilities().restarts;
             assert_eq!(restarts, info.summary.contains("--restarts K"), "{name}");
         }
@@ -548,12 +546,10 @@ mod tests {
             ..SolveContext::default()
         };
         for info in list() {
-            let name = info
-                .bare_name()
-                .map_or_else(
-                    || info.name.replace("EXPR", "delta,id").replace("PATH", "."),
-                    str::to_string,
-                );
+            let name = info.bare_name().map_or_else(
+                || info.name.replace("EXPR", "delta,id").replace("PATH", "."),
+                str::to_string,
+            );
             let Ok(solver) = build(&name) else {
                 continue; // not in this build
             };
