@@ -15,7 +15,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use serde_json::Value;
 
@@ -49,8 +49,30 @@ struct Line {
 pub struct ExternalOrders {
     argument: String,
     source: Source,
-    /// A JSON Lines file's lines by graph, read at the first solve.
-    lines: OnceLock<Result<HashMap<String, Vec<Line>>, String>>,
+    /// A JSON Lines file's lines (shared by every solver built on it).
+    lines: Option<Arc<ByGraph>>,
+    /// Some graph has several lines (of the chosen solver): they are told
+    /// apart by seed, so an experiment runs this solver once per seed.
+    seeded: bool,
+}
+
+/// A JSON Lines file's lines by graph name.
+type ByGraph = HashMap<String, Vec<Line>>;
+
+/// JSON Lines files read so far, by path: an experiment builds its solvers
+/// once per solve, and a file of many orders is read once per process.
+fn cached_lines(path: &Path) -> Result<Arc<ByGraph>, String> {
+    static CACHE: OnceLock<Mutex<HashMap<PathBuf, Arc<ByGraph>>>> = OnceLock::new();
+    let cache = CACHE.get_or_init(Default::default);
+    if let Some(found) = cache.lock().expect("no panic holds it").get(path) {
+        return Ok(Arc::clone(found));
+    }
+    let read = Arc::new(read_lines(path)?);
+    cache
+        .lock()
+        .expect("no panic holds it")
+        .insert(path.to_path_buf(), Arc::clone(&read));
+    Ok(read)
 }
 
 impl ExternalOrders {
@@ -75,6 +97,13 @@ impl ExternalOrders {
             }
             Source::Directory(path)
         } else if path.is_file() {
+            if path.extension().is_none_or(|e| e != "jsonl") {
+                return Err(bad(format!(
+                    "`{}` is a file but not a .jsonl file of {{graph, order}} lines: for one \
+                     order per graph, give a directory of NAME.json files",
+                    path.display()
+                )));
+            }
             Source::Lines {
                 path,
                 solver: solver.filter(|s| !s.is_empty()).map(String::from),
@@ -86,10 +115,27 @@ impl ExternalOrders {
                 path.display()
             )));
         };
+        // A file's lines are read now: a malformed file is an error before
+        // any solve, and whether seeds tell lines apart is known.
+        let (lines, seeded) = match &source {
+            Source::Directory(_) => (None, false),
+            Source::Lines { path, solver } => {
+                let lines = cached_lines(path).map_err(bad)?;
+                let seeded = lines.values().any(|of_graph| {
+                    of_graph
+                        .iter()
+                        .filter(|l| solver.is_none() || l.solver == *solver)
+                        .count()
+                        > 1
+                });
+                (Some(lines), seeded)
+            }
+        };
         Ok(ExternalOrders {
             argument: argument.trim().to_string(),
             source,
-            lines: OnceLock::new(),
+            lines,
+            seeded,
         })
     }
 
@@ -115,11 +161,7 @@ impl ExternalOrders {
                 Ok((order.ids, file.display().to_string()))
             }
             Source::Lines { path, solver } => {
-                let by_graph = self
-                    .lines
-                    .get_or_init(|| read_lines(path))
-                    .as_ref()
-                    .map_err(Clone::clone)?;
+                let by_graph = self.lines.as_deref().expect("read when built");
                 let lines: Vec<&Line> = by_graph
                     .get(name)
                     .into_iter()
@@ -171,10 +213,13 @@ impl ExternalOrders {
 
 /// A JSON Lines file's orders by graph name; the error names the first
 /// line that is not an object with a `graph` string and an `order` array.
-fn read_lines(path: &Path) -> Result<HashMap<String, Vec<Line>>, String> {
+fn read_lines(path: &Path) -> Result<ByGraph, String> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    let mut by_graph: HashMap<String, Vec<Line>> = HashMap::new();
+    let mut by_graph: ByGraph = HashMap::new();
+    // (graph, solver, seed) -> line number: a repeat (two files joined)
+    // would leave the choice between them to chance.
+    let mut seen: HashMap<(String, Option<String>, Option<u64>), usize> = HashMap::new();
     for (i, raw) in text.lines().enumerate() {
         if raw.trim().is_empty() {
             continue;
@@ -186,12 +231,20 @@ fn read_lines(path: &Path) -> Result<HashMap<String, Vec<Line>>, String> {
             return Err(format!("{} has no `graph` string", at()));
         };
         let order = order_file::parse(raw).map_err(|e| format!("{}: {e}", at()))?;
+        let solver = value
+            .get("solver")
+            .and_then(Value::as_str)
+            .map(String::from);
+        let seed = value.get("seed").and_then(Value::as_u64);
+        if let Some(first) = seen.insert((graph.to_string(), solver.clone(), seed), i + 1) {
+            return Err(format!(
+                "{} repeats line {first}: the same graph `{graph}`, solver and seed",
+                at()
+            ));
+        }
         by_graph.entry(graph.to_string()).or_default().push(Line {
-            solver: value
-                .get("solver")
-                .and_then(Value::as_str)
-                .map(String::from),
-            seed: value.get("seed").and_then(Value::as_u64),
+            solver,
+            seed,
             ids: order.ids,
         });
     }
@@ -201,6 +254,13 @@ fn read_lines(path: &Path) -> Result<HashMap<String, Vec<Line>>, String> {
 impl Scheduler for ExternalOrders {
     fn name(&self) -> String {
         format!("orders:{}", self.argument)
+    }
+
+    fn abilities(&self) -> super::Abilities {
+        super::Abilities {
+            seeded: self.seeded,
+            ..super::Abilities::default()
+        }
     }
 
     fn solve(&self, g: &Graph, ctx: &SolveContext) -> Outcome {
@@ -314,7 +374,28 @@ mod tests {
             reason.contains("3 lines for graph `c`") && reason.contains("kahn, random"),
             "{reason}"
         );
+        // Seeds tell `random`'s lines apart, so an experiment runs it per
+        // seed; `kahn` has one line per graph.
+        assert!(random.abilities().seeded && !kahn.abilities().seeded);
         assert!(ExternalOrders::new("/no/such/dir").is_err());
+        // A repeated (graph, solver, seed) and a file that is not .jsonl
+        // are refused when the solver is built.
+        let joined = dir.path().join("joined.jsonl");
+        std::fs::write(
+            &joined,
+            [line("kahn", 0, &fwd), line("kahn", 0, &back)].join("\n"),
+        )
+        .unwrap();
+        let err = ExternalOrders::new(joined.to_str().unwrap())
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("line 2 repeats line 1"), "{err}");
+        let one = dir.path().join("one.json");
+        std::fs::write(&one, "[0, 1]").unwrap();
+        let err = ExternalOrders::new(one.to_str().unwrap())
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("not a .jsonl file"), "{err}");
         let err = ExternalOrders::new(&format!("{}#kahn", dir.path().display())).unwrap_err();
         assert!(
             err.to_string().contains("is a directory") || err.to_string().contains("neither"),

@@ -214,8 +214,17 @@ impl Scheduler for Exact {
 
     fn solve(&self, g: &Graph, ctx: &SolveContext) -> Outcome {
         if self.options.liu {
-            if let Ok(out) = super::liu::solve_forest(g, ctx) {
-                return out;
+            // Liu's merge copies each subtree's order, quadratic on deep
+            // branching (a caterpillar): under a limit it gets half the
+            // time left, and a tree it cannot finish goes to the search.
+            let mut liu_ctx = ctx.clone();
+            if let Some(left) = ctx.remaining() {
+                liu_ctx.deadline = Instant::now().checked_add(left / 2);
+            }
+            if let Ok(out) = super::liu::solve_forest(g, &liu_ctx) {
+                if out.status == Status::Optimal {
+                    return out;
+                }
             }
         }
         if !self.options.polish || g.node_count() > POLISH_MAX_NODES {

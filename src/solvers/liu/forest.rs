@@ -49,17 +49,21 @@ impl Forest {
             }
         }
         for v in g.nodes().filter(|&v| g.kind(v) == NodeKind::Alloc) {
-            match g.succs(v) {
-                [h] if g.kind(*h) == NodeKind::Compute => task[v as usize] = *h,
+            // Parallel edges to one node count once.
+            let mut succs = g.succs(v).to_vec();
+            succs.sort_unstable();
+            succs.dedup();
+            match succs[..] {
+                [h] if g.kind(h) == NodeKind::Compute => task[v as usize] = h,
                 [w] => {
                     return Err(format!(
                         "ALLOC {} feeds {} {}, not an op",
                         g.id(v),
-                        kind_name(g.kind(*w)),
-                        g.id(*w)
+                        kind_name(g.kind(w)),
+                        g.id(w)
                     ))
                 }
-                succs => {
+                _ => {
                     return Err(format!(
                         "ALLOC {} has {} successors, not one op",
                         g.id(v),

@@ -226,3 +226,50 @@ fn a_free_waiting_for_a_later_free_is_refused() {
     let reason = out.status.reason().unwrap_or_default().to_string();
     assert!(reason.contains("has a successor"), "{reason}");
 }
+
+/// Parallel edges from an ALLOC to its op count once.
+#[test]
+fn a_doubled_alloc_edge_is_one_successor() {
+    let mut b = GraphBuilder::new();
+    let a = b.alloc(4, 0);
+    let x = b.op("x");
+    b.edge(a, x);
+    b.edge(a, x);
+    let g = b.build().unwrap();
+    assert_eq!(
+        run(&Liu, &g, &SolveContext::default()).status,
+        Status::Optimal
+    );
+}
+
+/// A caterpillar (each op reads the last one and a leaf op of its own):
+/// Liu's merges copy the spine each layer, quadratic. Under a limit too
+/// short for that, `exact` still returns the search's order.
+#[test]
+fn exact_falls_back_to_the_search_when_liu_runs_out_of_time() {
+    let mut b = GraphBuilder::new();
+    let mut prev: Option<(i64, i64)> = None;
+    for i in 0..6000i64 {
+        let la = b.alloc(3, 2 * i);
+        let leaf = b.op("w");
+        b.edge(la, leaf);
+        let ca = b.alloc(5, 2 * i + 1);
+        let c = b.op("c");
+        b.edge(ca, c);
+        b.edge(leaf, c);
+        let f = b.free(2 * i);
+        b.edge(c, f);
+        if let Some((p, buf)) = prev {
+            b.edge(p, c);
+            let f = b.free(buf);
+            b.edge(c, f);
+        }
+        prev = Some((c, 2 * i + 1));
+    }
+    let g = b.build().unwrap();
+    let ctx = SolveContext::new(0, Some(std::time::Duration::from_millis(20)));
+    assert_eq!(run(&Liu, &g, &ctx).status, Status::TimedOut, "too fast to test");
+    let r = run(&Exact::default(), &g, &ctx);
+    assert!(r.valid(), "{:?}", r.status);
+    assert!(r.peak.is_some());
+}
