@@ -268,7 +268,11 @@ fn exact_falls_back_to_the_search_when_liu_runs_out_of_time() {
     }
     let g = b.build().unwrap();
     let ctx = SolveContext::new(0, Some(std::time::Duration::from_millis(20)));
-    assert_eq!(run(&Liu, &g, &ctx).status, Status::TimedOut, "too fast to test");
+    assert_eq!(
+        run(&Liu, &g, &ctx).status,
+        Status::TimedOut,
+        "too fast to test"
+    );
     let r = run(&Exact::default(), &g, &ctx);
     assert!(r.valid(), "{:?}", r.status);
     assert!(r.peak.is_some());
