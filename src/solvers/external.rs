@@ -56,6 +56,36 @@ pub struct ExternalOrders {
     seeded: bool,
 }
 
+/// `PATH` and the `SOLVER` of `PATH#SOLVER` (only after a `.jsonl` path:
+/// a directory's name may hold a `#`), both trimmed.
+fn split_argument(argument: &str) -> (&str, Option<&str>) {
+    match argument.rsplit_once('#') {
+        Some((path, solver)) if path.trim_end().ends_with(".jsonl") => {
+            (path.trim(), Some(solver.trim()))
+        }
+        _ => (argument.trim(), None),
+    }
+}
+
+/// The name's argument with spellings of one path made one (`./odir/` and
+/// `odir` name one solver, so one column of an experiment): no surrounding
+/// blanks, no leading `./`, no trailing `/`.
+fn canonical_argument(argument: &str) -> String {
+    let (path, solver) = split_argument(argument);
+    let mut path = path;
+    while let Some(rest) = path.strip_prefix("./") {
+        path = rest;
+    }
+    let path = match path.trim_end_matches('/') {
+        "" => path,
+        trimmed => trimmed,
+    };
+    match solver {
+        Some(solver) => format!("{path}#{solver}"),
+        None => path.to_string(),
+    }
+}
+
 /// A JSON Lines file's lines by graph name.
 type ByGraph = HashMap<String, Vec<Line>>;
 
@@ -83,11 +113,8 @@ impl ExternalOrders {
             name: "orders".into(),
             message,
         };
-        let (path, solver) = match argument.rsplit_once('#') {
-            Some((path, solver)) if path.ends_with(".jsonl") => (path, Some(solver.trim())),
-            _ => (argument, None),
-        };
-        let path = PathBuf::from(path.trim());
+        let (path, solver) = split_argument(argument);
+        let path = PathBuf::from(path);
         let source = if path.is_dir() {
             if solver.is_some() {
                 return Err(bad(format!(
@@ -132,7 +159,7 @@ impl ExternalOrders {
             }
         };
         Ok(ExternalOrders {
-            argument: argument.trim().to_string(),
+            argument: canonical_argument(argument),
             source,
             lines,
             seeded,
@@ -298,6 +325,21 @@ mod tests {
         SolveContext {
             graph_name: Some(name.into()),
             ..SolveContext::default()
+        }
+    }
+
+    /// Spellings of one path name one solver.
+    #[test]
+    fn spellings_of_a_path_name_one_solver() {
+        for (given, name) in [
+            ("./odir/", "odir"),
+            (" odir ", "odir"),
+            ("././o/dir//", "o/dir"),
+            ("/abs/dir/", "/abs/dir"),
+            ("/", "/"),
+            ("./r/orders.jsonl # kahn", "r/orders.jsonl#kahn"),
+        ] {
+            assert_eq!(canonical_argument(given), name, "{given}");
         }
     }
 
