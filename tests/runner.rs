@@ -135,6 +135,21 @@ fn tiny_run_writes_every_row_column_and_file() {
         "{readme}"
     );
     assert!(readme.contains("article's claim") && readme.contains("| 15.0 |"));
+    // The Tetris profiles are in key order (graph, solver, seed), as a
+    // resume writes them, not in the order the solves ended.
+    let keys: Vec<(String, String, u64)> = fs::read_to_string(out.join("tetris.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            let text = |k: &str| v[k].as_str().unwrap().to_string();
+            (text("graph"), text("solver"), v["seed"].as_u64().unwrap())
+        })
+        .collect();
+    assert!(
+        keys.len() > 1 && keys.windows(2).all(|w| w[0] < w[1]),
+        "{keys:?}"
+    );
     for stem in ["reduction", "gap", "time", "tetris"] {
         let png = fs::read(out.join(format!("{stem}.png"))).unwrap();
         assert!(png.len() > 1000, "{stem}.png is too small");

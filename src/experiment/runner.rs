@@ -475,6 +475,13 @@ fn run_with(
             restored.push(path.clone());
         }
     }
+    drop(sink);
+    // Profiles were appended as solves ended: in key order, as a resume
+    // writes them, so that a fresh run and a resumed one give one file.
+    if tetris.is_some() && profiles_path.exists() {
+        write_profiles(&profiles_path, &read_profiles(&profiles_path))
+            .map_err(|e| ExperimentError::io("write", &profiles_path, e))?;
+    }
     let mut finished = super::finish(out, config)?;
     if !config.save_orders && orders_path.exists() && !pending.is_empty() {
         finished.warnings.push(format!(
