@@ -159,17 +159,13 @@ pub struct Optimality {
 impl Optimality {
     /// Counts over `graphs`.
     pub fn of(graphs: &[GraphSummary]) -> Optimality {
-        let mut gaps: Vec<f64> = graphs
+        let gaps: Vec<f64> = graphs
             .iter()
             .filter(|g| !g.proven)
             .filter_map(|g| g.gap_pct)
             .collect();
-        gaps.sort_by(f64::total_cmp);
-        let median = match gaps.len() {
-            0 => None,
-            n if n % 2 == 1 => Some(gaps[n / 2]),
-            n => Some(pct((gaps[n / 2 - 1] + gaps[n / 2]) / 2.0)),
-        };
+        let open = gaps.len();
+        let (_, median_gap_pct, max_gap_pct) = super::summary::stats(gaps);
         let proven = graphs.iter().filter(|g| g.proven).count();
         let unsolved = graphs
             .iter()
@@ -178,10 +174,10 @@ impl Optimality {
         Optimality {
             graphs: graphs.len(),
             proven,
-            open: gaps.len(),
-            max_gap_pct: gaps.last().copied(),
-            median_gap_pct: median,
-            unbounded: graphs.len() - proven - gaps.len() - unsolved,
+            open,
+            max_gap_pct,
+            median_gap_pct,
+            unbounded: graphs.len() - proven - open - unsolved,
             unsolved,
         }
     }

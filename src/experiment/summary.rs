@@ -53,7 +53,9 @@ pub struct SolverSummary {
     pub max_gap_proven_pct: Option<f64>,
 }
 
-fn stats(mut xs: Vec<f64>) -> (Option<f64>, Option<f64>, Option<f64>) {
+/// Mean, median and largest of `xs`, rounded to 4 decimals (`None` each
+/// when `xs` is empty).
+pub(super) fn stats(mut xs: Vec<f64>) -> (Option<f64>, Option<f64>, Option<f64>) {
     if xs.is_empty() {
         return (None, None, None);
     }
