@@ -12,6 +12,7 @@
 
 use std::fs::File;
 use std::io::{self, Read};
+use std::path::Path;
 
 use thiserror::Error;
 
@@ -86,6 +87,10 @@ pub enum ReadError {
     /// The bytes cannot be the input.
     #[error("{0}")]
     Refused(#[from] Refusal),
+    /// A text input ([`read_text`]) holds a byte sequence that is not
+    /// UTF-8.
+    #[error("byte {valid_up_to} is not UTF-8 text")]
+    NotUtf8 { valid_up_to: usize },
 }
 
 /// A byte as a message shows it: `` `[` `` if printable, else `byte 0x00`.
@@ -124,8 +129,9 @@ fn bytes(n: u64) -> String {
 /// # Complexity
 /// One pass over the bytes, into one buffer sized from the file's length;
 /// the checks scan the first [`HEAD_BYTES`] once more.
-pub fn read(path: &str, limit: u64, start: Start) -> Result<Vec<u8>, ReadError> {
-    if path == "-" {
+pub fn read(path: impl AsRef<Path>, limit: u64, start: Start) -> Result<Vec<u8>, ReadError> {
+    let path = path.as_ref();
+    if path == Path::new("-") {
         return read_from(io::stdin().lock(), None, limit, start);
     }
     let file = File::open(path)?;
@@ -138,6 +144,13 @@ pub fn read(path: &str, limit: u64, start: Start) -> Result<Vec<u8>, ReadError> 
         return Err(Refusal::TooLarge { limit }.into());
     }
     read_from(file, size, limit, start)
+}
+
+/// [`read`] for a text input: the bytes must also be UTF-8.
+pub fn read_text(path: impl AsRef<Path>, limit: u64, start: Start) -> Result<String, ReadError> {
+    String::from_utf8(read(path, limit, start)?).map_err(|e| ReadError::NotUtf8 {
+        valid_up_to: e.utf8_error().valid_up_to(),
+    })
 }
 
 /// Reads `reader` to its end as [`read`] does; `size` is its length when
@@ -300,5 +313,17 @@ mod tests {
             read(missing.to_str().unwrap(), 12, Start::GRAPH),
             Err(ReadError::Io(_))
         ));
+    }
+
+    /// A text input must be UTF-8: the error names the first bad byte.
+    #[test]
+    fn text_is_utf8() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("o.txt");
+        std::fs::write(&path, b"1 2 \xff 3").unwrap();
+        let e = read_text(&path, 100, Start::ORDER).unwrap_err();
+        assert_eq!(e.to_string(), "byte 4 is not UTF-8 text");
+        std::fs::write(&path, "1 2 3").unwrap();
+        assert_eq!(read_text(&path, 100, Start::ORDER).unwrap(), "1 2 3");
     }
 }

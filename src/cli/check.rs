@@ -47,15 +47,12 @@ pub struct Args {
 /// bytes are not text (a binary file, `/dev/zero`: refused at once), or
 /// that is larger is invalid input, as a graph is.
 fn read_order(path: &str, name: &str, limit: u64) -> Result<String, InvalidInput> {
-    let bytes = input::read(path, limit, Start::ORDER).map_err(|e| match e {
+    input::read_text(path, limit, Start::ORDER).map_err(|e| match e {
         ReadError::Refused(r) => InvalidInput(format!("{name} is not an order of the graph: {r}")),
+        e @ ReadError::NotUtf8 { .. } => {
+            InvalidInput(format!("{name} is not an order of the graph: {e}"))
+        }
         e => InvalidInput(format!("cannot read {name}: {e}")),
-    })?;
-    String::from_utf8(bytes).map_err(|e| {
-        InvalidInput(format!(
-            "{name} is not an order of the graph: byte {} is not UTF-8 text",
-            e.utf8_error().valid_up_to()
-        ))
     })
 }
 

@@ -21,6 +21,7 @@ use serde_json::Value;
 
 use super::{Outcome, Scheduler, SolveContext, SolverError};
 use crate::graph::{Graph, NodeIdx};
+use crate::input::{self, ReadError, Start, MAX_INPUT_BYTES};
 use crate::order_file;
 
 /// Where the orders come from.
@@ -181,8 +182,7 @@ impl ExternalOrders {
                         candidates[0].display()
                     ));
                 };
-                let text = std::fs::read_to_string(file)
-                    .map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+                let text = read_text(file)?;
                 let order = order_file::parse(&text)
                     .map_err(|e| format!("{} is not an order: {e}", file.display()))?;
                 Ok((order.ids, file.display().to_string()))
@@ -238,11 +238,20 @@ impl ExternalOrders {
     }
 }
 
+/// The text of an order file, read as `check` reads one: a file whose
+/// first bytes are not text is refused at once, one over
+/// [`MAX_INPUT_BYTES`] before it is read.
+fn read_text(path: &Path) -> Result<String, String> {
+    input::read_text(path, MAX_INPUT_BYTES, Start::ORDER).map_err(|e| match e {
+        ReadError::Io(e) => format!("cannot read {}: {e}", path.display()),
+        e => format!("{} is not an order: {e}", path.display()),
+    })
+}
+
 /// A JSON Lines file's orders by graph name; the error names the first
 /// line that is not an object with a `graph` string and an `order` array.
 fn read_lines(path: &Path) -> Result<ByGraph, String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let text = read_text(path)?;
     let mut by_graph: ByGraph = HashMap::new();
     // (graph, solver, seed) -> line number: a repeat (two files joined)
     // would leave the choice between them to chance.
@@ -369,6 +378,32 @@ mod tests {
             let reason = r.status.reason().unwrap_or_default().to_string();
             assert!(reason.contains(says), "{reason}");
         }
+    }
+
+    /// Order files are read as `check` reads them: a binary file is
+    /// refused from its first bytes, naming the file, in a directory and
+    /// as a `.jsonl` file.
+    #[test]
+    fn a_binary_file_is_not_an_order() {
+        let g = chain();
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("c.json"), [0u8, 0, 0, 1]).unwrap();
+        let solver = ExternalOrders::new(dir.path().to_str().unwrap()).unwrap();
+        let reason = run(&solver, &g, &named("c")).status.to_string();
+        assert!(
+            reason.contains("c.json is not an order: it starts with byte 0x00"),
+            "{reason}"
+        );
+        let lines = dir.path().join("o.jsonl");
+        std::fs::write(&lines, b"{\"graph\": \"c\", \"order\": [0]}\n\x01").unwrap();
+        let Err(e) = ExternalOrders::new(lines.to_str().unwrap()) else {
+            panic!("a control byte was read as JSON Lines");
+        };
+        assert!(
+            e.to_string()
+                .contains("o.jsonl is not an order: it has byte 0x01"),
+            "{e}"
+        );
     }
 
     /// Lines are picked by graph, then solver, then seed; an order that
