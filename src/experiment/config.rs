@@ -61,15 +61,59 @@ impl PlotKind {
     }
 }
 
-/// `generate = [{ spec = "random-layered:layers=20", seeds = "0..50" }]`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+/// `generate = [{ spec = "random-layered:layers=20", seeds = "0..50" }]`;
+/// a bare spec string (`"chain:length=3"`) is the entry with seed 0.
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct GenerateEntry {
     /// A generator spec, `FAMILY[:key=value,...]`.
     pub spec: String,
     /// Seeds: `"A..B"` (B excluded), a single number, or a list.
-    #[serde(default = "default_gen_seeds")]
     pub seeds: Seeds,
+}
+
+/// The table form of a [`GenerateEntry`].
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct GenerateTable {
+    spec: String,
+    #[serde(default = "default_gen_seeds")]
+    seeds: Seeds,
+}
+
+impl<'de> Deserialize<'de> for GenerateEntry {
+    /// A string or a table; the table's own errors (an unknown key, bad
+    /// `seeds`) come through as they are, which an untagged enum would
+    /// replace by one vague line.
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Entry;
+        impl<'de> serde::de::Visitor<'de> for Entry {
+            type Value = GenerateEntry;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str(
+                    "a generator spec string (`\"chain:length=3\"`) or a table \
+                     (`{ spec = \"chain:length=3\", seeds = \"0..5\" }`)",
+                )
+            }
+            fn visit_str<E: serde::de::Error>(self, spec: &str) -> Result<GenerateEntry, E> {
+                Ok(GenerateEntry {
+                    spec: spec.to_string(),
+                    seeds: default_gen_seeds(),
+                })
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                map: A,
+            ) -> Result<GenerateEntry, A::Error> {
+                let t =
+                    GenerateTable::deserialize(serde::de::value::MapAccessDeserializer::new(map))?;
+                Ok(GenerateEntry {
+                    spec: t.spec,
+                    seeds: t.seeds,
+                })
+            }
+        }
+        d.deserialize_any(Entry)
+    }
 }
 
 impl GenerateEntry {
@@ -664,6 +708,35 @@ mod tests {
                 err.contains("restarts") && err.contains("exp.toml"),
                 "{bad}: {err}"
             );
+        }
+    }
+
+    /// A bare spec is the entry with seed 0; a table keeps its own errors.
+    #[test]
+    fn a_generate_entry_is_a_spec_or_a_table() {
+        let text = "solvers = [\"kahn\"]\n[graphs]\ngenerate = [\"chain:length=3\", \
+                    { spec = \"chain:length=4\", seeds = \"0..2\" }]\n";
+        let c = Config::parse(text, "exp.toml", "e").unwrap();
+        let entries: Vec<(&str, Vec<u64>)> = c
+            .graphs
+            .generate
+            .iter()
+            .enumerate()
+            .map(|(i, e)| (e.spec.as_str(), e.seed_list(i).unwrap()))
+            .collect();
+        assert_eq!(
+            entries,
+            [("chain:length=3", vec![0]), ("chain:length=4", vec![0, 1])]
+        );
+        for (entry, says) in [
+            ("{ spec = \"chain\", seed = 1 }", "unknown field `seed`"),
+            ("3", "expected a generator spec string"),
+        ] {
+            let text = format!("solvers = [\"kahn\"]\n[graphs]\ngenerate = [{entry}]\n");
+            let err = Config::parse(&text, "exp.toml", "e")
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains(says), "{err}");
         }
     }
 

@@ -237,6 +237,13 @@ pub fn parse(rule: &str) -> Result<Key, RuleError> {
         }
         terms.push(parse_term(term)?);
     }
+    // A term's leading `+` changes nothing: without it, `+delta` and
+    // `delta` name one solver (one row in an experiment).
+    let text = text
+        .split(',')
+        .map(|term| term.strip_prefix('+').unwrap_or(term))
+        .collect::<Vec<_>>()
+        .join(",");
     Ok(Key { terms, text })
 }
 
@@ -693,6 +700,10 @@ mod tests {
             "-height,0.5*delta+id"
         );
         assert_eq!(parse("size - 1e-3 * rise").unwrap().text, "size-1e-3*rise");
+        assert_eq!(
+            parse("+delta, + 0.5*size+id").unwrap().text,
+            "delta,0.5*size+id"
+        );
         for bad in [
             "delta id",
             "delta, type id",
