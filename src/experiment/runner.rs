@@ -351,6 +351,14 @@ fn run_with(
             remove_if_present(p)?;
         }
     }
+    // The summaries of an earlier pass would describe rows this run
+    // discards or adds to: an interrupted run must not leave them looking
+    // current. The final pass writes them again.
+    if opts.fresh || !pending.is_empty() {
+        for name in final_pass_files() {
+            remove_if_present(&out.join(name))?;
+        }
+    }
     let shards_path = out.join(SHARDS);
     let mut shards = if opts.fresh {
         Vec::new()
@@ -672,27 +680,27 @@ pub(super) fn check_out_is_not_a_file(out: &Path) -> Result<(), ExperimentError>
 }
 
 /// Files a run or merge writes in its output directory besides
-/// `config.toml` (which marks a results directory) and the plots.
-const WRITTEN: &[&str] = &[
-    RUNS,
-    SHARDS,
-    FINGERPRINTS,
-    PROFILES,
-    ORDERS,
-    super::GRAPHS,
-    "summary.csv",
-    "README.md",
-];
+/// `config.toml` (which marks a results directory) and the final pass's.
+const WRITTEN: &[&str] = &[RUNS, SHARDS, FINGERPRINTS, PROFILES, ORDERS];
 
 /// Every file a run or merge may write besides `config.toml`: [`WRITTEN`]
-/// and each plot in each image format.
+/// and [`final_pass_files`].
 fn written_files() -> Vec<String> {
+    let mut files: Vec<String> = WRITTEN.iter().map(|s| s.to_string()).collect();
+    files.extend(final_pass_files());
+    files
+}
+
+/// The files the final pass derives from `runs.csv`: the summaries, the
+/// README and every plot.
+fn final_pass_files() -> Vec<String> {
+    let derived = [super::GRAPHS, "summary.csv", "README.md"];
     let plots = config::PlotKind::ALL.iter().flat_map(|kind| {
         IMAGE_EXTENSIONS
             .iter()
             .map(move |ext| format!("{}.{ext}", kind.stem()))
     });
-    WRITTEN.iter().map(|s| s.to_string()).chain(plots).collect()
+    derived.iter().map(|s| s.to_string()).chain(plots).collect()
 }
 
 /// Removes the file `path` if there is one.
@@ -1401,6 +1409,61 @@ mod tests {
             ..RunOptions::default()
         };
         (config, opts)
+    }
+
+    /// Where [`SeesSummaries`] looks, and what it saw.
+    static SUMMARIES_OF: Mutex<Option<(PathBuf, Vec<String>)>> = Mutex::new(None);
+
+    /// `kahn` under a name, noting which of the final pass's files exist
+    /// as it solves.
+    struct SeesSummaries(&'static str);
+    impl Scheduler for SeesSummaries {
+        fn name(&self) -> String {
+            self.0.into()
+        }
+        fn solve(&self, g: &Graph, ctx: &SolveContext) -> Outcome {
+            if let Some((dir, seen)) = SUMMARIES_OF.lock().unwrap().as_mut() {
+                seen.extend(
+                    final_pass_files()
+                        .into_iter()
+                        .filter(|f| dir.join(f).exists()),
+                );
+            }
+            crate::solvers::Kahn.solve(g, ctx)
+        }
+    }
+
+    /// While solves run (so after an interrupt), no summary of an earlier
+    /// pass is left to describe rows the run discards (`--fresh`) or adds
+    /// to; a run with nothing to solve keeps them, and every run ends
+    /// with them written.
+    #[test]
+    fn summaries_of_an_earlier_pass_are_gone_while_solves_run() {
+        let dir = tempfile::tempdir().unwrap();
+        let (config, mut opts) = six_chains(dir.path(), "");
+        run_with(&config, &opts, registry_build).unwrap();
+        for name in [super::super::GRAPHS, "summary.csv", "README.md"] {
+            assert!(dir.path().join(name).exists(), "{name}");
+        }
+        let wider = Config {
+            solvers: vec!["kahn".into(), "seed-greedy".into()],
+            ..config.clone()
+        };
+        // Fresh: kahn and the `program` baseline again; then seed-greedy.
+        for (config, fresh, ran) in [(&config, true, 12), (&wider, false, 6)] {
+            *SUMMARIES_OF.lock().unwrap() = Some((dir.path().to_path_buf(), Vec::new()));
+            opts.fresh = fresh;
+            let summary = run_with(config, &opts, |name| match name {
+                "kahn" => Ok(Box::new(SeesSummaries("kahn"))),
+                "seed-greedy" => Ok(Box::new(SeesSummaries("seed-greedy"))),
+                other => registry_build(other),
+            })
+            .unwrap();
+            assert_eq!(summary.ran, ran, "fresh {fresh}");
+            let (_, seen) = SUMMARIES_OF.lock().unwrap().take().unwrap();
+            assert!(seen.is_empty(), "fresh {fresh}: {seen:?}");
+            assert!(dir.path().join("README.md").exists());
+        }
     }
 
     /// A second run into a directory another one holds is refused, and
