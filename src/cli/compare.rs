@@ -8,7 +8,7 @@ use memsched::solvers::{gap_to_bound_pct, Report, Status};
 use memsched::Graph;
 
 use super::schedule::reduction_pct;
-use super::{count, human_bytes};
+use super::{count, human_bytes, percent};
 
 /// How a column's cells line up.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -36,7 +36,7 @@ pub fn to_table(g: &Graph, reports: &[Report], program_peak: Option<u64>) -> Str
         .filter(|r| !matches!(r.status, Status::Invalid(_)))
         .filter_map(|r| Some((r.lower_bound?, r.solver.as_str())))
         .max_by_key(|&(lb, _)| lb);
-    let pct = |x: Option<f64>| x.map_or("-".into(), |x| format!("{x:.2}%"));
+    let pct = |x: Option<f64>| x.map_or("-".into(), percent);
     let bytes = |x: Option<u64>| x.map_or("-".into(), |x| x.to_string());
     let header = [
         ("solver", Align::Left),
@@ -63,7 +63,7 @@ pub fn to_table(g: &Graph, reports: &[Report], program_peak: Option<u64>) -> Str
                 pct(reduction_pct(r.peak, program_peak)),
                 vs_best.map_or("-".into(), |x| {
                     let sign = if x > 0.0 { "+" } else { "" };
-                    format!("{sign}{x:.2}%")
+                    format!("{sign}{}", percent(x))
                 }),
                 bytes(r.lower_bound),
                 pct(r.gap_pct()),
@@ -98,7 +98,8 @@ pub fn to_table(g: &Graph, reports: &[Report], program_peak: Option<u64>) -> Str
                 Some(above) => {
                     let _ = writeln!(
                         s,
-                        ": the best peak is at most {above:.2}% above the optimum"
+                        ": the best peak is at most {} above the optimum",
+                        percent(above)
                     );
                 }
                 None => s.push('\n'),
@@ -202,6 +203,15 @@ mod tests {
         }
     }
 
+    /// A gap too small for two decimals is not shown as a closed one.
+    #[test]
+    fn a_tiny_open_gap_does_not_read_as_zero() {
+        assert_eq!(percent(0.0), "0.00%");
+        assert_eq!(percent(12.345), "12.35%");
+        assert_eq!(percent(1e-7), "1.0e-7%");
+        assert_eq!(percent(-0.004), "-4.0e-3%");
+    }
+
     /// An open gap is stated against the bound (the optimum is at least
     /// the bound), and an invalid report's bound is not used.
     #[test]
@@ -213,7 +223,10 @@ mod tests {
         r[1].lower_bound = Some(peak / 2);
         let text = to_table(&g, &r, None);
         let above = 100.0 * (peak - peak / 2) as f64 / (peak / 2) as f64;
-        let line = format!("the best peak is at most {above:.2}% above the optimum");
+        let line = format!(
+            "the best peak is at most {} above the optimum",
+            percent(above)
+        );
         assert!(text.contains(&line), "{text}");
         // The row's gap has the summary line's definition: relative to the
         // bound (it was relative to the peak).
@@ -224,7 +237,7 @@ mod tests {
             .find(|l| l.starts_with("seed-greedy "))
             .unwrap();
         let cells: Vec<&str> = row.split_whitespace().collect();
-        assert_eq!(cells[6], format!("{gap:.2}%"), "{text}");
+        assert_eq!(cells[6], percent(gap), "{text}");
         // The same bound from a report the checker refused: no bound line.
         r[1].status = Status::Invalid("claimed a bound above its peak".into());
         (r[1].peak, r[1].order) = (None, None);

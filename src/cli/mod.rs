@@ -292,6 +292,17 @@ pub fn count_of(n: usize, one: &str, many: &str) -> String {
     }
 }
 
+/// Formats a percentage with two decimals (`12.35%`), or two significant
+/// digits when it is not zero but would show as `0.00%` (`1.0e-7%`): an
+/// open gap must not read as a closed one.
+pub fn percent(x: f64) -> String {
+    if x != 0.0 && x.abs() < 0.005 {
+        format!("{x:.1e}%")
+    } else {
+        format!("{x:.2}%")
+    }
+}
+
 /// Formats a byte count as `123456 B (120.6 KiB)`.
 pub fn human_bytes(b: u64) -> String {
     const UNITS: [&str; 5] = ["KiB", "MiB", "GiB", "TiB", "PiB"];

@@ -17,8 +17,8 @@ use memsched::solvers::{self, Budget, ProgramOrder, Report, Scheduler, SolveCont
 use memsched::Graph;
 
 use super::{
-    check_output_is_not_an_input, compare, count, emit, human_bytes, is_broken_pipe, read_graph,
-    seed_value, threads_value, InvalidInput,
+    check_output_is_not_an_input, compare, count, emit, human_bytes, is_broken_pipe, percent,
+    read_graph, seed_value, threads_value, InvalidInput,
 };
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -479,7 +479,11 @@ fn to_text(g: &memsched::Graph, r: &Report, program_peak: Option<u64>) -> String
     if let Some(gap) = r.gap_pct() {
         lines.push((
             "gap".into(),
-            format!("{gap:.2}% above the lower bound, so at most {gap:.2}% above the optimum"),
+            format!(
+                "{} above the lower bound, so at most {} above the optimum",
+                percent(gap),
+                percent(gap)
+            ),
         ));
     }
     lines.push((

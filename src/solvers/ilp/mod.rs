@@ -157,8 +157,20 @@ impl Scheduler for Ilp {
         } = r;
         let proven = lb.max(highs_lb.max(first_lb).unwrap_or(0));
         let closed_by_highs = answer.status == "Optimal" && highs_lb == Some(best.peak);
+        // A bound the tolerance allowance lowered past a whole unit (an
+        // optimum of about 1e9 units or more) cannot close a proof: say so.
+        let allowance = match (answer.dual_bound, highs_lb) {
+            (Some(b), Some(counted)) if ((b - 1e-6).ceil() as u64) * (unit as u64) > counted => {
+                format!(
+                    ", counted as {counted} after the 1e-9 relative allowance for HiGHS's \
+                     tolerances"
+                )
+            }
+            _ => String::new(),
+        };
         let note = format!(
-            "HiGHS: {}{again_note} (objective {}, bound {:?}); {steps} steps from {n} nodes",
+            "HiGHS: {}{again_note} (objective {}, bound {:?}{allowance}); {steps} steps from {n} \
+             nodes",
             answer.status,
             answer.objective * unit as f64,
             answer.dual_bound.map(|b| b * unit as f64)
