@@ -36,6 +36,19 @@ fn check_reports_the_peak_and_where_it_is_reached() {
     );
 }
 
+/// With `--format json` a broken order is a report too (`valid: false`
+/// and the error), beside the error on stderr and exit code 2.
+#[test]
+fn a_broken_order_is_a_json_report_too() {
+    let o = run(&["check", EXAMPLE, "-", "--format", "json"], Some("1 0 2"));
+    assert_eq!(o.status.code(), Some(2));
+    let v: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["valid"].as_bool(), Some(false));
+    let error = v["error"].as_str().unwrap();
+    assert!(error.contains("edge [0, 1] is violated"), "{error}");
+    assert!(stderr(&o).contains(error), "{}", stderr(&o));
+}
+
 #[test]
 fn check_reads_the_report_of_schedule() {
     let o = run(

@@ -56,6 +56,35 @@ fn read_order(path: &str, name: &str, limit: u64) -> Result<String, InvalidInput
     })
 }
 
+/// The order in `text` (read from `name`) as node indices, and its
+/// evaluation: an error says why it is not an order, or not a schedule, of
+/// `graph` (read from `graph_path`).
+fn parse_and_check(
+    graph: &Graph,
+    text: &str,
+    name: &str,
+    graph_path: &str,
+) -> Result<(order_file::ReadOrder, Vec<NodeIdx>, schedule::Evaluation), InvalidInput> {
+    let parsed = order_file::parse(text)
+        .map_err(|e| InvalidInput(format!("{name} is not an order of the graph: {e}")))?;
+    // A line of orders.jsonl names the graph it was saved for.
+    let saved = parsed.graph.as_deref();
+    let hint = || saved.map_or(String::new(), |s| saved_for_hint(s, graph_path, graph));
+    let order = to_indices(graph, &parsed.ids).map_err(|e| {
+        InvalidInput(format!(
+            "{name} is not an order of the graph: {e}{}",
+            hint()
+        ))
+    })?;
+    let eval = schedule::check(graph, &order).map_err(|e| {
+        InvalidInput(format!(
+            "{name} is not a schedule of the graph: {e}{}",
+            hint()
+        ))
+    })?;
+    Ok((parsed, order, eval))
+}
+
 /// What an order saved for graph `saved` that does not check adds to its
 /// error: which graph it was saved for, and which was given (an order from
 /// an experiment's `orders.jsonl` is easily checked against another graph).
@@ -128,23 +157,27 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         &args.order
     };
     let text = read_order(&args.order, name, MAX_INPUT_BYTES)?;
-    let parsed = order_file::parse(&text)
-        .map_err(|e| InvalidInput(format!("{name} is not an order of the graph: {e}")))?;
-    // A line of orders.jsonl names the graph it was saved for.
+    let checked = parse_and_check(&graph, &text, name, &args.graph);
+    let (parsed, order, eval) = match checked {
+        Ok(ok) => ok,
+        Err(e) => {
+            // A JSON consumer reads the verdict on standard output too.
+            if let Format::Json = args.format {
+                let value = json!({
+                    "valid": false,
+                    "error": e.0,
+                    "nodes": graph.node_count(),
+                    "edges": graph.edge_count(),
+                });
+                match emit(args.out.as_deref(), &format!("{value}\n")) {
+                    Err(e) if !is_broken_pipe(&e) => return Err(e),
+                    _ => {}
+                }
+            }
+            return Err(e.into());
+        }
+    };
     let saved = parsed.graph.as_deref();
-    let hint = || saved.map_or(String::new(), |s| saved_for_hint(s, &args.graph, &graph));
-    let order = to_indices(&graph, &parsed.ids).map_err(|e| {
-        InvalidInput(format!(
-            "{name} is not an order of the graph: {e}{}",
-            hint()
-        ))
-    })?;
-    let eval = schedule::check(&graph, &order).map_err(|e| {
-        InvalidInput(format!(
-            "{name} is not a schedule of the graph: {e}{}",
-            hint()
-        ))
-    })?;
     // It checks: a name that clearly is another graph's is only a warning.
     if let Some(clause) = saved.and_then(|s| saved_for::mismatch(s, &args.graph, &graph)) {
         note!(

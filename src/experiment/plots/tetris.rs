@@ -111,7 +111,7 @@ impl Draw for Steps<'_> {
             .map_err(err)?;
         chart
             .configure_mesh()
-            .x_desc("step (nodes executed)")
+            .x_desc("step (memory after step k is drawn from k - 1 to k)")
             .x_label_formatter(&|x| format!("{x:.0}"))
             .y_desc(format!("live memory ({unit})"))
             .label_style((FONT, 14))
