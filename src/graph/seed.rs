@@ -195,8 +195,7 @@ impl<'de> Deserialize<'de> for RawGraph {
                             if edges.is_some() {
                                 return Err(de::Error::duplicate_field("Edges"));
                             }
-                            let pairs = map.next_value::<Vec<EdgePair>>()?;
-                            edges = Some(pairs.into_iter().map(|EdgePair(u, v)| (u, v)).collect());
+                            edges = Some(map.next_value_seed(EdgesSeed)?);
                         }
                         _ => {
                             extra.insert(key, map.next_value::<Value>()?);
@@ -223,46 +222,88 @@ impl<'de> Deserialize<'de> for RawGraph {
     }
 }
 
-/// One `[u, v]` of the Edges array; any other length is an error that says
-/// what an edge is (serde's `[i64; 2]` said "trailing characters").
-struct EdgePair(i64, i64);
+/// Reads the `Edges` array, telling each edge its position (named in its
+/// errors).
+struct EdgesSeed;
 
-impl<'de> Deserialize<'de> for EdgePair {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct PairVisitor;
-        impl<'de> Visitor<'de> for PairVisitor {
-            type Value = EdgePair;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("an edge [u, v] of two node ids")
-            }
-            fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<EdgePair, A::Error> {
-                let wrong = |n: usize| {
-                    de::Error::custom(format!(
-                        "an edge is [u, v], two node ids; this one has {}",
-                        if n == 1 {
-                            "1 entry".into()
-                        } else {
-                            format!("{n} entries")
-                        }
-                    ))
-                };
-                let Some(u) = seq.next_element::<i64>()? else {
-                    return Err(wrong(0));
-                };
-                let Some(v) = seq.next_element::<i64>()? else {
-                    return Err(wrong(1));
-                };
-                let mut n = 2;
-                while seq.next_element::<de::IgnoredAny>()?.is_some() {
-                    n += 1;
-                }
-                if n > 2 {
-                    return Err(wrong(n));
-                }
-                Ok(EdgePair(u, v))
-            }
+impl<'de> de::DeserializeSeed<'de> for EdgesSeed {
+    type Value = Vec<(i64, i64)>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_seq(self)
+    }
+}
+
+impl<'de> Visitor<'de> for EdgesSeed {
+    type Value = Vec<(i64, i64)>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an `Edges` array of [u, v] pairs of node ids")
+    }
+    fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let mut edges = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
+        while let Some(edge) = seq.next_element_seed(EdgeSeed { index: edges.len() })? {
+            edges.push(edge);
         }
-        d.deserialize_seq(PairVisitor)
+        Ok(edges)
+    }
+}
+
+/// One `[u, v]` of the Edges array, at position `index`; any other length
+/// or an id that is not an integer is an error that names the edge and
+/// says what an edge is (serde's `[i64; 2]` said "trailing characters").
+struct EdgeSeed {
+    index: usize,
+}
+
+impl<'de> de::DeserializeSeed<'de> for EdgeSeed {
+    type Value = (i64, i64);
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_seq(self)
+    }
+}
+
+impl<'de> Visitor<'de> for EdgeSeed {
+    type Value = (i64, i64);
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(
+            f,
+            "edge #{} of the Edges array to be [u, v], two node ids",
+            self.index
+        )
+    }
+    fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let at = format!("edge #{} of the Edges array", self.index);
+        let wrong = |n: usize| {
+            de::Error::custom(format!(
+                "{at}: an edge is [u, v], two node ids; this one has {}",
+                if n == 1 {
+                    "1 entry".into()
+                } else {
+                    format!("{n} entries")
+                }
+            ))
+        };
+        // serde's "invalid type: string \"10\", expected i64", without its
+        // position (the error gets it again) and with the edge named.
+        let id = |e: A::Error| {
+            let text = e.to_string();
+            let text = text.rfind(" at line ").map_or(&text[..], |i| &text[..i]);
+            let text = text.replace("expected i64", "expected an integer node id");
+            de::Error::custom(format!("{at}: {text}"))
+        };
+        let Some(u) = seq.next_element::<i64>().map_err(id)? else {
+            return Err(wrong(0));
+        };
+        let Some(v) = seq.next_element::<i64>().map_err(id)? else {
+            return Err(wrong(1));
+        };
+        let mut n = 2;
+        while seq.next_element::<de::IgnoredAny>()?.is_some() {
+            n += 1;
+        }
+        if n > 2 {
+            return Err(wrong(n));
+        }
+        Ok((u, v))
     }
 }
 
@@ -361,9 +402,13 @@ impl<'de> Visitor<'de> for NodeVisitor {
                 }
             }
         }
+        let at = FieldAt {
+            id,
+            index: self.index,
+        };
         Ok(RawNode {
-            id: id.ok_or_else(|| missing("Id", &extra))?,
-            op: op.ok_or_else(|| missing("Op", &extra))?,
+            id: id.ok_or_else(|| missing("Id", &extra, at))?,
+            op: op.ok_or_else(|| missing("Op", &extra, at))?,
             size,
             buf_id,
             extra,
@@ -437,11 +482,14 @@ impl FieldAt {
     }
 }
 
-/// The error for a node without the required `field`: serde's "missing
-/// field", or, when the node has the field in another case (`"id"`), an
-/// error naming both spellings (the node's id may be the missing field, so
-/// the error has the line and column rather than the id).
-fn missing<E: de::Error>(field: &'static str, extra: &Option<Box<Map<String, Value>>>) -> E {
+/// The error for a node (at `at`) without the required `field`: the node
+/// and the field named, or, when the node has the field in another case
+/// (`"id"`), an error naming both spellings.
+fn missing<E: de::Error>(
+    field: &'static str,
+    extra: &Option<Box<Map<String, Value>>>,
+    at: FieldAt,
+) -> E {
     let found = extra
         .iter()
         .flat_map(|e| e.keys())
@@ -450,7 +498,7 @@ fn missing<E: de::Error>(field: &'static str, extra: &Option<Box<Map<String, Val
         Some(key) => E::custom(format!(
             "node field \"{key}\": the field is \"{field}\" (field names are case-sensitive)"
         )),
-        None => E::missing_field(field),
+        None => E::custom(format!("{} has no `{field}` field", at.node())),
     }
 }
 
@@ -752,6 +800,23 @@ mod tests {
         );
     }
 
+    /// An edge that is not two integers names its position in `Edges`.
+    #[test]
+    fn a_bad_edge_is_named_by_its_position() {
+        let node = r#"{"Id": 0, "Op": "x"}"#;
+        for (edges, says) in [
+            (r#"[[0, 0], ["0", 1]]"#, "edge #1 of the Edges array: invalid type: string \"0\", expected an integer node id"),
+            (r#"[[0, 1.5]]"#, "edge #0 of the Edges array: invalid type: floating point `1.5`, expected an integer node id"),
+            (r#"[[0, 1, 2]]"#, "edge #0 of the Edges array: an edge is [u, v], two node ids; this one has 3 entries"),
+            ("[[0, 1], 5]", "expected edge #1 of the Edges array to be [u, v]"),
+            ("null", "expected an `Edges` array of [u, v] pairs"),
+        ] {
+            let text = format!(r#"{{"Nodes": [{node}], "Edges": {edges}}}"#);
+            let err = parse(text.as_bytes()).unwrap_err().to_string();
+            assert!(err.contains(says), "{edges}: {err}");
+        }
+    }
+
     /// A required field given only in another case is named with both
     /// spellings, not as a bare "missing field"; a top-level key with
     /// spaces around it is named as one in another case.
@@ -769,7 +834,13 @@ mod tests {
             "{err}"
         );
         let err = node_error(r#""BufId": 1, "Size": 1"#);
-        assert!(err.contains("missing field `Id`"), "{err}");
+        assert!(
+            err.contains("node #0 of the Nodes array has no `Id` field"),
+            "{err}"
+        );
+        let text = r#"{"Nodes": [{"Id": 0, "Op": "x"}, {"Id": 7}]}"#;
+        let err = parse(text.as_bytes()).unwrap_err().to_string();
+        assert!(err.contains("node 7 has no `Op` field"), "{err}");
         let text = r#"{"Nodes": [], " Edges": []}"#;
         let err = parse(text.as_bytes()).unwrap_err().to_string();
         assert!(err.contains(r#"the key is "Edges""#), "{err}");
