@@ -422,9 +422,13 @@ fn warn_unread_flags(
     }
 }
 
+/// The reduction of `peak` against `base`, in percent; 0 against a 0 B
+/// base (every peak of such a graph is 0), as an experiment's
+/// `reduction_pct` has it.
 pub(super) fn reduction_pct(peak: Option<u64>, base: Option<u64>) -> Option<f64> {
     match (peak, base) {
         (Some(p), Some(b)) if b > 0 => Some(100.0 * (b as f64 - p as f64) / b as f64),
+        (Some(_), Some(_)) => Some(0.0),
         _ => None,
     }
 }
