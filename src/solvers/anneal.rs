@@ -305,21 +305,25 @@ impl Anneal {
         self
     }
 
-    fn start_order(&self, g: &Graph, ctx: &SolveContext) -> (Vec<NodeIdx>, String) {
+    /// The starting order, the note naming it, and the lower bound its
+    /// solver proved, if any (a bound of the graph, so of every result).
+    fn start_order(&self, g: &Graph, ctx: &SolveContext) -> (Vec<NodeIdx>, String, Option<u64>) {
         if let Some(w) = &ctx.warm_start {
             if schedule::check(g, w).is_ok() {
-                return (w.clone(), "start: warm start".into());
+                return (w.clone(), "start: warm start".into(), None);
             }
         }
         let out = self.start.solve(g, ctx);
         match out.order {
             Some(o) if schedule::check(g, &o).is_ok() => {
                 let why = out.note.map(|n| format!(" ({n})")).unwrap_or_default();
-                (o, format!("start: {}{why}", self.start.name()))
+                let note = format!("start: {}{why}", self.start.name());
+                (o, note, out.lower_bound)
             }
             _ => (
                 g.topo_order().to_vec(),
                 "start: kahn (start solver failed)".into(),
+                None,
             ),
         }
     }
@@ -345,12 +349,24 @@ impl Scheduler for Anneal {
 
     fn solve(&self, g: &Graph, ctx: &SolveContext) -> Outcome {
         let n = g.node_count();
-        let (start, note) = self.start_order(g, ctx);
+        let (start, note, bound) = self.start_order(g, ctx);
+        let done = |order: Vec<NodeIdx>, peak: u64, note: String| match bound {
+            Some(lb) if lb >= peak => Outcome::optimal(order, peak).with_note(note),
+            _ => Outcome::feasible(order)
+                .with_lower_bound(bound)
+                .with_note(note),
+        };
         if n < 2 {
-            return Outcome::feasible(start).with_note(note);
+            let peak = schedule::check(g, &start).map_or(0, |e| e.peak);
+            return done(start, peak, note);
         }
         let mut state = MoveState::new(g, start);
-        let mut best_peak = state.peak();
+        let start_peak = state.peak();
+        // Nothing to improve on a start proven optimal.
+        if bound.is_some_and(|lb| lb >= start_peak) {
+            return done(state.order().to_vec(), start_peak, note);
+        }
+        let mut best_peak = start_peak;
         let mut best = state.order().to_vec();
         let allocs: Vec<i64> = g.deltas().iter().copied().filter(|&d| d > 0).collect();
         let mean = if allocs.is_empty() {
@@ -427,10 +443,9 @@ impl Scheduler for Anneal {
                 }
             }
         }
-        Outcome::feasible(best)
+        done(best, best_peak, note)
             .with_counter("proposed", proposed)
             .with_counter("accepted", accepted)
-            .with_note(note)
     }
 }
 
@@ -458,5 +473,37 @@ mod tests {
             assert_eq!(eval.peak, predicted);
             assert_eq!(s.peak(), eval.peak);
         }
+    }
+
+    /// A start's proven bound holds for the result: a start proven optimal
+    /// stays proven (nothing to anneal), an open one keeps its bound.
+    #[test]
+    fn the_start_s_bound_is_kept() {
+        use crate::solvers::{Kahn, Status};
+        /// kahn's order with a bound chosen by the test.
+        struct Bounded(u64);
+        impl Scheduler for Bounded {
+            fn name(&self) -> String {
+                "bounded".into()
+            }
+            fn solve(&self, g: &Graph, ctx: &SolveContext) -> Outcome {
+                Kahn.solve(g, ctx).with_lower_bound(Some(self.0))
+            }
+        }
+        let g = generate(
+            &GenSpec::parse("random-layered:layers=8,width=3").unwrap(),
+            3,
+        )
+        .unwrap();
+        let kahn_peak = schedule::check(&g, g.topo_order()).unwrap().peak;
+        let ctx = SolveContext::default();
+        let proven = Anneal::with_start(Box::new(Bounded(kahn_peak))).solve(&g, &ctx);
+        assert_eq!(proven.status, Status::Optimal);
+        assert_eq!(proven.lower_bound, Some(kahn_peak));
+        let open = Anneal::with_start(Box::new(Bounded(1))).solve(&g, &ctx);
+        assert_eq!(open.status, Status::Feasible);
+        assert_eq!(open.lower_bound, Some(1));
+        let plain = Anneal::with_start(Box::new(Kahn)).solve(&g, &ctx);
+        assert_eq!(plain.lower_bound, None);
     }
 }

@@ -175,12 +175,25 @@ impl ExternalOrders {
                     "" => dir.join(name),
                     _ => dir.join(format!("{name}.{ext}")),
                 });
-                let Some(file) = candidates.iter().find(|p| p.is_file()) else {
-                    return Err(format!(
-                        "no order for graph `{name}` in {} (looked for {})",
-                        dir.display(),
-                        candidates[0].display()
-                    ));
+                let found: Vec<&PathBuf> = candidates.iter().filter(|p| p.is_file()).collect();
+                let file = match found.as_slice() {
+                    [] => {
+                        return Err(format!(
+                            "no order for graph `{name}` in {} (looked for {})",
+                            dir.display(),
+                            candidates[0].display()
+                        ))
+                    }
+                    [one] => *one,
+                    several => {
+                        let names: Vec<String> =
+                            several.iter().map(|p| p.display().to_string()).collect();
+                        return Err(format!(
+                            "{} files hold an order for graph `{name}`: {}; keep one",
+                            several.len(),
+                            names.join(", ")
+                        ));
+                    }
                 };
                 let text = read_text(file)?;
                 let order = order_file::parse(&text)
@@ -369,8 +382,11 @@ mod tests {
         let r = run(&solver, &g, &named("c"));
         assert_eq!(r.status, Status::Feasible);
         assert_eq!(r.order.unwrap(), g.nodes().collect::<Vec<_>>());
+        std::fs::write(dir.path().join("two.json"), "[0]").unwrap();
+        std::fs::write(dir.path().join("two"), "0").unwrap();
         for (ctx, says) in [
             (named("other"), "no order for graph `other`"),
+            (named("two"), "2 files hold an order for graph `two`"),
             (named("bad"), "names id 99"),
             (SolveContext::default(), "no name"),
         ] {
