@@ -411,3 +411,29 @@ fn fractions_of_bytes_and_a_missing_datasets_folder_say_what_is_wrong() {
         ],
     );
 }
+
+/// A graph of several nodes and no edge is valid, with a warning that its
+/// dependencies may be missing (exported under another key); one edge
+/// silences it.
+#[test]
+fn a_graph_without_edges_is_warned_about() {
+    let unordered = r#"{"Nodes": [{"Id": 0, "Op": "ALLOC", "Size": 8, "BufId": 0}, {"Id": 1, "Op": "conv", "Inputs": [0]}]}"#;
+    let (_dir, path) = file_with(unordered);
+    for args in [
+        &["validate", path.as_str()][..],
+        &["schedule", path.as_str()],
+    ] {
+        let o = run(args, None);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        assert!(
+            stderr(&o).contains("has 2 nodes and no edge"),
+            "{}",
+            stderr(&o)
+        );
+    }
+    let ordered = unordered.replace("]}]}", "]}], \"Edges\": [[0, 1]]}");
+    let (_dir, path) = file_with(&ordered);
+    let o = run(&["validate", path.as_str()], None);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("no edge"), "{}", stderr(&o));
+}

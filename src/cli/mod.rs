@@ -129,7 +129,23 @@ pub fn error_message(err: &anyhow::Error) -> String {
 /// Reads and validates the graph file `path` (`-`: standard input); errors
 /// name the file (see [`graph_error`]).
 pub fn read_graph(path: &str) -> anyhow::Result<Graph> {
-    seed::read_path(path).map_err(|e| graph_error(path, e))
+    let g = seed::read_path(path).map_err(|e| graph_error(path, e))?;
+    warn_if_unordered(path, &g);
+    Ok(g)
+}
+
+/// Warns when a graph of several nodes has no edge: every order is then a
+/// schedule, which usually means the dependencies were not exported as
+/// `Edges` (they sit under another key, or the key is missing).
+pub fn warn_if_unordered(path: &str, g: &Graph) {
+    if g.edge_count() == 0 && g.node_count() > 1 {
+        let name = if path == "-" { "standard input" } else { path };
+        note!(
+            "warning: {name} has {} nodes and no edge, so any order of them is a schedule: \
+             are its dependencies missing from `Edges`?",
+            g.node_count()
+        );
+    }
 }
 
 /// A graph error with the file it came from: `PATH is not a valid graph: ...`
