@@ -137,7 +137,10 @@ impl Draw for Steps<'_> {
             chart
                 .draw_series(LineSeries::new(pts, c.stroke_width(width)))
                 .map_err(err)?
-                .label(format!("{label} - peak {peak:.2} {unit}"))
+                .label(match unit {
+                    "B" => format!("{label} - peak {peak:.0} B"),
+                    _ => format!("{label} - peak {peak:.2} {unit}"),
+                })
                 .legend(move |(x, y)| {
                     PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2))
                 });
