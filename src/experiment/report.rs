@@ -63,6 +63,17 @@ fn two(x: f64) -> String {
     }
 }
 
+/// An open gap to a bound: [`two`] decimals, or two significant digits
+/// when it would show as `0.00` (`1.0e-7`), so that it does not read as a
+/// closed one. Gaps come from whole bytes: a closed one is exactly 0.
+fn open_gap(x: f64) -> String {
+    if x > 0.0 && x < 0.005 {
+        format!("{x:.1e}")
+    } else {
+        two(x)
+    }
+}
+
 fn opt_pct(x: Option<f64>) -> String {
     x.map_or("-".into(), two)
 }
@@ -174,7 +185,7 @@ pub fn headline(
 fn gap_cell(g: &GraphSummary) -> String {
     match g.gap_pct {
         _ if g.proven => "optimal".into(),
-        Some(x) => format!("{}%", two(x)),
+        Some(x) => format!("{}%", open_gap(x)),
         None => String::new(),
     }
 }
@@ -203,8 +214,8 @@ pub fn optimality(graphs: &[GraphSummary]) -> String {
             "{} open: the best known peak is above the best lower bound, by at most {}% \
              (median {}%) of the bound, so at most that far above the optimum",
             plural(o.open, "is", "are"),
-            opt_pct(o.max_gap_pct),
-            opt_pct(o.median_gap_pct)
+            o.max_gap_pct.map_or("-".into(), open_gap),
+            o.median_gap_pct.map_or("-".into(), open_gap)
         ));
     }
     if o.unbounded > 0 {
@@ -378,7 +389,7 @@ pub fn readme(
                 "| {fam} | {} | {} | {} |",
                 names.len(),
                 mine.iter().filter(|g| g.proven).count(),
-                open.map_or(String::new(), |x| format!("{}%", two(x)))
+                open.map_or(String::new(), |x| format!("{}%", open_gap(x)))
             );
             for sv in solvers {
                 let xs: Vec<f64> = rs
@@ -466,6 +477,14 @@ pub fn readme(
 mod tests {
     use super::*;
     use crate::experiment::plan::canonical_name;
+
+    /// An open gap too small for two decimals does not print as closed.
+    #[test]
+    fn a_tiny_open_gap_keeps_its_digits() {
+        assert_eq!(open_gap(1e-7), "1.0e-7");
+        assert_eq!(open_gap(0.0), "0.00");
+        assert_eq!(open_gap(2.345), "2.35");
+    }
 
     /// With equal mean reductions the headline names the solver the config
     /// lists first (it named the last one).
