@@ -633,6 +633,11 @@ fn free_with_a_size_keeps_it_as_an_extra_field_and_ignores_it() {
     let (o, v) = schedule_json(&["--solver", "kahn"], json);
     assert_eq!(o.status.code(), Some(0));
     assert_eq!(v["peak"].as_u64(), Some(10));
+    assert!(
+        stderr(&o).contains("FREE node 1 has Size 999, but a FREE releases its ALLOC's 10 B"),
+        "{}",
+        stderr(&o)
+    );
     let g = Graph::from_raw(seed::parse(json.as_bytes()).unwrap()).unwrap();
     assert_eq!(g.delta(1), -10, "a FREE releases its ALLOC's size");
     assert_eq!(g.extra(1).unwrap()["Size"], 999);

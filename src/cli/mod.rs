@@ -31,7 +31,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-use memsched::graph::{seed, Graph, GraphError};
+use memsched::graph::{seed, Graph, GraphError, NodeIdx, NodeKind};
 use memsched::solvers::SolverError;
 
 /// memsched: find execution orders of computation graphs with the lowest peak memory.
@@ -130,20 +130,43 @@ pub fn error_message(err: &anyhow::Error) -> String {
 /// name the file (see [`graph_error`]).
 pub fn read_graph(path: &str) -> anyhow::Result<Graph> {
     let g = seed::read_path(path).map_err(|e| graph_error(path, e))?;
-    warn_if_unordered(path, &g);
+    warn_about_graph(path, &g);
     Ok(g)
 }
 
-/// Warns when a graph of several nodes has no edge: every order is then a
-/// schedule, which usually means the dependencies were not exported as
-/// `Edges` (they sit under another key, or the key is missing).
-pub fn warn_if_unordered(path: &str, g: &Graph) {
+/// Warns about a valid graph that is likely not what its writer meant:
+/// several nodes and no edge (every order is then a schedule, which usually
+/// means the dependencies were not exported as `Edges`: they sit under
+/// another key, or the key is missing).
+///
+/// Also warns when a FREE carries a `Size` other than its ALLOC's: it is
+/// kept as metadata and ignored (a FREE releases its ALLOC's bytes), which
+/// a graph writer may not expect.
+pub fn warn_about_graph(path: &str, g: &Graph) {
+    let name = if path == "-" { "standard input" } else { path };
     if g.edge_count() == 0 && g.node_count() > 1 {
-        let name = if path == "-" { "standard input" } else { path };
         note!(
             "warning: {name} has {} nodes and no edge, so any order of them is a schedule: \
              are its dependencies missing from `Edges`?",
             g.node_count()
+        );
+    }
+    let mismatched: Vec<(NodeIdx, &serde_json::Value)> = g
+        .nodes()
+        .filter(|&v| g.kind(v) == NodeKind::Free)
+        .filter_map(|v| Some((v, g.extra(v)?.get("Size")?)))
+        .filter(|&(v, size)| size.as_i64() != Some(-g.delta(v)))
+        .collect();
+    if let Some(&(v, size)) = mismatched.first() {
+        let more = match mismatched.len() {
+            1 => String::new(),
+            n => format!(" ({} more FREEs like it)", n - 1),
+        };
+        note!(
+            "warning: {name}: FREE node {} has Size {size}, but a FREE releases its ALLOC's \
+             {} B; its Size is ignored{more}",
+            g.id(v),
+            -g.delta(v)
         );
     }
 }

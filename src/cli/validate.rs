@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use memsched::graph::{seed, NodeKind};
 use memsched::solvers::{self, ProgramOrder, SolveContext};
 
-use super::{count, graph_error, human_bytes, is_broken_pipe, print_stdout, warn_if_unordered};
+use super::{count, graph_error, human_bytes, is_broken_pipe, print_stdout, warn_about_graph};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -20,7 +20,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     for path in &args.graphs {
         match seed::read_path(path) {
             Ok(g) => {
-                warn_if_unordered(path, &g);
+                warn_about_graph(path, &g);
                 let buffers = g.nodes().filter(|&v| g.kind(v) == NodeKind::Alloc).count();
                 let program = solvers::run(&ProgramOrder, &g, &SolveContext::default());
                 let peak = match program.peak {
