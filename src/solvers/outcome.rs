@@ -138,6 +138,35 @@ pub struct Report {
     pub time: Duration,
 }
 
+/// Marks invalid every report of one graph whose lower bound is above a
+/// checked peak: another report's, or `known` (a checked peak of the
+/// graph, such as program order's). A bound above a schedule's peak is
+/// wrong, a solver bug, so its claim (a proof of optimality, say) must not
+/// stand as a figure. Returns how many reports were marked.
+pub fn refute_bounds(reports: &mut [Report], known: Option<(u64, &str)>) -> usize {
+    let best = reports
+        .iter()
+        .filter_map(|r| Some((r.peak?, r.solver.clone())))
+        .chain(known.map(|(p, by)| (p, by.to_string())))
+        .min_by_key(|&(p, _)| p);
+    let Some((peak, by)) = best else {
+        return 0;
+    };
+    let mut marked = 0;
+    for r in reports.iter_mut() {
+        let Some(lb) = r.lower_bound.filter(|&lb| lb > peak) else {
+            continue;
+        };
+        r.status = Status::Invalid(format!(
+            "its lower bound {lb} is above the peak {peak} of {by}'s checked order, so the \
+             bound is wrong (a solver bug)"
+        ));
+        (r.order, r.peak, r.final_memory, r.lower_bound) = (None, None, None, None);
+        marked += 1;
+    }
+    marked
+}
+
 impl Report {
     /// Checks an outcome with `check` and records it.
     pub(crate) fn from_outcome(
@@ -285,5 +314,45 @@ mod tests {
             ..report
         };
         assert_eq!(no_bound.gap_pct(), None);
+    }
+
+    /// A bound above another report's checked peak, or above a known
+    /// peak, makes its report invalid; bounds at or below stand.
+    #[test]
+    fn a_bound_above_a_checked_peak_is_refuted() {
+        let report = |solver: &str, peak: u64, lb: Option<u64>| Report {
+            solver: solver.into(),
+            status: if lb == Some(peak) {
+                Status::Optimal
+            } else {
+                Status::Feasible
+            },
+            order: Some(Vec::new()),
+            peak: Some(peak),
+            final_memory: Some(0),
+            lower_bound: lb,
+            counters: Vec::new(),
+            note: None,
+            time: Duration::ZERO,
+        };
+        let mut reports = vec![
+            report("ilp", 888_130, Some(888_130)),
+            report("exact", 888_129, Some(888_129)),
+            report("kahn", 900_000, None),
+        ];
+        assert_eq!(refute_bounds(&mut reports, None), 1);
+        let reason = reports[0].status.reason().unwrap_or_default().to_string();
+        assert!(
+            reason.contains("lower bound 888130 is above the peak 888129 of exact's"),
+            "{reason}"
+        );
+        assert_eq!((reports[0].peak, reports[0].lower_bound), (None, None));
+        assert_eq!(reports[1].status, Status::Optimal);
+        let mut reports = vec![report("x", 50, Some(45))];
+        assert_eq!(refute_bounds(&mut reports, Some((40, "program"))), 1);
+        assert_eq!(
+            refute_bounds(&mut [report("x", 50, Some(45))], Some((45, "p"))),
+            0
+        );
     }
 }

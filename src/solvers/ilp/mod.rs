@@ -106,7 +106,7 @@ impl Scheduler for Ilp {
             .fold(0u64, |a, &d| gcd(a, d.unsigned_abs()))
             .max(1) as i64;
         let lb_units = (lb as i64 + unit - 1) / unit;
-        let round = |start: &sim::Outcome, tight: bool, warm: bool| {
+        let round = |start: &sim::Outcome, warm: bool| {
             let spec = model::Spec {
                 red: &red,
                 win: &win,
@@ -114,12 +114,11 @@ impl Scheduler for Ilp {
                 lb: lb_units,
                 start,
                 ctx,
-                tight,
                 warm,
             };
             model::solve(&spec).map(|answer| Round::settle(answer, start, &red, unit))
         };
-        let mut r = match round(&start, false, true) {
+        let mut r = match round(&start, true) {
             Ok(r) => r,
             Err(e) => {
                 return counted(
@@ -133,20 +132,20 @@ impl Scheduler for Ilp {
         // either HiGHS handed back its MIP start instead of its incumbent
         // (`stale`: solve again without a start), or it accepted a memory
         // row violated within its feasibility tolerance (the rows sum sizes
-        // in the millions: solve again from the decoded order with tight
-        // tolerances). Only while time is left; the first answer stands if
-        // the second fails, and the better bound of the two counts.
+        // in the millions: solve again from the decoded order). Only while
+        // time is left; the first answer stands if the second fails, and
+        // the better bound of the two counts.
         let first_lb = r.highs_lb;
         let short = r.answer.status == "Optimal" && r.highs_lb < Some(r.best.peak);
         let mut again_note = "";
         if short && !ctx.expired() {
             let stale = r.answer.stale;
-            if let Ok(again) = round(&r.best, !stale, !stale) {
+            if let Ok(again) = round(&r.best, !stale) {
                 r = again;
                 again_note = if stale {
                     " after a re-solve without a start (HiGHS returned its start)"
                 } else {
-                    " after a re-solve with tight tolerances"
+                    " after a re-solve from the decoded order"
                 };
             }
         }
