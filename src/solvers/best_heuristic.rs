@@ -1,5 +1,6 @@
-//! `best-heuristic`: eleven fast heuristics (the list below), the lowest
-//! checked peak kept. Other rules can beat it on some graphs.
+//! `best-heuristic`: twelve fast heuristics (the eleven registry solvers
+//! below and the exact search's move greedy, `move-greedy` in notes), the
+//! lowest checked peak kept. Other rules can beat it on some graphs.
 
 use super::{registry, BestOf, MoveGreedy, Scheduler};
 

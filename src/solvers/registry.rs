@@ -244,7 +244,7 @@ const ENTRIES: &[Entry] = &[
     Entry {
         name: "best-heuristic",
         param: Param::No,
-        summary: "the lowest peak of eleven fast heuristics (program, kahn, seed-greedy, moves-greedy, an -unlocks rule, the single XLA and Inductor schedulers)",
+        summary: "the lowest peak of twelve fast heuristics (program, kahn, seed-greedy, moves-greedy, an -unlocks rule, the single XLA and Inductor schedulers, exact's F2 greedy)",
         make: |_| Ok(Box::new(super::best_heuristic())),
     },
     Entry {
