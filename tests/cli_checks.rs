@@ -437,3 +437,26 @@ fn a_graph_without_edges_is_warned_about() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(!stderr(&o).contains("no edge"), "{}", stderr(&o));
 }
+
+/// `transform` drops an edge from a FREE or an ALLOC into an ALLOC, a
+/// memory constraint, and says so (here the optimum falls from 5 to 3);
+/// a generated graph has none and gets no warning.
+#[test]
+fn transform_warns_when_it_drops_a_memory_constraint() {
+    let g = r#"{"Nodes":[{"Id":2,"Op":"ALLOC","Size":3,"BufId":2},{"Id":6,"Op":"FREE","BufId":2},{"Id":0,"Op":"ALLOC","Size":2,"BufId":0}],"Edges":[[0,2],[2,6]]}"#;
+    let (_dir, path) = file_with(g);
+    let o = run(&["transform", path.as_str(), "--allocs", "floating"], None);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("the edge [0, 2] (an ALLOC before an ALLOC) is dropped"),
+        "{}",
+        stderr(&o)
+    );
+    let chain = run(&["gen", "chain:length=3"], None);
+    let o = run(
+        &["transform", "-", "--allocs", "floating"],
+        Some(&String::from_utf8(chain.stdout).unwrap()),
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("warning"), "{}", stderr(&o));
+}

@@ -6,7 +6,7 @@ use anyhow::Context;
 
 use memsched::corpus::program::AllocEncoding;
 use memsched::corpus::transform;
-use memsched::graph::seed;
+use memsched::graph::{seed, NodeIdx, NodeKind};
 
 use super::read_graph;
 
@@ -31,6 +31,33 @@ pub struct Args {
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let g = read_graph(&args.graph)?;
     let t = transform::to_encoding(&g, args.allocs)?;
+    // An edge into an ALLOC from an ALLOC or a FREE ("allocate after that
+    // is freed") is a memory constraint both encodings drop: the optimum
+    // may then fall. Edges from compute nodes only delay the ALLOC (F2).
+    let dropped: Vec<(NodeIdx, NodeIdx)> = g
+        .nodes()
+        .filter(|&a| g.kind(a) == NodeKind::Alloc)
+        .flat_map(|a| g.preds(a).iter().map(move |&u| (u, a)))
+        .filter(|&(u, _)| g.kind(u) != NodeKind::Compute)
+        .collect();
+    if let Some(&(u, a)) = dropped.first() {
+        let more = match dropped.len() {
+            1 => String::new(),
+            n => format!(" and {} more like it", n - 1),
+        };
+        note!(
+            "warning: the edge [{}, {}] ({} before an ALLOC){more} is dropped: such an \
+             edge constrains memory, so the re-encoded graph's optimum may be lower than \
+             this one's",
+            g.id(u),
+            g.id(a),
+            if g.kind(u) == NodeKind::Free {
+                "a FREE"
+            } else {
+                "an ALLOC"
+            }
+        );
+    }
     let out = args.out.as_deref().unwrap_or("-");
     seed::write_path(&t, out)
         .with_context(|| format!("cannot write {}", super::output_name(out)))?;
