@@ -116,7 +116,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     if summary.broken > 0 {
         note!(
-            "error: {} solve(s) returned an invalid order or panicked (see `reason` in runs.csv)",
+            "error: {} solve(s) returned an invalid order or a wrong bound, or panicked (see `reason` \
+             in runs.csv)",
             summary.broken
         );
         return Ok(ExitCode::from(1));

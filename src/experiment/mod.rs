@@ -71,6 +71,9 @@ pub const GRAPHS: &str = "graphs.csv";
 #[derive(Debug, Clone, Default)]
 pub struct Finished {
     pub rows: usize,
+    /// Rows that show a solver bug ([`rows::is_broken`]), the final pass's
+    /// refuted bounds included.
+    pub broken: usize,
     /// Plot files written (PNG and SVG).
     pub plots: Vec<String>,
     /// Things the caller should tell the user: graphs without a valid
@@ -106,6 +109,19 @@ pub fn finish(out: &Path, config: &Config) -> Result<Finished, ExperimentError> 
     let plots = plots::draw_all(out, config, &rows, &order, &profiles)?;
     let mut warnings: Vec<String> = no_baseline_warning(&rows, config).into_iter().collect();
     warnings.extend(graphs::conflicts(&graph_summary));
+    let refuted: Vec<String> = rows
+        .iter()
+        .filter(|r| r.reason.ends_with(rows::WRONG_BOUND))
+        .map(|r| format!("{} / {} (seed {})", r.graph, r.solver, r.seed))
+        .collect();
+    if !refuted.is_empty() {
+        warnings.push(format!(
+            "{} row(s) claimed a lower bound above another row's checked peak and are now \
+             invalid (a solver bug; see their reason in runs.csv): {}",
+            refuted.len(),
+            refuted.join(", ")
+        ));
+    }
     let solved = |g: &String| rows.iter().any(|r| &r.graph == g && r.valid);
     if config.plots.contains(&PlotKind::Tetris)
         && config.tetris_graph.is_some()
@@ -124,6 +140,7 @@ pub fn finish(out: &Path, config: &Config) -> Result<Finished, ExperimentError> 
     std::fs::write(&path, readme).map_err(|e| ExperimentError::io("write", &path, e))?;
     Ok(Finished {
         rows: rows.len(),
+        broken: rows.iter().filter(|r| rows::is_broken(r)).count(),
         plots,
         warnings,
     })

@@ -166,6 +166,43 @@ fn pct(x: f64) -> f64 {
     (x * 1e4).round() / 1e4 + 0.0
 }
 
+/// A row that shows a solver bug: an order the checker rejected, a bound
+/// above a checked peak, or a panic.
+pub fn is_broken(row: &Row) -> bool {
+    row.status == "invalid" || row.reason.starts_with("panicked")
+}
+
+/// How the reason of a row [`finalize`] marked invalid for its bound ends.
+pub const WRONG_BOUND: &str = "so the bound is wrong (a solver bug)";
+
+/// Marks invalid each of one graph's rows (`idx`) whose lower bound is
+/// above another row's checked peak: the bound is wrong (a solver bug), so
+/// its claim, a proof of optimality say, must not stand as a figure; as
+/// `schedule` does ([`crate::solvers::refute_bounds`]).
+fn refute_bounds(rows: &mut [Row], idx: &[usize]) {
+    let best = idx
+        .iter()
+        .filter_map(|&i| Some((rows[i].peak_bytes?, i)))
+        .min_by_key(|&(p, _)| p);
+    let Some((peak, by)) = best else {
+        return;
+    };
+    let by = rows[by].solver.clone();
+    for &i in idx {
+        let r = &mut rows[i];
+        let Some(lb) = r.lower_bound_bytes.filter(|&lb| lb > peak) else {
+            continue;
+        };
+        r.status = "invalid".into();
+        r.valid = false;
+        r.reason = format!(
+            "its lower bound {lb} is above the peak {peak} of {by}'s checked order, \
+             {WRONG_BOUND}"
+        );
+        (r.peak_bytes, r.lower_bound_bytes) = (None, None);
+    }
+}
+
 /// Fills the per-graph columns and sorts by (item, graph, solver, seed).
 ///
 /// The baseline of a graph is the first name in `baselines` with a valid
@@ -179,6 +216,7 @@ pub fn finalize(mut rows: Vec<Row>, baselines: &[String]) -> Vec<Row> {
         by_graph.entry(r.graph.clone()).or_default().push(i);
     }
     for idx in by_graph.values() {
+        refute_bounds(&mut rows, idx);
         let base = baselines.iter().find_map(|b| {
             idx.iter()
                 .map(|&i| &rows[i])
@@ -250,6 +288,28 @@ mod tests {
         assert_eq!(greedy.gap_pct, Some(0.0));
         assert_eq!(out[1].gap_pct, Some(25.0));
         assert_eq!(out[0].reduction_pct, None);
+    }
+
+    /// A row whose bound is above another row's checked peak becomes
+    /// invalid (its peak and bound gone); bounds at or below stand.
+    #[test]
+    fn a_bound_above_a_checked_peak_makes_its_row_invalid() {
+        let mut ilp = row(0, "g", "ilp", Some(888_130));
+        (ilp.status, ilp.lower_bound_bytes) = ("optimal".into(), Some(888_130));
+        let mut exact = row(1, "g", "exact", Some(888_129));
+        (exact.status, exact.lower_bound_bytes) = ("optimal".into(), Some(888_129));
+        let out = finalize(vec![ilp, exact], &[]);
+        assert_eq!((out[0].status.as_str(), out[0].valid), ("invalid", false));
+        assert!(
+            out[0]
+                .reason
+                .contains("lower bound 888130 is above the peak 888129 of exact's"),
+            "{}",
+            out[0].reason
+        );
+        assert_eq!((out[0].peak_bytes, out[0].lower_bound_bytes), (None, None));
+        assert_eq!(out[1].status, "optimal");
+        assert_eq!(out[1].best_known_bytes, Some(888_129));
     }
 
     #[test]

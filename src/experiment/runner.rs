@@ -430,7 +430,7 @@ fn run_with(
     });
     let bar = Progress::new(pending.len(), opts.quiet);
     // Solver bugs recorded by an earlier, interrupted run still count.
-    let broken = AtomicUsize::new(existing.iter().filter(|r| is_broken(r)).count());
+    let broken = AtomicUsize::new(existing.iter().filter(|r| rows::is_broken(r)).count());
     let write_error: Mutex<Option<ExperimentError>> = Mutex::new(None);
     let ctx = SolveContext {
         budget: config.budget(),
@@ -444,7 +444,7 @@ fn run_with(
             let solved = solve_item(&plan, &store, item, &ctx, tetris, config.save_orders, build);
             let row = &solved.row;
             store.release(item.graph);
-            if is_broken(row) {
+            if rows::is_broken(row) {
                 broken.fetch_add(1, Ordering::Relaxed);
                 let msg = format!(
                     "{} / {}: {}: {}",
@@ -508,7 +508,8 @@ fn run_with(
         items: items.len(),
         resumed: items.len() - pending.len(),
         ran: pending.len(),
-        broken: broken.into_inner(),
+        // The final pass may have found more: a bound above a checked peak.
+        broken: broken.into_inner().max(finished.broken),
         out: out.clone(),
         restored,
         malformed,
@@ -1056,11 +1057,6 @@ pub(super) fn never_ran(row: &Row) -> bool {
     row.status == "failed" && row.reason.starts_with(CANNOT_LOAD)
 }
 
-/// A row that shows a solver bug: an order the checker rejected, or a panic.
-fn is_broken(row: &Row) -> bool {
-    row.status == "invalid" || row.reason.starts_with("panicked")
-}
-
 /// The graph whose memory profiles are kept for the Tetris plot.
 fn tetris_graph(config: &Config, plan: &Plan) -> Option<usize> {
     if !config.plots.contains(&super::config::PlotKind::Tetris) || plan.graphs.is_empty() {
@@ -1464,6 +1460,63 @@ mod tests {
             assert!(seen.is_empty(), "fresh {fresh}: {seen:?}");
             assert!(dir.path().join("README.md").exists());
         }
+    }
+
+    /// `kahn`, claiming its order optimal: a wrong proof wherever another
+    /// solver does better.
+    struct ClaimsOptimal;
+    impl Scheduler for ClaimsOptimal {
+        fn name(&self) -> String {
+            "kahn".into()
+        }
+        fn solve(&self, g: &Graph, ctx: &SolveContext) -> Outcome {
+            let order = crate::solvers::Kahn.solve(g, ctx).order.unwrap();
+            let peak = crate::schedule::check(g, &order).unwrap().peak;
+            Outcome::optimal(order, peak)
+        }
+    }
+
+    /// A row proving a bound above another row's checked peak ends invalid
+    /// in `runs.csv`, with a warning naming it; the graph's best known peak
+    /// and proof come from the others.
+    #[test]
+    fn a_wrong_proof_ends_as_an_invalid_row() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = Config::parse(
+            "solvers = [\"kahn\", \"exact\"]\n[graphs]\n\
+             generate = [{ spec = \"random-layered:layers=6,width=3\", seeds = \"0..3\" }]\n",
+            "t.toml",
+            "t",
+        )
+        .unwrap();
+        let opts = RunOptions {
+            out: dir.path().to_path_buf(),
+            quiet: true,
+            threads: Some(2),
+            ..RunOptions::default()
+        };
+        let summary = run_with(&config, &opts, |name| match name {
+            "kahn" => Ok(Box::new(ClaimsOptimal)),
+            other => registry_build(other),
+        })
+        .unwrap();
+        let rows = rows::read_rows(&dir.path().join(RUNS)).unwrap();
+        let wrong: Vec<&Row> = rows.iter().filter(|r| r.status == "invalid").collect();
+        assert!(
+            !wrong.is_empty(),
+            "kahn is optimal on every graph: pick others"
+        );
+        for r in &wrong {
+            assert_eq!(r.solver, "kahn");
+            assert!(r.reason.ends_with(rows::WRONG_BOUND), "{}", r.reason);
+        }
+        // `memsched run` exits 1 on them, as on an order the checker refused.
+        assert_eq!(summary.broken, wrong.len());
+        let warning = summary.warnings.join("\n");
+        assert!(
+            warning.contains(&format!("{} row(s) claimed a lower bound", wrong.len())),
+            "{warning}"
+        );
     }
 
     /// A second run into a directory another one holds is refused, and
