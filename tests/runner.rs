@@ -626,7 +626,10 @@ fn progress_lines_when_stderr_is_not_a_terminal() {
     let run = memsched(&["run", TINY, "--out", out.to_str().unwrap(), "-j", "1"]);
     assert!(run.status.success());
     let err = String::from_utf8_lossy(&run.stderr);
-    assert!(err.starts_with("[memsched] 24 solves to run\n"), "{err}");
+    assert!(
+        err.starts_with("[memsched] 24 solves to run (if interrupted, the finished ones are kept"),
+        "{err}"
+    );
     let counts: Vec<&str> = err
         .lines()
         .filter_map(|l| l.strip_prefix("[memsched] "))

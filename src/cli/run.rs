@@ -79,7 +79,6 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             solvers::names_with(|a| a.budgeted).join(", ")
         );
     }
-    on_interrupt(&args.config, &opts);
     let start = Instant::now();
     let summary = experiment::run(&config, &opts).map_err(|e| match e {
         ExperimentError::Config(m) => {
@@ -123,29 +122,4 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::from(1));
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// On Ctrl-C, says what is kept and how to go on, then exits with 130 (as
-/// the shell's default for SIGINT): finished solves are in `runs.csv`,
-/// the ones in flight are lost, and the same command resumes.
-fn on_interrupt(config: &std::path::Path, opts: &RunOptions) {
-    let shard = opts.shard.map_or(String::new(), |s| {
-        format!(" --shard {}/{}", s.index, s.count)
-    });
-    let again = format!(
-        "memsched run {} --out {}{shard}",
-        config.display(),
-        opts.out.display()
-    );
-    let runs = opts.out.join("runs.csv");
-    // A second handler cannot be set (only in tests that call this twice):
-    // the default behaviour stays, which loses nothing either.
-    let _ = ctrlc::set_handler(move || {
-        note!(
-            "\ninterrupted: the solves finished so far are in {} and are kept; `{again}` \
-             resumes the rest (summaries and plots are written when the run completes)",
-            runs.display()
-        );
-        std::process::exit(130);
-    });
 }

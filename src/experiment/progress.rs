@@ -46,8 +46,10 @@ impl Progress {
         if quiet {
             Progress { mode: Mode::Quiet }
         } else if std::io::stderr().is_terminal() {
+            let bar = bar(total);
+            bar.println(starting(total));
             Progress {
-                mode: Mode::Bar(bar(total)),
+                mode: Mode::Bar(bar),
             }
         } else {
             Progress::plain(total, Box::new(std::io::stderr()), PLAIN_PERIOD)
@@ -67,7 +69,7 @@ impl Progress {
                 out,
             }),
         });
-        plain.write(&format!("[memsched] {} to run", solves(total)));
+        plain.write(&format!("[memsched] {}", starting(total)));
         let (stop, wake) = mpsc::channel::<()>();
         let ticking = Arc::clone(&plain);
         let ticker = std::thread::spawn(move || loop {
@@ -119,6 +121,15 @@ impl Progress {
             }
         }
     }
+}
+
+/// The line that opens a run's progress: how many solves, and that an
+/// interruption loses only the solves in flight.
+fn starting(total: usize) -> String {
+    format!(
+        "{} to run (if interrupted, the finished ones are kept and the same command resumes)",
+        solves(total)
+    )
 }
 
 /// The bar of a terminal: elapsed time, whole solves per second (one
@@ -356,7 +367,10 @@ mod tests {
         p.finish();
         let text = out.text();
         let lines: Vec<&str> = text.lines().collect();
-        assert_eq!(lines[0], "[memsched] 20 solves to run", "{text}");
+        assert!(
+            lines[0].starts_with("[memsched] 20 solves to run (if interrupted,"),
+            "{text}"
+        );
         assert!(lines[1].starts_with("[memsched] 2/20 solves, "), "{text}");
         assert_eq!(lines[2], "a message", "{text}");
         // At least two lines by the clock in 350 ms of 100 ms periods.
