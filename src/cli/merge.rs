@@ -32,5 +32,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         args.out.display(),
         super::count(done.plots.len(), "plot file")
     );
+    // As `run` does: shards are judged alone, so a bound one shard's row
+    // claims above another shard's checked peak shows only here.
+    if done.broken > 0 {
+        note!(
+            "error: {} merged row(s) hold an invalid order or a wrong bound, or a panic (see \
+             `reason` in runs.csv)",
+            done.broken
+        );
+        return Ok(ExitCode::from(1));
+    }
     Ok(ExitCode::SUCCESS)
 }

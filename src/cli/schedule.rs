@@ -13,7 +13,7 @@ use serde_json::json;
 use memsched::experiment::plots::{tetris, IMAGE_EXTENSIONS};
 use memsched::experiment::runner::Profile;
 use memsched::graph::NodeIdx;
-use memsched::solvers::{self, Budget, ProgramOrder, Report, Scheduler, SolveContext};
+use memsched::solvers::{self, Budget, ProgramOrder, Report, Scheduler, SolveContext, Status};
 use memsched::Graph;
 
 use super::{
@@ -269,12 +269,19 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Err(e) => return Err(e),
     }
     let mut code = ExitCode::SUCCESS;
-    for report in reports.iter().filter(|r| !r.valid()) {
-        note!(
-            "error: solver {} returned no valid schedule: {}",
-            report.solver,
-            report.status
-        );
+    for report in &reports {
+        if !report.valid() {
+            note!(
+                "error: solver {} returned no valid schedule: {}",
+                report.solver,
+                report.status
+            );
+        } else if let Status::Invalid(why) = &report.status {
+            // A checked order beside a wrong bound (`refute_bounds`).
+            note!("error: solver {}: {why}", report.solver);
+        } else {
+            continue;
+        }
         code = ExitCode::from(1);
     }
     if let Some(path) = &args.plot {

@@ -177,9 +177,20 @@ pub const WRONG_BOUND: &str = "so the bound is wrong (a solver bug)";
 
 /// Marks invalid each of one graph's rows (`idx`) whose lower bound is
 /// above another row's checked peak: the bound is wrong (a solver bug), so
-/// its claim, a proof of optimality say, must not stand as a figure; as
-/// `schedule` does ([`crate::solvers::refute_bounds`]).
+/// its claim, a proof of optimality say, must not stand; as `schedule`
+/// does ([`crate::solvers::refute_bounds`]). The row keeps its data (its
+/// order did pass the checker, so `valid` stays true) and its claimed
+/// status in its reason; every pass first restores the claims an earlier
+/// pass refuted and judges again, so the verdict follows the rows present
+/// (a refuting row deleted and solved again, a merge) and not the history.
 fn refute_bounds(rows: &mut [Row], idx: &[usize]) {
+    for &i in idx {
+        let r = &mut rows[i];
+        if let Some(claimed) = refuted_claim(&r.reason) {
+            r.status = claimed;
+            r.reason.clear();
+        }
+    }
     let best = idx
         .iter()
         .filter_map(|&i| Some((rows[i].peak_bytes?, i)))
@@ -193,14 +204,23 @@ fn refute_bounds(rows: &mut [Row], idx: &[usize]) {
         let Some(lb) = r.lower_bound_bytes.filter(|&lb| lb > peak) else {
             continue;
         };
-        r.status = "invalid".into();
-        r.valid = false;
         r.reason = format!(
-            "its lower bound {lb} is above the peak {peak} of {by}'s checked order, \
-             {WRONG_BOUND}"
+            "{CLAIMED}{}` with lower bound {lb}, above the peak {peak} of {by}'s checked order, \
+             {WRONG_BOUND}",
+            r.status
         );
-        (r.peak_bytes, r.lower_bound_bytes) = (None, None);
+        r.status = "invalid".into();
     }
+}
+
+/// How the reason of a row whose bound [`finalize`] refuted begins.
+const CLAIMED: &str = "claimed `";
+
+/// The status a row claimed before [`refute_bounds`] refuted it, read back
+/// from its reason.
+fn refuted_claim(reason: &str) -> Option<String> {
+    let rest = reason.strip_suffix(WRONG_BOUND)?.strip_prefix(CLAIMED)?;
+    Some(rest.split('`').next()?.to_string())
 }
 
 /// Fills the per-graph columns and sorts by (item, graph, solver, seed).
@@ -291,25 +311,36 @@ mod tests {
     }
 
     /// A row whose bound is above another row's checked peak becomes
-    /// invalid (its peak and bound gone); bounds at or below stand.
+    /// invalid, keeping its data and its claim; the verdict is judged
+    /// again on each pass (undone once the refuting row is gone).
     #[test]
     fn a_bound_above_a_checked_peak_makes_its_row_invalid() {
         let mut ilp = row(0, "g", "ilp", Some(888_130));
         (ilp.status, ilp.lower_bound_bytes) = ("optimal".into(), Some(888_130));
         let mut exact = row(1, "g", "exact", Some(888_129));
         (exact.status, exact.lower_bound_bytes) = ("optimal".into(), Some(888_129));
-        let out = finalize(vec![ilp, exact], &[]);
-        assert_eq!((out[0].status.as_str(), out[0].valid), ("invalid", false));
-        assert!(
-            out[0]
-                .reason
-                .contains("lower bound 888130 is above the peak 888129 of exact's"),
-            "{}",
-            out[0].reason
+        let out = finalize(vec![ilp.clone(), exact], &[]);
+        assert_eq!((out[0].status.as_str(), out[0].valid), ("invalid", true));
+        assert_eq!(
+            out[0].reason,
+            format!(
+                "claimed `optimal` with lower bound 888130, above the peak 888129 of exact's \
+                 checked order, {WRONG_BOUND}"
+            )
         );
-        assert_eq!((out[0].peak_bytes, out[0].lower_bound_bytes), (None, None));
+        assert_eq!(out[0].peak_bytes, Some(888_130));
         assert_eq!(out[1].status, "optimal");
         assert_eq!(out[1].best_known_bytes, Some(888_129));
+        // The same verdict again, not a second layer of it.
+        let again = finalize(out.clone(), &[]);
+        assert_eq!(again, out);
+        // Without the refuting row the claim stands again.
+        let alone = finalize(vec![out[0].clone()], &[]);
+        assert_eq!(
+            (alone[0].status.as_str(), alone[0].reason.as_str()),
+            ("optimal", "")
+        );
+        assert_eq!(alone[0], finalize(vec![ilp], &[])[0]);
     }
 
     #[test]

@@ -351,7 +351,8 @@ impl Scheduler for Anneal {
         let n = g.node_count();
         let (start, note, bound) = self.start_order(g, ctx);
         let done = |order: Vec<NodeIdx>, peak: u64, note: String| match bound {
-            Some(lb) if lb >= peak => Outcome::optimal(order, peak).with_note(note),
+            // A bound above the peak is wrong: kept, so the checks flag it.
+            Some(lb) if lb == peak => Outcome::optimal(order, peak).with_note(note),
             _ => Outcome::feasible(order)
                 .with_lower_bound(bound)
                 .with_note(note),
@@ -363,7 +364,7 @@ impl Scheduler for Anneal {
         let mut state = MoveState::new(g, start);
         let start_peak = state.peak();
         // Nothing to improve on a start proven optimal.
-        if bound.is_some_and(|lb| lb >= start_peak) {
+        if bound == Some(start_peak) {
             return done(state.order().to_vec(), start_peak, note);
         }
         let mut best_peak = start_peak;

@@ -159,7 +159,7 @@ impl Scheduler for Ilp {
         // A bound the tolerance allowance lowered past a whole unit (an
         // optimum of about 1e9 units or more) cannot close a proof: say so.
         let allowance = match (answer.dual_bound, highs_lb) {
-            (Some(b), Some(counted)) if ((b - 1e-6).ceil() as u64) * (unit as u64) > counted => {
+            (Some(b), Some(counted)) if (b - 1e-6).ceil() > Round::units(b) as f64 => {
                 format!(
                     ", counted as {counted} after the 1e-9 relative allowance for HiGHS's \
                      tolerances"
@@ -200,6 +200,13 @@ struct Round {
 }
 
 impl Round {
+    /// HiGHS's bound `b` (in units) as a proven whole number of units:
+    /// rounded up after allowing for its tolerances (absolute 1e-6,
+    /// relative 1e-9).
+    fn units(b: f64) -> u64 {
+        (b - 1e-6 - 1e-9 * b.abs()).ceil().max(0.0) as u64
+    }
+
     fn settle(
         answer: model::Answer,
         start: &sim::Outcome,
@@ -216,10 +223,9 @@ impl Round {
         };
         // HiGHS's bound in bytes, rounded up to a whole unit (P is integral)
         // after allowing for its tolerances (absolute 1e-6, relative 1e-9).
-        let highs_lb = answer.dual_bound.map(|b| {
-            let units = (b - 1e-6 - 1e-9 * b.abs()).ceil().max(0.0) as u64;
-            (units * unit as u64).min(best.peak)
-        });
+        let highs_lb = answer
+            .dual_bound
+            .map(|b| (Round::units(b) * unit as u64).min(best.peak));
         Round {
             answer,
             best,
