@@ -49,9 +49,16 @@ pub struct GraphSummary {
     pub gap_pct: Option<f64>,
 }
 
-/// Rounds a percentage to 4 decimals so the CSV text is stable.
+/// Rounds a gap (%) so the CSV text is stable: to 4 decimals, or to 3
+/// significant digits below 0.01, so that a small open gap (1 byte of
+/// 5 MB is 1.9e-5%) is not written as 0, a closed one.
 fn pct(x: f64) -> f64 {
-    (x * 1e4).round() / 1e4 + 0.0
+    if x != 0.0 && x.abs() < 0.01 {
+        let scale = 10f64.powf(2.0 - x.abs().log10().floor());
+        (x * scale).round() / scale
+    } else {
+        (x * 1e4).round() / 1e4 + 0.0
+    }
 }
 
 /// One [`GraphSummary`] per graph of `rows` (finalized), in item order.
@@ -195,6 +202,15 @@ pub fn write(path: &Path, graphs: &[GraphSummary]) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A small open gap keeps its digits; others keep 4 decimals.
+    #[test]
+    fn small_gaps_are_not_rounded_to_zero() {
+        let gap = gap_to_bound_pct(5_216_507, 5_216_506).unwrap();
+        assert_eq!(pct(gap), 1.92e-5);
+        assert_eq!(pct(12.345678), 12.3457);
+        assert_eq!(pct(0.0), 0.0);
+    }
     use crate::experiment::rows::blank;
 
     fn row(
