@@ -15,7 +15,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use super::rows::Row;
+use super::rows::{pct, Row};
 use crate::solvers::gap_to_bound_pct;
 
 /// The per-graph figures (`graphs.csv`'s schema).
@@ -47,18 +47,6 @@ pub struct GraphSummary {
     /// positive peak), and empty when the bound passes the best known
     /// peak (a wrong bound: see [`conflicts`]).
     pub gap_pct: Option<f64>,
-}
-
-/// Rounds a gap (%) so the CSV text is stable: to 4 decimals, or to 3
-/// significant digits below 0.01, so that a small open gap (1 byte of
-/// 5 MB is 1.9e-5%) is not written as 0, a closed one.
-fn pct(x: f64) -> f64 {
-    if x != 0.0 && x.abs() < 0.01 {
-        let scale = 10f64.powf(2.0 - x.abs().log10().floor());
-        (x * scale).round() / scale
-    } else {
-        (x * 1e4).round() / 1e4 + 0.0
-    }
 }
 
 /// One [`GraphSummary`] per graph of `rows` (finalized), in item order.

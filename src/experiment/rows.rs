@@ -160,10 +160,17 @@ pub fn write_rows(path: &Path, rows: &[Row]) -> io::Result<()> {
     fs::rename(tmp, path)
 }
 
-/// Rounds a percentage to 4 decimals so the CSV text is stable.
-fn pct(x: f64) -> f64 {
-    // `+ 0.0` turns -0.0 into 0.0.
-    (x * 1e4).round() / 1e4 + 0.0
+/// Rounds a percentage so the CSV text is stable: to 4 decimals, or to 3
+/// significant digits below 0.01, so that a small difference (1 byte of
+/// 5 MB is 1.9e-5%) is not written as 0, which means none.
+pub(super) fn pct(x: f64) -> f64 {
+    if x != 0.0 && x.abs() < 0.01 {
+        let scale = 10f64.powf(2.0 - x.abs().log10().floor());
+        (x * scale).round() / scale
+    } else {
+        // `+ 0.0` turns -0.0 into 0.0.
+        (x * 1e4).round() / 1e4 + 0.0
+    }
 }
 
 /// A row that shows a solver bug: an order the checker rejected, a bound
