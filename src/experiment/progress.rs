@@ -9,7 +9,9 @@
 //! `[memsched] 44/126 solves, 12.3 s elapsed, ~20 s left` at every tenth of
 //! the solves and at least every [`PLAIN_PERIOD`] (a thread wakes it when no
 //! solve finishes for that long). Both estimate the time left from the
-//! mean time per solve so far ([`eta`]).
+//! mean time per solve so far ([`eta`]), which fast first solves make
+//! optimistic, and add the worst case when every solve left runs to the
+//! time limit ([`Worst`]) if that is longer.
 
 use std::fmt::Write as _;
 use std::io::{IsTerminal as _, Write};
@@ -22,6 +24,40 @@ use indicatif::{ProgressBar, ProgressState, ProgressStyle};
 
 /// Longest time between two plain lines while solves run.
 pub const PLAIN_PERIOD: Duration = Duration::from_secs(30);
+
+/// What bounds the time left: each solve stops at `limit` (up to solver
+/// overruns the docs name), `threads` at a time.
+#[derive(Debug, Clone, Copy)]
+pub struct Worst {
+    pub limit: Duration,
+    pub threads: usize,
+}
+
+impl Worst {
+    /// The time the solves left would take if each ran to the limit:
+    /// `ceil(left / threads)` limits.
+    fn left(self, done: u64, total: u64) -> Duration {
+        let rounds = total
+            .saturating_sub(done)
+            .div_ceil(self.threads.max(1) as u64);
+        self.limit
+            .saturating_mul(u32::try_from(rounds).unwrap_or(u32::MAX))
+    }
+}
+
+/// ` (at most 5 min at the time limit)` when that exceeds the estimate
+/// `left` (or there is none yet); empty otherwise.
+fn at_most(worst: Option<Worst>, done: u64, total: u64, left: Option<Duration>) -> String {
+    match worst {
+        Some(w) if done < total && left.is_none_or(|l| w.left(done, total) > l) => {
+            format!(
+                " (at most {} at the time limit)",
+                duration(w.left(done, total))
+            )
+        }
+        _ => String::new(),
+    }
+}
 
 /// Progress of `total` solves (see the module doc).
 pub struct Progress {
@@ -42,26 +78,32 @@ enum Mode {
 impl Progress {
     /// Nothing when `quiet`, a bar when standard error is a terminal,
     /// plain lines on standard error otherwise.
-    pub fn new(total: usize, quiet: bool) -> Progress {
+    pub fn new(total: usize, quiet: bool, worst: Option<Worst>) -> Progress {
         if quiet {
             Progress { mode: Mode::Quiet }
         } else if std::io::stderr().is_terminal() {
-            let bar = bar(total);
+            let bar = bar(total, worst);
             bar.println(starting(total));
             Progress {
                 mode: Mode::Bar(bar),
             }
         } else {
-            Progress::plain(total, Box::new(std::io::stderr()), PLAIN_PERIOD)
+            Progress::plain(total, Box::new(std::io::stderr()), PLAIN_PERIOD, worst)
         }
     }
 
     /// Plain lines to `out`, at every tenth of `total` and at least every
     /// `period`; the first line says how many solves there are.
-    pub fn plain(total: usize, out: Box<dyn Write + Send>, period: Duration) -> Progress {
+    pub fn plain(
+        total: usize,
+        out: Box<dyn Write + Send>,
+        period: Duration,
+        worst: Option<Worst>,
+    ) -> Progress {
         let plain = Arc::new(Plain {
             total,
             period,
+            worst,
             start: Instant::now(),
             state: Mutex::new(PlainState {
                 done: 0,
@@ -134,7 +176,7 @@ fn starting(total: usize) -> String {
 
 /// The bar of a terminal: elapsed time, whole solves per second (one
 /// decimal below 10/s), and the time left from the mean time per solve.
-fn bar(total: usize) -> ProgressBar {
+fn bar(total: usize, worst: Option<Worst>) -> ProgressBar {
     let bar = ProgressBar::new(total as u64);
     let style = ProgressStyle::with_template(
         "{elapsed_precise} [{bar:40}] {pos}/{len} solves, {rate}, {left}",
@@ -143,13 +185,18 @@ fn bar(total: usize) -> ProgressBar {
     .with_key("rate", |s: &ProgressState, w: &mut dyn std::fmt::Write| {
         let _ = w.write_str(&rate(s.pos(), s.elapsed()));
     })
-    .with_key("left", |s: &ProgressState, w: &mut dyn std::fmt::Write| {
-        let left = eta(s.elapsed(), s.pos(), s.len().unwrap_or(0));
-        let _ = match left {
-            Some(left) => write!(w, "~{} left", duration(left)),
-            None => w.write_str("time left unknown"),
-        };
-    })
+    .with_key(
+        "left",
+        move |s: &ProgressState, w: &mut dyn std::fmt::Write| {
+            let (done, total) = (s.pos(), s.len().unwrap_or(0));
+            let left = eta(s.elapsed(), done, total);
+            let _ = match left {
+                Some(left) => write!(w, "~{} left", duration(left)),
+                None => w.write_str("time left unknown"),
+            };
+            let _ = w.write_str(&at_most(worst, done, total, left));
+        },
+    )
     .progress_chars("=> ");
     bar.set_style(style);
     // Redraw each second, so the clock moves while long solves run.
@@ -161,6 +208,7 @@ fn bar(total: usize) -> ProgressBar {
 struct Plain {
     total: usize,
     period: Duration,
+    worst: Option<Worst>,
     start: Instant,
     state: Mutex<PlainState>,
 }
@@ -206,7 +254,7 @@ impl Plain {
     }
 
     fn report(&self, s: &mut PlainState) {
-        let text = line(s.done, self.total, self.start.elapsed());
+        let text = line(s.done, self.total, self.start.elapsed(), self.worst);
         // Never a panic on a closed standard error.
         let _ = writeln!(s.out, "{text}");
         let _ = s.out.flush();
@@ -228,16 +276,20 @@ fn due(before: usize, done: usize, total: usize, since_last: Duration, period: D
     done >= total || tenth(done) > tenth(before) || since_last >= period
 }
 
-/// `[memsched] 44/126 solves, 12.3 s elapsed, ~20 s left`.
-fn line(done: usize, total: usize, elapsed: Duration) -> String {
+/// `[memsched] 44/126 solves, 12.3 s elapsed, ~20 s left (at most 5 min
+/// at the time limit)`.
+fn line(done: usize, total: usize, elapsed: Duration, worst: Option<Worst>) -> String {
     let mut s = format!(
         "[memsched] {done}/{total} solves, {} elapsed",
         duration(elapsed)
     );
+    let (done, total) = (done as u64, total as u64);
     if done < total {
-        if let Some(left) = eta(elapsed, done as u64, total as u64) {
+        let left = eta(elapsed, done, total);
+        if let Some(left) = left {
             let _ = write!(s, ", ~{} left", duration(left));
         }
+        s += &at_most(worst, done, total, left);
     }
     s
 }
@@ -341,11 +393,24 @@ mod tests {
         let left = eta(e, 44, 126).unwrap().as_secs_f64();
         assert!((left - 12.3 / 44.0 * 82.0).abs() < 1e-6, "{left}");
         assert_eq!(
-            line(44, 126, e),
+            line(44, 126, e, None),
             "[memsched] 44/126 solves, 12.3 s elapsed, ~22.9 s left"
         );
+        // 82 solves left on 4 threads: 21 rounds of at most 10 s.
+        let worst = Some(Worst {
+            limit: Duration::from_secs(10),
+            threads: 4,
+        });
         assert_eq!(
-            line(126, 126, Duration::from_secs(245)),
+            line(44, 126, e, worst),
+            "[memsched] 44/126 solves, 12.3 s elapsed, ~22.9 s left (at most 3 min 30 s at \
+             the time limit)"
+        );
+        // Not when the estimate is already longer.
+        let slow = Duration::from_secs(3600);
+        assert!(!line(44, 126, slow, worst).contains("at most"));
+        assert_eq!(
+            line(126, 126, Duration::from_secs(245), worst),
             "[memsched] 126/126 solves, 4 min 05 s elapsed"
         );
         assert_eq!(duration(Duration::from_secs(7380)), "2 h 03 min");
@@ -359,7 +424,7 @@ mod tests {
     #[test]
     fn plain_lines_by_count_and_by_clock() {
         let out = Shared::default();
-        let p = Progress::plain(20, Box::new(out.clone()), Duration::from_millis(100));
+        let p = Progress::plain(20, Box::new(out.clone()), Duration::from_millis(100), None);
         p.inc();
         p.inc();
         p.println("a message");

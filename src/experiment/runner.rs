@@ -25,7 +25,7 @@ use super::config::{self, BudgetSection, Config};
 use super::fingerprint::{self, Fingerprint, Fingerprints};
 use super::plan::{GraphEntry, GraphSource, Item, Plan, Shard};
 use super::plots::IMAGE_EXTENSIONS;
-use super::progress::Progress;
+use super::progress::{Progress, Worst};
 use super::rows::{self, Row};
 use super::ExperimentError;
 use crate::corpus::gen;
@@ -428,7 +428,11 @@ fn run_with(
             false => None,
         },
     });
-    let bar = Progress::new(pending.len(), opts.quiet);
+    let worst = Worst {
+        limit: config.time_limit(),
+        threads: pool.current_num_threads(),
+    };
+    let bar = Progress::new(pending.len(), opts.quiet, Some(worst));
     // Solver bugs recorded by an earlier, interrupted run still count.
     let broken = AtomicUsize::new(existing.iter().filter(|r| rows::is_broken(r)).count());
     let write_error: Mutex<Option<ExperimentError>> = Mutex::new(None);
