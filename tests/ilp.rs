@@ -77,6 +77,20 @@ fn small_graphs(count: usize, seed: u64) -> Vec<Graph> {
         .collect()
 }
 
+/// `ilp`'s answer on a graph whose optimum is `optimum` (millions of
+/// units): the optimum's order, and a bound at most the optimum and within
+/// the allowance of it (too large to prove alone: `BOUND_ALLOWANCE`).
+fn assert_found_and_bounded(r: &memsched::solvers::Report, optimum: u64, what: &str) {
+    assert_eq!(r.peak, Some(optimum), "{what}: {r:?}");
+    let lb = r.lower_bound.unwrap_or(0);
+    assert!(lb <= optimum, "{what}: a bound above the optimum: {r:?}");
+    let slack = (optimum as f64 * memsched::solvers::ILP_BOUND_ALLOWANCE).ceil() as u64 + 1;
+    assert!(
+        lb + slack >= optimum,
+        "{what}: a bound further than the allowance: {r:?}"
+    );
+}
+
 fn ctx(secs: u64) -> SolveContext {
     SolveContext::new(0, Some(Duration::from_secs(secs)))
 }
@@ -150,21 +164,20 @@ fn time_limited_hard_instance_is_never_a_false_optimal() {
 /// On this 116-node program HiGHS (with its default tolerances) said
 /// `Optimal` one byte below the peak of the order its solution decodes to
 /// (a memory row whose sizes run to millions accepted within the
-/// feasibility tolerance); `ilp` proves the true optimum.
+/// feasibility tolerance); `ilp` finds the true optimum, with a bound
+/// within its allowance.
 #[test]
 fn a_row_violated_within_tolerance_does_not_stand() {
     let g = common::windowed_program(40, 6, 2);
     let exact = solvers::run(solvers::build("exact").unwrap().as_ref(), &g, &ctx(60));
     assert_eq!(exact.status, Status::Optimal);
     let r = solvers::run(&Ilp::default(), &g, &ctx(120));
-    assert_eq!(r.status, Status::Optimal, "{r:?}");
-    assert_eq!(r.peak, exact.peak);
+    assert_found_and_bounded(&r, exact.peak.unwrap(), "windowed program");
 }
 
-/// With HiGHS's default feasibility tolerances, `ilp` claimed `optimal`
-/// at 888,130 on this 16-node graph at seeds 0 and 3 (its bound rounded
-/// up from rows accepted slightly violated); the optimum, proven by `dp`
-/// and `exact`, is 888,129. No seed may claim more.
+/// `ilp` claimed `optimal` at 888,130 on this 16-node graph at seeds 0 and
+/// 3 (HiGHS's bound, rounded up to an integral objective); the optimum,
+/// proven by `dp` and `exact`, is 888,129. No seed may claim more.
 #[test]
 fn no_seed_proves_a_peak_above_the_optimum() {
     let json = r#"{"Nodes":[{"Id":1,"Op":"ALLOC","Size":1,"BufId":0},{"Id":3,"Op":"op"},{"Id":6,"Op":"ALLOC","Size":3,"BufId":1},{"Id":7,"Op":"ALLOC","Size":3,"BufId":2},{"Id":8,"Op":"FREE","BufId":1},{"Id":17,"Op":"ALLOC","Size":1,"BufId":6},{"Id":20,"Op":"FREE","BufId":6},{"Id":26,"Op":"ALLOC","Size":1,"BufId":10},{"Id":28,"Op":"ALLOC","Size":1,"BufId":12},{"Id":29,"Op":"ALLOC","Size":888127,"BufId":13},{"Id":30,"Op":"FREE","BufId":13},{"Id":31,"Op":"ALLOC","Size":0,"BufId":14},{"Id":33,"Op":"ALLOC","Size":1,"BufId":15},{"Id":34,"Op":"FREE","BufId":15},{"Id":37,"Op":"FREE","BufId":12},{"Id":39,"Op":"hub"}],"Edges":[[1,3],[3,8],[6,8],[17,20],[26,28],[26,31],[28,30],[28,31],[28,37],[29,30],[29,31],[31,37],[31,39],[33,34],[33,39],[30,34],[3,17],[7,17],[8,17]]}"#;
@@ -173,9 +186,28 @@ fn no_seed_proves_a_peak_above_the_optimum() {
     assert_eq!((dp.status, dp.peak), (Status::Optimal, Some(888_129)));
     for seed in 0..6 {
         let r = solvers::run(&Ilp::default(), &g, &SolveContext::new(seed, None));
-        assert!(r.lower_bound <= Some(888_129), "seed {seed}: {r:?}");
-        assert_eq!(r.status, Status::Optimal, "seed {seed}: {r:?}");
-        assert_eq!(r.peak, Some(888_129), "seed {seed}: {r:?}");
+        assert_found_and_bounded(&r, 888_129, &format!("seed {seed}"));
+    }
+}
+
+/// Two graphs of a later sweep (an 18-node random graph and the 41-node
+/// graph the 16-node one was cut from) where `ilp` claimed a bound one byte
+/// above the optimum at most seeds with tight tolerances (and at some
+/// with the defaults): no seed may claim more.
+#[test]
+fn no_seed_proves_a_bound_above_the_optimum_on_the_sweep_graphs() {
+    for (file, optimum, seeds) in [
+        ("ilp_bound_rounding_18.json", 1_901_456, 6),
+        ("ilp_bound_rounding_41.json", 1_010_148, 10),
+    ] {
+        let path = format!("{}/tests/data/{file}", env!("CARGO_MANIFEST_DIR"));
+        let g = memsched::graph::seed::read_path(&path).unwrap();
+        let exact = solvers::run(solvers::build("exact").unwrap().as_ref(), &g, &ctx(60));
+        assert_eq!((exact.status, exact.peak), (Status::Optimal, Some(optimum)));
+        for seed in 0..seeds {
+            let r = solvers::run(&Ilp::default(), &g, &SolveContext::new(seed, None));
+            assert_found_and_bounded(&r, optimum, &format!("{file} seed {seed}"));
+        }
     }
 }
 
@@ -189,8 +221,7 @@ fn a_returned_start_is_solved_again_without_it() {
     let exact = solvers::run(solvers::build("exact").unwrap().as_ref(), &g, &ctx(60));
     assert_eq!(exact.peak, Some(4_282_162));
     let r = solvers::run(&Ilp::default(), &g, &ctx(60));
-    assert_eq!(r.status, Status::Optimal, "{r:?}");
-    assert_eq!(r.peak, exact.peak);
+    assert_found_and_bounded(&r, 4_282_162, "random-layered seed 12");
 }
 
 #[test]

@@ -34,7 +34,7 @@ mod liu;
 #[cfg(feature = "ilp")]
 mod ilp;
 #[cfg(feature = "ilp")]
-pub use ilp::{Ilp, ILP_MAX_BINARIES, ILP_MAX_NODES};
+pub use ilp::{Ilp, BOUND_ALLOWANCE as ILP_BOUND_ALLOWANCE, ILP_MAX_BINARIES, ILP_MAX_NODES};
 
 pub use anneal::Anneal;
 pub use best_heuristic::best_heuristic;

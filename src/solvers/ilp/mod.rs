@@ -106,7 +106,7 @@ impl Scheduler for Ilp {
             .fold(0u64, |a, &d| gcd(a, d.unsigned_abs()))
             .max(1) as i64;
         let lb_units = (lb as i64 + unit - 1) / unit;
-        let round = |start: &sim::Outcome, warm: bool| {
+        let round = |start: &sim::Outcome, tight: bool, warm: bool| {
             let spec = model::Spec {
                 red: &red,
                 win: &win,
@@ -114,11 +114,12 @@ impl Scheduler for Ilp {
                 lb: lb_units,
                 start,
                 ctx,
+                tight,
                 warm,
             };
             model::solve(&spec).map(|answer| Round::settle(answer, start, &red, unit))
         };
-        let mut r = match round(&start, true) {
+        let mut r = match round(&start, false, true) {
             Ok(r) => r,
             Err(e) => {
                 return counted(
@@ -132,20 +133,27 @@ impl Scheduler for Ilp {
         // either HiGHS handed back its MIP start instead of its incumbent
         // (`stale`: solve again without a start), or it accepted a memory
         // row violated within its feasibility tolerance (the rows sum sizes
-        // in the millions: solve again from the decoded order). Only while
+        // in the millions: solve again from the decoded order with tight
+        // tolerances). Only while
         // time is left; the first answer stands if the second fails, and
         // the better bound of the two counts.
         let first_lb = r.highs_lb;
-        let short = r.answer.status == "Optimal" && r.highs_lb < Some(r.best.peak);
+        // Against HiGHS's own bound (before the allowance, which would make
+        // every large optimum look short).
+        let raw_bound = |a: &model::Answer| {
+            a.dual_bound
+                .map(|b| (b - 1e-6).ceil().max(0.0) as u64 * unit as u64)
+        };
+        let short = r.answer.status == "Optimal" && raw_bound(&r.answer) < Some(r.best.peak);
         let mut again_note = "";
         if short && !ctx.expired() {
             let stale = r.answer.stale;
-            if let Ok(again) = round(&r.best, !stale) {
+            if let Ok(again) = round(&r.best, !stale, !stale) {
                 r = again;
                 again_note = if stale {
                     " after a re-solve without a start (HiGHS returned its start)"
                 } else {
-                    " after a re-solve from the decoded order"
+                    " after a re-solve with tight tolerances"
                 };
             }
         }
@@ -156,13 +164,13 @@ impl Scheduler for Ilp {
         } = r;
         let proven = lb.max(highs_lb.max(first_lb).unwrap_or(0));
         let closed_by_highs = answer.status == "Optimal" && highs_lb == Some(best.peak);
-        // A bound the tolerance allowance lowered past a whole unit (an
-        // optimum of about 1e9 units or more) cannot close a proof: say so.
+        // A bound the allowance lowered past a whole unit (an optimum of
+        // about 1e5 units or more) cannot close a proof: say so.
         let allowance = match (answer.dual_bound, highs_lb) {
             (Some(b), Some(counted)) if (b - 1e-6).ceil() > Round::units(b) as f64 => {
                 format!(
-                    ", counted as {counted} after the 1e-9 relative allowance for HiGHS's \
-                     tolerances"
+                    ", counted as {counted} after the {BOUND_ALLOWANCE:e} relative allowance for \
+                     HiGHS's errors"
                 )
             }
             _ => String::new(),
@@ -190,6 +198,16 @@ impl Scheduler for Ilp {
     }
 }
 
+/// How far HiGHS's dual bound was seen above the true optimum, relative
+/// to it, and more: sweeps of 14,407 small graphs with sizes in the
+/// millions found bounds up to 6.3e-6 too high (HiGHS accepts rows, and
+/// prunes nodes, within feasibility tolerances of 1e-6 to 1e-9 of rows
+/// whose coefficients are in the millions). A bound is trusted only this
+/// far below what HiGHS says, so `ilp` alone proves optima of up to about
+/// 1e5 units (sizes divided by their gcd); above, it reports HiGHS's bound
+/// so lowered, `feasible`.
+pub const BOUND_ALLOWANCE: f64 = 1e-5;
+
 /// One HiGHS solve, settled: its answer, the better of its decoded order and
 /// the start, and its bound in bytes.
 struct Round {
@@ -201,10 +219,10 @@ struct Round {
 
 impl Round {
     /// HiGHS's bound `b` (in units) as a proven whole number of units:
-    /// rounded up after allowing for its tolerances (absolute 1e-6,
-    /// relative 1e-9).
+    /// rounded up after allowing for its errors (absolute 1e-6, relative
+    /// [`BOUND_ALLOWANCE`]).
     fn units(b: f64) -> u64 {
-        (b - 1e-6 - 1e-9 * b.abs()).ceil().max(0.0) as u64
+        (b - 1e-6 - BOUND_ALLOWANCE * b.abs()).ceil().max(0.0) as u64
     }
 
     fn settle(
@@ -221,8 +239,8 @@ impl Round {
             Some(d) if d.peak < start.peak => d,
             _ => start.clone(),
         };
-        // HiGHS's bound in bytes, rounded up to a whole unit (P is integral)
-        // after allowing for its tolerances (absolute 1e-6, relative 1e-9).
+        // HiGHS's bound in bytes, rounded up to a whole unit (P's optimum is
+        // integral) after allowing for its errors (`Round::units`).
         let highs_lb = answer
             .dual_bound
             .map(|b| (Round::units(b) * unit as u64).min(best.peak));

@@ -4,7 +4,8 @@
 //! Variables: `y(c, t)` = "cluster c is done after step t", binary for main
 //! clusters inside their window, continuous in [0, 1] for absorbed clusters
 //! (forced integral by their rows), constants outside the windows; `P`, the
-//! peak in units of the sizes' gcd (integer). Rows, for steps t = 1..T:
+//! peak in units of the sizes' gcd (continuous: see [`solve`]). Rows, for
+//! steps t = 1..T:
 //! - `y(c, t) <= y(c, t+1)` (main clusters);
 //! - `y(v, t) <= y(u, t-1)` for each cluster edge u -> v into a main v;
 //! - `sum over main c of y(c, t) = t` (one main cluster per step);
@@ -40,6 +41,10 @@ pub(crate) struct Spec<'a> {
     pub start: &'a sim::Outcome,
     /// Deadline and seed (HiGHS gets the time left once the model is built).
     pub ctx: &'a SolveContext,
+    /// Feasibility tolerances of 1e-9 instead of HiGHS's 1e-6 / 1e-7, for
+    /// the re-solve when a memory row was accepted slightly violated (on
+    /// every solve they did harm: see [`solve`]).
+    pub tight: bool,
     /// Pass the start to HiGHS as its MIP start (its peak bounds P either way).
     pub warm: bool,
 }
@@ -130,12 +135,12 @@ pub(crate) fn solve(spec: &Spec) -> Result<Answer, String> {
             init.push(if spec.start.done_at[c] <= t { 1.0 } else { 0.0 });
         }
     }
-    let p = vars.add(
-        variable()
-            .integer()
-            .min(spec.lb.min(ub) as f64)
-            .max(ub as f64),
-    );
+    // P is continuous, though its optimum is integral: with an integer P
+    // HiGHS sees an integral objective and rounds its dual bound up to the
+    // next integer after subtracting its tolerance, so LP noise just above
+    // an integer became a whole unit. A continuous P leaves the rounding to
+    // `Round::units`, which allows for HiGHS's errors first (docs/ilp.md).
+    let p = vars.add(variable().min(spec.lb.min(ub) as f64).max(ub as f64));
     init.push(ub as f64);
     let vs = Vars { win, y };
     let mut problem = vars.minimise(p).using(highs);
@@ -235,14 +240,15 @@ pub(crate) fn solve(spec: &Spec) -> Result<Answer, String> {
     option!("output_flag", false);
     // Equivalent of good_lp's `set_mip_rel_gap(0)`: prove, do not stop at a gap.
     option!("mip_rel_gap", 0.0);
-    // Feasibility tolerances of 1e-9 instead of HiGHS's 1e-6 / 1e-7, on
-    // every solve: the memory rows sum sizes in the millions, and with the
-    // defaults HiGHS accepted rows violated by about 1e-6 of them, then
-    // rounded its bound up to the integral objective: `Optimal` one byte
-    // above the true optimum (a 16-node graph in tests/ilp.rs, at seed 0
-    // and 3 of 6). About twice the mean time on the `optimality` corpus.
-    option!("mip_feasibility_tolerance", 1e-9);
-    option!("primal_feasibility_tolerance", 1e-9);
+    // HiGHS's default feasibility tolerances, but for the re-solve. Set
+    // to 1e-9 on every solve (against rows accepted violated), they made
+    // wrong proofs ten times as frequent: with coefficients in the
+    // millions, rounding errors in a row's activity pass 1e-9, and
+    // feasible nodes are pruned as infeasible.
+    if spec.tight {
+        option!("mip_feasibility_tolerance", 1e-9);
+        option!("primal_feasibility_tolerance", 1e-9);
+    }
     option!("random_seed", (spec.ctx.seed % (i32::MAX as u64)) as i32);
     if let Some(left) = spec.ctx.remaining() {
         option!("time_limit", left.as_secs_f64());
@@ -266,6 +272,17 @@ pub(crate) fn solve(spec: &Spec) -> Result<Answer, String> {
         .filter(|b| b.is_finite());
     let mip_nodes = solved.int_info_value(c"mip_node_count").ok();
     let objective = solved.objective_value();
+    // Without a binary (P is continuous) HiGHS solves an LP and reports no
+    // MIP bound (0): the LP's optimum is the bound.
+    let has_binaries = red
+        .clusters
+        .iter()
+        .zip(&vs.y)
+        .any(|(cl, y)| cl.role == Role::Main && !y.is_empty());
+    let dual_bound = match dual_bound {
+        _ if !has_binaries && status == "Optimal" => Some(objective),
+        b => b,
+    };
     let sol = has_solution.then(|| solved.get_solution());
     // P is the last column; its value is the solution's objective.
     let stale = sol
