@@ -111,7 +111,7 @@ pub fn finish(out: &Path, config: &Config) -> Result<Finished, ExperimentError> 
     warnings.extend(graphs::conflicts(&graph_summary));
     let refuted: Vec<String> = rows
         .iter()
-        .filter(|r| r.reason.ends_with(rows::WRONG_BOUND))
+        .filter(|r| crate::solvers::wrong_bound_claim(&r.reason).is_some())
         .map(|r| format!("{} / {} (seed {})", r.graph, r.solver, r.seed))
         .collect();
     if !refuted.is_empty() {

@@ -14,6 +14,8 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+use crate::solvers::{wrong_bound_claim, wrong_bound_reason};
+
 /// One solve: the schema of `runs.csv`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Row {
@@ -179,9 +181,6 @@ pub fn is_broken(row: &Row) -> bool {
     row.status == "invalid" || row.reason.starts_with("panicked")
 }
 
-/// How the reason of a row [`finalize`] marked invalid for its bound ends.
-pub const WRONG_BOUND: &str = "so the bound is wrong (a solver bug)";
-
 /// Marks invalid each of one graph's rows (`idx`) whose lower bound is
 /// above another row's checked peak: the bound is wrong (a solver bug), so
 /// its claim, a proof of optimality say, must not stand; as `schedule`
@@ -193,8 +192,8 @@ pub const WRONG_BOUND: &str = "so the bound is wrong (a solver bug)";
 fn refute_bounds(rows: &mut [Row], idx: &[usize]) {
     for &i in idx {
         let r = &mut rows[i];
-        if let Some(claimed) = refuted_claim(&r.reason) {
-            r.status = claimed;
+        if let Some(claimed) = wrong_bound_claim(&r.reason) {
+            r.status = claimed.to_string();
             r.reason.clear();
         }
     }
@@ -211,23 +210,9 @@ fn refute_bounds(rows: &mut [Row], idx: &[usize]) {
         let Some(lb) = r.lower_bound_bytes.filter(|&lb| lb > peak) else {
             continue;
         };
-        r.reason = format!(
-            "{CLAIMED}{}` with lower bound {lb}, above the peak {peak} of {by}'s checked order, \
-             {WRONG_BOUND}",
-            r.status
-        );
+        r.reason = wrong_bound_reason(&r.status, lb, peak, &by);
         r.status = "invalid".into();
     }
-}
-
-/// How the reason of a row whose bound [`finalize`] refuted begins.
-const CLAIMED: &str = "claimed `";
-
-/// The status a row claimed before [`refute_bounds`] refuted it, read back
-/// from its reason.
-fn refuted_claim(reason: &str) -> Option<String> {
-    let rest = reason.strip_suffix(WRONG_BOUND)?.strip_prefix(CLAIMED)?;
-    Some(rest.split('`').next()?.to_string())
 }
 
 /// Fills the per-graph columns and sorts by (item, graph, solver, seed).
@@ -330,10 +315,8 @@ mod tests {
         assert_eq!((out[0].status.as_str(), out[0].valid), ("invalid", true));
         assert_eq!(
             out[0].reason,
-            format!(
-                "claimed `optimal` with lower bound 888130, above the peak 888129 of exact's \
-                 checked order, {WRONG_BOUND}"
-            )
+            "claimed `optimal` with lower bound 888130, above the peak 888129 of exact's \
+             checked order, so the bound is wrong (a solver bug)"
         );
         assert_eq!(out[0].peak_bytes, Some(888_130));
         assert_eq!(out[1].status, "optimal");

@@ -46,7 +46,9 @@ pub use exact::{Exact, MoveGreedy};
 pub use external::ExternalOrders;
 pub use kahn::Kahn;
 pub use liu::Liu;
-pub use outcome::{gap_to_bound_pct, refute_bounds, Outcome, Report, Status};
+pub use outcome::{
+    gap_to_bound_pct, refute_bounds, wrong_bound_claim, wrong_bound_reason, Outcome, Report, Status,
+};
 pub use program::ProgramOrder;
 pub use registry::{build, list, names_with, not_built, split_name, SolverError, SolverInfo};
 pub use seed_greedy::SeedGreedy;

@@ -159,14 +159,31 @@ pub fn refute_bounds(reports: &mut [Report], known: Option<(u64, &str)>) -> usiz
         let Some(lb) = r.lower_bound.filter(|&lb| lb > peak) else {
             continue;
         };
-        r.status = Status::Invalid(format!(
-            "claimed `{}` with lower bound {lb}, above the peak {peak} of {by}'s checked \
-             order, so the bound is wrong (a solver bug)",
-            r.status.label()
-        ));
+        r.status = Status::Invalid(wrong_bound_reason(r.status.label(), lb, peak, &by));
         marked += 1;
     }
     marked
+}
+
+/// How [`wrong_bound_reason`] begins and ends.
+const CLAIMED: &str = "claimed `";
+const WRONG_BOUND: &str = "so the bound is wrong (a solver bug)";
+
+/// Why a solve whose status was `claimed` is invalid: its lower bound `lb`
+/// is above the checked `peak` of `by`'s order. [`wrong_bound_claim`]
+/// reads `claimed` back.
+pub fn wrong_bound_reason(claimed: &str, lb: u64, peak: u64, by: &str) -> String {
+    format!(
+        "{CLAIMED}{claimed}` with lower bound {lb}, above the peak {peak} of {by}'s checked \
+         order, {WRONG_BOUND}"
+    )
+}
+
+/// The status a [`wrong_bound_reason`] says was claimed; `None` for any
+/// other reason.
+pub fn wrong_bound_claim(reason: &str) -> Option<&str> {
+    let rest = reason.strip_suffix(WRONG_BOUND)?.strip_prefix(CLAIMED)?;
+    rest.split('`').next()
 }
 
 impl Report {
