@@ -143,7 +143,7 @@ pub fn read_graph(path: &str) -> anyhow::Result<Graph> {
 /// kept as metadata and ignored (a FREE releases its ALLOC's bytes), which
 /// a graph writer may not expect.
 pub fn warn_about_graph(path: &str, g: &Graph) {
-    let name = if path == "-" { "standard input" } else { path };
+    let name = saved_for::shown(path);
     if g.edge_count() == 0 && g.node_count() > 1 {
         note!(
             "warning: {name} has {} nodes and no edge, so any order of them is a schedule: \
@@ -177,7 +177,7 @@ pub fn graph_error(path: &str, e: GraphError) -> anyhow::Error {
     match e {
         GraphError::Io { .. } => anyhow::Error::new(e),
         e => {
-            let name = if path == "-" { "standard input" } else { path };
+            let name = saved_for::shown(path);
             anyhow::Error::new(e).context(format!("{name} is not a valid graph"))
         }
     }

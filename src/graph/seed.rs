@@ -286,8 +286,8 @@ impl<'de> Visitor<'de> for EdgeSeed {
         // position (the error gets it again) and with the edge named.
         let id = |e: A::Error| {
             let text = e.to_string();
-            let text = text.rfind(" at line ").map_or(&text[..], |i| &text[..i]);
-            let text = text.replace("expected i64", "expected an integer node id");
+            let text =
+                without_position(&text).replace("expected i64", "expected an integer node id");
             de::Error::custom(format!("{at}: {text}"))
         };
         let Some(u) = seq.next_element::<i64>().map_err(id)? else {
@@ -416,6 +416,12 @@ impl<'de> Visitor<'de> for NodeVisitor {
     }
 }
 
+/// serde_json's error text without its " at line L column C": the error
+/// it is wrapped in gets the position again.
+fn without_position(text: &str) -> &str {
+    text.rfind(" at line ").map_or(text, |i| &text[..i])
+}
+
 /// Where a field of a node is, for its errors: the node's `Id` when it has
 /// been read, else its position in the `Nodes` array.
 #[derive(Clone, Copy)]
@@ -447,7 +453,7 @@ impl FieldAt {
     /// own " at line L column C" is dropped: the error gets the position again.
     fn read<E: de::Error>(self, err: E, field: &str) -> E {
         let text = err.to_string();
-        let text = text.rfind(" at line ").map_or(&text[..], |i| &text[..i]);
+        let text = without_position(&text);
         let node = self.node();
         E::custom(match (field, text) {
             ("Latency", NUMBER_OUT_OF_RANGE) => format!(

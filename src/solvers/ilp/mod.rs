@@ -140,11 +140,11 @@ impl Scheduler for Ilp {
         let first_lb = r.highs_lb;
         // Against HiGHS's own bound (before the allowance, which would make
         // every large optimum look short).
-        let raw_bound = |a: &model::Answer| {
-            a.dual_bound
-                .map(|b| (b - 1e-6).ceil().max(0.0) as u64 * unit as u64)
-        };
-        let short = r.answer.status == "Optimal" && raw_bound(&r.answer) < Some(r.best.peak);
+        let raw_bound = r
+            .answer
+            .dual_bound
+            .map(|b| Round::raw_units(b) * unit as u64);
+        let short = r.answer.status == "Optimal" && raw_bound < Some(r.best.peak);
         let mut again_note = "";
         if short && !ctx.expired() {
             let stale = r.answer.stale;
@@ -167,7 +167,7 @@ impl Scheduler for Ilp {
         // A bound the allowance lowered past a whole unit (an optimum of
         // about 1e5 units or more) cannot close a proof: say so.
         let allowance = match (answer.dual_bound, highs_lb) {
-            (Some(b), Some(counted)) if (b - 1e-6).ceil() > Round::units(b) as f64 => {
+            (Some(b), Some(counted)) if Round::raw_units(b) > Round::units(b) => {
                 format!(
                     ", counted as {counted} after the {BOUND_ALLOWANCE:e} relative allowance for \
                      HiGHS's errors"
@@ -218,6 +218,12 @@ struct Round {
 }
 
 impl Round {
+    /// HiGHS's bound `b` (in units) as HiGHS means it: rounded up to a
+    /// whole unit after its absolute tolerance only.
+    fn raw_units(b: f64) -> u64 {
+        (b - 1e-6).ceil().max(0.0) as u64
+    }
+
     /// HiGHS's bound `b` (in units) as a proven whole number of units:
     /// rounded up after allowing for its errors (absolute 1e-6, relative
     /// [`BOUND_ALLOWANCE`]).
