@@ -1366,18 +1366,7 @@ mod tests {
     #[test]
     fn rows_survive_the_results_file_being_replaced_mid_run() {
         let dir = tempfile::tempdir().unwrap();
-        let config = Config::parse(
-            "solvers = [\"kahn\"]\n[graphs]\ngenerate = [{ spec = \"chain:length=3\", seeds = \"0..6\" }]\n",
-            "t.toml",
-            "t",
-        )
-        .unwrap();
-        let opts = RunOptions {
-            out: dir.path().to_path_buf(),
-            quiet: true,
-            threads: Some(2),
-            ..RunOptions::default()
-        };
+        let (config, opts) = six_chains(dir.path(), "");
         let runs = dir.path().join(RUNS);
         *TO_REPLACE.lock().unwrap() = Some(runs.clone());
         let summary = run_with(&config, &opts, |_| Ok(Box::new(ReplacesRuns))).unwrap();
@@ -1393,15 +1382,18 @@ mod tests {
 
     /// A run config over six small chains, and options writing to `dir`.
     fn six_chains(dir: &Path, extra: &str) -> (Config, RunOptions) {
-        let config = Config::parse(
+        quiet_run(
+            dir,
             &format!(
                 "solvers = [\"kahn\"]\n{extra}[graphs]\n\
                  generate = [{{ spec = \"chain:length=3\", seeds = \"0..6\" }}]\n"
             ),
-            "t.toml",
-            "t",
         )
-        .unwrap();
+    }
+
+    /// The config `toml`, and quiet two-thread options writing to `dir`.
+    fn quiet_run(dir: &Path, toml: &str) -> (Config, RunOptions) {
+        let config = Config::parse(toml, "t.toml", "t").unwrap();
         let opts = RunOptions {
             out: dir.to_path_buf(),
             quiet: true,
@@ -1486,19 +1478,11 @@ mod tests {
     #[test]
     fn a_wrong_proof_ends_as_an_invalid_row() {
         let dir = tempfile::tempdir().unwrap();
-        let config = Config::parse(
+        let (config, opts) = quiet_run(
+            dir.path(),
             "solvers = [\"kahn\", \"exact\"]\n[graphs]\n\
              generate = [{ spec = \"random-layered:layers=6,width=3\", seeds = \"0..3\" }]\n",
-            "t.toml",
-            "t",
-        )
-        .unwrap();
-        let opts = RunOptions {
-            out: dir.path().to_path_buf(),
-            quiet: true,
-            threads: Some(2),
-            ..RunOptions::default()
-        };
+        );
         let summary = run_with(&config, &opts, |name| match name {
             "kahn" => Ok(Box::new(ClaimsOptimal)),
             other => registry_build(other),
