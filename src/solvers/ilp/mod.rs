@@ -27,6 +27,9 @@ use crate::schedule;
 pub const ILP_MAX_NODES: usize = 20_000;
 /// Largest number of binary variables `ilp` builds.
 pub const ILP_MAX_BINARIES: usize = 300_000;
+/// Most size units (bytes over their common divisor) the ALLOCs may sum
+/// to: 2^53, the largest range of integers a double holds exactly.
+const MAX_EXACT_UNITS: u128 = 1 << 53;
 
 /// The ILP scheduler.
 ///
@@ -106,6 +109,20 @@ impl Scheduler for Ilp {
             .fold(0u64, |a, &d| gcd(a, d.unsigned_abs()))
             .max(1) as i64;
         let lb_units = (lb as i64 + unit - 1) / unit;
+        // HiGHS holds every coefficient and sum as a double: past 2^53 units
+        // the sizes themselves are rounded and nothing it says would count.
+        let allocated: u128 = g.deltas().iter().map(|&d| d.max(0) as u128).sum();
+        let allocated_units = allocated / unit as u128;
+        if allocated_units > MAX_EXACT_UNITS {
+            return counted(
+                Outcome::feasible(start.order)
+                    .with_lower_bound(Some(lb))
+                    .with_note(format!(
+                        "HiGHS not called: the ALLOCs sum to {allocated_units} units of \
+                         {unit} B, past the 2^53 a double holds exactly"
+                    )),
+            );
+        }
         let round = |start: &sim::Outcome, tight: bool, warm: bool| {
             let spec = model::Spec {
                 red: &red,
