@@ -59,6 +59,7 @@ fn main() {
                 quiet: true,
                 shard: None,
                 fresh: true,
+                redo: Vec::new(),
             };
             let (start, cpu0) = (Instant::now(), cpu_seconds());
             let summary = experiment::run(&config, &opts).expect("run");

@@ -37,6 +37,11 @@ pub struct Args {
     /// Discard existing results instead of resuming.
     #[arg(long)]
     fresh: bool,
+    /// Solve this solver's items again (its rows, orders and profiles are
+    /// discarded; the other solvers' rows resume): after fixing a solver,
+    /// say. Repeatable; the name as the config spells it.
+    #[arg(long, value_name = "SOLVER", conflicts_with = "fresh")]
+    redo: Vec<String>,
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
@@ -65,6 +70,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         quiet: args.quiet,
         shard,
         fresh: args.fresh,
+        redo: args.redo,
     };
     if config.restarts > 1 && !config.restarts_apply() {
         note!(

@@ -46,6 +46,9 @@ pub struct RunOptions {
     pub shard: Option<Shard>,
     /// Discard existing rows instead of resuming.
     pub fresh: bool,
+    /// Solvers (names as in the config) whose rows of this run's items are
+    /// discarded and solved again; the other rows resume.
+    pub redo: Vec<String>,
 }
 
 /// What a run did.
@@ -297,6 +300,13 @@ fn run_with(
     // are kept.
     let ours: std::collections::BTreeSet<_> = items.iter().map(|it| plan.key(it)).collect();
     existing.retain(|r| !(never_ran(r) && ours.contains(&r.key())));
+    let redo = redo_solvers(&plan, &opts.redo)?;
+    let redone: std::collections::BTreeSet<_> = existing
+        .iter()
+        .filter(|r| redo.contains(r.solver.as_str()) && ours.contains(&r.key()))
+        .map(Row::key)
+        .collect();
+    existing.retain(|r| !redone.contains(&r.key()));
     if !existing.is_empty() {
         check_same_settings(out, config, &existing)?;
         check_shard_placement(out, opts.shard)?;
@@ -382,9 +392,12 @@ fn run_with(
     rows::write_rows(&runs_path, &existing)
         .map_err(|e| ExperimentError::io("write", &runs_path, e))?;
     let tetris = tetris_graph(config, &plan);
-    // The same for the profiles (the final pass picks the Tetris graph's).
+    // The same for the profiles (the final pass picks the Tetris graph's),
+    // less those of the solves done again.
     if tetris.is_some() && profiles_path.exists() {
-        write_profiles(&profiles_path, &read_profiles(&profiles_path))
+        let mut profiles = read_profiles(&profiles_path);
+        profiles.retain(|p| !redone.contains(&p.key()));
+        write_profiles(&profiles_path, &profiles)
             .map_err(|e| ExperimentError::io("write", &profiles_path, e))?;
     }
     // Valid rows of earlier runs whose order was not kept (`save_orders`
@@ -1061,6 +1074,23 @@ pub(super) fn never_ran(row: &Row) -> bool {
     row.status == "failed" && row.reason.starts_with(CANNOT_LOAD)
 }
 
+/// The solvers `--redo` names, each checked to be one of the config's.
+fn redo_solvers<'a>(
+    plan: &Plan,
+    redo: &'a [String],
+) -> Result<std::collections::BTreeSet<&'a str>, ExperimentError> {
+    for name in redo {
+        if !plan.solvers.iter().any(|s| &s.name == name) {
+            let names: Vec<_> = plan.solvers.iter().map(|s| s.name.as_str()).collect();
+            return Err(ExperimentError::Config(format!(
+                "--redo {name}: not a solver of this experiment (its solvers: {})",
+                names.join(", ")
+            )));
+        }
+    }
+    Ok(redo.iter().map(String::as_str).collect())
+}
+
 /// The graph whose memory profiles are kept for the Tetris plot.
 fn tetris_graph(config: &Config, plan: &Plan) -> Option<usize> {
     if !config.plots.contains(&super::config::PlotKind::Tetris) || plan.graphs.is_empty() {
@@ -1588,6 +1618,56 @@ mod tests {
             ..opts
         };
         assert!(run_with(&config, &all, registry_build).is_ok());
+    }
+
+    /// `--redo` solves one solver's items again and keeps the others':
+    /// one row, one order and one profile per solve afterwards, and a name
+    /// the experiment does not run is refused before anything is touched.
+    #[test]
+    fn redo_solves_one_solver_again_and_keeps_the_rest() {
+        let dir = tempfile::tempdir().unwrap();
+        let (config, opts) = six_chains(dir.path(), "save_orders = true\nseeds = \"0..2\"\n");
+        let config = Config {
+            solvers: vec!["kahn".into(), "random".into()],
+            ..config
+        };
+        let first = run_with(&config, &opts, registry_build).unwrap();
+        let redo = RunOptions {
+            redo: vec!["random".into()],
+            ..opts.clone()
+        };
+        let again = run_with(&config, &redo, registry_build).unwrap();
+        assert_eq!(again.ran, 12, "random on 6 graphs x 2 seeds");
+        assert_eq!(again.resumed, first.items - 12);
+        let unique = |keys: Vec<(String, String, u64)>| {
+            let n = keys.len();
+            let set: std::collections::BTreeSet<_> = keys.into_iter().collect();
+            (n, set.len())
+        };
+        let rows = rows::read_rows(&dir.path().join(RUNS)).unwrap();
+        assert_eq!(
+            unique(rows.iter().map(Row::key).collect()),
+            (first.items, first.items)
+        );
+        let orders = read_jsonl::<SavedOrder>(&dir.path().join(ORDERS));
+        assert_eq!(
+            unique(orders.iter().map(Keyed::key).collect()),
+            (first.items, first.items)
+        );
+        let profiles = read_profiles(&dir.path().join(PROFILES));
+        let (n, distinct) = unique(profiles.iter().map(Keyed::key).collect());
+        assert_eq!(n, distinct, "no profile twice");
+        let bad = RunOptions {
+            redo: vec!["ilp".into()],
+            ..opts
+        };
+        let err = run_with(&config, &bad, registry_build)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("--redo ilp") && err.contains("kahn, random"),
+            "{err}"
+        );
     }
 
     /// A cut last line of the profiles is dropped, so the next profile
