@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Regenerates every committed result under results/ from experiments/*.toml,
 # timing each experiment and the whole. Resumes: finished rows are kept, so
-# pass --fresh to recompute everything (e.g. after changing a solver).
+# pass --fresh to recompute everything, or --redo SOLVER (repeatable) to
+# solve one solver's rows again after changing it.
 #
-#   scripts/regenerate.sh [--fresh] [--threads N] [EXPERIMENT...]
+#   scripts/regenerate.sh [--fresh | --redo SOLVER]... [--threads N] [EXPERIMENT...]
 #
 # Without EXPERIMENT names it runs quick, seed_table, heuristics, optimality, nas,
-# scaling and rules, in that order. Timings go to results/TIMINGS.md.
+# scaling and rules, in that order. Timings go to results/TIMINGS.md: one row
+# per experiment and options, so a --redo leaves the --fresh run's row.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -15,6 +17,7 @@ names=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --fresh) extra+=(--fresh); shift ;;
+    --redo) extra+=(--redo "$2"); shift 2 ;;
     --threads|-j) extra+=(--threads "$2"); shift 2 ;;
     *) names+=("$1"); shift ;;
   esac
@@ -26,9 +29,9 @@ fi
 cargo build --release --locked
 bin=target/release/memsched
 mkdir -p results
-# results/TIMINGS.md keeps one row per experiment: a run replaces that
-# experiment's row and leaves the others, so experiments can be regenerated
-# one at a time.
+# results/TIMINGS.md keeps one row per experiment and options: a run
+# replaces the row of its experiment run with its options and leaves the
+# others, so experiments can be regenerated one at a time.
 timings=results/TIMINGS.md
 rows=$(mktemp)
 trap 'rm -f "$rows"' EXIT
@@ -36,8 +39,9 @@ if [[ -f "$timings" ]]; then
   grep '^| [a-z_]* |' "$timings" | grep -v '^| experiment |' > "$rows" || true
 fi
 record() { # name seconds exit
-  grep -v "^| $1 |" "$rows" > "$rows.new" || true
-  echo "| $1 | $2 | $3 | $(nproc) cores, ${extra[*]:-default threads} | $(date -u +%Y-%m-%d) |" >> "$rows.new"
+  local how="$(nproc) cores, ${extra[*]:-default threads}"
+  awk -F' [|] ' -v name="| $1" -v how="$how" '!($1 == name && $4 == how)' "$rows" > "$rows.new"
+  echo "| $1 | $2 | $3 | $how | $(date -u +%Y-%m-%d) |" >> "$rows.new"
   mv "$rows.new" "$rows"
   {
     echo "# Time to regenerate the committed results"
