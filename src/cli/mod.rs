@@ -11,6 +11,7 @@ macro_rules! note {
 
 mod check;
 mod compare;
+mod interrupt;
 mod saved_for;
 mod schedule;
 mod solvers;

@@ -59,6 +59,9 @@ pub struct Args {
     /// a lower bound where it has one), or `timed_out` if it has none.
     /// `ilp` can overrun it by one HiGHS step plus the model's construction
     /// (5.4 s under a 2 s limit on BERT training in a review; docs/ilp.md).
+    /// Ctrl-C acts as the limit: every solver stops at its best so far and
+    /// the report is written (then the exit is as Ctrl-C's, status 130);
+    /// `ilp` first finishes its HiGHS call, and a second Ctrl-C ends at once.
     #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
     time_limit: Option<f64>,
     /// Seed for randomized solvers (0 to 18446744073709551615).
@@ -223,7 +226,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         &[("graph", &args.graph)],
     )?;
     let graph = read_graph(&args.graph)?;
+    let interrupt = super::interrupt::Interrupt::install();
     let mut ctx = SolveContext::new(seed, time_limit);
+    ctx.stop = Some(interrupt.flag());
     ctx.restarts = restarts.unwrap_or(1);
     ctx.budget = budget;
     ctx.graph_name = super::saved_for::name_of(&args.graph);
@@ -286,6 +291,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     if let Some(path) = &args.plot {
         plot(path, &args.graph, &graph, &reports)?;
+    }
+    if interrupt.happened() {
+        note!(
+            "interrupted (Ctrl-C): each solver stopped at its best so far, as at a time limit; \
+             the report above is what they had"
+        );
+        interrupt.end_as_interrupted();
+        return Ok(ExitCode::from(130));
     }
     Ok(code)
 }

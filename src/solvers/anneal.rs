@@ -394,7 +394,7 @@ impl Scheduler for Anneal {
         let (mut proposed, mut accepted) = (0u64, 0u64);
         let mut time_fraction = 0.0f64;
         loop {
-            if proposed >= iterations {
+            if proposed >= iterations || (proposed % 256 == 0 && ctx.stopped()) {
                 break;
             }
             let mut fraction = proposed as f64 / iterations as f64;

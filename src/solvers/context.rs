@@ -1,5 +1,7 @@
-//! What a solve may use: seed, deadline and budgets.
+//! What a solve may use: seed, deadline, stop flag and budgets.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::graph::NodeIdx;
@@ -40,6 +42,10 @@ pub struct SolveContext {
     /// The graph's name, when it has one (an experiment item's, or a graph
     /// file's stem): what `orders:` looks a schedule up by.
     pub graph_name: Option<String>,
+    /// Once set, the deadline counts as passed: every solver sharing the
+    /// flag returns its best so far, as at its time limit. `memsched
+    /// schedule` sets it on the first Ctrl-C.
+    pub stop: Option<Arc<AtomicBool>>,
 }
 
 impl SolveContext {
@@ -62,13 +68,24 @@ impl SolveContext {
         ctx
     }
 
-    /// True once the deadline has passed.
+    /// True once the deadline has passed or a stop was asked for.
     pub fn expired(&self) -> bool {
-        self.deadline.is_some_and(|d| Instant::now() >= d)
+        self.stopped() || self.deadline.is_some_and(|d| Instant::now() >= d)
     }
 
-    /// Time left before the deadline (`None` if unlimited).
+    /// True once the [`stop`](SolveContext::stop) flag is set.
+    pub fn stopped(&self) -> bool {
+        self.stop
+            .as_ref()
+            .is_some_and(|f| f.load(Ordering::Relaxed))
+    }
+
+    /// Time left before the deadline (`None` if unlimited; zero once
+    /// stopped).
     pub fn remaining(&self) -> Option<Duration> {
+        if self.stopped() {
+            return Some(Duration::ZERO);
+        }
         self.deadline
             .map(|d| d.saturating_duration_since(Instant::now()))
     }
@@ -102,5 +119,26 @@ impl DeadlineTicker {
             return ctx.expired();
         }
         false
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_set_stop_flag_counts_as_the_deadline() {
+        let flag = Arc::new(AtomicBool::new(false));
+        let ctx = SolveContext {
+            stop: Some(flag.clone()),
+            ..SolveContext::new(0, None)
+        };
+        let child = ctx.with_seed(7).started();
+        assert!(!child.expired() && child.remaining().is_none());
+        flag.store(true, Ordering::Relaxed);
+        assert!(child.expired());
+        assert_eq!(child.remaining(), Some(Duration::ZERO));
+        let mut ticker = DeadlineTicker::new(1);
+        assert!(ticker.expired(&child));
     }
 }
