@@ -102,6 +102,18 @@ fn cell(rows: &[&Row]) -> String {
     }
 }
 
+/// `name` as a Markdown code span for a table cell: rendered as written
+/// (a rule's `*` is not emphasis, a `_` not a word break), with `|`
+/// escaped so that it does not end the cell.
+fn code(name: &str) -> String {
+    let name = name.replace('|', "\\|");
+    if name.contains('`') {
+        format!("`` {name} ``")
+    } else {
+        format!("`{name}`")
+    }
+}
+
 /// One generated sentence on what the table shows: the solver with the largest
 /// mean reduction, the article's greedy, and the claims beside our figures.
 pub fn headline(
@@ -111,18 +123,37 @@ pub fn headline(
     baselines: &[String],
 ) -> String {
     let mut parts = Vec::new();
-    let best = summary
+    let ranked: Vec<&SolverSummary> = summary
         .iter()
         .filter(|x| x.mean_reduction_pct.is_some() && !baselines.contains(&x.solver))
-        // The first of the largest (in config order): `min_by` keeps the first.
-        .min_by(|a, b| {
-            b.mean_reduction_pct
-                .unwrap_or(f64::MIN)
-                .total_cmp(&a.mean_reduction_pct.unwrap_or(f64::MIN))
-        });
+        .collect();
+    // A mean over valid runs only: a solver that failed where there was
+    // much to gain would top it. Solvers valid on every run come first.
+    let complete: Vec<&SolverSummary> = ranked
+        .iter()
+        .copied()
+        .filter(|x| x.valid == x.runs)
+        .collect();
+    let among = if complete.is_empty() || complete.len() == ranked.len() {
+        "Of the solvers other than the baselines"
+    } else {
+        "Of the solvers other than the baselines and valid on every run"
+    };
+    let best = if complete.is_empty() {
+        ranked
+    } else {
+        complete
+    }
+    .into_iter()
+    // The first of the largest (in config order): `min_by` keeps the first.
+    .min_by(|a, b| {
+        b.mean_reduction_pct
+            .unwrap_or(f64::MIN)
+            .total_cmp(&a.mean_reduction_pct.unwrap_or(f64::MIN))
+    });
     if let Some(b) = best {
         parts.push(format!(
-            "Of the solvers other than the baselines, `{}` has the largest mean reduction, {}% (median {}%, max {}%, {} of {} runs valid)",
+            "{among}, `{}` has the largest mean reduction, {}% (median {}%, max {}%, {} of {} runs valid)",
             b.solver,
             opt_pct(b.mean_reduction_pct),
             opt_pct(b.median_reduction_pct),
@@ -306,7 +337,7 @@ pub fn readme(
             .to_string();
         let mut rule = "|---|---:|---|---:|---:|---:|---:|".to_string();
         for sv in solvers {
-            let _ = write!(head, " {sv} |");
+            let _ = write!(head, " {} |", code(sv));
             rule.push_str("---:|");
         }
         if !claims.is_empty() {
@@ -328,12 +359,12 @@ pub fn readme(
             let _ = write!(
                 s,
                 "| {} | {} | {} | {} | {} | {} | {} |",
-                g,
+                code(g),
                 gs.nodes,
                 if gs.baseline.is_empty() {
-                    "-"
+                    "-".to_string()
                 } else {
-                    &gs.baseline
+                    code(&gs.baseline)
                 },
                 base,
                 best,
@@ -364,7 +395,7 @@ pub fn readme(
         let mut head = "| family | graphs | proven | max gap to bound |".to_string();
         let mut rule = "|---|---:|---:|---:|".to_string();
         for sv in solvers {
-            let _ = write!(head, " {sv} |");
+            let _ = write!(head, " {} |", code(sv));
             rule.push_str("---:|");
         }
         let _ = writeln!(s, "{head}\n{rule}");
@@ -386,7 +417,8 @@ pub fn readme(
                 .max_by(f64::total_cmp);
             let _ = write!(
                 s,
-                "| {fam} | {} | {} | {} |",
+                "| {} | {} | {} | {} |",
+                code(fam),
                 names.len(),
                 mine.iter().filter(|g| g.proven).count(),
                 open.map_or(String::new(), |x| format!("{}%", open_gap(x)))
@@ -416,7 +448,7 @@ pub fn readme(
             } else {
                 format!(", from {}", c.source)
             };
-            let _ = writeln!(s, "- `{}`: {}%{source}", c.graph, two(c.reduction_pct));
+            let _ = writeln!(s, "- {}: {}%{source}", code(&c.graph), two(c.reduction_pct));
         }
         s.push('\n');
     }
@@ -441,7 +473,7 @@ pub fn readme(
         let _ = writeln!(
             s,
             "| {} | {} | {} | {} | {} | {} | {} | {} | {} of {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.2} |",
-            x.solver,
+            code(&x.solver),
             x.runs,
             x.valid,
             opt_pct(x.mean_reduction_pct),
@@ -510,6 +542,45 @@ mod tests {
             text.contains("`exact` has the largest mean reduction"),
             "{text}"
         );
+    }
+
+    /// A solver valid on half the runs does not top the headline on the
+    /// mean of those runs when another is valid on all of them; with none
+    /// valid everywhere, the largest mean is named as before.
+    #[test]
+    fn headline_prefers_solvers_valid_on_every_run() {
+        let solver = |name: &str, valid: usize, reduction: f64| SolverSummary {
+            solver: name.into(),
+            runs: 2,
+            valid,
+            mean_reduction_pct: Some(reduction),
+            ..SolverSummary::default()
+        };
+        let program = ["program".to_string()];
+        let summary = [solver("liu", 1, 4.2), solver("exact", 2, 2.1)];
+        let text = headline(&[], &summary, &BTreeMap::new(), &program);
+        assert!(
+            text.contains("valid on every run, `exact` has the largest"),
+            "{text}"
+        );
+        let summary = [solver("liu", 1, 4.2), solver("brute", 1, 2.1)];
+        let text = headline(&[], &summary, &BTreeMap::new(), &program);
+        assert!(
+            text.contains("`liu` has the largest") && text.contains("1 of 2 runs valid"),
+            "{text}"
+        );
+    }
+
+    /// Names go into the tables as code spans: a rule's `*` is not
+    /// emphasis and a `|` does not end the cell.
+    #[test]
+    fn names_are_code_spans_with_pipes_escaped() {
+        assert_eq!(
+            code("rule:0.7*delta+0.3*latency,id"),
+            "`rule:0.7*delta+0.3*latency,id`"
+        );
+        assert_eq!(code("a|b"), "`a\\|b`");
+        assert_eq!(code("x`y"), "`` x`y ``");
     }
 
     /// Without a `seed-greedy` row the headline says so instead of printing
@@ -627,7 +698,7 @@ mod tests {
         );
         let line = |name: &str| {
             text.lines()
-                .find(|l| l.starts_with(&format!("| {name} |")))
+                .find(|l| l.starts_with(&format!("| `{name}` |")))
                 .unwrap_or_else(|| panic!("no line for {name}: {text}"))
                 .to_string()
         };
@@ -647,7 +718,7 @@ mod tests {
             line("free")
         );
         // Per solver: the gap to the optimum is over the one proven graph.
-        let kahn = text.lines().find(|l| l.starts_with("| kahn |")).unwrap();
+        let kahn = text.lines().find(|l| l.starts_with("| `kahn` |")).unwrap();
         assert!(kahn.contains("| 1 of 3 | 100.00 |"), "{kahn}");
     }
 
