@@ -48,6 +48,11 @@ impl Start {
         allows: |b| b.is_ascii_graphic(),
         says: "an order is text: a JSON array or object, or node ids",
     };
+    /// An experiment config: TOML text (a comment, a table or a key).
+    pub const CONFIG: Start = Start {
+        allows: |b| b.is_ascii_graphic() || b >= 0x80,
+        says: "a config is TOML text",
+    };
 }
 
 /// Why a file's bytes cannot be the input expected.
@@ -67,8 +72,8 @@ pub enum Refusal {
     /// A control byte that no text file holds (JSON allows tab, line feed
     /// and carriage return only, and orders are JSON or plain ids).
     #[error(
-        "it has {} at offset {offset} (line {line}), a control character that neither JSON \
-         nor an order holds: it is not a text file",
+        "it has {} at offset {offset} (line {line}), a control character that no JSON, \
+         order or config holds: it is not a text file",
         show_byte(*byte)
     )]
     ControlByte { byte: u8, offset: u64, line: u64 },

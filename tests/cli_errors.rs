@@ -242,6 +242,19 @@ fn malformed_json_reports_line_and_column() {
     );
 }
 
+/// A config that cannot be TOML text (`/dev/zero` never ends: it filled
+/// memory until the kernel killed the run) is refused at once.
+#[test]
+fn a_config_that_is_not_text_is_refused_at_once() {
+    let o = run_within(&["run", "/dev/zero"], 20);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("cannot read config /dev/zero: it starts with byte 0x00 at offset 0, where a config is TOML text"),
+        "{}",
+        stderr(&o)
+    );
+}
+
 /// Bytes that cannot begin a graph are refused at once, naming the file
 /// and the first byte, instead of being read until memory runs out
 /// (`/dev/zero` never ends).

@@ -15,6 +15,10 @@ use thiserror::Error;
 use crate::corpus::gen::{families, GenSpec};
 use crate::solvers::{self, Budget};
 
+/// Most bytes a config file may hold: 64 MiB, far above any list of graphs
+/// written by hand, and `/dev/zero` is refused before it fills memory.
+const MAX_CONFIG_BYTES: u64 = 64 << 20;
+
 /// Why a config was rejected.
 #[derive(Debug, Error)]
 #[non_exhaustive]
@@ -22,7 +26,7 @@ pub enum ConfigError {
     #[error("cannot read config {path}: {source}")]
     Read {
         path: String,
-        source: std::io::Error,
+        source: crate::input::ReadError,
     },
     #[error("invalid config {path}: {message}")]
     Invalid { path: String, message: String },
@@ -395,10 +399,11 @@ impl Config {
 
     /// Reads and validates a config file.
     pub fn load(path: &Path) -> Result<Config, ConfigError> {
-        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
-            path: path.display().to_string(),
-            source,
-        })?;
+        let text = crate::input::read_text(path, MAX_CONFIG_BYTES, crate::input::Start::CONFIG)
+            .map_err(|source| ConfigError::Read {
+                path: path.display().to_string(),
+                source,
+            })?;
         let stem = path
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())

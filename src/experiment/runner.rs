@@ -353,8 +353,12 @@ fn run_with(
             lock
         }
     };
-    fs::write(&config_path, config.to_toml())
-        .map_err(|e| ExperimentError::io("write", &config_path, e))?;
+    // The same config already there (run from `results/NAME/config.toml`,
+    // say) keeps its text: its comments are the user's.
+    if Config::load(&config_path).map_or(true, |there| there != *config) {
+        fs::write(&config_path, config.to_toml())
+            .map_err(|e| ExperimentError::io("write", &config_path, e))?;
+    }
     let orders_path = out.join(ORDERS);
     if opts.fresh {
         for p in [&runs_path, &profiles_path, &orders_path] {
@@ -1618,6 +1622,27 @@ mod tests {
             ..opts
         };
         assert!(run_with(&config, &all, registry_build).is_ok());
+    }
+
+    /// A run of `DIR/config.toml` into `DIR` keeps the file's text (its
+    /// comments); a config that differs replaces it.
+    #[test]
+    fn the_same_config_keeps_its_text() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(CONFIG);
+        let text = "# my notes\nname = \"t\"\nsolvers = [\"kahn\"]\n[graphs]\n\
+                    generate = [\"chain:length=3\"]\n";
+        fs::write(&path, text).unwrap();
+        let config = Config::load(&path).unwrap();
+        let (_, opts) = quiet_run(dir.path(), text);
+        run_with(&config, &opts, registry_build).unwrap();
+        assert_eq!(fs::read_to_string(&path).unwrap(), text);
+        let wider = Config {
+            solvers: vec!["kahn".into(), "program".into()],
+            ..config
+        };
+        run_with(&wider, &opts, registry_build).unwrap();
+        assert_eq!(Config::load(&path).unwrap(), wider);
     }
 
     /// `--redo` solves one solver's items again and keeps the others':
