@@ -10,7 +10,8 @@
 //!   order into a recorded peak.
 //! - [`solvers`] holds every scheduler behind one trait and a registry by name.
 //! - [`input`] reads input files whole, refusing at once bytes that cannot
-//!   be the input (`/dev/zero` given as a graph) and files beyond a size cap.
+//!   be the input (`/dev/zero` given as a graph) and files beyond a size cap;
+//!   [`output`] writes files whole or not at all.
 //! - [`rng`] is the project's seeded random generator (stable across versions).
 //!
 //! The only `unsafe` is a cache prefetch hint (`prefetch.rs`), which cannot
@@ -26,6 +27,7 @@ pub mod experiment;
 pub mod graph;
 pub mod input;
 pub mod order_file;
+pub mod output;
 mod prefetch;
 pub mod rng;
 pub mod schedule;

@@ -60,6 +60,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
         return Ok(ExitCode::SUCCESS);
     }
-    std::fs::write(&path, new).with_context(|| format!("cannot write {}", path.display()))?;
+    memsched::output::write_file(&path, |w| std::io::Write::write_all(w, new.as_bytes()))
+        .with_context(|| format!("cannot write {}", path.display()))?;
     Ok(ExitCode::SUCCESS)
 }

@@ -216,7 +216,10 @@ pub fn emit(path: Option<&str>, text: &str) -> anyhow::Result<()> {
     use anyhow::Context;
     match path {
         None | Some("-") => print_stdout(text),
-        Some(p) => std::fs::write(p, text).with_context(|| format!("cannot write {p}")),
+        Some(p) => memsched::output::write_file(std::path::Path::new(p), |w| {
+            std::io::Write::write_all(w, text.as_bytes())
+        })
+        .with_context(|| format!("cannot write {p}")),
     }
 }
 

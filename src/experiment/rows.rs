@@ -150,16 +150,13 @@ pub fn read_rows_counting(path: &Path) -> io::Result<(Vec<Row>, usize)> {
 
 /// Writes `rows` (header first) to `path` through a temporary file and a rename.
 pub fn write_rows(path: &Path, rows: &[Row]) -> io::Result<()> {
-    let tmp = path.with_extension("csv.tmp");
-    {
-        let mut f = io::BufWriter::new(fs::File::create(&tmp)?);
+    crate::output::write_file(path, |f| {
         f.write_all(header().as_bytes())?;
         for r in rows {
             f.write_all(&to_line(r))?;
         }
-        f.flush()?;
-    }
-    fs::rename(tmp, path)
+        Ok(())
+    })
 }
 
 /// Rounds a percentage so the CSV text is stable: to 4 decimals, or to 3

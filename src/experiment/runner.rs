@@ -1280,16 +1280,13 @@ impl Keyed for SavedOrder {
 /// Writes `records` one JSON object per line, through a temporary file and
 /// a rename.
 pub fn write_jsonl<T: Serialize>(path: &Path, records: &[T]) -> io::Result<()> {
-    let tmp = path.with_extension("jsonl.tmp");
-    {
-        let mut f = io::BufWriter::new(File::create(&tmp)?);
+    crate::output::write_file(path, |f| {
         for r in records {
-            serde_json::to_writer(&mut f, r).map_err(io::Error::other)?;
+            serde_json::to_writer(&mut *f, r).map_err(io::Error::other)?;
             f.write_all(b"\n")?;
         }
-        f.flush()?;
-    }
-    fs::rename(tmp, path)
+        Ok(())
+    })
 }
 
 /// Reads a `.jsonl` file of records: the last one per key wins, and a line

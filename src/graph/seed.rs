@@ -154,7 +154,8 @@ pub fn write<W: Write>(graph: &Graph, mut out: W) -> io::Result<()> {
     out.write_all(b"}\n")
 }
 
-/// Writes `graph` to a file, or standard output for `-`.
+/// Writes `graph` to a file (whole or not at all: [`crate::output`]), or
+/// standard output for `-`.
 pub fn write_path(graph: &Graph, path: &str) -> io::Result<()> {
     if path == "-" {
         // Flushed here, not on drop, which would swallow the error.
@@ -162,10 +163,7 @@ pub fn write_path(graph: &Graph, path: &str) -> io::Result<()> {
         write(graph, &mut w)?;
         w.flush()
     } else {
-        let file = std::fs::File::create(path)?;
-        let mut w = io::BufWriter::new(file);
-        write(graph, &mut w)?;
-        w.flush()
+        crate::output::write_file(std::path::Path::new(path), |w| write(graph, w))
     }
 }
 
