@@ -52,6 +52,32 @@ fn check_distinct(dirs: &[PathBuf]) -> Result<(), ExperimentError> {
     Ok(())
 }
 
+/// Refuses a merge into an `out` that is not one of the inputs and holds
+/// rows the merge does not have: replacing its `runs.csv` would lose them
+/// (merging one shard into a directory of complete results, say).
+fn check_nothing_lost(
+    out: &Path,
+    dirs: &[PathBuf],
+    merged: &BTreeSet<(String, String, u64)>,
+) -> Result<(), ExperimentError> {
+    let real = |p: &Path| fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    let runs = out.join(RUNS);
+    if !runs.is_file() || dirs.iter().any(|d| real(d) == real(out)) {
+        return Ok(());
+    }
+    let held = rows::read_rows(&runs).map_err(|e| ExperimentError::io("read", &runs, e))?;
+    let lost = held.iter().filter(|r| !merged.contains(&r.key())).count();
+    if lost == 0 {
+        return Ok(());
+    }
+    Err(ExperimentError::Config(format!(
+        "{} holds {lost} rows that none of the inputs has, and the merge would replace them: \
+         give {} as an input too (its rows are kept), or merge into another directory (--out)",
+        runs.display(),
+        out.display()
+    )))
+}
+
 /// Merges `dirs` into `out` (which may be one of them).
 pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Finished, ExperimentError> {
     let first = dirs
@@ -114,6 +140,7 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Finished, ExperimentError> 
     all.retain(|r| !(never_ran(r) && ran.contains(&r.key())));
     let mut seen = BTreeSet::new();
     all.retain(|r| seen.insert(r.key()));
+    check_nothing_lost(out, dirs, &seen)?;
     let files: Vec<_> = dirs.iter().map(|d| read_shards_file(d)).collect();
     // Shards an older version placed hold other items than this one's.
     let older = files
@@ -496,6 +523,38 @@ mod tests {
             "{}",
             w[0]
         );
+    }
+
+    /// Merging one shard into a directory of complete results is refused
+    /// (it would replace rows the shard lacks), with nothing written; the
+    /// same merge with the directory among the inputs keeps every row, and
+    /// a merge that has every row of `out` may replace it.
+    #[test]
+    fn a_merge_that_would_lose_rows_of_out_is_refused() {
+        let tmp = tempfile::tempdir().unwrap();
+        let c = config(BASE);
+        let (full, shard) = (tmp.path().join("full"), tmp.path().join("s0"));
+        for (d, k) in [(&full, None), (&shard, Some("0/2".parse().unwrap()))] {
+            let opts = super::super::RunOptions {
+                out: d.clone(),
+                quiet: true,
+                shard: k,
+                ..Default::default()
+            };
+            super::super::run(&c, &opts).unwrap();
+        }
+        let before = fs::read(full.join(RUNS)).unwrap();
+        let err = merge(std::slice::from_ref(&shard), &full)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("rows that none of the inputs has"), "{err}");
+        assert_eq!(fs::read(full.join(RUNS)).unwrap(), before);
+        merge(&[shard.clone(), full.clone()], &full).unwrap();
+        let n = rows::read_rows(&full.join(RUNS)).unwrap().len();
+        assert_eq!(n, before.iter().filter(|&&b| b == b'\n').count() - 1);
+        let copy = tmp.path().join("copy");
+        merge(std::slice::from_ref(&full), &copy).unwrap();
+        merge(std::slice::from_ref(&full), &copy).unwrap();
     }
 
     /// Of two rows of one solve, one that ran beats one whose graph could
