@@ -73,45 +73,32 @@ impl Scheduler for Dp {
         let mut expanded = 0u64;
         let (mut layer_start, mut layer_end) = (0usize, 1usize);
         let mut set = vec![0u64; state::words(n)];
+        // What stops the search, if anything: looked at before each
+        // expansion and after each new state (one expansion of a wide
+        // graph's state makes as many states as it has ready nodes).
+        let limit = |table: &StateTable, states: usize, ticker: &mut DeadlineTicker| {
+            if table.len() as u64 >= ctx.budget.max_states {
+                Some("the state budget")
+            } else if table.bytes() + states as u64 * 24 > ctx.budget.max_memory_bytes {
+                Some("the memory budget")
+            } else if ticker.expired(ctx) {
+                Some("the time limit")
+            } else {
+                None
+            }
+        };
         for _size in 0..n {
+            // Every downset of this layer's size is in it: no schedule
+            // passes below the lowest peak it records.
+            let stopped = |why: &str, recs: &[Rec], states: usize, expanded: u64| {
+                let layer = recs[layer_start..layer_end].iter().map(|r| r.peak).min();
+                stopped_at(g, ctx, why, layer.unwrap_or(0))
+                    .with_counter("states", states as u64)
+                    .with_counter("expanded", expanded)
+            };
             for id in layer_start..layer_end {
-                let states_over = table.len() as u64 >= ctx.budget.max_states;
-                let memory_over =
-                    table.bytes() + recs.len() as u64 * 24 > ctx.budget.max_memory_bytes;
-                let stop = if states_over {
-                    Some("the state budget")
-                } else if memory_over {
-                    Some("the memory budget")
-                } else if ticker.expired(ctx) {
-                    Some("the time limit")
-                } else {
-                    None
-                };
-                if let Some(stop) = stop {
-                    let layer = recs[layer_start..layer_end]
-                        .iter()
-                        .map(|r| r.peak)
-                        .min()
-                        .unwrap_or(0)
-                        .max(g.final_memory())
-                        .max(0) as u64;
-                    let f4 = f4_global_bound(g, BOUND_MAX_NODES, ctx.budget.max_memory_bytes)
-                        .unwrap_or(0);
-                    let lb = layer.max(f4);
-                    let (order, which, peak) = fallback_order(g);
-                    let out = if peak == Some(lb) {
-                        // The fallback meets the bound: proven after all.
-                        Outcome::optimal(order, lb).with_note(format!(
-                            "dp stopped at {stop}; the {which} meets the lower bound"
-                        ))
-                    } else {
-                        Outcome::feasible(order)
-                            .with_lower_bound(Some(lb))
-                            .with_note(format!("dp stopped at {stop}; order is the {which}"))
-                    };
-                    return out
-                        .with_counter("states", table.len() as u64)
-                        .with_counter("expanded", expanded);
+                if let Some(why) = limit(&table, recs.len(), &mut ticker) {
+                    return stopped(why, &recs, table.len(), expanded);
                 }
                 expanded += 1;
                 set.copy_from_slice(table.get(id as u32));
@@ -133,6 +120,9 @@ impl Scheduler for Dp {
                             mem: c_mem,
                         });
                         hashes.push(ch);
+                        if let Some(why) = limit(&table, recs.len(), &mut ticker) {
+                            return stopped(why, &recs, table.len(), expanded);
+                        }
                     } else if c_peak < recs[cid as usize].peak {
                         let r = &mut recs[cid as usize];
                         r.parent = id as u32;
@@ -157,6 +147,27 @@ impl Scheduler for Dp {
         Outcome::optimal(order, peak)
             .with_counter("states", table.len() as u64)
             .with_counter("expanded", expanded)
+    }
+}
+
+/// The outcome of a `dp` stopped by `why` (a budget or the time limit)
+/// with `layer` the lowest peak of its last complete layer: the fallback
+/// order, with the better of that and the F4 bound as lower bound (and a
+/// proof when the fallback meets it).
+fn stopped_at(g: &Graph, ctx: &SolveContext, why: &str, layer: i64) -> Outcome {
+    let layer = layer.max(g.final_memory()).max(0) as u64;
+    let f4 = f4_global_bound(g, BOUND_MAX_NODES, ctx.budget.max_memory_bytes).unwrap_or(0);
+    let lb = layer.max(f4);
+    let (order, which, peak) = fallback_order(g);
+    if peak == Some(lb) {
+        // The fallback meets the bound: proven after all.
+        Outcome::optimal(order, lb).with_note(format!(
+            "dp stopped at {why}; the {which} meets the lower bound"
+        ))
+    } else {
+        Outcome::feasible(order)
+            .with_lower_bound(Some(lb))
+            .with_note(format!("dp stopped at {why}; order is the {which}"))
     }
 }
 
@@ -240,6 +251,34 @@ mod tests {
         assert_eq!(r.peak, Some(peak(&program)));
         assert!(
             r.note.as_deref().unwrap_or("").contains("program order"),
+            "{:?}",
+            r.note
+        );
+    }
+
+    /// One expansion of a wide graph's first state makes a state per ready
+    /// node (n/8 bytes each): the budget is looked at after each, not once
+    /// the expansion is done (100,000 ALLOCs took 1.25 GB under 16 MiB).
+    #[test]
+    fn the_memory_budget_holds_within_one_expansion() {
+        let mut b = crate::graph::GraphBuilder::new();
+        for i in 0..20_000 {
+            b.alloc(1, i);
+        }
+        let g = b.build().unwrap();
+        let mut ctx = SolveContext::default();
+        ctx.budget.max_memory_bytes = 1 << 20;
+        let r = crate::solvers::run(&Dp, &g, &ctx);
+        let states = r
+            .counters
+            .iter()
+            .find(|(k, _)| k == "states")
+            .map(|&(_, v)| v)
+            .unwrap();
+        // 2,500 bytes a state: about 420 fit in 1 MiB.
+        assert!(states < 500, "{states} states");
+        assert!(
+            r.note.as_deref().unwrap_or("").contains("memory budget"),
             "{:?}",
             r.note
         );
