@@ -10,7 +10,7 @@
 
 use std::time::{Duration, Instant};
 
-use super::{Abilities, Outcome, Scheduler, SolveContext};
+use super::{Abilities, Outcome, Scheduler, SolveContext, Status};
 use crate::graph::{Graph, NodeIdx};
 use crate::rng::Rng;
 use crate::schedule;
@@ -307,24 +307,35 @@ impl Anneal {
 
     /// The starting order, the note naming it, and the lower bound its
     /// solver proved, if any (a bound of the graph, so of every result).
-    fn start_order(&self, g: &Graph, ctx: &SolveContext) -> (Vec<NodeIdx>, String, Option<u64>) {
+    /// A start solver that refuses the graph (`anneal:liu` on a graph that
+    /// is not a tree) is an error, its reason kept; one stopped without an
+    /// order leaves Kahn's order as the start, and the note says why.
+    fn start_order(
+        &self,
+        g: &Graph,
+        ctx: &SolveContext,
+    ) -> Result<(Vec<NodeIdx>, String, Option<u64>), String> {
         if let Some(w) = &ctx.warm_start {
             if schedule::check(g, w).is_ok() {
-                return (w.clone(), "start: warm start".into(), None);
+                return Ok((w.clone(), "start: warm start".into(), None));
             }
         }
         let out = self.start.solve(g, ctx);
-        match out.order {
-            Some(o) if schedule::check(g, &o).is_ok() => {
+        let start = self.start.name();
+        match (out.order, out.status) {
+            (Some(o), _) if schedule::check(g, &o).is_ok() => {
                 let why = out.note.map(|n| format!(" ({n})")).unwrap_or_default();
-                let note = format!("start: {}{why}", self.start.name());
-                (o, note, out.lower_bound)
+                Ok((o, format!("start: {start}{why}"), out.lower_bound))
             }
-            _ => (
+            (_, Status::Failed(why)) => Err(format!("start solver {start} failed: {why}")),
+            (Some(_), _) => Err(format!(
+                "start solver {start} returned an order the checker rejects"
+            )),
+            (None, status) => Ok((
                 g.topo_order().to_vec(),
-                "start: kahn (start solver failed)".into(),
+                format!("start: kahn ({start}: {status})"),
                 None,
-            ),
+            )),
         }
     }
 }
@@ -349,7 +360,10 @@ impl Scheduler for Anneal {
 
     fn solve(&self, g: &Graph, ctx: &SolveContext) -> Outcome {
         let n = g.node_count();
-        let (start, note, bound) = self.start_order(g, ctx);
+        let (start, note, bound) = match self.start_order(g, ctx) {
+            Ok(start) => start,
+            Err(why) => return Outcome::failed(why),
+        };
         let done = |order: Vec<NodeIdx>, peak: u64, note: String| match bound {
             // A bound above the peak is wrong: kept, so the checks flag it.
             Some(lb) if lb == peak => Outcome::optimal(order, peak).with_note(note),
@@ -454,6 +468,31 @@ impl Scheduler for Anneal {
 mod tests {
     use super::*;
     use crate::corpus::gen::{generate, GenSpec};
+
+    /// `anneal:START` where START refuses the graph fails with START's
+    /// reason; it used to start from Kahn's order and look like a result.
+    #[test]
+    fn a_start_solver_that_refuses_the_graph_is_an_error() {
+        let g = generate(
+            &GenSpec::parse("random-layered:layers=8,width=3").unwrap(),
+            3,
+        )
+        .unwrap();
+        for (start, says) in [
+            ("anneal:brute", "start solver brute failed: "),
+            ("anneal:liu", "start solver liu failed: "),
+        ] {
+            let r = crate::solvers::run(
+                crate::solvers::build(start).unwrap().as_ref(),
+                &g,
+                &SolveContext::default(),
+            );
+            assert!(
+                matches!(&r.status, Status::Failed(why) if why.starts_with(says)),
+                "{start}: {r:?}"
+            );
+        }
+    }
 
     #[test]
     fn move_state_tracks_the_checker() {
