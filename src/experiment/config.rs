@@ -483,6 +483,13 @@ impl Config {
                 c.graph, c.reduction_pct
             ));
         }
+        if let Some(c) = self.claims.iter().find(|c| c.reduction_pct > 100.0) {
+            return Err(format!(
+                "`[[claims]]` for `{}`: `reduction_pct` is a percentage of the baseline peak, \
+                 at most 100 (got {})",
+                c.graph, c.reduction_pct
+            ));
+        }
         if self.restarts == 0 {
             return Err("`restarts` must be at least 1 (got 0)".into());
         }
@@ -694,6 +701,11 @@ mod tests {
                 "{err}"
             );
         }
+        let text = "solvers = [\"kahn\"]\n[[claims]]\ngraph = \"g\"\nreduction_pct = 150\n";
+        let err = Config::parse(text, "exp.toml", "e")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("at most 100 (got 150)"), "{err}");
     }
 
     #[test]

@@ -81,6 +81,43 @@ pub struct Finished {
     pub warnings: Vec<String>,
 }
 
+/// Graphs of the rows that are one graph under several names (equal
+/// fingerprints: a generator that ignores the seed, such as `darts`, or
+/// `fork-join` without jitter, or one file listed twice): each copy counts
+/// in the means, so the summaries weigh that graph more.
+fn identical_graphs_warning(out: &Path, rows: &[rows::Row]) -> Option<String> {
+    let fingerprints = fingerprint::read(out).ok()?;
+    let named: std::collections::BTreeSet<&str> = rows.iter().map(|r| r.graph.as_str()).collect();
+    let mut by_print: std::collections::BTreeMap<_, Vec<&str>> = Default::default();
+    for (name, print) in &fingerprints {
+        if named.contains(name.as_str()) {
+            by_print.entry(print).or_default().push(name.as_str());
+        }
+    }
+    let groups: Vec<String> = by_print
+        .into_values()
+        .filter(|names| names.len() > 1)
+        .map(|names| names.join(" = "))
+        .collect();
+    if groups.is_empty() {
+        return None;
+    }
+    let shown: Vec<&str> = groups.iter().take(3).map(String::as_str).collect();
+    let more = groups.len().saturating_sub(shown.len());
+    Some(format!(
+        "{} group(s) of graphs are one graph under several names (the same content), so \
+         each counts more than once in the summaries: {}{} (a generator that ignores the \
+         seed, such as `darts`, `nasnet` or `fork-join` without jitter?)",
+        groups.len(),
+        shown.join("; "),
+        if more > 0 {
+            format!("; and {more} more")
+        } else {
+            String::new()
+        }
+    ))
+}
+
 /// The final pass over a results directory: recomputes the per-graph columns
 /// of `runs.csv` and rewrites it sorted, then writes `graphs.csv`,
 /// `summary.csv`, the plots and `README.md`.
@@ -109,6 +146,7 @@ pub fn finish(out: &Path, config: &Config) -> Result<Finished, ExperimentError> 
     let plots = plots::draw_all(out, config, &rows, &order, &profiles)?;
     let mut warnings: Vec<String> = no_baseline_warning(&rows, config).into_iter().collect();
     warnings.extend(graphs::conflicts(&graph_summary));
+    warnings.extend(identical_graphs_warning(out, &rows));
     let refuted: Vec<String> = rows
         .iter()
         .filter(|r| crate::solvers::wrong_bound_claim(&r.reason).is_some())

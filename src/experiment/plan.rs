@@ -18,6 +18,26 @@ use crate::corpus::gen::GenSpec;
 use crate::rng::Rng;
 use crate::solvers;
 
+/// The family of a graph file: the name of its directory, however the
+/// path spells it (`../g.json`, `./g.json` and `g.json` name the directory
+/// too); `file` when it has none (`/g.json`).
+fn family_of(path: &Path) -> String {
+    let dir = match path.parent() {
+        Some(d) if d.as_os_str().is_empty() => Path::new("."),
+        Some(d) => d,
+        None => return "file".into(),
+    };
+    dir.file_name()
+        .map(|s| s.to_os_string())
+        .or_else(|| {
+            std::fs::canonicalize(dir)
+                .ok()?
+                .file_name()
+                .map(|s| s.to_os_string())
+        })
+        .map_or_else(|| "file".into(), |s| s.to_string_lossy().into_owned())
+}
+
 /// Most solves one experiment may plan: each costs about 400 bytes of
 /// memory through a run (its item, its row, the resume's key), so 10
 /// million took 3.7 GB in a review and 99 million exhausted the machine.
@@ -191,11 +211,7 @@ impl Plan {
                 .file_stem()
                 .map(|s| s.to_string_lossy().into_owned())
                 .unwrap_or_default();
-            let family = p
-                .parent()
-                .and_then(|d| d.file_name())
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_else(|| "file".into());
+            let family = family_of(&p);
             push(GraphEntry {
                 name,
                 family,
@@ -382,6 +398,24 @@ fn relative_to_cwd(p: &Path) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A file's family is its directory's name however the path spells
+    /// it: `../g.json` gave `file`, `/abs/dir/g.json` the directory.
+    #[test]
+    fn a_files_family_is_its_directorys_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let inner = dir.path().join("models");
+        std::fs::create_dir_all(inner.join("sub")).unwrap();
+        let name = |p: &Path| family_of(p);
+        assert_eq!(name(&inner.join("g.json")), "models");
+        assert_eq!(name(&inner.join("sub/../g.json")), "models");
+        assert_eq!(name(&inner.join("./g.json")), "models");
+        assert_eq!(name(Path::new("/g.json")), "file");
+        let here = std::env::current_dir().unwrap();
+        let here = here.file_name().unwrap().to_string_lossy();
+        assert_eq!(name(Path::new("g.json")), here);
+        assert_eq!(name(Path::new("./g.json")), here);
+    }
     use crate::experiment::config::Seeds;
     use std::fs;
 

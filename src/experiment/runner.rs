@@ -1621,6 +1621,30 @@ mod tests {
         assert!(run_with(&config, &all, registry_build).is_ok());
     }
 
+    /// Seeds of a generator that ignores them give one graph under
+    /// several names: the run says so (the summaries count it more).
+    #[test]
+    fn identical_graphs_are_named_in_a_warning() {
+        let dir = tempfile::tempdir().unwrap();
+        let (config, opts) = quiet_run(
+            dir.path(),
+            "solvers = [\"kahn\"]\n[graphs]\ngenerate = [{ spec = \"fork-join\", seeds = \"0..2\" }, \
+             { spec = \"chain\", seeds = \"0..2\" }]\n",
+        );
+        let done = run_with(&config, &opts, registry_build).unwrap();
+        let w: Vec<_> = done
+            .warnings
+            .iter()
+            .filter(|w| w.contains("one graph under several names"))
+            .collect();
+        assert_eq!(w.len(), 1, "{:?}", done.warnings);
+        assert!(
+            w[0].contains("1 group(s)") && w[0].contains("fork-join#0 = fork-join#1"),
+            "{}",
+            w[0]
+        );
+    }
+
     /// A run of `DIR/config.toml` into `DIR` keeps the file's text (its
     /// comments); a config that differs replaces it.
     #[test]

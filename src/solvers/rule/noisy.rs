@@ -110,10 +110,11 @@ pub(super) fn best_of_runs(
         Some((i, order)) => {
             let note = if done < k {
                 format!(
-                    "best restart: {i}; {done} of {k} finished (the time limit stopped the rest)"
+                    "best: restart {i} (numbered from 0); {done} of {k} restarts finished (the \
+                     time limit stopped the rest)"
                 )
             } else {
-                format!("best restart: {i} of {k}")
+                format!("best: restart {i} of 0..{k}")
             };
             Outcome::feasible(order)
                 .with_counter("restarts", done as u64)
