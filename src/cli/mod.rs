@@ -199,10 +199,22 @@ pub fn seed_value(seed: i128) -> Result<u64, InvalidInput> {
 pub const MAX_THREADS: usize = 4096;
 
 /// Checks a `--threads` value (`run`, `schedule`): at least 1, at most
-/// [`MAX_THREADS`]. `None` (the flag left out) means rayon's default: every
-/// core, or `RAYON_NUM_THREADS` when it is set.
+/// [`MAX_THREADS`]. Left out, `RAYON_NUM_THREADS` stands for it when set to
+/// a positive number (held to the same cap: 20,000 threads took a run over
+/// a minute); otherwise `None`, rayon's default of every core.
 pub fn threads_value(threads: Option<usize>) -> Result<Option<usize>, InvalidInput> {
-    match threads {
+    let from_env = || {
+        let n: usize = std::env::var("RAYON_NUM_THREADS")
+            .ok()?
+            .trim()
+            .parse()
+            .ok()?;
+        (n > 0).then_some(n)
+    };
+    match threads.or_else(from_env) {
+        Some(n) if threads.is_none() && n > MAX_THREADS => Err(InvalidInput(format!(
+            "RAYON_NUM_THREADS={n}: at most {MAX_THREADS} worker threads"
+        ))),
         Some(0) => Err(InvalidInput("--threads must be at least 1".into())),
         Some(n) if n > MAX_THREADS => Err(InvalidInput(format!(
             "--threads {n}: at most {MAX_THREADS}"
