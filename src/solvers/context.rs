@@ -113,7 +113,17 @@ impl DeadlineTicker {
     }
     /// True when the deadline has passed (checked every `period` calls).
     pub fn expired(&mut self, ctx: &SolveContext) -> bool {
-        self.count += 1;
+        self.expired_after(1, ctx)
+    }
+
+    /// [`expired`](DeadlineTicker::expired) for a step that did `work`
+    /// units (a scan of a ready list of that length, say): the clock is
+    /// read every `period` units, so a step that grows with the graph does
+    /// not push the next look thousands of steps away.
+    pub fn expired_after(&mut self, work: usize, ctx: &SolveContext) -> bool {
+        self.count = self
+            .count
+            .saturating_add(u32::try_from(work).unwrap_or(u32::MAX));
         if self.count >= self.period {
             self.count = 0;
             return ctx.expired();

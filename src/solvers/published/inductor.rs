@@ -65,7 +65,8 @@ impl OpScheduler for InductorLpmf {
         let mut op_order = Vec::with_capacity(m);
         let mut ticker = DeadlineTicker::new(1 << 12);
         while !ready.is_empty() {
-            if ticker.expired(ctx) {
+            // Each step scans the whole ready list.
+            if ticker.expired_after(ready.len(), ctx) {
                 return Decision::Stopped(Outcome::timed_out());
             }
             let key = |op: u32| {

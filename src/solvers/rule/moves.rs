@@ -41,7 +41,7 @@ use super::features::{Adj, Dynamic, Statics};
 use super::packed::{Mode, Packed};
 use super::parse::{Feature, Key};
 use super::queue::{ArenaQueue, KeyCtx, KeyQueue, PackedQueue};
-use crate::graph::{Graph, NodeIdx};
+use crate::graph::{Csr, Graph, NodeIdx};
 use crate::rng::Rng;
 use crate::solvers::{Abilities, DeadlineTicker, Outcome, Scheduler, SolveContext};
 
@@ -132,6 +132,12 @@ struct State<'g> {
     /// Dynamic rules: each move's closure size when it was last keyed, an
     /// upper bound of its current size (a closure only shrinks).
     keyed_size: Vec<u32>,
+    /// Dynamic rules: each node's predecessors that can be moves (delta
+    /// <= 0), so that running one of many ALLOCs read by one op does not
+    /// scan all the op's ALLOCs.
+    move_preds: Option<Csr>,
+    /// Adjacency entries scanned since the deadline ticker last saw them.
+    work: usize,
 }
 
 impl<'g> State<'g> {
@@ -162,6 +168,16 @@ impl<'g> State<'g> {
             tepoch: 1,
             walk: Vec::new(),
             keyed_size: if dynamic { vec![0; n] } else { Vec::new() },
+            move_preds: dynamic.then(|| {
+                let pairs = g.nodes().flat_map(|w| {
+                    adj.preds(w)
+                        .iter()
+                        .filter(|&&y| g.delta(y) <= 0)
+                        .map(move |&y| (w, y))
+                });
+                Csr::from_pairs(n, pairs)
+            }),
+            work: 0,
         };
         for v in g.nodes() {
             if s.is_move(v) {
@@ -261,15 +277,20 @@ impl<'g> State<'g> {
                     self.unblock(w);
                 }
             }
-            if self.dynamic {
+            if let Some(move_preds) = &self.move_preds {
                 // `w` counts for a move `y` iff its unrun predecessors all
                 // lie in y's closure: not before nor after this step if
                 // more of them are left than that closure holds.
                 let left = self.pending[w as usize];
-                for j in 0..self.adj.preds(w).len() {
-                    let y = self.adj.preds(w)[j];
-                    if self.is_move(y) && left <= self.keyed_size[y as usize] {
-                        self.touch(y);
+                let ys = move_preds.neighbors(w);
+                self.work += ys.len();
+                for &y in ys {
+                    let i = y as usize;
+                    let is_move =
+                        self.pending[i] != DONE && self.g.delta(y) <= 0 && self.blockers[i] == 0;
+                    if is_move && left <= self.keyed_size[i] && self.tmark[i] != self.tepoch {
+                        self.tmark[i] = self.tepoch;
+                        self.touched.push(y);
                     }
                 }
             }
@@ -326,6 +347,7 @@ impl<'g> State<'g> {
         for &p in closure.iter().filter(|&&p| p != v) {
             self.walk.push(p);
             while let Some(x) = self.walk.pop() {
+                self.work += self.adj.succs(x).len();
                 for k in 0..self.adj.succs(x).len() {
                     let w = self.adj.succs(x)[k];
                     if self.mark[w as usize] == self.epoch || self.pending[w as usize] == DONE {
@@ -463,7 +485,9 @@ fn by_key(s: &mut State, r: &KeyCtx, mut queue: impl KeyQueue, ctx: &SolveContex
         }
         // A move's node runs only with its move, so a popped move is unrun.
         let Some(v) = queue.pop() else { return true };
-        if ticker.expired(ctx) {
+        // The step re-keyed every touched node.
+        let work = std::mem::take(&mut s.work) + s.touched.len();
+        if ticker.expired_after(work, ctx) {
             return false;
         }
         s.run_move(v, kept.get(v));
@@ -488,7 +512,8 @@ fn uniformly(s: &mut State, seed: u64, ctx: &SolveContext) -> bool {
         if set.is_empty() {
             return true;
         }
-        if ticker.expired(ctx) {
+        let work = std::mem::take(&mut s.work) + s.touched.len();
+        if ticker.expired_after(work, ctx) {
             return false;
         }
         let i = rng.below(set.len() as u64) as usize;
