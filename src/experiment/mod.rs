@@ -97,7 +97,10 @@ fn identical_graphs_warning(out: &Path, rows: &[rows::Row]) -> Option<String> {
     let groups: Vec<String> = by_print
         .into_values()
         .filter(|names| names.len() > 1)
-        .map(|names| names.join(" = "))
+        .map(|names| match names.len() {
+            2 | 3 => names.join(" = "),
+            k => format!("{} = {} and {} more", names[0], names[1], k - 2),
+        })
         .collect();
     if groups.is_empty() {
         return None;
