@@ -23,6 +23,10 @@ while [[ $# -gt 0 ]]; do
   esac
 done
 if [[ ${#names[@]} -eq 0 ]]; then
+  if [[ " ${extra[*]:-} " == *" --redo "* ]]; then
+    echo "regenerate.sh: --redo needs the experiments that run the solver, e.g. 'scripts/regenerate.sh --redo ilp nas seed_table'" >&2
+    exit 2
+  fi
   names=(quick seed_table heuristics optimality nas scaling rules)
 fi
 
@@ -40,13 +44,18 @@ if [[ -f "$timings" ]]; then
 fi
 record() { # name seconds exit
   local how="$(nproc) cores, ${extra[*]:-default threads}"
-  awk -F' [|] ' -v name="| $1" -v how="$how" '!($1 == name && $4 == how)' "$rows" > "$rows.new"
+  # A --fresh run replaces every row of its experiment (the partial runs
+  # before it describe rows it discarded); others only their own options'.
+  local fresh=0
+  [[ " ${extra[*]:-} " == *" --fresh "* ]] && fresh=1
+  awk -F' [|] ' -v name="| $1" -v how="$how" -v fresh="$fresh" \
+    '!($1 == name && (fresh == 1 || $4 == how))' "$rows" > "$rows.new"
   echo "| $1 | $2 | $3 | $how | $(date -u +%Y-%m-%d) |" >> "$rows.new"
   mv "$rows.new" "$rows"
   {
     echo "# Time to regenerate the committed results"
     echo
-    echo "Written by scripts/regenerate.sh on $(uname -sm); one row per experiment, from its last run."
+    echo "Written by scripts/regenerate.sh on $(uname -sm); one row per experiment and options, from its last run (a --fresh run replaces the experiment's other rows)."
     echo
     echo "| experiment | wall-clock (s) | exit | machine, options | date |"
     echo "|---|---:|---:|---|---|"
