@@ -87,7 +87,7 @@ impl Scheduler for Dp {
                 None
             }
         };
-        for _size in 0..n {
+        for size in 0..n {
             // Every downset of this layer's size is in it: no schedule
             // passes below the lowest peak it records.
             let stopped = |why: &str, recs: &[Rec], states: usize, expanded: u64| {
@@ -120,7 +120,10 @@ impl Scheduler for Dp {
                             mem: c_mem,
                         });
                         hashes.push(ch);
-                        if let Some(why) = limit(&table, recs.len(), &mut ticker) {
+                        // The full set ends the search: nothing left to stop.
+                        let full = size + 1 == n;
+                        if let Some(why) = limit(&table, recs.len(), &mut ticker).filter(|_| !full)
+                        {
                             return stopped(why, &recs, table.len(), expanded);
                         }
                     } else if c_peak < recs[cid as usize].peak {
@@ -282,5 +285,21 @@ mod tests {
             "{:?}",
             r.note
         );
+    }
+
+    /// The budget is not looked at once the full set is made: a chain's
+    /// n + 1 downsets fit a budget of n + 1 states and are a proof.
+    #[test]
+    fn the_last_state_does_not_trip_the_budget() {
+        let mut b = crate::graph::GraphBuilder::new();
+        let ops: Vec<i64> = (0..10).map(|_| b.op("op")).collect();
+        for w in ops.windows(2) {
+            b.edge(w[0], w[1]);
+        }
+        let g = b.build().unwrap();
+        let mut ctx = SolveContext::default();
+        ctx.budget.max_states = 11;
+        let r = crate::solvers::run(&Dp, &g, &ctx);
+        assert_eq!(r.status, crate::Status::Optimal, "{r:?}");
     }
 }
