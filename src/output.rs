@@ -8,44 +8,66 @@ use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 /// Writes the file `path` with `fill`, through a temporary file and a
-/// rename when `path` is a regular file or does not exist yet. Anything
-/// else (`/dev/null`, a pipe, a symlink) is written in place: a rename would
-/// replace the device or the link itself.
+/// rename when `path` is a regular file (or a link to one) or does not
+/// exist yet: the new file takes the old one's permissions. Anything else
+/// (`/dev/null`, a pipe), and a file we may not write, is written in place,
+/// as `File::create` does: a rename would replace the device, or a file the
+/// user made read-only.
 pub fn write_file(
     path: &Path,
     fill: impl FnOnce(&mut BufWriter<File>) -> io::Result<()>,
 ) -> io::Result<()> {
-    let replaceable = match fs::symlink_metadata(path) {
-        Ok(m) => m.file_type().is_file(),
-        Err(e) => e.kind() == io::ErrorKind::NotFound,
+    // A link is followed: the file it names is replaced, the link stays.
+    let target = fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    let old = match fs::metadata(&target) {
+        Ok(m) => Some(m),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+        Err(e) => return Err(e),
     };
+    let replaceable = old
+        .as_ref()
+        .is_none_or(|m| m.file_type().is_file() && !m.permissions().readonly());
     if !replaceable {
         let mut w = BufWriter::new(File::create(path)?);
         fill(&mut w)?;
         return w.flush();
     }
-    let tmp = temporary_beside(path);
-    let written = File::create(&tmp).and_then(|file| {
+    let (tmp, file) = create_beside(&target)?;
+    let written = (|| {
+        if let Some(m) = &old {
+            file.set_permissions(m.permissions())?;
+        }
         let mut w = BufWriter::new(file);
         fill(&mut w)?;
-        w.flush()
-    });
-    match written.and_then(|()| fs::rename(&tmp, path)) {
-        Ok(()) => Ok(()),
-        Err(e) => {
-            let _ = fs::remove_file(&tmp);
-            Err(e)
-        }
+        w.flush()?;
+        fs::rename(&tmp, &target)
+    })();
+    if written.is_err() {
+        let _ = fs::remove_file(&tmp);
     }
+    written
 }
 
-/// `DIR/.NAME.PID.tmp` for `DIR/NAME`: the same directory (so the rename
-/// stays on one file system) and a name no other process writes.
-fn temporary_beside(path: &Path) -> PathBuf {
+/// A new file `DIR/.NAME.PID-K.tmp` beside `DIR/NAME` (the same directory,
+/// so the rename stays on one file system), created only if no such file
+/// exists: never one another writer, or a planted link, holds.
+fn create_beside(path: &Path) -> io::Result<(PathBuf, File)> {
     let name = path
         .file_name()
         .map_or_else(|| "output".into(), |n| n.to_string_lossy().into_owned());
-    path.with_file_name(format!(".{name}.{}.tmp", std::process::id()))
+    let mut k = 0u32;
+    loop {
+        let tmp = path.with_file_name(format!(".{name}.{}-{k}.tmp", std::process::id()));
+        match fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)
+        {
+            Ok(file) => return Ok((tmp, file)),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists && k < 1000 => k += 1,
+            Err(e) => return Err(e),
+        }
+    }
 }
 
 #[cfg(test)]
@@ -71,6 +93,34 @@ mod tests {
         );
         write_file(&path, |w| w.write_all(b"new")).unwrap();
         assert_eq!(fs::read_to_string(&path).unwrap(), "new");
+    }
+
+    /// A link is followed (the link stays, its file is replaced), the old
+    /// permissions are kept, and a read-only file is refused as
+    /// `File::create` refuses it.
+    #[cfg(unix)]
+    #[test]
+    fn links_permissions_and_read_only_files() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("g.json");
+        fs::write(&file, "old").unwrap();
+        fs::set_permissions(&file, fs::Permissions::from_mode(0o640)).unwrap();
+        let link = dir.path().join("link.json");
+        std::os::unix::fs::symlink(&file, &link).unwrap();
+        write_file(&link, |w| w.write_all(b"new")).unwrap();
+        assert!(fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        assert_eq!(fs::read_to_string(&file).unwrap(), "new");
+        let mode = fs::metadata(&file).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o640);
+        fs::set_permissions(&file, fs::Permissions::from_mode(0o440)).unwrap();
+        // Root may write a read-only file anyway; either way it is not replaced.
+        let _ = write_file(&file, |w| w.write_all(b"x"));
+        let mode = fs::metadata(&file).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o440, "still the user's read-only file");
     }
 
     #[test]
