@@ -585,9 +585,17 @@ fn saved_orders_are_the_rows_schedules_and_survive_resume_and_merge() {
         "{stderr}"
     );
     assert_eq!(orders(&mixed).len(), orders(&s0).len());
-    // Merging into `m` inputs that kept no orders removes its old file.
-    run_ok(&["merge", off.to_str().unwrap(), "--out", m.to_str().unwrap()]);
-    assert!(!m.join("orders.jsonl").exists());
+    // Merging into `m` an input that lacks its rows (solved elsewhere, no
+    // orders kept) is refused: `m` keeps its rows and its orders.
+    let before = fs::read(m.join("runs.csv")).unwrap();
+    let o = memsched(&["merge", off.to_str().unwrap(), "--out", m.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        o.status.code() == Some(2) && stderr.contains("that none of the inputs has"),
+        "{stderr}"
+    );
+    assert_eq!(fs::read(m.join("runs.csv")).unwrap(), before);
+    assert!(m.join("orders.jsonl").exists());
     // Turned on after the rows were solved: a warning names them.
     let late = dir(&tmp, "late");
     let without = body.replace("save_orders = true\n", "");

@@ -54,25 +54,34 @@ fn check_distinct(dirs: &[PathBuf]) -> Result<(), ExperimentError> {
 
 /// Refuses a merge into an `out` that is not one of the inputs and holds
 /// rows the merge does not have: replacing its `runs.csv` would lose them
-/// (merging one shard into a directory of complete results, say).
+/// (merging one shard into a directory of complete results, say). A row of
+/// `out` counts as kept only when the merge has the same solve (same key,
+/// time and peak): old shards merged into a directory whose rows were
+/// since redone (`run --redo`) would otherwise bring back the old rows.
 fn check_nothing_lost(
     out: &Path,
     dirs: &[PathBuf],
-    merged: &BTreeSet<(String, String, u64)>,
+    merged: &[rows::Row],
 ) -> Result<(), ExperimentError> {
     let real = |p: &Path| fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
     let runs = out.join(RUNS);
     if !runs.is_file() || dirs.iter().any(|d| real(d) == real(out)) {
         return Ok(());
     }
+    let solve = |r: &rows::Row| (r.time_ms.to_bits(), r.peak_bytes);
+    let merged: BTreeMap<_, _> = merged.iter().map(|r| (r.key(), solve(r))).collect();
     let held = rows::read_rows(&runs).map_err(|e| ExperimentError::io("read", &runs, e))?;
-    let lost = held.iter().filter(|r| !merged.contains(&r.key())).count();
+    let lost = held
+        .iter()
+        .filter(|r| merged.get(&r.key()) != Some(&solve(r)))
+        .count();
     if lost == 0 {
         return Ok(());
     }
     Err(ExperimentError::Config(format!(
-        "{} holds {lost} rows that none of the inputs has, and the merge would replace them: \
-         give {} as an input too (its rows are kept), or merge into another directory (--out)",
+        "{} holds {lost} rows that none of the inputs has as it stands (missing, or solved \
+         again since), and the merge would replace them: give {} as the first input too (its \
+         rows then win), or merge into another directory (--out)",
         runs.display(),
         out.display()
     )))
@@ -140,7 +149,7 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Finished, ExperimentError> 
     all.retain(|r| !(never_ran(r) && ran.contains(&r.key())));
     let mut seen = BTreeSet::new();
     all.retain(|r| seen.insert(r.key()));
-    check_nothing_lost(out, dirs, &seen)?;
+    check_nothing_lost(out, dirs, &all)?;
     let files: Vec<_> = dirs.iter().map(|d| read_shards_file(d)).collect();
     // Shards an older version placed hold other items than this one's.
     let older = files
@@ -555,6 +564,16 @@ mod tests {
         let copy = tmp.path().join("copy");
         merge(std::slice::from_ref(&full), &copy).unwrap();
         merge(std::slice::from_ref(&full), &copy).unwrap();
+        // A row of `copy` solved again since (as by `run --redo`): the
+        // older input would bring the old row back.
+        let runs = copy.join(RUNS);
+        let mut rows = rows::read_rows(&runs).unwrap();
+        rows[0].time_ms += 1.0;
+        rows::write_rows(&runs, &rows).unwrap();
+        let err = merge(std::slice::from_ref(&full), &copy)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("1 rows that none of the inputs has"), "{err}");
     }
 
     /// Of two rows of one solve, one that ran beats one whose graph could

@@ -353,12 +353,8 @@ fn run_with(
             lock
         }
     };
-    // The same config already there (run from `results/NAME/config.toml`,
-    // say) keeps its text: its comments are the user's.
-    if Config::load(&config_path).map_or(true, |there| there != *config) {
-        fs::write(&config_path, config.to_toml())
-            .map_err(|e| ExperimentError::io("write", &config_path, e))?;
-    }
+    let text = recorded_config_text(&config_path, config);
+    fs::write(&config_path, text).map_err(|e| ExperimentError::io("write", &config_path, e))?;
     let orders_path = out.join(ORDERS);
     if opts.fresh {
         for p in [&runs_path, &profiles_path, &orders_path] {
@@ -398,11 +394,19 @@ fn run_with(
     let tetris = tetris_graph(config, &plan);
     // The same for the profiles (the final pass picks the Tetris graph's),
     // less those of the solves done again.
-    if tetris.is_some() && profiles_path.exists() {
+    if (tetris.is_some() || !redone.is_empty()) && profiles_path.exists() {
         let mut profiles = read_profiles(&profiles_path);
         profiles.retain(|p| !redone.contains(&p.key()));
         write_profiles(&profiles_path, &profiles)
             .map_err(|e| ExperimentError::io("write", &profiles_path, e))?;
+    }
+    // Orders of the solves done again go whatever `save_orders` says: an
+    // order from before a fix must not be served as the solver's.
+    if !config.save_orders && !redone.is_empty() && orders_path.exists() {
+        let mut kept = read_jsonl::<SavedOrder>(&orders_path);
+        kept.retain(|o| !redone.contains(&o.key()));
+        write_jsonl(&orders_path, &kept)
+            .map_err(|e| ExperimentError::io("write", &orders_path, e))?;
     }
     // Valid rows of earlier runs whose order was not kept (`save_orders`
     // turned on since): named in a warning at the end.
@@ -1078,6 +1082,47 @@ pub(super) fn never_ran(row: &Row) -> bool {
     row.status == "failed" && row.reason.starts_with(CANNOT_LOAD)
 }
 
+/// The text to record in `DIR/config.toml`: the config written out whole,
+/// unless the file there is this same config (run from
+/// `results/NAME/config.toml`, say), whose text and comments are the
+/// user's. Its settings that later runs compare (`name`, `time_limit`,
+/// `restarts`, `[budget]`) are then spelled out where it left them to
+/// their defaults, which another version may change.
+fn recorded_config_text(path: &Path, config: &Config) -> String {
+    let whole = config.to_toml();
+    let Ok(text) = fs::read_to_string(path) else {
+        return whole;
+    };
+    let stem = path
+        .file_stem()
+        .map_or(String::new(), |s| s.to_string_lossy().into_owned());
+    let (Ok(there), Ok(table), Ok(full)) = (
+        Config::parse(&text, "", &stem),
+        text.parse::<toml::Table>(),
+        whole.parse::<toml::Table>(),
+    ) else {
+        return whole;
+    };
+    if there != *config {
+        return whole;
+    }
+    let mut head = String::new();
+    for key in ["name", "time_limit", "restarts"] {
+        if let (None, Some(v)) = (table.get(key), full.get(key)) {
+            head.push_str(&format!("{key} = {v}\n"));
+        }
+    }
+    let mut tail = String::new();
+    if let (None, Some(toml::Value::Table(b))) = (table.get("budget"), full.get("budget")) {
+        tail = format!("\n[budget]\n{b}");
+    }
+    let kept = format!("{head}{text}{tail}");
+    match Config::parse(&kept, "", &stem) {
+        Ok(c) if c == *config => kept,
+        _ => whole,
+    }
+}
+
 /// The solvers `--redo` names, each checked to be one of the config's.
 fn redo_solvers<'a>(
     plan: &Plan,
@@ -1651,13 +1696,27 @@ mod tests {
     fn the_same_config_keeps_its_text() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join(CONFIG);
-        let text = "# my notes\nname = \"t\"\nsolvers = [\"kahn\"]\n[graphs]\n\
+        let text = "# my notes\nsolvers = [\"kahn\"]\n[graphs]\n\
                     generate = [\"chain:length=3\"]\n";
         fs::write(&path, text).unwrap();
         let config = Config::load(&path).unwrap();
         let (_, opts) = quiet_run(dir.path(), text);
         run_with(&config, &opts, registry_build).unwrap();
-        assert_eq!(fs::read_to_string(&path).unwrap(), text);
+        // Kept, with the compared settings it left to defaults spelled out.
+        let kept = fs::read_to_string(&path).unwrap();
+        assert!(kept.contains(text), "{kept}");
+        for key in [
+            "name = \"config\"",
+            "time_limit = ",
+            "restarts = ",
+            "[budget]",
+        ] {
+            assert!(kept.contains(key), "{key} in {kept}");
+        }
+        assert_eq!(Config::load(&path).unwrap(), config);
+        // A second run keeps that text as it is.
+        run_with(&config, &opts, registry_build).unwrap();
+        assert_eq!(fs::read_to_string(&path).unwrap(), kept);
         let wider = Config {
             solvers: vec!["kahn".into(), "program".into()],
             ..config
@@ -1685,6 +1744,18 @@ mod tests {
         let again = run_with(&config, &redo, registry_build).unwrap();
         assert_eq!(again.ran, 12, "random on 6 graphs x 2 seeds");
         assert_eq!(again.resumed, first.items - 12);
+        // Every line's key, as written (read_jsonl keeps one per key).
+        let lines = |name: &str| -> Vec<(String, String, u64)> {
+            fs::read_to_string(dir.path().join(name))
+                .unwrap_or_default()
+                .lines()
+                .map(|l| {
+                    let v: serde_json::Value = serde_json::from_str(l).unwrap();
+                    let text = |k: &str| v[k].as_str().unwrap().to_string();
+                    (text("graph"), text("solver"), v["seed"].as_u64().unwrap())
+                })
+                .collect()
+        };
         let unique = |keys: Vec<(String, String, u64)>| {
             let n = keys.len();
             let set: std::collections::BTreeSet<_> = keys.into_iter().collect();
@@ -1695,14 +1766,18 @@ mod tests {
             unique(rows.iter().map(Row::key).collect()),
             (first.items, first.items)
         );
-        let orders = read_jsonl::<SavedOrder>(&dir.path().join(ORDERS));
-        assert_eq!(
-            unique(orders.iter().map(Keyed::key).collect()),
-            (first.items, first.items)
-        );
-        let profiles = read_profiles(&dir.path().join(PROFILES));
-        let (n, distinct) = unique(profiles.iter().map(Keyed::key).collect());
-        assert_eq!(n, distinct, "no profile twice");
+        assert_eq!(unique(lines(ORDERS)), (first.items, first.items));
+        let (n, distinct) = unique(lines(PROFILES));
+        assert!(n > 0 && n == distinct, "no profile twice: {n} lines");
+        // With `save_orders` off, the redone solver's old orders still go.
+        let config = Config {
+            save_orders: false,
+            ..config
+        };
+        run_with(&config, &redo, registry_build).unwrap();
+        let random = lines(ORDERS).iter().filter(|k| k.1 == "random").count();
+        assert_eq!(random, 0, "orders from before the redo are gone");
+        assert_eq!(lines(ORDERS).len(), first.items - 12, "kahn's stay");
         let bad = RunOptions {
             redo: vec!["ilp".into()],
             ..opts
