@@ -1,6 +1,6 @@
 //! Ctrl-C in `memsched schedule`: the report of the best found so far is
 //! still written, and the process then ends by the signal (Unix only).
-#![cfg(unix)]
+#![cfg(target_os = "linux")]
 
 use std::io::Read;
 use std::os::unix::process::ExitStatusExt;
@@ -23,7 +23,18 @@ fn ctrl_c_stops_the_solvers_and_the_report_is_still_written() {
         .stderr(Stdio::piped())
         .spawn()
         .expect("memsched starts");
-    sleep(Duration::from_millis(1500));
+    // Until the handler is in place (SigCgt lists SIGINT, bit 2), then a
+    // little more so that `exact` is searching.
+    let status_file = format!("/proc/{}/status", child.id());
+    let waited = Instant::now();
+    while !catches_sigint(&status_file) {
+        assert!(
+            waited.elapsed() < Duration::from_secs(30),
+            "no SIGINT handler"
+        );
+        sleep(Duration::from_millis(20));
+    }
+    sleep(Duration::from_millis(300));
     let sent = Command::new("kill")
         .args(["-INT", &child.id().to_string()])
         .status()
@@ -59,12 +70,29 @@ fn ctrl_c_stops_the_solvers_and_the_report_is_still_written() {
         "ends by SIGINT: {status:?}\n{err}"
     );
     assert!(err.contains("interrupted (Ctrl-C)"), "{err}");
-    for solver in ["exact", "xla-list"] {
-        let row = out
-            .lines()
+    let row = |solver: &str| {
+        out.lines()
             .find(|l| l.starts_with(solver))
-            .unwrap_or_else(|| panic!("no {solver} row in\n{out}"));
-        assert!(row.contains("feasible"), "{row}");
-    }
+            .unwrap_or_else(|| panic!("no {solver} row in\n{out}"))
+    };
+    assert!(row("exact").contains("feasible"), "{}", row("exact"));
+    // Interrupted before it started: not run, and said so.
+    assert!(row("xla-list").contains("timed_out"), "{}", row("xla-list"));
+    assert!(
+        err.contains("solver xla-list: not run: interrupted"),
+        "{err}"
+    );
     assert!(out.contains("best peak"), "{out}");
+}
+
+/// Whether the process whose `/proc/PID/status` is `path` catches SIGINT
+/// (signal 2: bit 1 of the `SigCgt` mask).
+fn catches_sigint(path: &str) -> bool {
+    std::fs::read_to_string(path)
+        .ok()
+        .and_then(|text| {
+            let mask = text.lines().find_map(|l| l.strip_prefix("SigCgt:"))?;
+            u64::from_str_radix(mask.trim(), 16).ok()
+        })
+        .is_some_and(|mask| mask & 0b10 != 0)
 }

@@ -238,6 +238,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             .iter()
             .enumerate()
             .map(|(i, (shown, solver))| {
+                if interrupt.happened() {
+                    return not_run(solver.name());
+                }
                 if progress {
                     note!("[{}/{}] {shown}", i + 1, chosen.len());
                 }
@@ -275,7 +278,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     let mut code = ExitCode::SUCCESS;
     for report in &reports {
-        if !report.valid() {
+        if report.note.as_deref() == Some(NOT_RUN) {
+            note!("solver {}: {NOT_RUN}", report.solver);
+            continue;
+        } else if !report.valid() {
             note!(
                 "error: solver {} returned no valid schedule: {}",
                 report.solver,
@@ -294,13 +300,31 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     if interrupt.happened() {
         note!(
-            "interrupted (Ctrl-C): each solver stopped at its best so far, as at a time limit; \
-             the report above is what they had"
+            "interrupted (Ctrl-C): the solver running stopped at its best so far, as at a time \
+             limit, and any after it did not run; the report above is what they had"
         );
         interrupt.end_as_interrupted();
         return Ok(ExitCode::from(130));
     }
     Ok(code)
+}
+
+/// The note of a solver that Ctrl-C kept from starting.
+const NOT_RUN: &str = "not run: interrupted (Ctrl-C) before it started";
+
+/// The report of a solver that Ctrl-C kept from starting: no order.
+fn not_run(solver: String) -> Report {
+    Report {
+        solver,
+        status: Status::TimedOut,
+        order: None,
+        peak: None,
+        final_memory: None,
+        lower_bound: None,
+        counters: Vec::new(),
+        note: Some(NOT_RUN.into()),
+        time: Duration::ZERO,
+    }
 }
 
 /// Refuses, before anything is read or solved, an `--out` or `--plot` file
