@@ -864,3 +864,16 @@ fn rayon_num_threads_is_held_to_the_threads_cap() {
         .unwrap();
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
 }
+
+/// `validate - -` names the mistake instead of failing the second read of
+/// an exhausted standard input with a JSON error.
+#[test]
+fn standard_input_given_twice_is_refused() {
+    let o = run(&["validate", "-", "-"], Some("{\"Nodes\": []}"));
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("given more than once"),
+        "{}",
+        stderr(&o)
+    );
+}

@@ -15,6 +15,12 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    if args.graphs.iter().filter(|p| p.as_str() == "-").count() > 1 {
+        return Err(super::InvalidInput(
+            "`-` (standard input) is given more than once: it can be read only once".into(),
+        )
+        .into());
+    }
     let mut failed = false;
     let mut stdout_closed = false;
     for path in &args.graphs {

@@ -115,6 +115,12 @@ impl ExternalOrders {
             message,
         };
         let (path, solver) = split_argument(argument);
+        if solver == Some("") {
+            return Err(bad(format!(
+                "`{argument}` ends in `#` with no solver after it: name the solver whose lines \
+                 to take (`{path}#exact`), or leave out the `#` for every line"
+            )));
+        }
         let path = PathBuf::from(path);
         let source = if path.is_dir() {
             if solver.is_some() {
@@ -134,7 +140,7 @@ impl ExternalOrders {
             }
             Source::Lines {
                 path,
-                solver: solver.filter(|s| !s.is_empty()).map(String::from),
+                solver: solver.map(String::from),
             }
         } else {
             return Err(bad(format!(
@@ -363,6 +369,21 @@ mod tests {
         ] {
             assert_eq!(canonical_argument(given), name, "{given}");
         }
+    }
+
+    /// `FILE.jsonl#` with nothing after the `#` is refused (it was read as
+    /// every line, without a word).
+    #[test]
+    fn an_empty_solver_after_the_hash_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("orders.jsonl");
+        std::fs::write(&file, "").unwrap();
+        let arg = format!("{}#", file.display());
+        let err = ExternalOrders::new(&arg)
+            .err()
+            .expect("refused")
+            .to_string();
+        assert!(err.contains("ends in `#` with no solver after it"), "{err}");
     }
 
     /// A directory's file is read and checked; a missing one, a wrong id
