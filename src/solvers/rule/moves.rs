@@ -37,11 +37,13 @@
 //! the op first (15 < 72) and then peaks at 15 + 161 = 176; running FREE c's
 //! move first peaks at 161.
 
+use std::collections::HashMap;
+
 use super::features::{Adj, Dynamic, Statics};
 use super::packed::{Mode, Packed};
 use super::parse::{Feature, Key};
 use super::queue::{ArenaQueue, KeyCtx, KeyQueue, PackedQueue};
-use crate::graph::{Csr, Graph, NodeIdx};
+use crate::graph::{Graph, NodeIdx};
 use crate::rng::Rng;
 use crate::solvers::{Abilities, DeadlineTicker, Outcome, Scheduler, SolveContext};
 
@@ -112,6 +114,10 @@ pub(super) enum Pick<'a> {
     Uniform { seed: u64 },
 }
 
+/// Predecessors past which a node keeps a list of those that can be moves
+/// (see `State::move_preds`).
+const MANY_PREDS: usize = 64;
+
 struct State<'g> {
     g: &'g Graph,
     adj: &'g Adj<'g>,
@@ -132,10 +138,11 @@ struct State<'g> {
     /// Dynamic rules: each move's closure size when it was last keyed, an
     /// upper bound of its current size (a closure only shrinks).
     keyed_size: Vec<u32>,
-    /// Dynamic rules: each node's predecessors that can be moves (delta
-    /// <= 0), so that running one of many ALLOCs read by one op does not
-    /// scan all the op's ALLOCs.
-    move_preds: Option<Csr>,
+    /// Dynamic rules: the predecessors that can be moves (delta <= 0) of
+    /// each node with more than [`MANY_PREDS`] predecessors, so that running
+    /// one of many ALLOCs read by one op does not scan all the op's ALLOCs
+    /// (other nodes scan their few predecessors as they are).
+    move_preds: HashMap<NodeIdx, Box<[NodeIdx]>>,
     /// Adjacency entries scanned since the deadline ticker last saw them.
     work: usize,
 }
@@ -168,15 +175,17 @@ impl<'g> State<'g> {
             tepoch: 1,
             walk: Vec::new(),
             keyed_size: if dynamic { vec![0; n] } else { Vec::new() },
-            move_preds: dynamic.then(|| {
-                let pairs = g.nodes().flat_map(|w| {
-                    adj.preds(w)
-                        .iter()
-                        .filter(|&&y| g.delta(y) <= 0)
-                        .map(move |&y| (w, y))
-                });
-                Csr::from_pairs(n, pairs)
-            }),
+            move_preds: if dynamic {
+                g.nodes()
+                    .filter(|&w| adj.preds(w).len() > MANY_PREDS)
+                    .map(|w| {
+                        let ys = adj.preds(w).iter().filter(|&&y| g.delta(y) <= 0);
+                        (w, ys.copied().collect())
+                    })
+                    .collect()
+            } else {
+                HashMap::new()
+            },
             work: 0,
         };
         for v in g.nodes() {
@@ -277,12 +286,17 @@ impl<'g> State<'g> {
                     self.unblock(w);
                 }
             }
-            if let Some(move_preds) = &self.move_preds {
+            if self.dynamic {
                 // `w` counts for a move `y` iff its unrun predecessors all
                 // lie in y's closure: not before nor after this step if
                 // more of them are left than that closure holds.
                 let left = self.pending[w as usize];
-                let ys = move_preds.neighbors(w);
+                let all = self.adj.preds(w);
+                let ys: &[NodeIdx] = if all.len() > MANY_PREDS {
+                    self.move_preds.get(&w).map_or(all, |ys| ys)
+                } else {
+                    all
+                };
                 self.work += ys.len();
                 for &y in ys {
                     let i = y as usize;
