@@ -379,10 +379,7 @@ mod tests {
         let file = dir.path().join("orders.jsonl");
         std::fs::write(&file, "").unwrap();
         let arg = format!("{}#", file.display());
-        let err = ExternalOrders::new(&arg)
-            .err()
-            .expect("refused")
-            .to_string();
+        let err = ExternalOrders::new(&arg).expect_err("refused").to_string();
         assert!(err.contains("ends in `#` with no solver after it"), "{err}");
     }
 
