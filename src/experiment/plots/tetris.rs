@@ -109,15 +109,18 @@ impl Draw for Steps<'_> {
             .y_label_area_size(80)
             .build_cartesian_2d(0f64..self.xmax, 0f64..self.ymax / div * 1.08)
             .map_err(err)?;
-        chart
-            .configure_mesh()
-            .x_desc("step (memory after step k is drawn from k - 1 to k)")
+        let mut mesh = chart.configure_mesh();
+        mesh.x_desc("step (memory after step k is drawn from k - 1 to k)")
             .x_label_formatter(&|x| format!("{x:.0}"))
             .y_desc(format!("live memory ({unit})"))
             .label_style((FONT, 14))
-            .axis_desc_style((FONT, 16))
-            .draw()
-            .map_err(err)?;
+            .axis_desc_style((FONT, 16));
+        // No more labels than whole steps: a 3-step graph printed
+        // "0 0 1 2 2 2 3" from fractional ticks.
+        if self.xmax < 10.0 {
+            mesh.x_labels(self.xmax as usize + 1);
+        }
+        mesh.draw().map_err(err)?;
         let count = self.lines.len() as u32;
         for (i, (label, ci, p)) in self.lines.iter().enumerate() {
             let c = color(*ci);
@@ -232,6 +235,27 @@ mod tests {
             steps: 1,
             points: vec![(1, 1)],
         }
+    }
+
+    /// A few steps get one label each: fractional ticks printed
+    /// "0 0 1 2 2 2 3" for three steps.
+    #[test]
+    fn short_profiles_label_each_step_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("m.svg");
+        let p = Profile {
+            steps: 3,
+            points: vec![(1, 5), (2, 9), (3, 0)],
+            ..profile("exact")
+        };
+        draw_file(&path, "t", &[("exact".into(), p)]).unwrap();
+        let svg = std::fs::read_to_string(&path).unwrap();
+        // Text elements are `<text ...>\nLABEL\n</text>`; x ticks are bare integers.
+        let whole: Vec<&str> = svg
+            .lines()
+            .filter(|l| !l.is_empty() && l.bytes().all(|b| b.is_ascii_digit()))
+            .collect();
+        assert_eq!(whole, ["0", "1", "2", "3"], "{svg}");
     }
 
     /// The best heuristic is the first in config order among the lowest,
