@@ -509,11 +509,16 @@ fn run_with(
         }
     }
     drop(sink);
-    // Profiles were appended as solves ended: in key order, as a resume
-    // writes them, so that a fresh run and a resumed one give one file.
+    // Profiles and orders were appended as solves ended: in key order, as
+    // a resume writes them, so that a fresh run and a resumed one give one
+    // file.
     if tetris.is_some() && profiles_path.exists() {
         write_profiles(&profiles_path, &read_profiles(&profiles_path))
             .map_err(|e| ExperimentError::io("write", &profiles_path, e))?;
+    }
+    if config.save_orders && !pending.is_empty() && orders_path.exists() {
+        write_jsonl(&orders_path, &read_jsonl::<SavedOrder>(&orders_path))
+            .map_err(|e| ExperimentError::io("write", &orders_path, e))?;
     }
     let mut finished = super::finish(out, config)?;
     if !config.save_orders && orders_path.exists() && !pending.is_empty() {
@@ -1767,6 +1772,13 @@ mod tests {
             (first.items, first.items)
         );
         assert_eq!(unique(lines(ORDERS)), (first.items, first.items));
+        let mut sorted = lines(ORDERS);
+        sorted.sort();
+        assert_eq!(
+            lines(ORDERS),
+            sorted,
+            "in key order, as a fresh run writes them"
+        );
         let (n, distinct) = unique(lines(PROFILES));
         assert!(n > 0 && n == distinct, "no profile twice: {n} lines");
         // With `save_orders` off, the redone solver's old orders still go.
