@@ -185,3 +185,21 @@ fn datasets_prints_both_tables() {
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(text.contains("resnet50_training_b32.json") && text.contains("randwire_"));
 }
+
+/// A family that ignores the seed says so (seeds 0..3 of `darts` were three
+/// copies of one graph in an experiment); one that uses it does not.
+#[test]
+fn a_seed_the_family_ignores_is_named_in_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("g.json");
+    let out = out.to_str().unwrap();
+    let o = memsched(&["gen", "darts", "-p", "cells=2", "--seed", "3", "-o", out]);
+    assert_eq!(code(&o), 0);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("darts:cells=2 ignores the seed: seed 3 gives seed 0's graph"),
+        "{err}"
+    );
+    let o = memsched(&["gen", "chain", "--seed", "3", "-o", out]);
+    assert!(!String::from_utf8_lossy(&o.stderr).contains("ignores the seed"));
+}

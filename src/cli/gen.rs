@@ -86,6 +86,16 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     let seed_number = seed_value(args.seed)?;
     let graph = gen::generate(&spec, seed_number).map_err(invalid)?;
+    // A family that ignores the seed (darts, fork-join without jitter...)
+    // gives seed 0's graph: say so, or a corpus of "seeds" repeats one.
+    // (Up to 200,000 nodes: the check generates the graph a second time.)
+    if seed_number != 0 && graph.node_count() <= 200_000 {
+        use memsched::experiment::fingerprint;
+        let zero = gen::generate(&spec, 0).map_err(invalid)?;
+        if fingerprint::of(&zero) == fingerprint::of(&graph) {
+            note!("warning: {spec} ignores the seed: seed {seed_number} gives seed 0's graph");
+        }
+    }
     let out = args.out.as_deref().unwrap_or("-");
     seed::write_path(&graph, out)
         .with_context(|| format!("cannot write {}", super::output_name(out)))?;
