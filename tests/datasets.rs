@@ -96,3 +96,51 @@ fn readme_tables_are_up_to_date() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// A graph file the manifest misses, or a row it repeats, is an error
+/// naming the file (they were left out of the tables, or counted twice,
+/// without a word).
+#[test]
+fn the_manifest_names_every_graph_once() {
+    let tmp = tempfile::tempdir().unwrap();
+    for sub in ["models", "nas"] {
+        let from = root().join("datasets").join(sub);
+        let to = tmp.path().join(sub);
+        std::fs::create_dir(&to).unwrap();
+        for e in std::fs::read_dir(&from).unwrap() {
+            let e = e.unwrap();
+            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+        }
+    }
+    let datasets = |dir: &std::path::Path| {
+        Command::new(env!("CARGO_BIN_EXE_memsched"))
+            .args(["datasets", "--dir"])
+            .arg(dir)
+            .output()
+            .unwrap()
+    };
+    assert!(datasets(tmp.path()).status.success());
+    let nas = tmp.path().join("nas");
+    std::fs::copy(
+        nas.join("darts_v2_c48_14cells_224_b1.json"),
+        nas.join("extra.json"),
+    )
+    .unwrap();
+    let out = datasets(tmp.path());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && err.contains("`extra.json` is in"),
+        "{err}"
+    );
+    std::fs::remove_file(nas.join("extra.json")).unwrap();
+    let manifest = nas.join("manifest.csv");
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    let first_row = text.lines().nth(1).unwrap().to_string();
+    std::fs::write(&manifest, format!("{text}{first_row}\n")).unwrap();
+    let out = datasets(tmp.path());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && err.contains("is listed twice"),
+        "{err}"
+    );
+}

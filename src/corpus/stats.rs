@@ -91,7 +91,41 @@ fn manifest(dir: &Path) -> Result<Vec<Vec<(String, String)>>, StatsError> {
                 .collect(),
         );
     }
+    check_lists_every_graph(dir, &rows).map_err(|message| StatsError::Manifest {
+        path: shown.clone(),
+        message,
+    })?;
     Ok(rows)
+}
+
+/// The manifest names each graph file of `dir` (its `.json` files) once:
+/// a file it misses would be left out of the tables, and one it repeats
+/// would be counted twice, without a word.
+fn check_lists_every_graph(dir: &Path, rows: &[Vec<(String, String)>]) -> Result<(), String> {
+    let mut listed = std::collections::BTreeSet::new();
+    for row in rows {
+        if let Some((_, file)) = row.iter().find(|(k, _)| k == "file") {
+            if !listed.insert(file.as_str()) {
+                return Err(format!("`{file}` is listed twice"));
+            }
+        }
+    }
+    let entries =
+        std::fs::read_dir(dir).map_err(|e| format!("cannot list {}: {e}", dir.display()))?;
+    let mut missing: Vec<String> = entries
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|name| name.ends_with(".json") && !listed.contains(name.as_str()))
+        .collect();
+    missing.sort();
+    match missing.first() {
+        None => Ok(()),
+        Some(first) => Err(format!(
+            "`{first}` is in {} but not in the manifest ({} such file(s)): add a row for it, \
+             or remove the file",
+            dir.display(),
+            missing.len()
+        )),
+    }
 }
 
 fn field<'a>(row: &'a [(String, String)], key: &str, path: &Path) -> Result<&'a str, StatsError> {
