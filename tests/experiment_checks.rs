@@ -850,3 +850,22 @@ fn a_directory_file_and_bad_seeds_say_what_to_write() {
         );
     }
 }
+
+/// A shard that holds no solve (more shards than solves: here kahn and the
+/// program baseline) runs nothing and
+/// says so, instead of a silent "0 solves".
+#[test]
+fn an_empty_shard_is_named_in_a_warning() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = write(
+        tmp.path(),
+        "e.toml",
+        &format!("solvers = [\"kahn\"]\n[graphs]\nfiles = [\"{EXAMPLE}\"]\n"),
+    );
+    let out = tmp.path().join("o");
+    let err = ok(&["run", &cfg, "--out", s(&out), "-q", "--shard", "5/9"]);
+    assert!(
+        err.contains("warning: shard 5/9 holds none of the 2 solves"),
+        "{err}"
+    );
+}

@@ -48,7 +48,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let config = Config::load(&args.config).map_err(|e| InvalidInput(e.to_string()))?;
     // Graph files, globs, names and `tetris_graph`, with the config named
     // (the runner checks them again, and that every graph loads).
-    Plan::new(&config)
+    let plan = Plan::new(&config)
         .map_err(|e| InvalidInput(format!("invalid config {}: {e}", args.config.display())))?;
     let shard = args
         .shard
@@ -56,6 +56,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .map(str::parse::<Shard>)
         .transpose()
         .map_err(|e| InvalidInput(format!("--shard: {e}")))?;
+    if let Some(s) = shard.filter(|&s| plan.shard_items(Some(s)).is_empty()) {
+        note!(
+            "warning: shard {s} holds none of the {} solves of {}: there are fewer solves than \
+             shards, or none land in this one",
+            plan.items.len(),
+            args.config.display()
+        );
+    }
     let threads = super::threads_value(args.threads)?;
     let out = args.out.unwrap_or_else(|| {
         let base = PathBuf::from("results").join(&config.name);
