@@ -8,39 +8,38 @@ use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 /// Writes the file `path` with `fill`, through a temporary file and a
-/// rename when `path` is a regular file (or a link to one) or does not
-/// exist yet: the new file takes the old one's permissions. Anything else
-/// (`/dev/null`, a pipe), and a file we may not write, is written in place,
-/// as `File::create` does: a rename would replace the device, or a file the
-/// user made read-only.
+/// rename when `path` is a regular file we may write, or does not exist
+/// yet: the new file takes the old one's permissions. Anything else is
+/// written in place, as `File::create` does: a link (`/dev/stdout` names
+/// the shell's redirect target, which a rename would replace), a device or
+/// pipe, a read-only file, or a directory where no temporary can be made.
 pub fn write_file(
     path: &Path,
     fill: impl FnOnce(&mut BufWriter<File>) -> io::Result<()>,
 ) -> io::Result<()> {
-    // A link is followed: the file it names is replaced, the link stays.
-    let target = fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
-    let old = match fs::metadata(&target) {
-        Ok(m) => Some(m),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => None,
-        Err(e) => return Err(e),
+    let old = fs::symlink_metadata(path);
+    let replaceable = match &old {
+        Ok(m) => m.file_type().is_file() && !m.permissions().readonly(),
+        Err(e) => e.kind() == io::ErrorKind::NotFound,
     };
-    let replaceable = old
-        .as_ref()
-        .is_none_or(|m| m.file_type().is_file() && !m.permissions().readonly());
-    if !replaceable {
+    let beside = if replaceable {
+        create_beside(path).ok()
+    } else {
+        None
+    };
+    let Some((tmp, file)) = beside else {
         let mut w = BufWriter::new(File::create(path)?);
         fill(&mut w)?;
         return w.flush();
-    }
-    let (tmp, file) = create_beside(&target)?;
+    };
     let written = (|| {
-        if let Some(m) = &old {
+        if let Ok(m) = &old {
             file.set_permissions(m.permissions())?;
         }
         let mut w = BufWriter::new(file);
         fill(&mut w)?;
         w.flush()?;
-        fs::rename(&tmp, &target)
+        fs::rename(&tmp, path)
     })();
     if written.is_err() {
         let _ = fs::remove_file(&tmp);
@@ -95,32 +94,54 @@ mod tests {
         assert_eq!(fs::read_to_string(&path).unwrap(), "new");
     }
 
-    /// A link is followed (the link stays, its file is replaced), the old
-    /// permissions are kept, and a read-only file is refused as
-    /// `File::create` refuses it.
+    /// A link is written through in place (it may be `/dev/stdout`, whose
+    /// target a rename would replace), the old permissions are kept, and a
+    /// read-only file is never replaced by another (same inode).
     #[cfg(unix)]
     #[test]
     fn links_permissions_and_read_only_files() {
-        use std::os::unix::fs::PermissionsExt;
+        use std::os::unix::fs::{MetadataExt, PermissionsExt};
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("g.json");
         fs::write(&file, "old").unwrap();
         fs::set_permissions(&file, fs::Permissions::from_mode(0o640)).unwrap();
         let link = dir.path().join("link.json");
         std::os::unix::fs::symlink(&file, &link).unwrap();
+        let inode = fs::metadata(&file).unwrap().ino();
         write_file(&link, |w| w.write_all(b"new")).unwrap();
         assert!(fs::symlink_metadata(&link)
             .unwrap()
             .file_type()
             .is_symlink());
         assert_eq!(fs::read_to_string(&file).unwrap(), "new");
+        assert_eq!(
+            fs::metadata(&file).unwrap().ino(),
+            inode,
+            "written in place"
+        );
+        // A regular file is replaced, keeping its mode.
+        write_file(&file, |w| w.write_all(b"newer")).unwrap();
+        assert_ne!(fs::metadata(&file).unwrap().ino(), inode, "renamed over");
         let mode = fs::metadata(&file).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode, 0o640);
+        // Read-only: refused as File::create refuses it, or (root) written
+        // in place; never replaced.
         fs::set_permissions(&file, fs::Permissions::from_mode(0o440)).unwrap();
-        // Root may write a read-only file anyway; either way it is not replaced.
+        let inode = fs::metadata(&file).unwrap().ino();
         let _ = write_file(&file, |w| w.write_all(b"x"));
-        let mode = fs::metadata(&file).unwrap().permissions().mode() & 0o777;
-        assert_eq!(mode, 0o440, "still the user's read-only file");
+        assert_eq!(fs::metadata(&file).unwrap().ino(), inode);
+        // A dangling link: the file it names is made, the link stays.
+        let dangling = dir.path().join("dangling.json");
+        std::os::unix::fs::symlink(dir.path().join("made.json"), &dangling).unwrap();
+        write_file(&dangling, |w| w.write_all(b"m")).unwrap();
+        assert!(fs::symlink_metadata(&dangling)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        assert_eq!(
+            fs::read_to_string(dir.path().join("made.json")).unwrap(),
+            "m"
+        );
     }
 
     #[test]
