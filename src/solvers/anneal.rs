@@ -327,11 +327,7 @@ impl Anneal {
                 let why = out.note.map(|n| format!(" ({n})")).unwrap_or_default();
                 Ok((o, format!("start: {start}{why}"), out.lower_bound))
             }
-            // Refused, not stopped: a best-of whose members timed out and
-            // one failed says `failed` too, so only while time is left.
-            (_, Status::Failed(why)) if !ctx.expired() => {
-                Err(format!("start solver {start} failed: {why}"))
-            }
+            (_, Status::Failed(why)) => Err(format!("start solver {start} failed: {why}")),
             (Some(_), _) => Err(format!(
                 "start solver {start} returned an order the checker rejects"
             )),

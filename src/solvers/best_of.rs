@@ -173,8 +173,10 @@ impl Scheduler for BestOf {
             }
         }
         let Some((peak, i, order)) = winner else {
-            let all_timed_out = answers.iter().all(|a| a.outcome.status == Status::TimedOut);
-            return if all_timed_out {
+            // A member stopped by the clock might have answered: that is a
+            // stop, not a refusal of the graph (anneal falls back on it).
+            let any_timed_out = answers.iter().any(|a| a.outcome.status == Status::TimedOut);
+            return if any_timed_out {
                 Outcome::timed_out()
             } else {
                 Outcome::failed("no member returned a valid schedule")
