@@ -54,37 +54,50 @@ fn check_distinct(dirs: &[PathBuf]) -> Result<(), ExperimentError> {
 
 /// Refuses a merge into an `out` that is not one of the inputs and holds
 /// rows the merge does not have: replacing its `runs.csv` would lose them
-/// (merging one shard into a directory of complete results, say). A row of
-/// `out` counts as kept only when the merge has the same solve (same key,
-/// time and peak): old shards merged into a directory whose rows were
-/// since redone (`run --redo`) would otherwise bring back the old rows.
+/// (merging one shard into a directory of complete results, say). Rows of
+/// `out` whose graph could not be loaded do not count. Rows the inputs
+/// hold from another solve (other time or peak: redone in `out`, or in an
+/// input, since) are replaced by the inputs'; the warning returned says
+/// how many, since old shards merged over redone rows bring old rows back.
 fn check_nothing_lost(
     out: &Path,
     dirs: &[PathBuf],
     merged: &[rows::Row],
-) -> Result<(), ExperimentError> {
+) -> Result<Option<String>, ExperimentError> {
     let real = |p: &Path| fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
     let runs = out.join(RUNS);
     if !runs.is_file() || dirs.iter().any(|d| real(d) == real(out)) {
-        return Ok(());
+        return Ok(None);
     }
     let solve = |r: &rows::Row| (r.time_ms.to_bits(), r.peak_bytes);
     let merged: BTreeMap<_, _> = merged.iter().map(|r| (r.key(), solve(r))).collect();
     let held = rows::read_rows(&runs).map_err(|e| ExperimentError::io("read", &runs, e))?;
+    let held: Vec<_> = held.iter().filter(|r| !never_ran(r)).collect();
     let lost = held
+        .iter()
+        .filter(|r| !merged.contains_key(&r.key()))
+        .count();
+    if lost > 0 {
+        return Err(ExperimentError::Config(format!(
+            "{} holds {lost} rows that none of the inputs has, and the merge would replace \
+             them: give {} as an input too (its rows are kept), or merge into another \
+             directory (--out)",
+            runs.display(),
+            out.display()
+        )));
+    }
+    let replaced = held
         .iter()
         .filter(|r| merged.get(&r.key()) != Some(&solve(r)))
         .count();
-    if lost == 0 {
-        return Ok(());
-    }
-    Err(ExperimentError::Config(format!(
-        "{} holds {lost} rows that none of the inputs has as it stands (missing, or solved \
-         again since), and the merge would replace them: give {} as the first input too (its \
-         rows then win), or merge into another directory (--out)",
-        runs.display(),
-        out.display()
-    )))
+    Ok((replaced > 0).then(|| {
+        format!(
+            "{replaced} rows of {} were replaced by the inputs' rows of the same solves, solved \
+             at another time (redone since, in {} or in an input?): the inputs' rows are kept",
+            runs.display(),
+            out.display()
+        )
+    }))
 }
 
 /// Merges `dirs` into `out` (which may be one of them).
@@ -149,7 +162,7 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Finished, ExperimentError> 
     all.retain(|r| !(never_ran(r) && ran.contains(&r.key())));
     let mut seen = BTreeSet::new();
     all.retain(|r| seen.insert(r.key()));
-    check_nothing_lost(out, dirs, &all)?;
+    let replaced = check_nothing_lost(out, dirs, &all)?;
     let files: Vec<_> = dirs.iter().map(|d| read_shards_file(d)).collect();
     // Shards an older version placed hold other items than this one's.
     let older = files
@@ -188,7 +201,8 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Finished, ExperimentError> 
         write_jsonl(&path, &orders).map_err(|e| ExperimentError::io("write", &path, e))?;
     }
     let mut done = finish(out, &config)?;
-    done.warnings.splice(0..0, warnings);
+    done.warnings
+        .splice(0..0, warnings.into_iter().chain(replaced));
     if config.save_orders && unsaved > 0 {
         done.warnings.push(format!(
             "{unsaved} valid rows have no order in {ORDERS}: their input did not keep orders"
@@ -565,15 +579,19 @@ mod tests {
         merge(std::slice::from_ref(&full), &copy).unwrap();
         merge(std::slice::from_ref(&full), &copy).unwrap();
         // A row of `copy` solved again since (as by `run --redo`): the
-        // older input would bring the old row back.
+        // input's row replaces it, with a warning.
         let runs = copy.join(RUNS);
         let mut rows = rows::read_rows(&runs).unwrap();
         rows[0].time_ms += 1.0;
         rows::write_rows(&runs, &rows).unwrap();
-        let err = merge(std::slice::from_ref(&full), &copy)
-            .unwrap_err()
-            .to_string();
-        assert!(err.contains("1 rows that none of the inputs has"), "{err}");
+        let done = merge(std::slice::from_ref(&full), &copy).unwrap();
+        assert!(
+            done.warnings
+                .iter()
+                .any(|w| w.starts_with("1 rows of ") && w.contains("replaced")),
+            "{:?}",
+            done.warnings
+        );
     }
 
     /// Of two rows of one solve, one that ran beats one whose graph could

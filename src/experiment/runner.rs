@@ -523,8 +523,8 @@ fn run_with(
     let mut finished = super::finish(out, config)?;
     if !config.save_orders && orders_path.exists() && !pending.is_empty() {
         finished.warnings.push(format!(
-            "{ORDERS} is left as it was: `save_orders` is off, so the orders of this run's \
-             {} solves are not in it",
+            "{ORDERS} holds only orders of earlier solves: `save_orders` is off, so the \
+             orders of this run's {} solves are not in it",
             pending.len()
         ));
     }
@@ -1090,9 +1090,11 @@ pub(super) fn never_ran(row: &Row) -> bool {
 /// The text to record in `DIR/config.toml`: the config written out whole,
 /// unless the file there is this same config (run from
 /// `results/NAME/config.toml`, say), whose text and comments are the
-/// user's. Its settings that later runs compare (`name`, `time_limit`,
-/// `restarts`, `[budget]`) are then spelled out where it left them to
-/// their defaults, which another version may change.
+/// user's. Its settings that later runs or merges compare (`name`,
+/// `time_limit`, `restarts`, `seeds`, `baselines`, `[budget]`) are then
+/// spelled out where it left them to their defaults, which another version
+/// may change (a `[budget]` naming only some of its keys: the config is
+/// written out whole).
 fn recorded_config_text(path: &Path, config: &Config) -> String {
     let whole = config.to_toml();
     let Ok(text) = fs::read_to_string(path) else {
@@ -1112,14 +1114,21 @@ fn recorded_config_text(path: &Path, config: &Config) -> String {
         return whole;
     }
     let mut head = String::new();
-    for key in ["name", "time_limit", "restarts"] {
+    for key in ["name", "time_limit", "restarts", "seeds", "baselines"] {
         if let (None, Some(v)) = (table.get(key), full.get(key)) {
             head.push_str(&format!("{key} = {v}\n"));
         }
     }
     let mut tail = String::new();
-    if let (None, Some(toml::Value::Table(b))) = (table.get("budget"), full.get("budget")) {
-        tail = format!("\n[budget]\n{b}");
+    match (table.get("budget"), full.get("budget")) {
+        (None, Some(toml::Value::Table(b))) => tail = format!("\n[budget]\n{b}"),
+        // A `[budget]` naming some of its keys: written out whole instead.
+        (Some(toml::Value::Table(some)), Some(toml::Value::Table(b)))
+            if b.keys().any(|k| !some.contains_key(k)) =>
+        {
+            return whole
+        }
+        _ => {}
     }
     let kept = format!("{head}{text}{tail}");
     match Config::parse(&kept, "", &stem) {
@@ -1714,6 +1723,8 @@ mod tests {
             "name = \"config\"",
             "time_limit = ",
             "restarts = ",
+            "seeds = ",
+            "baselines = ",
             "[budget]",
         ] {
             assert!(kept.contains(key), "{key} in {kept}");
