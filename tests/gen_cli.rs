@@ -197,7 +197,7 @@ fn a_seed_the_family_ignores_is_named_in_a_warning() {
     assert_eq!(code(&o), 0);
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(
-        err.contains("darts:cells=2 ignores the seed: seed 3 gives seed 0's graph"),
+        err.contains("darts:cells=2 ignores the seed here: seed 3 gives seed 0's graph"),
         "{err}"
     );
     let o = memsched(&["gen", "chain", "--seed", "3", "-o", out]);
