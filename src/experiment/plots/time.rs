@@ -27,7 +27,9 @@ impl Draw for Times<'_> {
             .x_label_area_size(45)
             .y_label_area_size(80)
             .build_cartesian_2d(
-                (self.x.0..self.x.1).log_scale(),
+                (self.x.0..self.x.1)
+                    .log_scale()
+                    .with_key_points(log_ticks(self.x.0, self.x.1)),
                 (self.y.0..self.y.1).log_scale(),
             )
             .map_err(err)?;
@@ -51,6 +53,38 @@ impl Draw for Times<'_> {
         }
         super::draw_legend(&mut chart, SeriesLabelPosition::UpperLeft)?;
         Ok(())
+    }
+}
+
+/// Tick values for a log axis over `lo..hi`: powers of ten over three
+/// decades or more, else 1, 2, 5 times powers of ten, or every 1-9 times a
+/// power when that gives fewer than four (graphs of
+/// 20-150 nodes got a single label, 100, from plotters' own choice).
+fn log_ticks(lo: f64, hi: f64) -> Vec<f64> {
+    let within = |mantissas: &[f64]| -> Vec<f64> {
+        let (mut e, top) = (lo.log10().floor() as i32, hi.log10().ceil() as i32);
+        let mut out = Vec::new();
+        while e <= top {
+            for m in mantissas {
+                let v = m * 10f64.powi(e);
+                if (lo..=hi).contains(&v) {
+                    out.push(v);
+                }
+            }
+            e += 1;
+        }
+        out
+    };
+    // Three decades or more: the powers of ten alone.
+    let coarse = if hi / lo >= 1e3 {
+        within(&[1.0])
+    } else {
+        within(&[1.0, 2.0, 5.0])
+    };
+    if coarse.len() >= 4 {
+        coarse
+    } else {
+        within(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0])
     }
 }
 
@@ -87,4 +121,19 @@ pub fn draw(
         y: (y0 / 2.0, y1 * 2.0),
     };
     render(dir, "time", (1000, 650), &plot)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::log_ticks;
+
+    #[test]
+    fn narrow_ranges_get_several_ticks() {
+        assert_eq!(log_ticks(18.0, 225.0), [20.0, 50.0, 100.0, 200.0]);
+        assert_eq!(
+            log_ticks(30.0, 90.0),
+            [30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0]
+        );
+        assert_eq!(log_ticks(600.0, 1.5e6), [1e3, 1e4, 1e5, 1e6]);
+    }
 }
