@@ -394,19 +394,14 @@ fn run_with(
     let tetris = tetris_graph(config, &plan);
     // The same for the profiles (the final pass picks the Tetris graph's),
     // less those of the solves done again.
-    if (tetris.is_some() || !redone.is_empty()) && profiles_path.exists() {
-        let mut profiles = read_profiles(&profiles_path);
-        profiles.retain(|p| !redone.contains(&p.key()));
-        write_profiles(&profiles_path, &profiles)
-            .map_err(|e| ExperimentError::io("write", &profiles_path, e))?;
+    let not_redone = |key: (String, String, u64)| !redone.contains(&key);
+    if tetris.is_some() || !redone.is_empty() {
+        rewrite_jsonl::<Profile>(&profiles_path, |p| not_redone(p.key()))?;
     }
     // Orders of the solves done again go whatever `save_orders` says: an
     // order from before a fix must not be served as the solver's.
-    if !config.save_orders && !redone.is_empty() && orders_path.exists() {
-        let mut kept = read_jsonl::<SavedOrder>(&orders_path);
-        kept.retain(|o| !redone.contains(&o.key()));
-        write_jsonl(&orders_path, &kept)
-            .map_err(|e| ExperimentError::io("write", &orders_path, e))?;
+    if !config.save_orders && !redone.is_empty() {
+        rewrite_jsonl::<SavedOrder>(&orders_path, |o| not_redone(o.key()))?;
     }
     // Valid rows of earlier runs whose order was not kept (`save_orders`
     // turned on since): named in a warning at the end.
@@ -512,13 +507,11 @@ fn run_with(
     // Profiles and orders were appended as solves ended: in key order, as
     // a resume writes them, so that a fresh run and a resumed one give one
     // file.
-    if tetris.is_some() && profiles_path.exists() {
-        write_profiles(&profiles_path, &read_profiles(&profiles_path))
-            .map_err(|e| ExperimentError::io("write", &profiles_path, e))?;
+    if tetris.is_some() {
+        rewrite_jsonl::<Profile>(&profiles_path, |_| true)?;
     }
-    if config.save_orders && !pending.is_empty() && orders_path.exists() {
-        write_jsonl(&orders_path, &read_jsonl::<SavedOrder>(&orders_path))
-            .map_err(|e| ExperimentError::io("write", &orders_path, e))?;
+    if config.save_orders && !pending.is_empty() {
+        rewrite_jsonl::<SavedOrder>(&orders_path, |_| true)?;
     }
     let mut finished = super::finish(out, config)?;
     if !config.save_orders && orders_path.exists() && !pending.is_empty() {
@@ -1346,6 +1339,20 @@ pub fn write_jsonl<T: Serialize>(path: &Path, records: &[T]) -> io::Result<()> {
         }
         Ok(())
     })
+}
+
+/// Rewrites the `.jsonl` file `path`, if present, in key order ([`read_jsonl`]:
+/// one record per key), keeping the records `keep` accepts.
+fn rewrite_jsonl<T: Serialize + serde::de::DeserializeOwned + Keyed>(
+    path: &Path,
+    keep: impl Fn(&T) -> bool,
+) -> Result<(), ExperimentError> {
+    if !path.exists() {
+        return Ok(());
+    }
+    let mut records = read_jsonl::<T>(path);
+    records.retain(keep);
+    write_jsonl(path, &records).map_err(|e| ExperimentError::io("write", path, e))
 }
 
 /// Reads a `.jsonl` file of records: the last one per key wins, and a line
