@@ -300,9 +300,9 @@ impl<'g> State<'g> {
                 self.work += ys.len();
                 for &y in ys {
                     let i = y as usize;
-                    let is_move =
-                        self.pending[i] != DONE && self.g.delta(y) <= 0 && self.blockers[i] == 0;
-                    if is_move && left <= self.keyed_size[i] && self.tmark[i] != self.tepoch {
+                    // `touch`, written out: `ys` may borrow `move_preds`.
+                    if self.is_move(y) && left <= self.keyed_size[i] && self.tmark[i] != self.tepoch
+                    {
                         self.tmark[i] = self.tepoch;
                         self.touched.push(y);
                     }
