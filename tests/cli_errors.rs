@@ -846,22 +846,21 @@ fn a_closed_standard_error_keeps_the_exit_code() {
 #[test]
 fn rayon_num_threads_is_held_to_the_threads_cap() {
     let graph = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/seed_example.json");
-    let o = std::process::Command::new(env!("CARGO_BIN_EXE_memsched"))
-        .args(["schedule", graph, "-s", "kahn"])
-        .env("RAYON_NUM_THREADS", "8000")
-        .output()
-        .unwrap();
+    let with_threads = |n: &str| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_memsched"))
+            .args(["schedule", graph, "-s", "kahn"])
+            .env("RAYON_NUM_THREADS", n)
+            .output()
+            .unwrap()
+    };
+    let o = with_threads("8000");
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(
         stderr(&o).contains("RAYON_NUM_THREADS=8000: at most 4096"),
         "{}",
         stderr(&o)
     );
-    let o = std::process::Command::new(env!("CARGO_BIN_EXE_memsched"))
-        .args(["schedule", graph, "-s", "kahn"])
-        .env("RAYON_NUM_THREADS", "2")
-        .output()
-        .unwrap();
+    let o = with_threads("2");
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
 }
 
