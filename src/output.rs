@@ -8,22 +8,37 @@ use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 /// Writes the file `path` with `fill`, through a temporary file and a
-/// rename when `path` is a regular file we may write, or does not exist
-/// yet: the new file takes the old one's permissions. Anything else is
-/// written in place, as `File::create` does: a link (`/dev/stdout` names
-/// the shell's redirect target, which a rename would replace), a device or
-/// pipe, a read-only file, or a directory where no temporary can be made.
+/// rename when `path` is a regular file we own and may write, or does not
+/// exist yet: the new file takes the old one's permissions. Anything else
+/// is written in place, as `File::create` does: a link (`/dev/stdout`
+/// names the shell's redirect target, which a rename would replace), a
+/// device or pipe, a file we may not write (refused, as `File::create`
+/// refuses it) or do not own (a rename would make it ours), or a directory
+/// where no temporary can be made.
 pub fn write_file(
     path: &Path,
     fill: impl FnOnce(&mut BufWriter<File>) -> io::Result<()>,
 ) -> io::Result<()> {
     let old = fs::symlink_metadata(path);
     let replaceable = match &old {
-        Ok(m) => m.file_type().is_file() && !m.permissions().readonly(),
+        // A read-only mode is kept even for root; otherwise the kernel
+        // judges (owner, group, ACLs). Opening without truncating changes
+        // nothing.
+        Ok(m) => {
+            m.file_type().is_file()
+                && !m.permissions().readonly()
+                && fs::OpenOptions::new().write(true).open(path).is_ok()
+        }
         Err(e) => e.kind() == io::ErrorKind::NotFound,
     };
     let beside = if replaceable {
-        create_beside(path).ok()
+        create_beside(path).ok().and_then(|(tmp, file)| match &old {
+            Ok(m) if !same_owner(m, &file) => {
+                let _ = fs::remove_file(&tmp);
+                None
+            }
+            _ => Some((tmp, file)),
+        })
     } else {
         None
     };
@@ -45,6 +60,23 @@ pub fn write_file(
         let _ = fs::remove_file(&tmp);
     }
     written
+}
+
+/// Whether the file we just made has `old`'s owner and group: a rename
+/// over a file of another owner (in a directory we may write) would hand
+/// it to us. Always true off Unix.
+fn same_owner(old: &fs::Metadata, made: &File) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        made.metadata()
+            .is_ok_and(|m| m.uid() == old.uid() && m.gid() == old.gid())
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (old, made);
+        true
+    }
 }
 
 /// A new file `DIR/.NAME.PID-K.tmp` beside `DIR/NAME` (the same directory,
@@ -141,6 +173,30 @@ mod tests {
         assert_eq!(
             fs::read_to_string(dir.path().join("made.json")).unwrap(),
             "m"
+        );
+    }
+
+    /// A file of another owner is written in place, never renamed over
+    /// (which would hand it to us). Only root can make one to test with.
+    #[cfg(unix)]
+    #[test]
+    fn a_file_of_another_owner_keeps_its_owner() {
+        use std::os::unix::fs::MetadataExt;
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("theirs.json");
+        fs::write(&file, "old").unwrap();
+        if std::os::unix::fs::chown(&file, Some(4242), Some(4242)).is_err() {
+            return; // not root: cannot give a file away
+        }
+        let inode = fs::metadata(&file).unwrap().ino();
+        write_file(&file, |w| w.write_all(b"new")).unwrap();
+        let m = fs::metadata(&file).unwrap();
+        assert_eq!((m.ino(), m.uid(), m.gid()), (inode, 4242, 4242));
+        assert_eq!(fs::read_to_string(&file).unwrap(), "new");
+        assert_eq!(
+            fs::read_dir(dir.path()).unwrap().count(),
+            1,
+            "no temporary left"
         );
     }
 
