@@ -180,13 +180,18 @@ pub fn draw_all(
     Ok(files)
 }
 
-/// A unit for a byte range: (divisor, name).
+/// A unit for a byte range: (divisor, name), the largest that `max` holds
+/// twice, so that axis labels keep a few digits up to the 2^63-byte limit
+/// of graph sizes (8 EiB: "8192" in PiB, "8" in EiB).
 pub fn byte_unit(max: f64) -> (f64, &'static str) {
-    const UNITS: [(f64, &str); 4] = [
+    const UNITS: [(f64, &str); 7] = [
         (1.0, "B"),
         (1024.0, "KiB"),
         (1048576.0, "MiB"),
         (1073741824.0, "GiB"),
+        (1099511627776.0, "TiB"),
+        (1125899906842624.0, "PiB"),
+        (1152921504606846976.0, "EiB"),
     ];
     UNITS
         .iter()
@@ -204,5 +209,24 @@ pub fn shorten(s: &str, max: usize) -> String {
     } else {
         let tail: String = s.chars().skip(n - (max - 1)).collect();
         format!("…{tail}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Axis labels stay short (below 2048 in the chosen unit) for every
+    /// size up to the 2^63-byte limit; sizes near it read in EiB.
+    #[test]
+    fn byte_units_keep_labels_short_up_to_the_limit() {
+        for k in 0..64 {
+            let max = 2f64.powi(k);
+            let (div, _) = byte_unit(max);
+            assert!(max / div < 2048.0, "2^{k} bytes");
+        }
+        assert_eq!(byte_unit(2f64.powi(63)).1, "EiB");
+        assert_eq!(byte_unit(3.0 * 2f64.powi(30)).1, "GiB");
+        assert_eq!(byte_unit(1000.0).1, "B");
     }
 }
