@@ -159,16 +159,22 @@ pub fn warn_about_graph(path: &str, g: &Graph) {
         .filter(|&(v, size)| size.as_i64() != Some(-g.delta(v)))
         .collect();
     if let Some(&(v, size)) = mismatched.first() {
-        let more = match mismatched.len() {
-            1 => String::new(),
-            n => format!(" ({} more FREEs like it)", n - 1),
-        };
         note!(
             "warning: {name}: FREE node {} has Size {size}, but a FREE releases its ALLOC's \
-             {} B; its Size is ignored{more}",
+             {} B; its Size is ignored{}",
             g.id(v),
-            -g.delta(v)
+            -g.delta(v),
+            more_like_it(mismatched.len(), "FREEs")
         );
+    }
+}
+
+/// The tail of a warning that names the first of `count` cases:
+/// ` (3 more FREEs like it)`, or nothing when it is the only one.
+pub fn more_like_it(count: usize, what: &str) -> String {
+    match count {
+        0 | 1 => String::new(),
+        n => format!(" ({} more {what} like it)", n - 1),
     }
 }
 

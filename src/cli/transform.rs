@@ -41,12 +41,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .filter(|&(u, _)| g.kind(u) != NodeKind::Compute)
         .collect();
     if let Some(&(u, a)) = dropped.first() {
-        let more = match dropped.len() {
-            1 => String::new(),
-            n => format!(" and {} more like it", n - 1),
-        };
         note!(
-            "warning: the edge [{}, {}] ({} before an ALLOC){more} is dropped: such an \
+            "warning: the edge [{}, {}] ({} before an ALLOC) is dropped{}: such an \
              edge constrains memory, so the re-encoded graph's optimum may be lower than \
              this one's",
             g.id(u),
@@ -55,7 +51,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 "a FREE"
             } else {
                 "an ALLOC"
-            }
+            },
+            super::more_like_it(dropped.len(), "edges")
         );
     }
     let out = args.out.as_deref().unwrap_or("-");
