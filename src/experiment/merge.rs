@@ -163,7 +163,10 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Finished, ExperimentError> 
     let mut seen = BTreeSet::new();
     all.retain(|r| seen.insert(r.key()));
     let replaced = check_nothing_lost(out, dirs, &all)?;
-    let files: Vec<_> = dirs.iter().map(|d| read_shards_file(d)).collect();
+    let files = dirs
+        .iter()
+        .map(|d| read_shards_file(d))
+        .collect::<Result<Vec<_>, _>>()?;
     // Shards an older version placed hold other items than this one's.
     let older = files
         .iter()
@@ -653,7 +656,9 @@ mod tests {
         assert!(done.warnings.iter().any(|w| w.contains("partial merge")));
         let text = fs::read_to_string(m.join(SHARDS)).unwrap();
         assert!(text.contains("placement = 0"), "{text}");
-        assert!(read_shards_file(&m).is_some_and(|f| f.placed_by_older_version()));
+        assert!(read_shards_file(&m)
+            .unwrap()
+            .is_some_and(|f| f.placed_by_older_version()));
         assert!(
             done.warnings
                 .iter()

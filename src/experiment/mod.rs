@@ -14,6 +14,7 @@
 //! - [`merge`] joins shard directories (of one config) and runs the final
 //!   pass on the union, warning about items without a row.
 
+mod catch;
 pub mod config;
 pub mod fingerprint;
 pub mod graphs;
@@ -137,10 +138,15 @@ pub fn finish(out: &Path, config: &Config) -> Result<Finished, ExperimentError> 
     let path = out.join("summary.csv");
     summary::write(&path, &summary).map_err(|e| ExperimentError::io("write", &path, e))?;
     // Runs record profiles of the Tetris graph (the named one, else the
-    // plan's first: item 0's), which may have changed between runs.
+    // plan's first), which may have changed between runs. Without a plan
+    // (a config whose graph files are not here, merged elsewhere), item 0's
+    // graph, which a graph dropped from the config may still hold.
     let tetris = match &config.tetris_graph {
         Some(name) => Some(plan::canonical_name(name)),
-        None => rows.iter().find(|r| r.item == 0).map(|r| r.graph.clone()),
+        None => match Plan::new(config) {
+            Ok(plan) => plan.graphs.first().map(|g| g.name.clone()),
+            Err(_) => rows.iter().find(|r| r.item == 0).map(|r| r.graph.clone()),
+        },
     };
     let mut profiles = runner::read_profiles(&out.join(runner::PROFILES));
     if let Some(name) = &tetris {
@@ -165,16 +171,16 @@ pub fn finish(out: &Path, config: &Config) -> Result<Finished, ExperimentError> 
     }
     let solved = |g: &String| rows.iter().any(|r| &r.graph == g && r.valid);
     if config.plots.contains(&PlotKind::Tetris)
-        && config.tetris_graph.is_some()
         && tetris.as_ref().is_some_and(solved)
         && profiles.is_empty()
     {
-        warnings.push(
-            "no Tetris plot: no memory profile of the Tetris graph is recorded (profiles are \
-             recorded as its solves run, so a `tetris_graph` chosen after they ran has none; \
-             `--fresh` solves them again)"
-                .into(),
-        );
+        warnings.push(format!(
+            "no Tetris plot: no memory profile of the Tetris graph `{}` is recorded (profiles \
+             are recorded as its solves run, so a `tetris_graph` chosen after they ran, or a \
+             first graph that became first by a change of the config, has none; `--fresh` \
+             solves them again)",
+            tetris.as_deref().unwrap_or_default()
+        ));
     }
     let readme = report::readme(config, &rows, &graph_summary, &summary, &order, &plots);
     let path = out.join("README.md");

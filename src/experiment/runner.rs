@@ -13,14 +13,14 @@
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Read, Seek, SeekFrom, Write};
-use std::panic::{self, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
+use super::catch::catch_panic;
 use super::config::{self, BudgetSection, Config};
 use super::fingerprint::{self, Fingerprint, Fingerprints};
 use super::plan::{GraphEntry, GraphSource, Item, Plan, Shard};
@@ -373,7 +373,7 @@ fn run_with(
     let mut shards = if opts.fresh {
         Vec::new()
     } else {
-        read_shards(out).unwrap_or_default()
+        read_shards_file(out)?.map(|f| f.shards).unwrap_or_default()
     };
     shards.push(
         opts.shard
@@ -452,15 +452,19 @@ fn run_with(
     // Solver bugs recorded by an earlier, interrupted run still count.
     let broken = AtomicUsize::new(existing.iter().filter(|r| rows::is_broken(r)).count());
     let write_error: Mutex<Option<ExperimentError>> = Mutex::new(None);
+    // Once a row cannot be written (a full disk, say), later solves would
+    // be lost too: the items not yet started are left for a resume.
+    let write_failed = AtomicBool::new(false);
     let ctx = SolveContext {
         budget: config.budget(),
         restarts: config.restarts,
         ..SolveContext::new(0, Some(config.time_limit()))
     };
-    let hook = panic::take_hook();
-    panic::set_hook(Box::new(|_| {}));
     pool.install(|| {
         pending.par_iter().with_max_len(1).for_each(|item| {
+            if write_failed.load(Ordering::Relaxed) {
+                return;
+            }
             let solved = solve_item(&plan, &store, item, &ctx, tetris, config.save_orders, build);
             let row = &solved.row;
             store.release(item.graph);
@@ -474,6 +478,7 @@ fn run_with(
             }
             let mut s = sink.lock().unwrap_or_else(|e| e.into_inner());
             if let Err((file, e)) = s.solved(&solved) {
+                write_failed.store(true, Ordering::Relaxed);
                 write_error
                     .lock()
                     .unwrap_or_else(|e| e.into_inner())
@@ -483,7 +488,6 @@ fn run_with(
             bar.inc();
         })
     });
-    panic::set_hook(hook);
     bar.finish();
     if let Some(e) = write_error.into_inner().unwrap_or_else(|e| e.into_inner()) {
         return Err(e);
@@ -966,16 +970,26 @@ fn graph_error(plan: &Plan, what: &str, problems: &[(usize, String)]) -> Experim
     ExperimentError::Config(msg)
 }
 
-/// The shards whose runs wrote into a directory (`shards.toml`): `K/N`, or
-/// [`ALL_SHARDS`] for an unsharded run; `None` without the file.
-pub fn read_shards(dir: &Path) -> Option<Vec<String>> {
-    read_shards_file(dir).map(|f| f.shards)
-}
-
-/// `shards.toml` as written.
-pub(super) fn read_shards_file(dir: &Path) -> Option<ShardsFile> {
-    let text = fs::read_to_string(dir.join(SHARDS)).ok()?;
-    toml::from_str(&text).ok()
+/// `shards.toml` as written: the shards whose runs wrote into `dir` (`K/N`,
+/// or [`ALL_SHARDS`] for an unsharded run); `None` without the file. A file
+/// that cannot be read or parsed is an error, not a missing file: a run
+/// would otherwise write over it and forget the shards it named.
+pub(super) fn read_shards_file(dir: &Path) -> Result<Option<ShardsFile>, ExperimentError> {
+    let path = dir.join(SHARDS);
+    let text = match fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(ExperimentError::io("read", &path, e)),
+    };
+    toml::from_str(&text).map(Some).map_err(|e| {
+        ExperimentError::Config(format!(
+            "{} is damaged ({}): it names the shards whose rows the directory holds; \
+             fix it (`shards = [\"0/2\"]`, `[\"all\"]` for an unsharded run), or pass \
+             --fresh to start over",
+            path.display(),
+            one_line(e.message())
+        ))
+    })
 }
 
 /// How this version places items in shards (`placement` in `shards.toml`):
@@ -987,8 +1001,10 @@ pub const SHARD_PLACEMENT: u32 = 3;
 /// placed by an older version: its items would move between shards, and
 /// about half of them would be solved again.
 fn check_shard_placement(out: &Path, shard: Option<Shard>) -> Result<(), ExperimentError> {
-    let older = shard.and_then(|_| read_shards_file(out));
-    let Some(file) = older.filter(ShardsFile::placed_by_older_version) else {
+    if shard.is_none() {
+        return Ok(());
+    }
+    let Some(file) = read_shards_file(out)?.filter(ShardsFile::placed_by_older_version) else {
         return Ok(());
     };
     Err(ExperimentError::Config(format!(
@@ -1220,22 +1236,17 @@ fn solve_item(
         ..ctx.with_seed(item.seed)
     };
     let started = std::time::Instant::now();
-    let result = panic::catch_unwind(AssertUnwindSafe(|| {
+    let result = catch_panic(|| {
         let solver = build(solver_name)?;
         Ok::<_, String>(solvers::run(solver.as_ref(), &graph, &ctx))
-    }));
+    });
     let report = match result {
         Ok(Ok(r)) => r,
         Ok(Err(e)) => {
             row.reason = one_line(&e);
             return Solved::row(row);
         }
-        Err(payload) => {
-            let msg = payload
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| payload.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "unknown panic".into());
+        Err(msg) => {
             row.reason = one_line(&format!("panicked: {msg}"));
             row.time_ms = (started.elapsed().as_secs_f64() * 1e6).round() / 1e3;
             return Solved::row(row);
@@ -1881,6 +1892,62 @@ mod tests {
         assert!(svg().contains("chain:length=3#0"));
     }
 
+    /// A damaged `shards.toml` stops a resume with a reason instead of
+    /// being written over (it would forget the shards the rows came from).
+    #[test]
+    fn a_damaged_shards_file_is_an_error_not_a_fresh_start() {
+        let dir = tempfile::tempdir().unwrap();
+        let (config, opts) = six_chains(dir.path(), "");
+        run_with(&config, &opts, registry_build).unwrap();
+        let path = dir.path().join(SHARDS);
+        fs::write(&path, "shards = [\"0/2\"\n").unwrap();
+        let err = run_with(&config, &opts, registry_build)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("shards.toml is damaged"), "{err}");
+        assert_eq!(fs::read_to_string(&path).unwrap(), "shards = [\"0/2\"\n");
+        // --fresh starts over.
+        let fresh = RunOptions {
+            fresh: true,
+            ..opts.clone()
+        };
+        run_with(&config, &fresh, registry_build).unwrap();
+        assert_eq!(
+            read_shards_file(dir.path()).unwrap().unwrap().shards,
+            [ALL_SHARDS]
+        );
+    }
+
+    /// The default Tetris graph is the config's first, not the graph of a
+    /// row numbered 0: rows of a graph dropped from the config keep their
+    /// old numbers, and its plot would outlive it.
+    #[test]
+    fn the_default_tetris_graph_follows_the_config_when_its_first_graph_is_dropped() {
+        let dir = tempfile::tempdir().unwrap();
+        let (config, opts) = six_chains(dir.path(), "");
+        run_with(&config, &opts, registry_build).unwrap();
+        let svg = dir.path().join("tetris.svg");
+        assert!(fs::read_to_string(&svg)
+            .unwrap()
+            .contains("chain:length=3#0"));
+        let (config, opts) = quiet_run(
+            dir.path(),
+            "solvers = [\"kahn\"]\n[graphs]\n\
+             generate = [{ spec = \"chain:length=3\", seeds = \"1..6\" }]\n",
+        );
+        let done = run_with(&config, &opts, registry_build).unwrap();
+        assert_eq!(done.ran, 0, "#1..#5 were solved by the first run");
+        // #1's solves ran before it was the Tetris graph: no profile, so no plot.
+        assert!(
+            done.warnings
+                .iter()
+                .any(|w| w.starts_with("no Tetris plot")),
+            "{:?}",
+            done.warnings
+        );
+        assert!(!svg.exists(), "the dropped graph's plot is gone");
+    }
+
     #[test]
     fn a_panicking_solver_becomes_a_failed_row() {
         let config = Config::parse(
@@ -1891,8 +1958,6 @@ mod tests {
         .unwrap();
         let plan = Plan::new(&config).unwrap();
         let store = GraphStore::new(&plan.graphs, &plan.items);
-        let hook = panic::take_hook();
-        panic::set_hook(Box::new(|_| {}));
         let solved = solve_item(
             &plan,
             &store,
@@ -1902,7 +1967,6 @@ mod tests {
             true,
             |_| Ok(Box::new(Panics)),
         );
-        panic::set_hook(hook);
         let row = &solved.row;
         assert_eq!(row.status, "failed");
         assert!(!row.valid && row.peak_bytes.is_none());

@@ -1,0 +1,73 @@
+//! Catches a solve's panic as a message for its row, without the panic
+//! hook printing it over the progress bar.
+//!
+//! The process-wide hook is wrapped once and never swapped back and forth:
+//! it stays silent only for panics on a thread that is inside
+//! [`catch_panic`], and calls the hook it wrapped everywhere else, so a
+//! panic outside a solve (or in another test of the same binary) still
+//! prints its message.
+
+use std::any::Any;
+use std::cell::Cell;
+use std::panic::{self, AssertUnwindSafe};
+use std::sync::Once;
+
+thread_local! {
+    /// How many [`catch_panic`] calls this thread is inside.
+    static CATCHING: Cell<u32> = const { Cell::new(0) };
+}
+
+/// Runs `f`; a panic in it becomes `Err` with the panic's message
+/// (`"unknown panic"` for a payload that is not a string), printed by no
+/// hook.
+pub fn catch_panic<R>(f: impl FnOnce() -> R) -> Result<R, String> {
+    static WRAP_HOOK: Once = Once::new();
+    WRAP_HOOK.call_once(|| {
+        let wrapped = panic::take_hook();
+        panic::set_hook(Box::new(move |info| {
+            if CATCHING.with(Cell::get) == 0 {
+                wrapped(info);
+            }
+        }));
+    });
+    CATCHING.with(|c| c.set(c.get() + 1));
+    let result = panic::catch_unwind(AssertUnwindSafe(f));
+    CATCHING.with(|c| c.set(c.get() - 1));
+    result.map_err(|payload| message(payload.as_ref()))
+}
+
+/// The text of a panic payload (`panic!("..")` gives a `&str` or a `String`).
+fn message(payload: &(dyn Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_panic_becomes_its_message_and_nested_catches_unwind_in_turn() {
+        assert_eq!(catch_panic(|| 7), Ok(7));
+        assert_eq!(catch_panic(|| panic!("boom")), Err::<(), _>("boom".into()));
+        let n = 3;
+        assert_eq!(
+            catch_panic(|| panic!("{n} left")),
+            Err::<(), _>("3 left".into())
+        );
+        assert_eq!(
+            catch_panic(|| std::panic::panic_any(5u8)),
+            Err::<(), _>("unknown panic".into())
+        );
+        let outer = catch_panic(|| {
+            let inner = catch_panic(|| panic!("inner"));
+            assert_eq!(inner, Err::<(), _>("inner".into()));
+            CATCHING.with(Cell::get)
+        });
+        assert_eq!(outer, Ok(1), "one level left inside the outer catch");
+        assert_eq!(CATCHING.with(Cell::get), 0);
+    }
+}
