@@ -897,8 +897,14 @@ fn check_graphs(
                     }
                     store.expect(g, fp);
                     let size = graph.node_count() + graph.edge_count();
+                    // Counted only when kept: a graph refused for the
+                    // budget must not use up what smaller ones could take.
                     if size <= KEEP_ONE
-                        && kept.fetch_add(size, Ordering::Relaxed) + size <= KEEP_ELEMENTS
+                        && kept
+                            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |k| {
+                                (k + size <= KEEP_ELEMENTS).then_some(k + size)
+                            })
+                            .is_ok()
                     {
                         store.keep(g, graph);
                     }
