@@ -200,9 +200,27 @@ mod tests {
         );
     }
 
+    /// A named pipe is written through, not renamed over: the reader at
+    /// its other end gets the bytes, and the pipe stays a pipe.
+    #[cfg(unix)]
     #[test]
-    fn a_device_is_written_in_place() {
-        write_file(Path::new("/dev/null"), |w| w.write_all(b"x")).unwrap();
-        assert!(!fs::metadata("/dev/null").unwrap().file_type().is_file());
+    fn a_pipe_is_written_in_place() {
+        use std::os::unix::fs::FileTypeExt;
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("out.fifo");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        assert!(made.is_ok_and(|s| s.success()), "mkfifo");
+        let reader = {
+            let fifo = fifo.clone();
+            std::thread::spawn(move || fs::read_to_string(fifo).unwrap())
+        };
+        write_file(&fifo, |w| w.write_all(b"x")).unwrap();
+        assert_eq!(reader.join().unwrap(), "x");
+        assert!(fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo());
+        assert_eq!(
+            fs::read_dir(dir.path()).unwrap().count(),
+            1,
+            "no temporary left"
+        );
     }
 }
