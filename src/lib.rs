@@ -9,6 +9,12 @@
 //! - [`schedule`] is the independent checker: the only code that turns an
 //!   order into a recorded peak.
 //! - [`solvers`] holds every scheduler behind one trait and a registry by name.
+//! - [`corpus`] makes graphs: seeded generator families, lowered tensor
+//!   programs, and the re-encoding of ALLOCs (anchored or floating).
+//! - [`experiment`] runs a TOML config (graphs x solvers x seeds) in
+//!   parallel, resumably, and writes `runs.csv`, summaries, plots and a README.
+//! - [`order_file`] reads orders made elsewhere (node ids as a JSON array,
+//!   a JSON report or text) for `memsched check` and the `orders:` solver.
 //! - [`input`] reads input files whole, refusing at once bytes that cannot
 //!   be the input (`/dev/zero` given as a graph) and files beyond a size cap;
 //!   [`output`] writes files whole or not at all.

@@ -50,6 +50,7 @@ pub enum ExperimentError {
         path: String,
         source: std::io::Error,
     },
+    /// A plot could not be drawn: `plot` names it (`tetris.png`, ...).
     #[error("plot {plot}: {message}")]
     Plot { plot: String, message: String },
 }

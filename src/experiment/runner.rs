@@ -60,8 +60,10 @@ pub struct RunSummary {
     pub resumed: usize,
     /// Items run now.
     pub ran: usize,
-    /// Rows with status `invalid` or a solver panic: solver bugs.
+    /// Rows that show a solver bug: status `invalid` (including bounds the
+    /// final pass refuted by another row's checked peak) or a panic.
     pub broken: usize,
+    /// The output directory written.
     pub out: PathBuf,
     /// Result files that were replaced or removed while the run appended to
     /// them (a `git checkout` of `results/`, say) and were written back from
@@ -114,9 +116,11 @@ impl Profile {
 /// Points kept per profile (a bucket keeps its maximum, so peaks survive).
 pub const MAX_PROFILE_POINTS: usize = 4000;
 
-/// File names inside an output directory.
+/// One row per solve (graph x solver x seed), appended as solves end.
 pub const RUNS: &str = "runs.csv";
+/// The config the rows were solved under (the resume check reads it).
 pub const CONFIG: &str = "config.toml";
+/// Memory profiles of the Tetris graph's solves, one JSON line each.
 pub const PROFILES: &str = "tetris.jsonl";
 /// The orders of the solves, when the config keeps them (`save_orders`).
 pub const ORDERS: &str = "orders.jsonl";

@@ -56,6 +56,8 @@ impl fmt::Display for Status {
 pub struct Outcome {
     /// The schedule, as node indices (absent for timed out / failed).
     pub order: Option<Vec<NodeIdx>>,
+    /// What the solver claims: `Optimal` only with a proof, which the
+    /// check can still turn into `Invalid`.
     pub status: Status,
     /// A proven lower bound on the optimal peak, if the solver has one.
     pub lower_bound: Option<u64>,
@@ -124,7 +126,11 @@ impl Outcome {
 /// A checked result: the only record of a solve that memsched keeps.
 #[derive(Debug, Clone)]
 pub struct Report {
+    /// The solver's name, as the registry takes it (`rule:delta,id`).
     pub solver: String,
+    /// The solver's status after the check: `Invalid` (with the checker's
+    /// reason) when the order broke an edge, missed a node, or its claimed
+    /// peak or bound disagreed with the checker's figures.
     pub status: Status,
     /// The order (present whenever `peak` is).
     pub order: Option<Vec<NodeIdx>>,
@@ -132,9 +138,15 @@ pub struct Report {
     pub peak: Option<u64>,
     /// The checker's memory after the last node.
     pub final_memory: Option<i64>,
+    /// The solver's proven lower bound on the optimal peak, if any. A bound
+    /// above another solver's checked peak of the same graph is a bug that
+    /// a later comparison can still expose (see [`refute_bounds`]).
     pub lower_bound: Option<u64>,
+    /// Work counters (`states`, `expanded`, `restarts`, ...).
     pub counters: Vec<(String, u64)>,
+    /// The solver's free text (e.g. which member of a best-of won).
     pub note: Option<String>,
+    /// Wall time of the solve alone, not of the check.
     pub time: Duration,
 }
 
