@@ -481,7 +481,7 @@ fn config_restarts_keep_the_best_of_k_runs() {
 #[test]
 fn saved_orders_are_the_rows_schedules_and_survive_resume_and_merge() {
     use memsched::corpus::gen::{generate, GenSpec};
-    use memsched::experiment::runner::SavedOrder;
+    use memsched::experiment::records::SavedOrder;
     let tmp = tempfile::tempdir().unwrap();
     let cfg = tmp.path().join("orders.toml");
     let body = "plots = []\nsave_orders = true\n[graphs]\ngenerate = [{ spec = \"tensor-program:ops=6\", seeds = \"0..3\" }]\n";

@@ -11,7 +11,7 @@ use clap::ValueEnum;
 use serde_json::json;
 
 use memsched::experiment::plots::{tetris, IMAGE_EXTENSIONS};
-use memsched::experiment::runner::Profile;
+use memsched::experiment::records::Profile;
 use memsched::graph::NodeIdx;
 use memsched::solvers::{self, Budget, ProgramOrder, Report, Scheduler, SolveContext, Status};
 use memsched::Graph;

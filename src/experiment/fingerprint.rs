@@ -16,7 +16,8 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
-use super::runner::{one_line, FINGERPRINTS};
+use super::one_line;
+use super::results_dir::FINGERPRINTS;
 use super::ExperimentError;
 use crate::graph::Graph;
 

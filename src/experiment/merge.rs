@@ -21,13 +21,14 @@ use std::path::{Path, PathBuf};
 use super::config::Config;
 use super::fingerprint::{self, Fingerprints};
 use super::plan::{Plan, Shard};
-use super::rows;
-use super::runner::{
-    check_not_foreign, check_out_is_not_a_file, check_same_experiment, lock_dir, never_ran,
-    read_jsonl, read_profiles, read_shards_file, remove_if_present, write_jsonl, write_profiles,
-    write_shards, Keyed, SavedOrder, ShardsFile, ALL_SHARDS, CONFIG, FINGERPRINTS, ORDERS,
+use super::records::{read_jsonl, read_profiles, write_jsonl, write_profiles, Keyed, SavedOrder};
+use super::results_dir::{
+    check_not_foreign, check_out_is_not_a_file, check_same_experiment, lock_dir, read_shards_file,
+    remove_if_present, write_shards, ShardsFile, ALL_SHARDS, CONFIG, FINGERPRINTS, ORDERS,
     PROFILES, RUNS, SHARDS, SHARD_PLACEMENT,
 };
+use super::rows;
+use super::rows::never_ran;
 use super::{finish, ExperimentError, Finished};
 
 /// Missing items listed by name in the warning.

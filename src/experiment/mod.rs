@@ -3,7 +3,10 @@
 //!
 //! - [`config`] reads and validates `experiments/NAME.toml`.
 //! - [`plan`] turns it into numbered work items (graph x solver x seed) and shards.
-//! - [`runner`] runs the pending items in parallel, appending [`rows::Row`]s.
+//! - [`runner`] runs the pending items in parallel, appending [`rows::Row`]s;
+//!   [`results_dir`] names and guards the files of an output directory,
+//!   [`records`] reads and writes its profiles and saved orders, and
+//!   `resume` compares what a directory holds with the config run into it.
 //! - [`progress`] shows how far a run is: a bar on a terminal, plain lines
 //!   in a log.
 //! - [`fingerprint`] digests a graph's content, so a resume notices a graph
@@ -22,7 +25,10 @@ pub mod merge;
 pub mod plan;
 pub mod plots;
 pub mod progress;
+pub mod records;
 pub mod report;
+pub mod results_dir;
+mod resume;
 pub mod rows;
 pub mod runner;
 pub mod summary;
@@ -127,7 +133,7 @@ fn identical_graphs_warning(out: &Path, rows: &[rows::Row]) -> Option<String> {
 /// of `runs.csv` and rewrites it sorted, then writes `graphs.csv`,
 /// `summary.csv`, the plots and `README.md`.
 pub fn finish(out: &Path, config: &Config) -> Result<Finished, ExperimentError> {
-    let runs = out.join(runner::RUNS);
+    let runs = out.join(results_dir::RUNS);
     let rows = rows::read_rows(&runs).map_err(|e| ExperimentError::io("read", &runs, e))?;
     let rows = rows::finalize(rows, &config.baselines);
     rows::write_rows(&runs, &rows).map_err(|e| ExperimentError::io("write", &runs, e))?;
@@ -149,7 +155,7 @@ pub fn finish(out: &Path, config: &Config) -> Result<Finished, ExperimentError> 
             Err(_) => rows.iter().find(|r| r.item == 0).map(|r| r.graph.clone()),
         },
     };
-    let mut profiles = runner::read_profiles(&out.join(runner::PROFILES));
+    let mut profiles = records::read_profiles(&out.join(results_dir::PROFILES));
     if let Some(name) = &tetris {
         profiles.retain(|p| &p.graph == name);
     }
@@ -223,4 +229,8 @@ fn no_baseline_warning(rows: &[rows::Row], config: &Config) -> Option<String> {
         config.baselines.join(", "),
         names.join(", ")
     ))
+}
+/// `s` on one line, runs of whitespace (newlines too) made one space.
+fn one_line(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
 }

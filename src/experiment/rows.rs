@@ -265,6 +265,15 @@ pub fn finalize(mut rows: Vec<Row>, baselines: &[String]) -> Vec<Row> {
     rows
 }
 
+/// The reason of a row whose graph could not be loaded mid-run.
+pub(super) const CANNOT_LOAD: &str = "cannot load graph";
+
+/// A row whose solver never ran: its graph could not be loaded. Such rows
+/// take no part in mean times, and a resumed run solves their items again.
+pub(super) fn never_ran(row: &Row) -> bool {
+    row.status == "failed" && row.reason.starts_with(CANNOT_LOAD)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -12,26 +12,31 @@
 //! ([`super::finish`]). One item failing never stops the others.
 
 use std::fs::{self, File, OpenOptions};
-use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use rayon::prelude::*;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use super::catch::catch_panic;
-use super::config::{self, BudgetSection, Config};
+use super::config::Config;
 use super::fingerprint::{self, Fingerprint, Fingerprints};
 use super::plan::{GraphEntry, GraphSource, Item, Plan, Shard};
-use super::plots::IMAGE_EXTENSIONS;
 use super::progress::{Progress, Worst};
-use super::rows::{self, Row};
-use super::ExperimentError;
+use super::records::{read_jsonl, rewrite_jsonl, write_jsonl, Keyed, Profile, SavedOrder};
+use super::results_dir::{
+    check_not_foreign, check_out_is_not_a_file, check_same_experiment, check_shard_placement,
+    final_pass_files, lock_dir, read_shards_file, remove_if_present, restore_if_replaced,
+    write_shards, ALL_SHARDS, CONFIG, ORDERS, PROFILES, RUNS, SHARDS, SHARD_PLACEMENT,
+};
+use super::resume::{check_same_settings, recorded_config_text, redo_solvers, Recorded};
+use super::rows::{self, never_ran, Row, CANNOT_LOAD};
+use super::{one_line, ExperimentError};
 use crate::corpus::gen;
-use crate::graph::{seed, Graph, NodeIdx};
-use crate::schedule;
-use crate::solvers::{self, ProgramOrder, Scheduler, SolveContext, Status};
+use crate::graph::{seed, Graph};
+use crate::solvers::{self, Scheduler, SolveContext, Status};
 
 /// How to run (the CLI flags, resolved).
 #[derive(Debug, Clone, Default)]
@@ -75,62 +80,6 @@ pub struct RunSummary {
     /// What the final pass asks the user to know (see [`super::Finished`]).
     pub warnings: Vec<String>,
 }
-
-/// The memory profile of one solve of the Tetris graph (`tetris.jsonl`).
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Profile {
-    pub graph: String,
-    pub solver: String,
-    pub seed: u64,
-    /// Steps of the full order.
-    pub steps: usize,
-    /// `(step, memory)` points: every step, or per bucket the step of its maximum
-    /// when the order is longer than [`MAX_PROFILE_POINTS`].
-    pub points: Vec<(usize, i64)>,
-}
-
-impl Profile {
-    /// The profile of `order` on `g` (named `graph`, solved by `solver`
-    /// with `seed`), or `None` if the checker rejects the order.
-    ///
-    /// # Complexity
-    /// O(n + m).
-    pub fn of_order(
-        g: &Graph,
-        order: &[NodeIdx],
-        graph: &str,
-        solver: &str,
-        seed: u64,
-    ) -> Option<Profile> {
-        let mem = schedule::profile(g, order).ok()?;
-        Some(Profile {
-            graph: graph.to_string(),
-            solver: solver.to_string(),
-            seed,
-            steps: mem.len(),
-            points: downsample(&mem),
-        })
-    }
-}
-
-/// Points kept per profile (a bucket keeps its maximum, so peaks survive).
-pub const MAX_PROFILE_POINTS: usize = 4000;
-
-/// One row per solve (graph x solver x seed), appended as solves end.
-pub const RUNS: &str = "runs.csv";
-/// The config the rows were solved under (the resume check reads it).
-pub const CONFIG: &str = "config.toml";
-/// Memory profiles of the Tetris graph's solves, one JSON line each.
-pub const PROFILES: &str = "tetris.jsonl";
-/// The orders of the solves, when the config keeps them (`save_orders`).
-pub const ORDERS: &str = "orders.jsonl";
-/// The shards whose rows a directory holds (`merge` names the missing ones).
-pub const SHARDS: &str = "shards.toml";
-/// The entry of `shards.toml` for an unsharded run (every item).
-pub const ALL_SHARDS: &str = "all";
-/// The content fingerprint of each graph the directory's rows were solved
-/// on (see [`fingerprint`]): the resume check compares it.
-pub const FINGERPRINTS: &str = "fingerprints.toml";
 
 /// Graphs loaded on first use, shared by the items that need them, and
 /// dropped after their last pending item (so a scaling run holds only the
@@ -556,311 +505,12 @@ fn pool_size(requested: Option<usize>, pending: usize, cores: usize) -> usize {
     requested.map_or(0, |t| t.min(pending.max(cores)))
 }
 
-/// Refuses to write into `out` if it holds the results of another
-/// experiment (its `config.toml` has another `name`); `refusal` ends the
-/// message (what would go wrong, what to do instead). The same experiment
-/// with an edited config (a solver or graph added) passes. `run` and
-/// `merge` both check this.
-pub(super) fn check_same_experiment(
-    out: &Path,
-    config: &Config,
-    refusal: &str,
-) -> Result<(), ExperimentError> {
-    let Some(old) = recorded_name(&out.join(CONFIG)) else {
-        return Ok(());
-    };
-    if old == config.name {
-        return Ok(());
-    }
-    Err(ExperimentError::Config(format!(
-        "{} holds the results of experiment `{old}` (its {CONFIG} says so), not of `{}`; {refusal}",
-        out.display(),
-        config.name
-    )))
-}
-
-/// The settings of a results directory's `config.toml` that change what a
-/// row means, read leniently (other keys ignored, defaults as in
-/// [`Config`]), so that a config an older or other build wrote is still
-/// compared.
-#[derive(serde::Deserialize)]
-struct Settings {
-    #[serde(default = "config::default_time_limit")]
-    time_limit: f64,
-    #[serde(default = "config::default_restarts")]
-    restarts: u32,
-    #[serde(default)]
-    budget: BudgetSection,
-}
-
-/// Refuses to resume into a directory whose rows were solved under another
-/// `time_limit`, `restarts` (when its rows include a solver that restarts,
-/// listed in the new config or not) or `[budget]` (when its rows include a
-/// solver that reads it): its rows would mix two settings under one config. Other
-/// keys only add or drop items: a new solver or graph is solved, the rows
-/// of a dropped one are kept. A `config.toml` that cannot be read is an
-/// error too: the rows' settings are then unknown.
-fn check_same_settings(
-    out: &Path,
-    config: &Config,
-    existing: &[Row],
-) -> Result<(), ExperimentError> {
-    let path = out.join(CONFIG);
-    let text = match fs::read_to_string(&path) {
-        Ok(text) => text,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
-        Err(e) => return Err(ExperimentError::io("read", &path, e)),
-    };
-    let old: Settings = toml::from_str(&text).map_err(|e| {
-        ExperimentError::Config(format!(
-            "cannot read the settings its rows were solved with from {}: {}; pass --fresh \
-             to discard its results, or write to another directory (--out)",
-            path.display(),
-            one_line(&e.to_string())
-        ))
-    })?;
-    let mut differ = Vec::new();
-    if old.time_limit != config.time_limit {
-        differ.push(format!(
-            "`time_limit` ({} s, now {} s)",
-            old.time_limit, config.time_limit
-        ));
-    }
-    // Rows of a restarting solver were solved under the old `restarts`,
-    // whether or not the new config still lists that solver.
-    let solved: std::collections::BTreeSet<&String> = existing.iter().map(|r| &r.solver).collect();
-    let solved_any =
-        |has: fn(&solvers::Abilities) -> bool| config::any_has(solved.iter().copied(), has);
-    if old.restarts != config.restarts && solved_any(|a| a.restarts) {
-        differ.push(format!(
-            "`restarts` ({}, now {})",
-            old.restarts, config.restarts
-        ));
-    }
-    // Likewise the budget, for rows of a solver that reads it.
-    if old.budget != config.budget && solved_any(|a| a.budgeted) {
-        let show = |b: &BudgetSection| {
-            format!(
-                "max_states = {}, max_memory_bytes = {}",
-                b.max_states, b.max_memory_bytes
-            )
-        };
-        differ.push(format!(
-            "`[budget]` ({}, now {})",
-            show(&old.budget),
-            show(&config.budget)
-        ));
-    }
-    if differ.is_empty() {
-        return Ok(());
-    }
-    Err(ExperimentError::Config(format!(
-        "{} holds rows solved with another {}; resuming would mix the two settings: \
-         pass --fresh to discard its results, or write to another directory (--out)",
-        out.display(),
-        differ.join(" and ")
-    )))
-}
-
-/// The lock file of an output directory (see [`lock_dir`]).
-pub const LOCK: &str = ".memsched.lock";
-
-/// An output directory locked by this process (released when dropped, or
-/// when the process ends, however it ends).
-#[derive(Debug)]
-pub(super) struct DirLock {
-    _file: File,
-}
-
-/// Locks `dir` (an existing directory) for one `run` or `merge`: a second
-/// one writing there would rename `runs.csv` from under the first, and the
-/// rows of one would be lost. Refused, naming the directory, while another
-/// process holds it. Where locking fails otherwise (a file system without
-/// locks, an NFS mount without its lock daemon) the run goes ahead
-/// unlocked, as it did before there was a lock.
-pub(super) fn lock_dir(dir: &Path) -> Result<DirLock, ExperimentError> {
-    let path = dir.join(LOCK);
-    let file = OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&path)
-        .map_err(|e| ExperimentError::io("open", &path, e))?;
-    match file.try_lock() {
-        Ok(()) => Ok(DirLock { _file: file }),
-        Err(fs::TryLockError::WouldBlock) => Err(ExperimentError::Config(format!(
-            "{} is in use by another `memsched run` or `merge` (it holds {LOCK}): wait for \
-             it to finish, or write to another directory (--out)",
-            dir.display()
-        ))),
-        Err(fs::TryLockError::Error(_)) => Ok(DirLock { _file: file }),
-    }
-}
-
-/// Refuses an output directory that exists as a file (or anything but a
-/// directory), or lies under one, before anything is written.
-pub(super) fn check_out_is_not_a_file(out: &Path) -> Result<(), ExperimentError> {
-    match out.ancestors().find(|p| p.exists()) {
-        Some(p) if !p.is_dir() => Err(ExperimentError::Config(format!(
-            "the output directory {} cannot be made: {} exists and is not a directory; \
-             choose another --out",
-            out.display(),
-            p.display()
-        ))),
-        _ => Ok(()),
-    }
-}
-
-/// Files a run or merge writes in its output directory besides
-/// `config.toml` (which marks a results directory) and the final pass's.
-const WRITTEN: &[&str] = &[RUNS, SHARDS, FINGERPRINTS, PROFILES, ORDERS];
-
-/// Every file a run or merge may write besides `config.toml`: [`WRITTEN`]
-/// and [`final_pass_files`].
-fn written_files() -> Vec<String> {
-    let mut files: Vec<String> = WRITTEN.iter().map(|s| s.to_string()).collect();
-    files.extend(final_pass_files());
-    files
-}
-
-/// The files the final pass derives from `runs.csv`: the summaries, the
-/// README and every plot.
-fn final_pass_files() -> Vec<String> {
-    let derived = [super::GRAPHS, "summary.csv", "README.md"];
-    let plots = config::PlotKind::ALL.iter().flat_map(|kind| {
-        IMAGE_EXTENSIONS
-            .iter()
-            .map(move |ext| format!("{}.{ext}", kind.stem()))
-    });
-    derived.iter().map(|s| s.to_string()).chain(plots).collect()
-}
-
-/// Removes the file `path` if there is one.
-pub(super) fn remove_if_present(path: &Path) -> Result<(), ExperimentError> {
-    match fs::remove_file(path) {
-        Err(e) if e.kind() != io::ErrorKind::NotFound => {
-            Err(ExperimentError::io("remove", path, e))
-        }
-        _ => Ok(()),
-    }
-}
-
-/// Refuses an output directory without a `config.toml` (so not a results
-/// directory: a run writes its `config.toml` first, right after taking the
-/// lock) that holds a file a run would replace (`README.md`, `summary.csv`,
-/// the plots...). Other files (`.gitkeep`, notes) are left alone, so such a
-/// directory is used. `--fresh` does not lift this: there are no results
-/// of ours to discard.
-pub(super) fn check_not_foreign(out: &Path) -> Result<(), ExperimentError> {
-    if !out.is_dir() || out.join(CONFIG).exists() {
-        return Ok(());
-    }
-    let taken: Vec<String> = written_files()
-        .into_iter()
-        .filter(|name| out.join(name).exists())
-        .collect();
-    if taken.is_empty() {
-        return Ok(());
-    }
-    Err(ExperimentError::Config(format!(
-        "{} is not a results directory (it has no {CONFIG}) and holds {}, which memsched \
-         would replace; choose another directory (--out)",
-        out.display(),
-        taken.join(", ")
-    )))
-}
-
-/// The `name` in a results directory's `config.toml`, if it has one (read
-/// leniently: a config of an older version still names its experiment).
-fn recorded_name(config_toml: &Path) -> Option<String> {
-    let text = fs::read_to_string(config_toml).ok()?;
-    let table: toml::Table = toml::from_str(&text).ok()?;
-    table.get("name")?.as_str().map(str::to_string)
-}
-
 /// Most nodes plus edges of the graphs the check keeps for the run (small
 /// graphs: a corpus of them is loaded once; larger ones are loaded again
 /// when their items run, so peak memory stays that of the graphs in use).
 const KEEP_ELEMENTS: usize = 2_000_000;
 /// Largest graph (nodes plus edges) the check keeps.
 const KEEP_ONE: usize = 100_000;
-
-/// What the rows already in `runs.csv` say of each graph: its size and,
-/// from a valid `program` row, its program-order peak; and its content
-/// fingerprint from [`FINGERPRINTS`] (absent in directories of older
-/// versions). A graph that differs now (its file was edited) would mix rows
-/// of two graphs under one name.
-#[derive(Default)]
-struct Recorded {
-    graphs: std::collections::HashMap<String, RecordedGraph>,
-    fingerprints: Fingerprints,
-}
-
-/// One graph as its rows in `runs.csv` describe it.
-#[derive(Clone, Copy)]
-struct RecordedGraph {
-    nodes: usize,
-    edges: usize,
-    /// The peak of a valid `program` row, if there is one.
-    program_peak: Option<u64>,
-}
-
-impl Recorded {
-    fn from_rows(rows: &[Row], fingerprints: Fingerprints) -> Self {
-        let mut graphs = std::collections::HashMap::new();
-        // A graph that could not be loaded mid-run has rows of 0 nodes.
-        for r in rows.iter().filter(|r| r.nodes > 0) {
-            let entry = graphs.entry(r.graph.clone()).or_insert(RecordedGraph {
-                nodes: r.nodes,
-                edges: r.edges,
-                program_peak: None,
-            });
-            if r.solver == "program" && r.valid {
-                entry.program_peak = entry.program_peak.or(r.peak_bytes);
-            }
-        }
-        Recorded {
-            graphs,
-            fingerprints,
-        }
-    }
-
-    /// Why `graph`, loaded now as `g` with fingerprint `now`, is not the
-    /// graph its rows were solved on, if it is not. A graph without rows
-    /// has nothing to differ from. A recorded fingerprint decides; without
-    /// one, the counts and the program-order peak do (an edit that keeps
-    /// all three is then not seen).
-    fn changed(&self, graph: &str, g: &Graph, now: Fingerprint) -> Option<String> {
-        let RecordedGraph {
-            nodes,
-            edges,
-            program_peak,
-        } = *self.graphs.get(graph)?;
-        if (nodes, edges) != (g.node_count(), g.edge_count()) {
-            return Some(format!(
-                "{} nodes and {} edges now, {nodes} and {edges} in runs.csv",
-                g.node_count(),
-                g.edge_count()
-            ));
-        }
-        if let Some(&old) = self.fingerprints.get(graph) {
-            return (old != now).then(|| {
-                format!(
-                    "its content differs (fingerprint {now} now, {old} in {FINGERPRINTS}): a \
-                     node's id, kind, buffer, size or latency, the nodes' order or an edge \
-                     was changed"
-                )
-            });
-        }
-        let peak = program_peak?;
-        // As the `program` row was made: the solver's checked peak.
-        let now = solvers::run(&ProgramOrder, g, &SolveContext::default()).peak;
-        (now != Some(peak)).then(|| {
-            let now = now.map_or("none (not a schedule)".into(), |p| p.to_string());
-            format!("program-order peak {now} now, {peak} in runs.csv")
-        })
-    }
-}
 
 /// Loads (or generates) every graph with pending items, in parallel: a
 /// graph that cannot be loaded is invalid input, reported with its name and
@@ -978,199 +628,6 @@ fn graph_error(plan: &Plan, what: &str, problems: &[(usize, String)]) -> Experim
         msg.push_str(&format!("\n  ... and {} more", problems.len() - SHOWN));
     }
     ExperimentError::Config(msg)
-}
-
-/// `shards.toml` as written: the shards whose runs wrote into `dir` (`K/N`,
-/// or [`ALL_SHARDS`] for an unsharded run); `None` without the file. A file
-/// that cannot be read or parsed is an error, not a missing file: a run
-/// would otherwise write over it and forget the shards it named.
-pub(super) fn read_shards_file(dir: &Path) -> Result<Option<ShardsFile>, ExperimentError> {
-    let path = dir.join(SHARDS);
-    let text = match fs::read_to_string(&path) {
-        Ok(text) => text,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(ExperimentError::io("read", &path, e)),
-    };
-    toml::from_str(&text).map(Some).map_err(|e| {
-        ExperimentError::Config(format!(
-            "{} is damaged ({}): it names the shards whose rows the directory holds; \
-             fix it (`shards = [\"0/2\"]`, `[\"all\"]` for an unsharded run), or pass \
-             --fresh to start over",
-            path.display(),
-            one_line(e.message())
-        ))
-    })
-}
-
-/// How this version places items in shards (`placement` in `shards.toml`):
-/// by a hash of the item's key. Versions that wrote no `placement` placed
-/// them by position in the plan.
-pub const SHARD_PLACEMENT: u32 = 3;
-
-/// Refuses to resume, as shard `shard`, a directory holding rows of shards
-/// placed by an older version: its items would move between shards, and
-/// about half of them would be solved again.
-fn check_shard_placement(out: &Path, shard: Option<Shard>) -> Result<(), ExperimentError> {
-    if shard.is_none() {
-        return Ok(());
-    }
-    let Some(file) = read_shards_file(out)?.filter(ShardsFile::placed_by_older_version) else {
-        return Ok(());
-    };
-    Err(ExperimentError::Config(format!(
-        "{} holds rows of shards ({}) placed by an older memsched, which deals items to \
-         shards differently: finish it with the version that began it, or pass --fresh",
-        out.display(),
-        file.shards.join(", ")
-    )))
-}
-
-/// Writes `shards.toml`: the shards, sorted, each once (just [`ALL_SHARDS`]
-/// if an unsharded run is among them), placed as `placement` says
-/// ([`SHARD_PLACEMENT`] for this version's, 0 for an older one's).
-pub fn write_shards(dir: &Path, mut shards: Vec<String>, placement: u32) -> io::Result<()> {
-    if shards.iter().any(|s| s == ALL_SHARDS) {
-        shards = vec![ALL_SHARDS.to_string()];
-    }
-    shards.sort_by_key(|s| {
-        s.parse::<Shard>()
-            .map_or((usize::MAX, usize::MAX), |s| (s.count, s.index))
-    });
-    shards.dedup();
-    let file = ShardsFile { shards, placement };
-    let text = toml::to_string(&file).map_err(io::Error::other)?;
-    fs::write(
-        dir.join(SHARDS),
-        format!("# The runs (`--shard K/N`, or \"all\") whose rows this directory holds.\n{text}"),
-    )
-}
-
-#[derive(Debug, Serialize, Deserialize)]
-pub(super) struct ShardsFile {
-    pub shards: Vec<String>,
-    /// How items were placed in shards ([`SHARD_PLACEMENT`]); 0 in files
-    /// of versions before it was written.
-    #[serde(default)]
-    placement: u32,
-}
-
-impl ShardsFile {
-    /// Whether it lists shards placed by an older version.
-    pub fn placed_by_older_version(&self) -> bool {
-        self.placement != SHARD_PLACEMENT && self.shards.iter().any(|s| s.parse::<Shard>().is_ok())
-    }
-}
-
-/// If `path` no longer names `file`, the file this run appended to (it was
-/// replaced or removed mid-run), writes `file`'s content back to `path`
-/// (through a temporary file and a rename); true if it did.
-fn restore_if_replaced(path: &Path, file: &mut File) -> io::Result<bool> {
-    if names_file(path, file)? {
-        return Ok(false);
-    }
-    let mut content = Vec::new();
-    file.seek(SeekFrom::Start(0))?;
-    file.read_to_end(&mut content)?;
-    let tmp = path.with_extension("restoring");
-    fs::write(&tmp, &content)?;
-    fs::rename(&tmp, path)?;
-    Ok(true)
-}
-
-/// Whether `path` names the same file as the open `file`.
-#[cfg(unix)]
-fn names_file(path: &Path, file: &File) -> io::Result<bool> {
-    use std::os::unix::fs::MetadataExt;
-    let here = match fs::metadata(path) {
-        Ok(m) => m,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(false),
-        Err(e) => return Err(e),
-    };
-    let ours = file.metadata()?;
-    Ok(here.dev() == ours.dev() && here.ino() == ours.ino())
-}
-
-/// Whether `path` names the same file as the open `file`: without inode
-/// numbers, only a removed file is noticed.
-#[cfg(not(unix))]
-fn names_file(path: &Path, _file: &File) -> io::Result<bool> {
-    Ok(path.exists())
-}
-
-/// The reason of a row whose graph could not be loaded mid-run.
-const CANNOT_LOAD: &str = "cannot load graph";
-
-/// A row whose solver never ran: its graph could not be loaded. Such rows
-/// take no part in mean times, and a resumed run solves their items again.
-pub(super) fn never_ran(row: &Row) -> bool {
-    row.status == "failed" && row.reason.starts_with(CANNOT_LOAD)
-}
-
-/// The text to record in `DIR/config.toml`: the config written out whole,
-/// unless the file there is this same config (run from
-/// `results/NAME/config.toml`, say), whose text and comments are the
-/// user's. Its settings that later runs or merges compare (`name`,
-/// `time_limit`, `restarts`, `seeds`, `baselines`, `[budget]`) are then
-/// spelled out where it left them to their defaults, which another version
-/// may change (a `[budget]` naming only some of its keys: the config is
-/// written out whole).
-fn recorded_config_text(path: &Path, config: &Config) -> String {
-    let whole = config.to_toml();
-    let Ok(text) = fs::read_to_string(path) else {
-        return whole;
-    };
-    let stem = path
-        .file_stem()
-        .map_or(String::new(), |s| s.to_string_lossy().into_owned());
-    let (Ok(there), Ok(table), Ok(full)) = (
-        Config::parse(&text, "", &stem),
-        text.parse::<toml::Table>(),
-        whole.parse::<toml::Table>(),
-    ) else {
-        return whole;
-    };
-    if there != *config {
-        return whole;
-    }
-    let mut head = String::new();
-    for key in ["name", "time_limit", "restarts", "seeds", "baselines"] {
-        if let (None, Some(v)) = (table.get(key), full.get(key)) {
-            head.push_str(&format!("{key} = {v}\n"));
-        }
-    }
-    let mut tail = String::new();
-    match (table.get("budget"), full.get("budget")) {
-        (None, Some(toml::Value::Table(b))) => tail = format!("\n[budget]\n{b}"),
-        // A `[budget]` naming some of its keys: written out whole instead.
-        (Some(toml::Value::Table(some)), Some(toml::Value::Table(b)))
-            if b.keys().any(|k| !some.contains_key(k)) =>
-        {
-            return whole
-        }
-        _ => {}
-    }
-    let kept = format!("{head}{text}{tail}");
-    match Config::parse(&kept, "", &stem) {
-        Ok(c) if c == *config => kept,
-        _ => whole,
-    }
-}
-
-/// The solvers `--redo` names, each checked to be one of the config's.
-fn redo_solvers<'a>(
-    plan: &Plan,
-    redo: &'a [String],
-) -> Result<std::collections::BTreeSet<&'a str>, ExperimentError> {
-    for name in redo {
-        if !plan.solvers.iter().any(|s| &s.name == name) {
-            let names: Vec<_> = plan.solvers.iter().map(|s| s.name.as_str()).collect();
-            return Err(ExperimentError::Config(format!(
-                "--redo {name}: not a solver of this experiment (its solvers: {})",
-                names.join(", ")
-            )));
-        }
-    }
-    Ok(redo.iter().map(String::as_str).collect())
 }
 
 /// The graph whose memory profiles are kept for the Tetris plot.
@@ -1295,116 +752,10 @@ fn solve_item(
     }
 }
 
-/// Keeps every step, or the maximum of each of [`MAX_PROFILE_POINTS`] buckets.
-///
-/// # Complexity
-/// O(n) for an order of n steps.
-fn downsample(mem: &[i64]) -> Vec<(usize, i64)> {
-    if mem.len() <= MAX_PROFILE_POINTS {
-        return mem.iter().enumerate().map(|(i, &m)| (i + 1, m)).collect();
-    }
-    let per = mem.len().div_ceil(MAX_PROFILE_POINTS);
-    mem.chunks(per)
-        .enumerate()
-        .map(|(c, chunk)| {
-            let (k, &m) = chunk
-                .iter()
-                .enumerate()
-                .max_by_key(|&(k, &m)| (m, std::cmp::Reverse(k)))
-                .expect("chunks are non-empty");
-            (c * per + k + 1, m)
-        })
-        .collect()
-}
-
-/// `s` on one line, runs of whitespace (newlines too) made one space.
-pub(super) fn one_line(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
-/// The order of one solve (`orders.jsonl`), as the node ids of the graph.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct SavedOrder {
-    pub graph: String,
-    pub solver: String,
-    pub seed: u64,
-    /// The checked schedule, as original ids (`memsched check` reads it).
-    pub order: Vec<i64>,
-}
-
-/// A record of a `.jsonl` file beside `runs.csv`, keyed as rows are.
-pub trait Keyed {
-    /// Graph, solver and seed.
-    fn key(&self) -> (String, String, u64);
-}
-
-impl Keyed for Profile {
-    fn key(&self) -> (String, String, u64) {
-        (self.graph.clone(), self.solver.clone(), self.seed)
-    }
-}
-
-impl Keyed for SavedOrder {
-    fn key(&self) -> (String, String, u64) {
-        (self.graph.clone(), self.solver.clone(), self.seed)
-    }
-}
-
-/// Writes `records` one JSON object per line, through a temporary file and
-/// a rename.
-pub fn write_jsonl<T: Serialize>(path: &Path, records: &[T]) -> io::Result<()> {
-    crate::output::write_file(path, |f| {
-        for r in records {
-            serde_json::to_writer(&mut *f, r).map_err(io::Error::other)?;
-            f.write_all(b"\n")?;
-        }
-        Ok(())
-    })
-}
-
-/// Rewrites the `.jsonl` file `path`, if present, in key order ([`read_jsonl`]:
-/// one record per key), keeping the records `keep` accepts.
-fn rewrite_jsonl<T: Serialize + serde::de::DeserializeOwned + Keyed>(
-    path: &Path,
-    keep: impl Fn(&T) -> bool,
-) -> Result<(), ExperimentError> {
-    if !path.exists() {
-        return Ok(());
-    }
-    let mut records = read_jsonl::<T>(path);
-    records.retain(keep);
-    write_jsonl(path, &records).map_err(|e| ExperimentError::io("write", path, e))
-}
-
-/// Reads a `.jsonl` file of records: the last one per key wins, and a line
-/// that does not parse (a cut last line) is ignored; in key order.
-pub fn read_jsonl<T: serde::de::DeserializeOwned + Keyed>(path: &Path) -> Vec<T> {
-    let Ok(text) = fs::read_to_string(path) else {
-        return Vec::new();
-    };
-    let mut by_key = std::collections::BTreeMap::new();
-    for r in text
-        .lines()
-        .filter_map(|l| serde_json::from_str::<T>(l).ok())
-    {
-        by_key.insert(r.key(), r);
-    }
-    by_key.into_values().collect()
-}
-
-/// Writes `profiles` as `tetris.jsonl` ([`write_jsonl`]).
-pub fn write_profiles(path: &Path, profiles: &[Profile]) -> io::Result<()> {
-    write_jsonl(path, profiles)
-}
-
-/// Reads `tetris.jsonl` ([`read_jsonl`]).
-pub fn read_profiles(path: &Path) -> Vec<Profile> {
-    read_jsonl(path)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::experiment::records::read_profiles;
     use crate::experiment::Config;
     use crate::solvers::Outcome;
 
@@ -1996,15 +1347,5 @@ mod tests {
         assert!(row.valid && row.nodes > 0);
         assert_eq!(solved.profile.unwrap().steps, row.nodes);
         assert_eq!(solved.order.unwrap().order.len(), row.nodes);
-    }
-
-    #[test]
-    fn downsample_keeps_the_peak() {
-        let mut mem: Vec<i64> = (0..10_000).map(|i| i % 7).collect();
-        mem[5_555] = 100;
-        let pts = downsample(&mem);
-        assert!(pts.len() <= MAX_PROFILE_POINTS);
-        assert!(pts.contains(&(5_556, 100)));
-        assert_eq!(downsample(&[3, 4]), vec![(1, 3), (2, 4)]);
     }
 }

@@ -159,7 +159,7 @@ pub fn summarize(rows: &[Row], order: &[String], graphs: &[GraphSummary]) -> Vec
 fn mean_time_ms(rows: &[&Row]) -> f64 {
     let ran: Vec<f64> = rows
         .iter()
-        .filter(|r| !super::runner::never_ran(r))
+        .filter(|r| !super::rows::never_ran(r))
         .map(|r| r.time_ms)
         .collect();
     if ran.is_empty() {

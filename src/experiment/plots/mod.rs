@@ -19,8 +19,8 @@ use plotters::prelude::*;
 use plotters::style::{FontStyle, RGBAColor};
 
 use super::config::{Config, PlotKind};
+use super::records::Profile;
 use super::rows::Row;
-use super::runner::Profile;
 use super::ExperimentError;
 
 /// Draws a chart's legend at `position` in the style every plot shares.

@@ -13,8 +13,8 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use super::{byte_unit, color, err, render, Draw, FONT};
+use crate::experiment::records::Profile;
 use crate::experiment::rows::Row;
-use crate::experiment::runner::Profile;
 use crate::experiment::ExperimentError;
 use crate::solvers;
 

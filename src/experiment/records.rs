@@ -1,0 +1,171 @@
+//! The JSON-lines records beside `runs.csv`: memory profiles of the Tetris
+//! graph's solves ([`Profile`], `tetris.jsonl`) and saved orders
+//! ([`SavedOrder`], `orders.jsonl`), read last-record-per-key and written
+//! in key order.
+
+use std::fs;
+use std::io::{self, Write};
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use super::ExperimentError;
+use crate::graph::{Graph, NodeIdx};
+use crate::schedule;
+
+/// The memory profile of one solve of the Tetris graph (`tetris.jsonl`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Profile {
+    pub graph: String,
+    pub solver: String,
+    pub seed: u64,
+    /// Steps of the full order.
+    pub steps: usize,
+    /// `(step, memory)` points: every step, or per bucket the step of its maximum
+    /// when the order is longer than [`MAX_PROFILE_POINTS`].
+    pub points: Vec<(usize, i64)>,
+}
+
+impl Profile {
+    /// The profile of `order` on `g` (named `graph`, solved by `solver`
+    /// with `seed`), or `None` if the checker rejects the order.
+    ///
+    /// # Complexity
+    /// O(n + m).
+    pub fn of_order(
+        g: &Graph,
+        order: &[NodeIdx],
+        graph: &str,
+        solver: &str,
+        seed: u64,
+    ) -> Option<Profile> {
+        let mem = schedule::profile(g, order).ok()?;
+        Some(Profile {
+            graph: graph.to_string(),
+            solver: solver.to_string(),
+            seed,
+            steps: mem.len(),
+            points: downsample(&mem),
+        })
+    }
+}
+
+/// Points kept per profile (a bucket keeps its maximum, so peaks survive).
+pub const MAX_PROFILE_POINTS: usize = 4000;
+
+/// Keeps every step, or the maximum of each of [`MAX_PROFILE_POINTS`] buckets.
+///
+/// # Complexity
+/// O(n) for an order of n steps.
+pub(super) fn downsample(mem: &[i64]) -> Vec<(usize, i64)> {
+    if mem.len() <= MAX_PROFILE_POINTS {
+        return mem.iter().enumerate().map(|(i, &m)| (i + 1, m)).collect();
+    }
+    let per = mem.len().div_ceil(MAX_PROFILE_POINTS);
+    mem.chunks(per)
+        .enumerate()
+        .map(|(c, chunk)| {
+            let (k, &m) = chunk
+                .iter()
+                .enumerate()
+                .max_by_key(|&(k, &m)| (m, std::cmp::Reverse(k)))
+                .expect("chunks are non-empty");
+            (c * per + k + 1, m)
+        })
+        .collect()
+}
+
+/// The order of one solve (`orders.jsonl`), as the node ids of the graph.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SavedOrder {
+    pub graph: String,
+    pub solver: String,
+    pub seed: u64,
+    /// The checked schedule, as original ids (`memsched check` reads it).
+    pub order: Vec<i64>,
+}
+
+/// A record of a `.jsonl` file beside `runs.csv`, keyed as rows are.
+pub trait Keyed {
+    /// Graph, solver and seed.
+    fn key(&self) -> (String, String, u64);
+}
+
+impl Keyed for Profile {
+    fn key(&self) -> (String, String, u64) {
+        (self.graph.clone(), self.solver.clone(), self.seed)
+    }
+}
+
+impl Keyed for SavedOrder {
+    fn key(&self) -> (String, String, u64) {
+        (self.graph.clone(), self.solver.clone(), self.seed)
+    }
+}
+
+/// Writes `records` one JSON object per line, through a temporary file and
+/// a rename.
+pub fn write_jsonl<T: Serialize>(path: &Path, records: &[T]) -> io::Result<()> {
+    crate::output::write_file(path, |f| {
+        for r in records {
+            serde_json::to_writer(&mut *f, r).map_err(io::Error::other)?;
+            f.write_all(b"\n")?;
+        }
+        Ok(())
+    })
+}
+
+/// Rewrites the `.jsonl` file `path`, if present, in key order ([`read_jsonl`]:
+/// one record per key), keeping the records `keep` accepts.
+pub(super) fn rewrite_jsonl<T: Serialize + serde::de::DeserializeOwned + Keyed>(
+    path: &Path,
+    keep: impl Fn(&T) -> bool,
+) -> Result<(), ExperimentError> {
+    if !path.exists() {
+        return Ok(());
+    }
+    let mut records = read_jsonl::<T>(path);
+    records.retain(keep);
+    write_jsonl(path, &records).map_err(|e| ExperimentError::io("write", path, e))
+}
+
+/// Reads a `.jsonl` file of records: the last one per key wins, and a line
+/// that does not parse (a cut last line) is ignored; in key order.
+pub fn read_jsonl<T: serde::de::DeserializeOwned + Keyed>(path: &Path) -> Vec<T> {
+    let Ok(text) = fs::read_to_string(path) else {
+        return Vec::new();
+    };
+    let mut by_key = std::collections::BTreeMap::new();
+    for r in text
+        .lines()
+        .filter_map(|l| serde_json::from_str::<T>(l).ok())
+    {
+        by_key.insert(r.key(), r);
+    }
+    by_key.into_values().collect()
+}
+
+/// Writes `profiles` as `tetris.jsonl` ([`write_jsonl`]).
+pub fn write_profiles(path: &Path, profiles: &[Profile]) -> io::Result<()> {
+    write_jsonl(path, profiles)
+}
+
+/// Reads `tetris.jsonl` ([`read_jsonl`]).
+pub fn read_profiles(path: &Path) -> Vec<Profile> {
+    read_jsonl(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn downsample_keeps_the_peak() {
+        let mut mem: Vec<i64> = (0..10_000).map(|i| i % 7).collect();
+        mem[5_555] = 100;
+        let pts = downsample(&mem);
+        assert!(pts.len() <= MAX_PROFILE_POINTS);
+        assert!(pts.contains(&(5_556, 100)));
+        assert_eq!(downsample(&[3, 4]), vec![(1, 3), (2, 4)]);
+    }
+}

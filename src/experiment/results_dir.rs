@@ -1,0 +1,290 @@
+//! The output directory of a run: its file names, the lock that keeps two
+//! runs out of one directory, the checks that refuse another experiment's
+//! directory, `shards.toml`, and the restore of a result file replaced
+//! while a run appended to it.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Read, Seek, SeekFrom};
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use super::config::{self, Config};
+use super::plan::Shard;
+use super::plots::IMAGE_EXTENSIONS;
+use super::{one_line, ExperimentError};
+
+/// One row per solve (graph x solver x seed), appended as solves end.
+pub const RUNS: &str = "runs.csv";
+/// The config the rows were solved under (the resume check reads it).
+pub const CONFIG: &str = "config.toml";
+/// Memory profiles of the Tetris graph's solves, one JSON line each.
+pub const PROFILES: &str = "tetris.jsonl";
+/// The orders of the solves, when the config keeps them (`save_orders`).
+pub const ORDERS: &str = "orders.jsonl";
+/// The shards whose rows a directory holds (`merge` names the missing ones).
+pub const SHARDS: &str = "shards.toml";
+/// The entry of `shards.toml` for an unsharded run (every item).
+pub const ALL_SHARDS: &str = "all";
+/// The content fingerprint of each graph the directory's rows were solved
+/// on (see [`fingerprint`](super::fingerprint)): the resume check compares it.
+pub const FINGERPRINTS: &str = "fingerprints.toml";
+
+/// Refuses to write into `out` if it holds the results of another
+/// experiment (its `config.toml` has another `name`); `refusal` ends the
+/// message (what would go wrong, what to do instead). The same experiment
+/// with an edited config (a solver or graph added) passes. `run` and
+/// `merge` both check this.
+pub(super) fn check_same_experiment(
+    out: &Path,
+    config: &Config,
+    refusal: &str,
+) -> Result<(), ExperimentError> {
+    let Some(old) = recorded_name(&out.join(CONFIG)) else {
+        return Ok(());
+    };
+    if old == config.name {
+        return Ok(());
+    }
+    Err(ExperimentError::Config(format!(
+        "{} holds the results of experiment `{old}` (its {CONFIG} says so), not of `{}`; {refusal}",
+        out.display(),
+        config.name
+    )))
+}
+
+/// The lock file of an output directory (see [`lock_dir`]).
+pub const LOCK: &str = ".memsched.lock";
+
+/// An output directory locked by this process (released when dropped, or
+/// when the process ends, however it ends).
+#[derive(Debug)]
+pub(super) struct DirLock {
+    _file: File,
+}
+
+/// Locks `dir` (an existing directory) for one `run` or `merge`: a second
+/// one writing there would rename `runs.csv` from under the first, and the
+/// rows of one would be lost. Refused, naming the directory, while another
+/// process holds it. Where locking fails otherwise (a file system without
+/// locks, an NFS mount without its lock daemon) the run goes ahead
+/// unlocked, as it did before there was a lock.
+pub(super) fn lock_dir(dir: &Path) -> Result<DirLock, ExperimentError> {
+    let path = dir.join(LOCK);
+    let file = OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(|e| ExperimentError::io("open", &path, e))?;
+    match file.try_lock() {
+        Ok(()) => Ok(DirLock { _file: file }),
+        Err(fs::TryLockError::WouldBlock) => Err(ExperimentError::Config(format!(
+            "{} is in use by another `memsched run` or `merge` (it holds {LOCK}): wait for \
+             it to finish, or write to another directory (--out)",
+            dir.display()
+        ))),
+        Err(fs::TryLockError::Error(_)) => Ok(DirLock { _file: file }),
+    }
+}
+
+/// Refuses an output directory that exists as a file (or anything but a
+/// directory), or lies under one, before anything is written.
+pub(super) fn check_out_is_not_a_file(out: &Path) -> Result<(), ExperimentError> {
+    match out.ancestors().find(|p| p.exists()) {
+        Some(p) if !p.is_dir() => Err(ExperimentError::Config(format!(
+            "the output directory {} cannot be made: {} exists and is not a directory; \
+             choose another --out",
+            out.display(),
+            p.display()
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// Files a run or merge writes in its output directory besides
+/// `config.toml` (which marks a results directory) and the final pass's.
+const WRITTEN: &[&str] = &[RUNS, SHARDS, FINGERPRINTS, PROFILES, ORDERS];
+
+/// Every file a run or merge may write besides `config.toml`: [`WRITTEN`]
+/// and [`final_pass_files`].
+fn written_files() -> Vec<String> {
+    let mut files: Vec<String> = WRITTEN.iter().map(|s| s.to_string()).collect();
+    files.extend(final_pass_files());
+    files
+}
+
+/// The files the final pass derives from `runs.csv`: the summaries, the
+/// README and every plot.
+pub(super) fn final_pass_files() -> Vec<String> {
+    let derived = [super::GRAPHS, "summary.csv", "README.md"];
+    let plots = config::PlotKind::ALL.iter().flat_map(|kind| {
+        IMAGE_EXTENSIONS
+            .iter()
+            .map(move |ext| format!("{}.{ext}", kind.stem()))
+    });
+    derived.iter().map(|s| s.to_string()).chain(plots).collect()
+}
+
+/// Removes the file `path` if there is one.
+pub(super) fn remove_if_present(path: &Path) -> Result<(), ExperimentError> {
+    match fs::remove_file(path) {
+        Err(e) if e.kind() != io::ErrorKind::NotFound => {
+            Err(ExperimentError::io("remove", path, e))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Refuses an output directory without a `config.toml` (so not a results
+/// directory: a run writes its `config.toml` first, right after taking the
+/// lock) that holds a file a run would replace (`README.md`, `summary.csv`,
+/// the plots...). Other files (`.gitkeep`, notes) are left alone, so such a
+/// directory is used. `--fresh` does not lift this: there are no results
+/// of ours to discard.
+pub(super) fn check_not_foreign(out: &Path) -> Result<(), ExperimentError> {
+    if !out.is_dir() || out.join(CONFIG).exists() {
+        return Ok(());
+    }
+    let taken: Vec<String> = written_files()
+        .into_iter()
+        .filter(|name| out.join(name).exists())
+        .collect();
+    if taken.is_empty() {
+        return Ok(());
+    }
+    Err(ExperimentError::Config(format!(
+        "{} is not a results directory (it has no {CONFIG}) and holds {}, which memsched \
+         would replace; choose another directory (--out)",
+        out.display(),
+        taken.join(", ")
+    )))
+}
+
+/// The `name` in a results directory's `config.toml`, if it has one (read
+/// leniently: a config of an older version still names its experiment).
+fn recorded_name(config_toml: &Path) -> Option<String> {
+    let text = fs::read_to_string(config_toml).ok()?;
+    let table: toml::Table = toml::from_str(&text).ok()?;
+    table.get("name")?.as_str().map(str::to_string)
+}
+
+/// `shards.toml` as written: the shards whose runs wrote into `dir` (`K/N`,
+/// or [`ALL_SHARDS`] for an unsharded run); `None` without the file. A file
+/// that cannot be read or parsed is an error, not a missing file: a run
+/// would otherwise write over it and forget the shards it named.
+pub(super) fn read_shards_file(dir: &Path) -> Result<Option<ShardsFile>, ExperimentError> {
+    let path = dir.join(SHARDS);
+    let text = match fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(ExperimentError::io("read", &path, e)),
+    };
+    toml::from_str(&text).map(Some).map_err(|e| {
+        ExperimentError::Config(format!(
+            "{} is damaged ({}): it names the shards whose rows the directory holds; \
+             fix it (`shards = [\"0/2\"]`, `[\"all\"]` for an unsharded run), or pass \
+             --fresh to start over",
+            path.display(),
+            one_line(e.message())
+        ))
+    })
+}
+
+/// How this version places items in shards (`placement` in `shards.toml`):
+/// by a hash of the item's key. Versions that wrote no `placement` placed
+/// them by position in the plan.
+pub const SHARD_PLACEMENT: u32 = 3;
+
+/// Refuses to resume, as shard `shard`, a directory holding rows of shards
+/// placed by an older version: its items would move between shards, and
+/// about half of them would be solved again.
+pub(super) fn check_shard_placement(
+    out: &Path,
+    shard: Option<Shard>,
+) -> Result<(), ExperimentError> {
+    if shard.is_none() {
+        return Ok(());
+    }
+    let Some(file) = read_shards_file(out)?.filter(ShardsFile::placed_by_older_version) else {
+        return Ok(());
+    };
+    Err(ExperimentError::Config(format!(
+        "{} holds rows of shards ({}) placed by an older memsched, which deals items to \
+         shards differently: finish it with the version that began it, or pass --fresh",
+        out.display(),
+        file.shards.join(", ")
+    )))
+}
+
+/// Writes `shards.toml`: the shards, sorted, each once (just [`ALL_SHARDS`]
+/// if an unsharded run is among them), placed as `placement` says
+/// ([`SHARD_PLACEMENT`] for this version's, 0 for an older one's).
+pub fn write_shards(dir: &Path, mut shards: Vec<String>, placement: u32) -> io::Result<()> {
+    if shards.iter().any(|s| s == ALL_SHARDS) {
+        shards = vec![ALL_SHARDS.to_string()];
+    }
+    shards.sort_by_key(|s| {
+        s.parse::<Shard>()
+            .map_or((usize::MAX, usize::MAX), |s| (s.count, s.index))
+    });
+    shards.dedup();
+    let file = ShardsFile { shards, placement };
+    let text = toml::to_string(&file).map_err(io::Error::other)?;
+    fs::write(
+        dir.join(SHARDS),
+        format!("# The runs (`--shard K/N`, or \"all\") whose rows this directory holds.\n{text}"),
+    )
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+pub(super) struct ShardsFile {
+    pub shards: Vec<String>,
+    /// How items were placed in shards ([`SHARD_PLACEMENT`]); 0 in files
+    /// of versions before it was written.
+    #[serde(default)]
+    placement: u32,
+}
+
+impl ShardsFile {
+    /// Whether it lists shards placed by an older version.
+    pub fn placed_by_older_version(&self) -> bool {
+        self.placement != SHARD_PLACEMENT && self.shards.iter().any(|s| s.parse::<Shard>().is_ok())
+    }
+}
+
+/// If `path` no longer names `file`, the file this run appended to (it was
+/// replaced or removed mid-run), writes `file`'s content back to `path`
+/// (through a temporary file and a rename); true if it did.
+pub(super) fn restore_if_replaced(path: &Path, file: &mut File) -> io::Result<bool> {
+    if names_file(path, file)? {
+        return Ok(false);
+    }
+    let mut content = Vec::new();
+    file.seek(SeekFrom::Start(0))?;
+    file.read_to_end(&mut content)?;
+    let tmp = path.with_extension("restoring");
+    fs::write(&tmp, &content)?;
+    fs::rename(&tmp, path)?;
+    Ok(true)
+}
+
+/// Whether `path` names the same file as the open `file`.
+#[cfg(unix)]
+fn names_file(path: &Path, file: &File) -> io::Result<bool> {
+    use std::os::unix::fs::MetadataExt;
+    let here = match fs::metadata(path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(false),
+        Err(e) => return Err(e),
+    };
+    let ours = file.metadata()?;
+    Ok(here.dev() == ours.dev() && here.ino() == ours.ino())
+}
+
+/// Whether `path` names the same file as the open `file`: without inode
+/// numbers, only a removed file is noticed.
+#[cfg(not(unix))]
+fn names_file(path: &Path, _file: &File) -> io::Result<bool> {
+    Ok(path.exists())
+}

@@ -1,0 +1,245 @@
+//! What a resume compares with what is already in an output directory:
+//! the settings the rows were solved under, the graphs they were solved on
+//! (by fingerprint), the config text to keep, and the rows `--redo` drops.
+
+use std::fs;
+use std::io;
+use std::path::Path;
+
+use super::config::{self, BudgetSection, Config};
+use super::fingerprint::{Fingerprint, Fingerprints};
+use super::plan::Plan;
+use super::results_dir::{CONFIG, FINGERPRINTS};
+use super::rows::Row;
+use super::{one_line, ExperimentError};
+use crate::graph::Graph;
+use crate::solvers::{self, ProgramOrder, SolveContext};
+
+/// The settings of a results directory's `config.toml` that change what a
+/// row means, read leniently (other keys ignored, defaults as in
+/// [`Config`]), so that a config an older or other build wrote is still
+/// compared.
+#[derive(serde::Deserialize)]
+struct Settings {
+    #[serde(default = "config::default_time_limit")]
+    time_limit: f64,
+    #[serde(default = "config::default_restarts")]
+    restarts: u32,
+    #[serde(default)]
+    budget: BudgetSection,
+}
+
+/// Refuses to resume into a directory whose rows were solved under another
+/// `time_limit`, `restarts` (when its rows include a solver that restarts,
+/// listed in the new config or not) or `[budget]` (when its rows include a
+/// solver that reads it): its rows would mix two settings under one config. Other
+/// keys only add or drop items: a new solver or graph is solved, the rows
+/// of a dropped one are kept. A `config.toml` that cannot be read is an
+/// error too: the rows' settings are then unknown.
+pub(super) fn check_same_settings(
+    out: &Path,
+    config: &Config,
+    existing: &[Row],
+) -> Result<(), ExperimentError> {
+    let path = out.join(CONFIG);
+    let text = match fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(ExperimentError::io("read", &path, e)),
+    };
+    let old: Settings = toml::from_str(&text).map_err(|e| {
+        ExperimentError::Config(format!(
+            "cannot read the settings its rows were solved with from {}: {}; pass --fresh \
+             to discard its results, or write to another directory (--out)",
+            path.display(),
+            one_line(&e.to_string())
+        ))
+    })?;
+    let mut differ = Vec::new();
+    if old.time_limit != config.time_limit {
+        differ.push(format!(
+            "`time_limit` ({} s, now {} s)",
+            old.time_limit, config.time_limit
+        ));
+    }
+    // Rows of a restarting solver were solved under the old `restarts`,
+    // whether or not the new config still lists that solver.
+    let solved: std::collections::BTreeSet<&String> = existing.iter().map(|r| &r.solver).collect();
+    let solved_any =
+        |has: fn(&solvers::Abilities) -> bool| config::any_has(solved.iter().copied(), has);
+    if old.restarts != config.restarts && solved_any(|a| a.restarts) {
+        differ.push(format!(
+            "`restarts` ({}, now {})",
+            old.restarts, config.restarts
+        ));
+    }
+    // Likewise the budget, for rows of a solver that reads it.
+    if old.budget != config.budget && solved_any(|a| a.budgeted) {
+        let show = |b: &BudgetSection| {
+            format!(
+                "max_states = {}, max_memory_bytes = {}",
+                b.max_states, b.max_memory_bytes
+            )
+        };
+        differ.push(format!(
+            "`[budget]` ({}, now {})",
+            show(&old.budget),
+            show(&config.budget)
+        ));
+    }
+    if differ.is_empty() {
+        return Ok(());
+    }
+    Err(ExperimentError::Config(format!(
+        "{} holds rows solved with another {}; resuming would mix the two settings: \
+         pass --fresh to discard its results, or write to another directory (--out)",
+        out.display(),
+        differ.join(" and ")
+    )))
+}
+
+/// What the rows already in `runs.csv` say of each graph: its size and,
+/// from a valid `program` row, its program-order peak; and its content
+/// fingerprint from [`FINGERPRINTS`] (absent in directories of older
+/// versions). A graph that differs now (its file was edited) would mix rows
+/// of two graphs under one name.
+#[derive(Default)]
+pub(super) struct Recorded {
+    graphs: std::collections::HashMap<String, RecordedGraph>,
+    /// The fingerprints [`FINGERPRINTS`] held.
+    pub(super) fingerprints: Fingerprints,
+}
+
+/// One graph as its rows in `runs.csv` describe it.
+#[derive(Clone, Copy)]
+struct RecordedGraph {
+    nodes: usize,
+    edges: usize,
+    /// The peak of a valid `program` row, if there is one.
+    program_peak: Option<u64>,
+}
+
+impl Recorded {
+    /// What `rows` and the recorded `fingerprints` say of each graph.
+    pub(super) fn from_rows(rows: &[Row], fingerprints: Fingerprints) -> Self {
+        let mut graphs = std::collections::HashMap::new();
+        // A graph that could not be loaded mid-run has rows of 0 nodes.
+        for r in rows.iter().filter(|r| r.nodes > 0) {
+            let entry = graphs.entry(r.graph.clone()).or_insert(RecordedGraph {
+                nodes: r.nodes,
+                edges: r.edges,
+                program_peak: None,
+            });
+            if r.solver == "program" && r.valid {
+                entry.program_peak = entry.program_peak.or(r.peak_bytes);
+            }
+        }
+        Recorded {
+            graphs,
+            fingerprints,
+        }
+    }
+
+    /// Why `graph`, loaded now as `g` with fingerprint `now`, is not the
+    /// graph its rows were solved on, if it is not. A graph without rows
+    /// has nothing to differ from. A recorded fingerprint decides; without
+    /// one, the counts and the program-order peak do (an edit that keeps
+    /// all three is then not seen).
+    pub(super) fn changed(&self, graph: &str, g: &Graph, now: Fingerprint) -> Option<String> {
+        let RecordedGraph {
+            nodes,
+            edges,
+            program_peak,
+        } = *self.graphs.get(graph)?;
+        if (nodes, edges) != (g.node_count(), g.edge_count()) {
+            return Some(format!(
+                "{} nodes and {} edges now, {nodes} and {edges} in runs.csv",
+                g.node_count(),
+                g.edge_count()
+            ));
+        }
+        if let Some(&old) = self.fingerprints.get(graph) {
+            return (old != now).then(|| {
+                format!(
+                    "its content differs (fingerprint {now} now, {old} in {FINGERPRINTS}): a \
+                     node's id, kind, buffer, size or latency, the nodes' order or an edge \
+                     was changed"
+                )
+            });
+        }
+        let peak = program_peak?;
+        // As the `program` row was made: the solver's checked peak.
+        let now = solvers::run(&ProgramOrder, g, &SolveContext::default()).peak;
+        (now != Some(peak)).then(|| {
+            let now = now.map_or("none (not a schedule)".into(), |p| p.to_string());
+            format!("program-order peak {now} now, {peak} in runs.csv")
+        })
+    }
+}
+
+/// The text to record in `DIR/config.toml`: the config written out whole,
+/// unless the file there is this same config (run from
+/// `results/NAME/config.toml`, say), whose text and comments are the
+/// user's. Its settings that later runs or merges compare (`name`,
+/// `time_limit`, `restarts`, `seeds`, `baselines`, `[budget]`) are then
+/// spelled out where it left them to their defaults, which another version
+/// may change (a `[budget]` naming only some of its keys: the config is
+/// written out whole).
+pub(super) fn recorded_config_text(path: &Path, config: &Config) -> String {
+    let whole = config.to_toml();
+    let Ok(text) = fs::read_to_string(path) else {
+        return whole;
+    };
+    let stem = path
+        .file_stem()
+        .map_or(String::new(), |s| s.to_string_lossy().into_owned());
+    let (Ok(there), Ok(table), Ok(full)) = (
+        Config::parse(&text, "", &stem),
+        text.parse::<toml::Table>(),
+        whole.parse::<toml::Table>(),
+    ) else {
+        return whole;
+    };
+    if there != *config {
+        return whole;
+    }
+    let mut head = String::new();
+    for key in ["name", "time_limit", "restarts", "seeds", "baselines"] {
+        if let (None, Some(v)) = (table.get(key), full.get(key)) {
+            head.push_str(&format!("{key} = {v}\n"));
+        }
+    }
+    let mut tail = String::new();
+    match (table.get("budget"), full.get("budget")) {
+        (None, Some(toml::Value::Table(b))) => tail = format!("\n[budget]\n{b}"),
+        // A `[budget]` naming some of its keys: written out whole instead.
+        (Some(toml::Value::Table(some)), Some(toml::Value::Table(b)))
+            if b.keys().any(|k| !some.contains_key(k)) =>
+        {
+            return whole
+        }
+        _ => {}
+    }
+    let kept = format!("{head}{text}{tail}");
+    match Config::parse(&kept, "", &stem) {
+        Ok(c) if c == *config => kept,
+        _ => whole,
+    }
+}
+
+/// The solvers `--redo` names, each checked to be one of the config's.
+pub(super) fn redo_solvers<'a>(
+    plan: &Plan,
+    redo: &'a [String],
+) -> Result<std::collections::BTreeSet<&'a str>, ExperimentError> {
+    for name in redo {
+        if !plan.solvers.iter().any(|s| &s.name == name) {
+            let names: Vec<_> = plan.solvers.iter().map(|s| s.name.as_str()).collect();
+            return Err(ExperimentError::Config(format!(
+                "--redo {name}: not a solver of this experiment (its solvers: {})",
+                names.join(", ")
+            )));
+        }
+    }
+    Ok(redo.iter().map(String::as_str).collect())
+}
