@@ -440,7 +440,7 @@ fn absurd_threads_and_a_file_as_output_are_refused() {
 /// A graph file edited between two runs into one directory: its new rows
 /// would sit beside rows of the old graph under one name, so resuming is
 /// refused, whether its size changed or only its sizes (its content
-/// fingerprint tells).
+/// fingerprint tells), and even with nothing left to run.
 #[test]
 fn resuming_on_an_edited_graph_file_is_refused() {
     let tmp = tempfile::tempdir().unwrap();
@@ -457,10 +457,18 @@ fn resuming_on_an_edited_graph_file_is_refused() {
     let out = tmp.path().join("out");
     ok(&["run", &cfg, "--out", s(&out), "-q"]);
     let before = fs::read_to_string(out.join("runs.csv")).unwrap();
-    fs::write(&cfg, config("\"kahn\", \"seed-greedy\"")).unwrap();
     // Same nodes and edges, one size changed.
     let resized = example.replacen("\"Size\": 1024", "\"Size\": 1048576", 1);
     assert_ne!(resized, example, "the example has a size to change");
+    // With nothing left to run too: the final pass would rewrite the
+    // README from rows of the old graph.
+    fs::write(&graph, &resized).unwrap();
+    let err = run_invalid(&cfg, &out);
+    assert!(
+        err.contains("differ from the graphs of the same name"),
+        "{err}"
+    );
+    fs::write(&cfg, config("\"kahn\", \"seed-greedy\"")).unwrap();
     for edited in [resized, with_one_node_more(&example)] {
         fs::write(&graph, &edited).unwrap();
         let err = run_invalid(&cfg, &out);
