@@ -877,3 +877,33 @@ fn an_empty_shard_is_named_in_a_warning() {
         "{err}"
     );
 }
+
+/// `run` lists the graph warnings `validate` prints (here a compute node
+/// with a `Size`, which only ALLOCs have), naming the graph, on every run.
+#[test]
+fn run_lists_the_warnings_about_its_graphs() {
+    let tmp = tempfile::tempdir().unwrap();
+    write(
+        tmp.path(),
+        "g.json",
+        r#"{"Nodes": [{"Id": 0, "Op": "ALLOC", "Size": 8, "BufId": 1},
+            {"Id": 1, "Op": "Conv", "Size": 4096}, {"Id": 2, "Op": "FREE", "BufId": 1}],
+            "Edges": [[0, 1], [1, 2]]}"#,
+    );
+    let cfg = write(
+        tmp.path(),
+        "c.toml",
+        &format!(
+            "solvers = [\"kahn\"]\nplots = []\n[graphs]\nfiles = [\"{}\"]\n",
+            s(&tmp.path().join("g.json"))
+        ),
+    );
+    let out = tmp.path().join("out");
+    for _ in 0..2 {
+        let err = ok(&["run", &cfg, "--out", s(&out), "-q"]);
+        assert!(
+            err.contains("warning: graph `g`: compute node 1 (`Conv`) has Size 4096"),
+            "{err}"
+        );
+    }
+}

@@ -32,7 +32,8 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-use memsched::graph::{seed, Graph, GraphError, NodeIdx, NodeKind};
+use memsched::graph::lint::lint;
+use memsched::graph::{seed, Graph, GraphError};
 use memsched::solvers::SolverError;
 
 /// memsched: find execution orders of computation graphs with the lowest peak memory.
@@ -135,46 +136,12 @@ pub fn read_graph(path: &str) -> anyhow::Result<Graph> {
     Ok(g)
 }
 
-/// Warns about a valid graph that is likely not what its writer meant:
-/// several nodes and no edge (every order is then a schedule, which usually
-/// means the dependencies were not exported as `Edges`: they sit under
-/// another key, or the key is missing).
-///
-/// Also warns when a FREE carries a `Size` other than its ALLOC's: it is
-/// kept as metadata and ignored (a FREE releases its ALLOC's bytes), which
-/// a graph writer may not expect.
+/// Warns about a valid graph that is likely not what its writer meant
+/// (see [`lint`]): no edge, a FREE or compute node with an ignored `Size`.
 pub fn warn_about_graph(path: &str, g: &Graph) {
     let name = saved_for::shown(path);
-    if g.edge_count() == 0 && g.node_count() > 1 {
-        note!(
-            "warning: {name} has {} nodes and no edge, so any order of them is a schedule: \
-             are its dependencies missing from `Edges`?",
-            g.node_count()
-        );
-    }
-    let mismatched: Vec<(NodeIdx, &serde_json::Value)> = g
-        .nodes()
-        .filter(|&v| g.kind(v) == NodeKind::Free)
-        .filter_map(|v| Some((v, g.extra(v)?.get("Size")?)))
-        .filter(|&(v, size)| size.as_i64() != Some(-g.delta(v)))
-        .collect();
-    if let Some(&(v, size)) = mismatched.first() {
-        note!(
-            "warning: {name}: FREE node {} has Size {size}, but a FREE releases its ALLOC's \
-             {} B; its Size is ignored{}",
-            g.id(v),
-            -g.delta(v),
-            more_like_it(mismatched.len(), "FREEs")
-        );
-    }
-}
-
-/// The tail of a warning that names the first of `count` cases:
-/// ` (3 more FREEs like it)`, or nothing when it is the only one.
-pub fn more_like_it(count: usize, what: &str) -> String {
-    match count {
-        0 | 1 => String::new(),
-        n => format!(" ({} more {what} like it)", n - 1),
+    for warning in lint(g) {
+        note!("warning: {name}: {warning}");
     }
 }
 

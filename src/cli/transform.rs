@@ -52,7 +52,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             } else {
                 "an ALLOC"
             },
-            super::more_like_it(dropped.len(), "edges")
+            memsched::graph::lint::more_like_it(dropped.len(), "edges")
         );
     }
     let out = args.out.as_deref().unwrap_or("-");

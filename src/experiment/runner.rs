@@ -35,6 +35,7 @@ use super::resume::{check_same_settings, recorded_config_text, redo_solvers, Rec
 use super::rows::{self, never_ran, Row, CANNOT_LOAD};
 use super::{one_line, ExperimentError};
 use crate::corpus::gen;
+use crate::graph::lint::lint;
 use crate::graph::{seed, Graph};
 use crate::solvers::{self, Scheduler, SolveContext, Status};
 
@@ -291,7 +292,7 @@ fn run_with(
         fingerprint::read(out)?
     };
     let recorded = Recorded::from_rows(&existing, old_fingerprints);
-    let loaded = check_graphs(&plan, &store, &pending, &pool, &recorded)?;
+    let (loaded, lints) = check_graphs(&plan, &store, &pending, &pool, &recorded)?;
     fs::create_dir_all(out).map_err(|e| ExperimentError::io("create directory", out, e))?;
     let _lock = match lock {
         Some(lock) => lock,
@@ -471,6 +472,7 @@ fn run_with(
         rewrite_jsonl::<SavedOrder>(&orders_path, |_| true)?;
     }
     let mut finished = super::finish(out, config)?;
+    finished.warnings.splice(0..0, shown_lints(lints));
     if !config.save_orders && orders_path.exists() && !pending.is_empty() {
         finished.warnings.push(format!(
             "{ORDERS} holds only orders of earlier solves: `save_orders` is off, so the \
@@ -512,6 +514,27 @@ const KEEP_ELEMENTS: usize = 2_000_000;
 /// Largest graph (nodes plus edges) the check keeps.
 const KEEP_ONE: usize = 100_000;
 
+/// A graph that loaded and matched its record: its fingerprint and its
+/// warnings ([`lint`]).
+type Checked = (Fingerprint, Vec<String>);
+
+/// Most graph warnings a run lists; the rest are counted.
+const LINTS_SHOWN: usize = 5;
+
+/// The graph warnings ([`lint`]) a run lists: the first [`LINTS_SHOWN`],
+/// then how many more (`memsched validate` shows them all).
+fn shown_lints(mut lints: Vec<String>) -> Vec<String> {
+    if lints.len() > LINTS_SHOWN {
+        let more = lints.len() - LINTS_SHOWN;
+        lints.truncate(LINTS_SHOWN);
+        lints.push(format!(
+            "{more} more graph warnings like these: `memsched validate` on the graphs \
+             shows them all"
+        ));
+    }
+    lints
+}
+
 /// Loads (or generates) every graph with pending items, and every graph
 /// file with a recorded fingerprint, in parallel: a graph that cannot be
 /// loaded is invalid input, reported with its name and source before any
@@ -531,7 +554,7 @@ fn check_graphs(
     pending: &[Item],
     pool: &rayon::ThreadPool,
     recorded: &Recorded,
-) -> Result<Fingerprints, ExperimentError> {
+) -> Result<(Fingerprints, Vec<String>), ExperimentError> {
     let kept = AtomicUsize::new(0);
     let to_solve: std::collections::BTreeSet<usize> = pending.iter().map(|it| it.graph).collect();
     // A graph file with a recorded fingerprint is checked even with nothing
@@ -547,7 +570,7 @@ fn check_graphs(
         .copied()
         .chain(done_files.map(|(g, _)| g))
         .collect();
-    let checked: Vec<(usize, Result<Fingerprint, Problem>)> = pool.install(|| {
+    let checked: Vec<(usize, Result<Checked, Problem>)> = pool.install(|| {
         needed
             .par_iter()
             .with_max_len(1)
@@ -558,8 +581,9 @@ fn check_graphs(
                     if let Some(why) = recorded.changed(&plan.graphs[g].name, &graph, fp) {
                         return Err(Problem::Changed(why));
                     }
+                    let lints = lint(&graph);
                     if !to_solve.contains(&g) {
-                        return Ok(fp);
+                        return Ok((fp, lints));
                     }
                     store.expect(g, fp);
                     let size = graph.node_count() + graph.edge_count();
@@ -574,7 +598,7 @@ fn check_graphs(
                     {
                         store.keep(g, graph);
                     }
-                    Ok(fp)
+                    Ok((fp, lints))
                 });
                 (g, checked)
             })
@@ -582,10 +606,13 @@ fn check_graphs(
     });
     let (mut failed, mut changed) = (Vec::new(), Vec::new());
     let mut fingerprints = Fingerprints::new();
+    let mut lints = Vec::new();
     for (g, checked) in checked {
         match checked {
-            Ok(fp) => {
-                fingerprints.insert(plan.graphs[g].name.clone(), fp);
+            Ok((fp, warnings)) => {
+                let name = &plan.graphs[g].name;
+                fingerprints.insert(name.clone(), fp);
+                lints.extend(warnings.into_iter().map(|w| format!("graph `{name}`: {w}")));
             }
             Err(Problem::Unreadable(e)) => failed.push((g, e)),
             Err(Problem::Changed(why)) => changed.push((g, why)),
@@ -607,7 +634,7 @@ fn check_graphs(
             &changed,
         ));
     }
-    Ok(fingerprints)
+    Ok((fingerprints, lints))
 }
 
 /// Why a graph stops the run before any solve.

@@ -1,0 +1,100 @@
+//! Warnings about a valid graph that is likely not what its writer meant.
+//! `validate`, `schedule` and `check` print them for the graph they read;
+//! `run` lists them among its final warnings, by graph.
+
+use super::{Graph, NodeIdx, NodeKind};
+
+/// What looks wrong in `g`, one message per kind, naming the first node of
+/// each and counting the others:
+/// - several nodes and no edge: every order is then a schedule, which
+///   usually means the dependencies were not exported as `Edges`;
+/// - a FREE with a `Size` other than its ALLOC's: kept as metadata and
+///   ignored (a FREE releases its ALLOC's bytes);
+/// - a compute node with a `Size`: ignored too (only ALLOCs allocate; an
+///   op's output is an ALLOC feeding it).
+pub fn lint(g: &Graph) -> Vec<String> {
+    let mut warnings = Vec::new();
+    if g.edge_count() == 0 && g.node_count() > 1 {
+        warnings.push(format!(
+            "it has {} nodes and no edge, so any order of them is a schedule: are its \
+             dependencies missing from `Edges`?",
+            g.node_count()
+        ));
+    }
+    let sized = |kind: NodeKind| -> Vec<(NodeIdx, &serde_json::Value)> {
+        g.nodes()
+            .filter(|&v| g.kind(v) == kind)
+            .filter_map(|v| Some((v, g.extra(v)?.get("Size")?)))
+            .collect()
+    };
+    let mut frees = sized(NodeKind::Free);
+    frees.retain(|&(v, size)| size.as_i64() != Some(-g.delta(v)));
+    if let Some(&(v, size)) = frees.first() {
+        warnings.push(format!(
+            "FREE node {} has Size {size}, but a FREE releases its ALLOC's {} B; its Size is \
+             ignored{}",
+            g.id(v),
+            -g.delta(v),
+            more_like_it(frees.len(), "FREEs")
+        ));
+    }
+    let ops = sized(NodeKind::Compute);
+    if let Some(&(v, size)) = ops.first() {
+        warnings.push(format!(
+            "compute node {} (`{}`) has Size {size}, which is ignored: only ALLOC nodes \
+             allocate (an op's output is an ALLOC with an edge into the op){}",
+            g.id(v),
+            g.op(v),
+            more_like_it(ops.len(), "compute nodes")
+        ));
+    }
+    warnings
+}
+
+/// The tail of a warning that names the first of `count` cases:
+/// ` (3 more FREEs like it)`, or nothing when it is the only one.
+pub fn more_like_it(count: usize, what: &str) -> String {
+    match count {
+        0 | 1 => String::new(),
+        n => format!(" ({} more {what} like it)", n - 1),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::graph::seed;
+
+    fn lint_of(json: &str) -> Vec<String> {
+        lint(&Graph::from_raw(seed::parse(json.as_bytes()).unwrap()).unwrap())
+    }
+
+    #[test]
+    fn each_kind_is_named_once_with_a_count() {
+        let w = lint_of(
+            r#"{"Nodes": [{"Id": 0, "Op": "ALLOC", "Size": 8, "BufId": 1},
+                {"Id": 1, "Op": "Conv", "Size": 4096}, {"Id": 2, "Op": "Relu", "Size": 1},
+                {"Id": 3, "Op": "FREE", "BufId": 1, "Size": 9}],
+                "Edges": [[0, 1], [1, 3]]}"#,
+        );
+        assert_eq!(w.len(), 2, "{w:?}");
+        assert!(w[0].contains("FREE node 3 has Size 9") && !w[0].contains("more"));
+        assert!(w[1].contains("compute node 1 (`Conv`) has Size 4096"));
+        assert!(w[1].ends_with("(1 more compute nodes like it)"), "{w:?}");
+        let w = lint_of(r#"{"Nodes": [{"Id": 0, "Op": "A"}, {"Id": 1, "Op": "B"}]}"#);
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert!(w[0].starts_with("it has 2 nodes and no edge"), "{w:?}");
+    }
+
+    #[test]
+    fn a_plain_graph_has_none() {
+        let w = lint_of(
+            r#"{"Nodes": [{"Id": 0, "Op": "ALLOC", "Size": 8, "BufId": 1},
+                {"Id": 1, "Op": "Conv"}, {"Id": 2, "Op": "FREE", "BufId": 1, "Size": 8}],
+                "Edges": [[0, 1], [1, 2]]}"#,
+        );
+        assert!(w.is_empty(), "{w:?}");
+        assert_eq!(more_like_it(1, "x"), "");
+        assert_eq!(more_like_it(3, "edges"), " (2 more edges like it)");
+    }
+}
