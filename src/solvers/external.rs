@@ -185,9 +185,9 @@ impl ExternalOrders {
                 let file = match found.as_slice() {
                     [] => {
                         return Err(format!(
-                            "no order for graph `{name}` in {} (looked for {})",
+                            "no order for graph `{name}` in {} (looked for {name}.json, \
+                             {name}.txt and {name})",
                             dir.display(),
-                            candidates[0].display()
                         ))
                     }
                     [one] => *one,
