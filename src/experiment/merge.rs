@@ -21,7 +21,10 @@ use std::path::{Path, PathBuf};
 use super::config::Config;
 use super::fingerprint::{self, Fingerprints};
 use super::plan::{Plan, Shard};
-use super::records::{read_jsonl, read_profiles, write_jsonl, write_profiles, Keyed, SavedOrder};
+use super::records::{
+    damaged_lines, read_jsonl, read_profiles, write_jsonl, write_profiles, Keyed, Profile,
+    SavedOrder,
+};
 use super::results_dir::{
     check_not_foreign, check_out_is_not_a_file, check_same_experiment, lock_dir, read_shards_file,
     remove_if_present, write_shards, ShardsFile, ALL_SHARDS, CONFIG, FINGERPRINTS, ORDERS,
@@ -132,6 +135,7 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Finished, ExperimentError> 
     let mut profiles = BTreeMap::new();
     let mut orders = BTreeMap::new();
     let mut fingerprints = United::default();
+    let mut damaged = Vec::new();
     for d in dirs {
         let runs = d.join(RUNS);
         if !runs.is_file() {
@@ -144,6 +148,17 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Finished, ExperimentError> 
         let graphs: BTreeSet<&str> = rows.iter().map(|r| r.graph.as_str()).collect();
         fingerprints.add(d, fingerprint::read(d)?, &graphs)?;
         all.extend(rows);
+        for (file, n) in [
+            (PROFILES, damaged_lines::<Profile>(&d.join(PROFILES))),
+            (ORDERS, damaged_lines::<SavedOrder>(&d.join(ORDERS))),
+        ] {
+            if n > 0 {
+                damaged.push(format!(
+                    "{n} line(s) of {} were not records (edited by hand?): they are not merged",
+                    d.join(file).display()
+                ));
+            }
+        }
         // The first directory's profile of a solve, as for its row.
         for p in read_profiles(&d.join(PROFILES)) {
             profiles.entry(p.key()).or_insert(p);
@@ -206,7 +221,7 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Finished, ExperimentError> 
     }
     let mut done = finish(out, &config)?;
     done.warnings
-        .splice(0..0, warnings.into_iter().chain(replaced));
+        .splice(0..0, warnings.into_iter().chain(replaced).chain(damaged));
     if config.save_orders && unsaved > 0 {
         done.warnings.push(format!(
             "{unsaved} valid rows have no order in {ORDERS}: their input did not keep orders"

@@ -145,6 +145,25 @@ pub fn read_jsonl<T: serde::de::DeserializeOwned + Keyed>(path: &Path) -> Vec<T>
     by_key.into_values().collect()
 }
 
+/// Complete lines of the `.jsonl` file `path` (ended by a newline, not
+/// blank) that are not records of type `T`: lines damaged by hand or by
+/// another program, which [`read_jsonl`] ignores and a rewrite drops. A cut
+/// last line (a run killed mid-write) is not counted; nor is a file that
+/// cannot be read.
+pub fn damaged_lines<T: serde::de::DeserializeOwned>(path: &Path) -> usize {
+    let Ok(text) = fs::read_to_string(path) else {
+        return 0;
+    };
+    let complete = match text.rfind('\n') {
+        Some(end) => &text[..end],
+        None => return 0,
+    };
+    complete
+        .lines()
+        .filter(|l| !l.trim().is_empty() && serde_json::from_str::<T>(l).is_err())
+        .count()
+}
+
 /// Writes `profiles` as `tetris.jsonl` ([`write_jsonl`]).
 pub fn write_profiles(path: &Path, profiles: &[Profile]) -> io::Result<()> {
     write_jsonl(path, profiles)
@@ -158,6 +177,22 @@ pub fn read_profiles(path: &Path) -> Vec<Profile> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn damaged_lines_count_complete_lines_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("orders.jsonl");
+        let good = r#"{"graph": "g", "solver": "kahn", "seed": 0, "order": [1, 2]}"#;
+        let text = format!("{good}\nnot json\n\n{{\"graph\": 3}}\n{good}\n{{\"graph\": \"cut");
+        fs::write(&path, text).unwrap();
+        assert_eq!(
+            damaged_lines::<SavedOrder>(&path),
+            2,
+            "the cut last line is not counted"
+        );
+        assert_eq!(read_jsonl::<SavedOrder>(&path).len(), 1, "one key");
+        assert_eq!(damaged_lines::<SavedOrder>(&dir.path().join("none")), 0);
+    }
 
     #[test]
     fn downsample_keeps_the_peak() {

@@ -25,7 +25,9 @@ use super::config::Config;
 use super::fingerprint::{self, Fingerprint, Fingerprints};
 use super::plan::{GraphEntry, GraphSource, Item, Plan, Shard};
 use super::progress::{Progress, Worst};
-use super::records::{read_jsonl, rewrite_jsonl, write_jsonl, Keyed, Profile, SavedOrder};
+use super::records::{
+    damaged_lines, read_jsonl, rewrite_jsonl, write_jsonl, Keyed, Profile, SavedOrder,
+};
 use super::results_dir::{
     check_not_foreign, check_out_is_not_a_file, check_same_experiment, check_shard_placement,
     final_pass_files, lock_dir, read_shards_file, remove_if_present, restore_if_replaced,
@@ -342,6 +344,21 @@ fn run_with(
         fingerprints.extend(loaded);
         fingerprint::write(out, &fingerprints)?;
     }
+    // Lines of the record files that are not records: ignored, and gone
+    // once a file is rewritten, so the user hears of them.
+    let damaged: Vec<String> = [
+        (PROFILES, damaged_lines::<Profile>(&profiles_path)),
+        (ORDERS, damaged_lines::<SavedOrder>(&orders_path)),
+    ]
+    .into_iter()
+    .filter(|&(_, n)| n > 0)
+    .map(|(file, n)| {
+        format!(
+            "{n} line(s) of {file} were not records (edited by hand?): they are ignored, and \
+             dropped when the file is rewritten"
+        )
+    })
+    .collect();
     // Rewrite what survived so appends start on a clean line.
     rows::write_rows(&runs_path, &existing)
         .map_err(|e| ExperimentError::io("write", &runs_path, e))?;
@@ -473,6 +490,7 @@ fn run_with(
     }
     let mut finished = super::finish(out, config)?;
     finished.warnings.splice(0..0, shown_lints(lints));
+    finished.warnings.extend(damaged);
     if !config.save_orders && orders_path.exists() && !pending.is_empty() {
         finished.warnings.push(format!(
             "{ORDERS} holds only orders of earlier solves: `save_orders` is off, so the \
@@ -1290,6 +1308,30 @@ mod tests {
         let done = with("tetris_graph = \"chain:length=3#0\"\n");
         assert!(done.warnings.is_empty(), "{:?}", done.warnings);
         assert!(svg().contains("chain:length=3#0"));
+    }
+
+    /// A line of `tetris.jsonl` that is not a profile (edited by hand) is
+    /// named in a warning, since the resume's rewrite drops it.
+    #[test]
+    fn damaged_record_lines_are_warned_about() {
+        let dir = tempfile::tempdir().unwrap();
+        let (config, opts) = six_chains(dir.path(), "");
+        run_with(&config, &opts, registry_build).unwrap();
+        let path = dir.path().join(PROFILES);
+        let mut text = fs::read_to_string(&path).unwrap();
+        text.insert_str(0, "# a note\n");
+        fs::write(&path, text).unwrap();
+        let done = run_with(&config, &opts, registry_build).unwrap();
+        assert!(
+            done.warnings
+                .iter()
+                .any(|w| w.starts_with("1 line(s) of tetris.jsonl were not records")),
+            "{:?}",
+            done.warnings
+        );
+        assert!(!fs::read_to_string(&path).unwrap().contains("# a note"));
+        let done = run_with(&config, &opts, registry_build).unwrap();
+        assert!(done.warnings.is_empty(), "{:?}", done.warnings);
     }
 
     /// A damaged `shards.toml` stops a resume with a reason instead of
