@@ -11,7 +11,8 @@ use super::{Graph, NodeIdx, NodeKind};
 /// - a FREE with a `Size` other than its ALLOC's: kept as metadata and
 ///   ignored (a FREE releases its ALLOC's bytes);
 /// - a compute node with a `Size`: ignored too (only ALLOCs allocate; an
-///   op's output is an ALLOC feeding it).
+///   op's output is an ALLOC feeding it);
+/// - an `Inputs` entry that is not the id of a node.
 pub fn lint(g: &Graph) -> Vec<String> {
     let mut warnings = Vec::new();
     if g.edge_count() == 0 && g.node_count() > 1 {
@@ -46,6 +47,23 @@ pub fn lint(g: &Graph) -> Vec<String> {
             g.id(v),
             g.op(v),
             more_like_it(ops.len(), "compute nodes")
+        ));
+    }
+    // `Inputs` is metadata (the article's own example lists the FREE after
+    // its op among them, so it is not read as predecessors), but an id that
+    // names no node is a writer's slip worth a word.
+    let dangling: Vec<(NodeIdx, &serde_json::Value)> = g
+        .nodes()
+        .filter_map(|v| Some((v, g.extra(v)?.get("Inputs")?.as_array()?)))
+        .flat_map(|(v, inputs)| inputs.iter().map(move |x| (v, x)))
+        .filter(|&(_, x)| x.as_i64().and_then(|id| g.index_of(id)).is_none())
+        .collect();
+    if let Some(&(v, x)) = dangling.first() {
+        warnings.push(format!(
+            "node {} lists {x} in its Inputs, which is not the id of a node (Inputs is kept \
+             as metadata; only Edges order the nodes){}",
+            g.id(v),
+            more_like_it(dangling.len(), "Inputs entries")
         ));
     }
     warnings
@@ -84,6 +102,13 @@ mod tests {
         let w = lint_of(r#"{"Nodes": [{"Id": 0, "Op": "A"}, {"Id": 1, "Op": "B"}]}"#);
         assert_eq!(w.len(), 1, "{w:?}");
         assert!(w[0].starts_with("it has 2 nodes and no edge"), "{w:?}");
+        let w = lint_of(
+            r#"{"Nodes": [{"Id": 0, "Op": "A", "Inputs": [7]}, {"Id": 1, "Op": "B",
+                "Inputs": [0, "x"]}], "Edges": [[0, 1]]}"#,
+        );
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert!(w[0].starts_with("node 0 lists 7 in its Inputs"), "{w:?}");
+        assert!(w[0].ends_with("(1 more Inputs entries like it)"), "{w:?}");
     }
 
     #[test]
