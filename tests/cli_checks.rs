@@ -460,3 +460,24 @@ fn transform_warns_when_it_drops_a_memory_constraint() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(!stderr(&o).contains("warning"), "{}", stderr(&o));
 }
+
+/// A rule reading `latency` on a graph without any `Latency` gets a
+/// warning (every node's latency is then 0); with one, none.
+#[test]
+fn a_latency_rule_on_a_graph_without_latencies_is_warned_about() {
+    let rule = "rule:0.7*delta+0.3*latency,id";
+    let plain = r#"{"Nodes":[{"Id":0,"Op":"ALLOC","Size":4,"BufId":1},{"Id":1,"Op":"A"},{"Id":2,"Op":"FREE","BufId":1}],"Edges":[[0,1],[1,2]]}"#;
+    let (_dir, path) = file_with(plain);
+    let o = run(&["schedule", path.as_str(), "-s", rule], None);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("has a `Latency` field"),
+        "{}",
+        stderr(&o)
+    );
+    let timed = plain.replace(r#""Op":"A""#, r#""Op":"A","Latency":2.5"#);
+    let (_dir, path) = file_with(&timed);
+    let o = run(&["schedule", path.as_str(), "-s", rule], None);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("Latency"), "{}", stderr(&o));
+}

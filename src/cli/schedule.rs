@@ -226,6 +226,16 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         &[("graph", &args.graph)],
     )?;
     let graph = read_graph(&args.graph)?;
+    // Only rule solvers name features; `latency` is one of them.
+    if !graph.has_latencies() {
+        for (shown, _) in chosen.iter().filter(|(shown, _)| shown.contains("latency")) {
+            note!(
+                "warning: no node of {} has a `Latency` field, so `latency` is 0 for every \
+                 node in `{shown}`",
+                super::saved_for::shown(&args.graph)
+            );
+        }
+    }
     let interrupt = super::interrupt::Interrupt::install();
     let mut ctx = SolveContext::new(seed, time_limit);
     ctx.stop = Some(interrupt.flag());

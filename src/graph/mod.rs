@@ -176,6 +176,11 @@ impl Graph {
     pub fn extra(&self, v: NodeIdx) -> Option<&Map<String, Value>> {
         self.extras[v as usize].as_deref()
     }
+    /// Whether some node has a `Latency` field (else the `latency` feature
+    /// of a rule reads 0 everywhere).
+    pub fn has_latencies(&self) -> bool {
+        !self.latencies.is_empty()
+    }
     /// The node's numeric `Latency` field, 0 if it has none (read once, when
     /// the graph is built).
     #[inline]
