@@ -76,6 +76,8 @@ fn ctrl_c_stops_the_solvers_and_the_report_is_still_written() {
             .unwrap_or_else(|| panic!("no {solver} row in\n{out}"))
     };
     assert!(row("exact").contains("feasible"), "{}", row("exact"));
+    // Its note says what stopped it: Ctrl-C, not a time limit.
+    assert!(out.contains("exact: stopped by Ctrl-C"), "{out}");
     // Interrupted before it started: not run, and said so.
     assert!(row("xla-list").contains("timed_out"), "{}", row("xla-list"));
     assert!(

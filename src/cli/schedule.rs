@@ -254,7 +254,18 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 if progress {
                     note!("[{}/{}] {shown}", i + 1, chosen.len());
                 }
-                solvers::run(solver.as_ref(), &graph, &ctx)
+                let mut report = solvers::run(solver.as_ref(), &graph, &ctx);
+                if interrupt.happened() {
+                    // The stop flag reads as the deadline inside solvers.
+                    report.note = Some(match report.note.take() {
+                        Some(n) if n.contains("the time limit") => n
+                            .replace("at the time limit", "by Ctrl-C")
+                            .replace("the time limit", "Ctrl-C"),
+                        Some(n) => format!("interrupted (Ctrl-C); {n}"),
+                        None => "interrupted (Ctrl-C)".into(),
+                    });
+                }
+                report
             })
             .collect()
     };
