@@ -39,8 +39,10 @@ pub fn parse(text: &str) -> Result<ReadOrder, String> {
         .count();
     if objects > 1 {
         return Err(format!(
-            "it holds {objects} JSON objects (`schedule --format json` with several solvers \
-             prints one per line): keep the line of the solver to check"
+            "it holds {objects} JSON objects, one order per line (an experiment's \
+             `orders.jsonl`, or `schedule --format json` with several solvers): keep the \
+             line to check, e.g. `grep '\"graph\":\"NAME\"' orders.jsonl | grep \
+             '\"solver\":\"exact\"' > o.json`"
         ));
     }
     if trimmed.starts_with('[') || trimmed.starts_with('{') {
