@@ -183,8 +183,9 @@ pub(super) fn read_shards_file(dir: &Path) -> Result<Option<ShardsFile>, Experim
     toml::from_str(&text).map(Some).map_err(|e| {
         ExperimentError::Config(format!(
             "{} is damaged ({}): it names the shards whose rows the directory holds; \
-             fix it (`shards = [\"0/2\"]`, `[\"all\"]` for an unsharded run), or pass \
-             --fresh to start over",
+             fix it (`shards = [\"0/2\", \"1/2\"]`, or `[\"all\"]` for an unsharded run), \
+             or delete it (a run then records only its own shard, and `merge` cannot \
+             name missing shards)",
             path.display(),
             one_line(e.message())
         ))
@@ -231,10 +232,14 @@ pub fn write_shards(dir: &Path, mut shards: Vec<String>, placement: u32) -> io::
     shards.dedup();
     let file = ShardsFile { shards, placement };
     let text = toml::to_string(&file).map_err(io::Error::other)?;
-    fs::write(
-        dir.join(SHARDS),
-        format!("# The runs (`--shard K/N`, or \"all\") whose rows this directory holds.\n{text}"),
-    )
+    // Whole or not at all: a cut file would stop every later resume.
+    crate::output::write_file(&dir.join(SHARDS), |w| {
+        use std::io::Write;
+        write!(
+            w,
+            "# The runs (`--shard K/N`, or \"all\") whose rows this directory holds.\n{text}"
+        )
+    })
 }
 
 #[derive(Debug, Serialize, Deserialize)]

@@ -267,6 +267,12 @@ fn run_with(
         check_same_settings(out, config, &existing)?;
         check_shard_placement(out, opts.shard)?;
     }
+    // Read now, with the other checks: a damaged file must stop the run
+    // before anything in the directory changes.
+    let old_shards = match opts.fresh {
+        true => Vec::new(),
+        false => read_shards_file(out)?.map(|f| f.shards).unwrap_or_default(),
+    };
     // Rows from an earlier version of the config take their item id in this plan.
     let ids: std::collections::BTreeMap<_, _> =
         plan.items.iter().map(|it| (plan.key(it), it.id)).collect();
@@ -326,11 +332,7 @@ fn run_with(
         }
     }
     let shards_path = out.join(SHARDS);
-    let mut shards = if opts.fresh {
-        Vec::new()
-    } else {
-        read_shards_file(out)?.map(|f| f.shards).unwrap_or_default()
-    };
+    let mut shards = old_shards;
     shards.push(
         opts.shard
             .map_or_else(|| ALL_SHARDS.to_string(), |s| s.to_string()),
@@ -346,16 +348,29 @@ fn run_with(
     }
     // Lines of the record files that are not records: ignored, and gone
     // once a file is rewritten, so the user hears of them.
+    let rewrites_profiles = tetris_graph(config, &plan).is_some() || !redone.is_empty();
+    let rewrites_orders = config.save_orders || !redone.is_empty();
     let damaged: Vec<String> = [
-        (PROFILES, damaged_lines::<Profile>(&profiles_path)),
-        (ORDERS, damaged_lines::<SavedOrder>(&orders_path)),
+        (
+            PROFILES,
+            damaged_lines::<Profile>(&profiles_path),
+            rewrites_profiles,
+        ),
+        (
+            ORDERS,
+            damaged_lines::<SavedOrder>(&orders_path),
+            rewrites_orders,
+        ),
     ]
     .into_iter()
-    .filter(|&(_, n)| n > 0)
-    .map(|(file, n)| {
+    .filter(|&(_, n, _)| n > 0)
+    .map(|(file, n, rewritten)| {
         format!(
-            "{n} line(s) of {file} were not records (edited by hand?): they are ignored, and \
-             dropped when the file is rewritten"
+            "{n} line(s) of {file} were not records (edited by hand?): {}",
+            match rewritten {
+                true => "they were dropped when the run rewrote the file",
+                false => "they are ignored (plots, merge and resume read records only)",
+            }
         )
     })
     .collect();
@@ -1343,11 +1358,23 @@ mod tests {
         run_with(&config, &opts, registry_build).unwrap();
         let path = dir.path().join(SHARDS);
         fs::write(&path, "shards = [\"0/2\"\n").unwrap();
-        let err = run_with(&config, &opts, registry_build)
+        let config_text = fs::read_to_string(dir.path().join(CONFIG)).unwrap();
+        // With items to run (a new solver): refused before the directory
+        // changes, its README and config.toml as they were.
+        let more = Config {
+            solvers: vec!["kahn".into(), "seed-greedy".into()],
+            ..config.clone()
+        };
+        let err = run_with(&more, &opts, registry_build)
             .unwrap_err()
             .to_string();
         assert!(err.contains("shards.toml is damaged"), "{err}");
         assert_eq!(fs::read_to_string(&path).unwrap(), "shards = [\"0/2\"\n");
+        assert!(dir.path().join("README.md").exists());
+        assert_eq!(
+            fs::read_to_string(dir.path().join(CONFIG)).unwrap(),
+            config_text
+        );
         // --fresh starts over.
         let fresh = RunOptions {
             fresh: true,
