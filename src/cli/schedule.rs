@@ -226,9 +226,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         &[("graph", &args.graph)],
     )?;
     let graph = read_graph(&args.graph)?;
-    // Only rule solvers name features; `latency` is one of them.
     if !graph.has_latencies() {
-        for (shown, _) in chosen.iter().filter(|(shown, _)| shown.contains("latency")) {
+        for (shown, _) in chosen.iter().filter(|(shown, _)| reads_latency(shown)) {
             note!(
                 "warning: no node of {} has a `Latency` field, so `latency` is 0 for every \
                  node in `{shown}`",
@@ -328,6 +327,21 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::from(130));
     }
     Ok(code)
+}
+
+/// Whether the solver named `shown` is a rule (`rule:`, `moves:`,
+/// `noisy:`, `noisy-moves:`, or one as `anneal:`'s start) with a
+/// `latency` term: the word as a whole token of its expression, so that
+/// `orders:latency_dir` does not count.
+fn reads_latency(shown: &str) -> bool {
+    const RULES: [&str; 4] = ["rule:", "moves:", "noisy:", "noisy-moves:"];
+    let expr = shown.strip_prefix("anneal:").unwrap_or(shown);
+    RULES.iter().any(|p| {
+        expr.strip_prefix(p).is_some_and(|e| {
+            e.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .any(|t| t == "latency")
+        })
+    })
 }
 
 /// The note of a solver that Ctrl-C kept from starting.
@@ -584,6 +598,16 @@ fn to_text(g: &memsched::Graph, r: &Report, program_peak: Option<u64>) -> String
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn latency_is_read_by_rules_naming_it_only() {
+        assert!(reads_latency("rule:0.7*delta+0.3*latency,id"));
+        assert!(reads_latency("noisy:-latency,id"));
+        assert!(reads_latency("anneal:moves:latency"));
+        assert!(!reads_latency("orders:latency_dir"));
+        assert!(!reads_latency("rule:delta,id"));
+        assert!(!reads_latency("kahn"));
+    }
     use super::*;
 
     /// `--rule-mode moves` reads a name as the registry does: a space

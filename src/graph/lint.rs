@@ -39,7 +39,9 @@ pub fn lint(g: &Graph) -> Vec<String> {
             more_like_it(frees.len(), "FREEs")
         ));
     }
-    let ops = sized(NodeKind::Compute);
+    let mut ops = sized(NodeKind::Compute);
+    // `"Size": 0` on an op (a common export habit) changes nothing.
+    ops.retain(|&(_, size)| size.as_u64() != Some(0));
     if let Some(&(v, size)) = ops.first() {
         warnings.push(format!(
             "compute node {} (`{}`) has Size {size}, which is ignored: only ALLOC nodes \
@@ -56,7 +58,7 @@ pub fn lint(g: &Graph) -> Vec<String> {
         .nodes()
         .filter_map(|v| Some((v, g.extra(v)?.get("Inputs")?.as_array()?)))
         .flat_map(|(v, inputs)| inputs.iter().map(move |x| (v, x)))
-        .filter(|&(_, x)| x.as_i64().and_then(|id| g.index_of(id)).is_none())
+        .filter(|&(_, x)| input_id(x).and_then(|id| g.index_of(id)).is_none())
         .collect();
     if let Some(&(v, x)) = dangling.first() {
         warnings.push(format!(
@@ -67,6 +69,14 @@ pub fn lint(g: &Graph) -> Vec<String> {
         ));
     }
     warnings
+}
+
+/// The node id an `Inputs` entry names: an integer, written as one, as a
+/// whole float (`0.0`) or as a string (`"0"`).
+fn input_id(x: &serde_json::Value) -> Option<i64> {
+    x.as_i64()
+        .or_else(|| x.as_f64().filter(|f| f.fract() == 0.0).map(|f| f as i64))
+        .or_else(|| x.as_str()?.trim().parse().ok())
 }
 
 /// The tail of a warning that names the first of `count` cases:
@@ -103,8 +113,8 @@ mod tests {
         assert_eq!(w.len(), 1, "{w:?}");
         assert!(w[0].starts_with("it has 2 nodes and no edge"), "{w:?}");
         let w = lint_of(
-            r#"{"Nodes": [{"Id": 0, "Op": "A", "Inputs": [7]}, {"Id": 1, "Op": "B",
-                "Inputs": [0, "x"]}], "Edges": [[0, 1]]}"#,
+            r#"{"Nodes": [{"Id": 0, "Op": "A", "Inputs": [7], "Size": 0}, {"Id": 1, "Op": "B",
+                "Inputs": [0, "0", 0.0, "x"]}], "Edges": [[0, 1]]}"#,
         );
         assert_eq!(w.len(), 1, "{w:?}");
         assert!(w[0].starts_with("node 0 lists 7 in its Inputs"), "{w:?}");
