@@ -316,7 +316,8 @@ fn run_with(
         }
     };
     let text = recorded_config_text(&config_path, config);
-    fs::write(&config_path, text).map_err(|e| ExperimentError::io("write", &config_path, e))?;
+    crate::output::write_file(&config_path, |w| w.write_all(text.as_bytes()))
+        .map_err(|e| ExperimentError::io("write", &config_path, e))?;
     let orders_path = out.join(ORDERS);
     if opts.fresh {
         for p in [&runs_path, &profiles_path, &orders_path] {
@@ -346,34 +347,12 @@ fn run_with(
         fingerprints.extend(loaded);
         fingerprint::write(out, &fingerprints)?;
     }
-    // Lines of the record files that are not records: ignored, and gone
-    // once a file is rewritten, so the user hears of them.
-    let rewrites_profiles = tetris_graph(config, &plan).is_some() || !redone.is_empty();
-    let rewrites_orders = config.save_orders || !redone.is_empty();
-    let damaged: Vec<String> = [
-        (
-            PROFILES,
-            damaged_lines::<Profile>(&profiles_path),
-            rewrites_profiles,
-        ),
-        (
-            ORDERS,
-            damaged_lines::<SavedOrder>(&orders_path),
-            rewrites_orders,
-        ),
-    ]
-    .into_iter()
-    .filter(|&(_, n, _)| n > 0)
-    .map(|(file, n, rewritten)| {
-        format!(
-            "{n} line(s) of {file} were not records (edited by hand?): {}",
-            match rewritten {
-                true => "they were dropped when the run rewrote the file",
-                false => "they are ignored (plots, merge and resume read records only)",
-            }
-        )
-    })
-    .collect();
+    let damaged = damaged_record_warnings(
+        &profiles_path,
+        tetris_graph(config, &plan).is_some() || !redone.is_empty(),
+        &orders_path,
+        config.save_orders || !redone.is_empty(),
+    );
     // Rewrite what survived so appends start on a clean line.
     rows::write_rows(&runs_path, &existing)
         .map_err(|e| ExperimentError::io("write", &runs_path, e))?;
@@ -391,25 +370,10 @@ fn run_with(
     }
     // Valid rows of earlier runs whose order was not kept (`save_orders`
     // turned on since): named in a warning at the end.
-    let mut unsaved = 0;
-    if config.save_orders {
-        // Only the orders of the valid rows kept: a line written by a run
-        // killed before its row, whose item now solves differently, goes.
-        let valid: std::collections::BTreeSet<_> =
-            existing.iter().filter(|r| r.valid).map(Row::key).collect();
-        let mut kept = read_jsonl::<SavedOrder>(&orders_path);
-        kept.retain(|o| valid.contains(&o.key()));
-        let keys: std::collections::BTreeSet<_> = kept.iter().map(Keyed::key).collect();
-        // Rows of this run's items only: `--fresh` solves those again.
-        unsaved = existing
-            .iter()
-            .filter(|r| r.valid && ours.contains(&r.key()) && !keys.contains(&r.key()))
-            .count();
-        if orders_path.exists() {
-            write_jsonl(&orders_path, &kept)
-                .map_err(|e| ExperimentError::io("write", &orders_path, e))?;
-        }
-    }
+    let unsaved = match config.save_orders {
+        true => keep_orders_of_valid_rows(&orders_path, &existing, &ours)?,
+        false => 0,
+    };
     // Readable too: if the path is replaced mid-run, the rows are read back.
     let open = |p: &Path| {
         OpenOptions::new()
@@ -530,6 +494,67 @@ fn run_with(
         malformed,
         warnings: finished.warnings,
     })
+}
+
+/// Warnings about lines of `tetris.jsonl` (at `profiles`) and
+/// `orders.jsonl` (at `orders`) that are not records: ignored, and dropped
+/// where the run rewrites the file (`*_rewritten`), so the user hears of
+/// them.
+fn damaged_record_warnings(
+    profiles: &Path,
+    profiles_rewritten: bool,
+    orders: &Path,
+    orders_rewritten: bool,
+) -> Vec<String> {
+    [
+        (
+            PROFILES,
+            damaged_lines::<Profile>(profiles),
+            profiles_rewritten,
+        ),
+        (
+            ORDERS,
+            damaged_lines::<SavedOrder>(orders),
+            orders_rewritten,
+        ),
+    ]
+    .into_iter()
+    .filter(|&(_, n, _)| n > 0)
+    .map(|(file, n, rewritten)| {
+        format!(
+            "{n} line(s) of {file} were not records (edited by hand?): {}",
+            match rewritten {
+                true => "they were dropped when the run rewrote the file",
+                false => "they are ignored (plots, merge and resume read records only)",
+            }
+        )
+    })
+    .collect()
+}
+
+/// Keeps in `orders.jsonl` (at `path`, if it exists) only the orders of the
+/// valid rows in `existing` (a line written by a run killed before its row,
+/// whose item now solves differently, goes); returns how many valid rows of
+/// this run's items (`ours`) have no order (solved before `save_orders` was
+/// on: `--fresh` solves those again).
+fn keep_orders_of_valid_rows(
+    path: &Path,
+    existing: &[Row],
+    ours: &std::collections::BTreeSet<(String, String, u64)>,
+) -> Result<usize, ExperimentError> {
+    let valid: std::collections::BTreeSet<_> =
+        existing.iter().filter(|r| r.valid).map(Row::key).collect();
+    let mut kept = read_jsonl::<SavedOrder>(path);
+    kept.retain(|o| valid.contains(&o.key()));
+    let keys: std::collections::BTreeSet<_> = kept.iter().map(Keyed::key).collect();
+    let unsaved = existing
+        .iter()
+        .filter(|r| r.valid && ours.contains(&r.key()) && !keys.contains(&r.key()))
+        .count();
+    if path.exists() {
+        write_jsonl(path, &kept).map_err(|e| ExperimentError::io("write", path, e))?;
+    }
+    Ok(unsaved)
 }
 
 /// Threads of the run's pool (0: rayon's default, one per core) for
