@@ -330,18 +330,17 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 }
 
 /// Whether the solver named `shown` is a rule (`rule:`, `moves:`,
-/// `noisy:`, `noisy-moves:`, or one as `anneal:`'s start) with a
-/// `latency` term: the word as a whole token of its expression, so that
-/// `orders:latency_dir` does not count.
+/// `noisy:`, `noisy-moves:`, or one as `anneal:`'s start; names split as
+/// the registry splits them) with a `latency` term: the word as a whole
+/// token of its expression, so that `orders:latency_dir` does not count.
 fn reads_latency(shown: &str) -> bool {
-    const RULES: [&str; 4] = ["rule:", "moves:", "noisy:", "noisy-moves:"];
-    let expr = shown.strip_prefix("anneal:").unwrap_or(shown);
-    RULES.iter().any(|p| {
-        expr.strip_prefix(p).is_some_and(|e| {
-            e.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-                .any(|t| t == "latency")
-        })
-    })
+    match solvers::split_name(shown) {
+        ("anneal", Some(start)) => reads_latency(start),
+        ("rule" | "moves" | "noisy" | "noisy-moves", Some(expr)) => expr
+            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .any(|t| t == "latency"),
+        _ => false,
+    }
 }
 
 /// The note of a solver that Ctrl-C kept from starting.
@@ -604,6 +603,8 @@ mod tests {
         assert!(reads_latency("rule:0.7*delta+0.3*latency,id"));
         assert!(reads_latency("noisy:-latency,id"));
         assert!(reads_latency("anneal:moves:latency"));
+        assert!(reads_latency("rule : latency,id"));
+        assert!(reads_latency("anneal : noisy-moves : -latency,id"));
         assert!(!reads_latency("orders:latency_dir"));
         assert!(!reads_latency("rule:delta,id"));
         assert!(!reads_latency("kahn"));

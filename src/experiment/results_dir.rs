@@ -183,9 +183,9 @@ pub(super) fn read_shards_file(dir: &Path) -> Result<Option<ShardsFile>, Experim
     toml::from_str(&text).map(Some).map_err(|e| {
         ExperimentError::Config(format!(
             "{} is damaged ({}): it names the shards whose rows the directory holds; \
-             fix it (`shards = [\"0/2\", \"1/2\"]`, or `[\"all\"]` for an unsharded run), \
-             or delete it (a run then records only its own shard, and `merge` cannot \
-             name missing shards)",
+             fix it as this version writes it: `shards = [\"0/2\", \"1/2\"]` (or \
+             `[\"all\"]` for an unsharded run) and `placement = {SHARD_PLACEMENT}`, or the \
+             placement line it had if an older memsched wrote it",
             path.display(),
             one_line(e.message())
         ))

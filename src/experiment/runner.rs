@@ -1400,6 +1400,11 @@ mod tests {
             fs::read_to_string(dir.path().join(CONFIG)).unwrap(),
             config_text
         );
+        // Fixed as the error says, it resumes.
+        assert!(err.contains("placement = 3"), "{err}");
+        let err_lines = ["shards = [\"all\"]", "placement = 3"];
+        fs::write(&path, err_lines.join("\n") + "\n").unwrap();
+        run_with(&more, &opts, registry_build).unwrap();
         // --fresh starts over.
         let fresh = RunOptions {
             fresh: true,

@@ -75,7 +75,13 @@ pub fn lint(g: &Graph) -> Vec<String> {
 /// whole float (`0.0`) or as a string (`"0"`).
 fn input_id(x: &serde_json::Value) -> Option<i64> {
     x.as_i64()
-        .or_else(|| x.as_f64().filter(|f| f.fract() == 0.0).map(|f| f as i64))
+        .or_else(|| {
+            // Whole and within i64 (a cast would clamp 1e300 to i64::MAX).
+            let f = x
+                .as_f64()
+                .filter(|f| f.fract() == 0.0 && f.abs() < 9.2e18)?;
+            Some(f as i64)
+        })
         .or_else(|| x.as_str()?.trim().parse().ok())
 }
 
@@ -119,6 +125,16 @@ mod tests {
         assert_eq!(w.len(), 1, "{w:?}");
         assert!(w[0].starts_with("node 0 lists 7 in its Inputs"), "{w:?}");
         assert!(w[0].ends_with("(1 more Inputs entries like it)"), "{w:?}");
+        // 1e300 is no id, even beside a node whose id a cast would clamp to.
+        let w = lint_of(
+            r#"{"Nodes": [{"Id": 9223372036854775807, "Op": "A"},
+                {"Id": 1, "Op": "B", "Inputs": [1e300]}],
+                "Edges": [[9223372036854775807, 1]]}"#,
+        );
+        assert!(
+            w.iter().any(|w| w.starts_with("node 1 lists 1e+300")),
+            "{w:?}"
+        );
     }
 
     #[test]
