@@ -202,11 +202,29 @@ impl<'de> Deserialize<'de> for RawGraph {
                 }
                 // A misspelt key would silently drop every edge (Edges is
                 // optional) or give a puzzling "missing field".
-                for key in extra.keys() {
-                    if let Some(field) = miscased(key, &GRAPH_FIELDS) {
+                // All of them at once: `nodes` and `edges` are often
+                // misspelt together.
+                let wrong: Vec<(&String, &str)> = extra
+                    .keys()
+                    .filter_map(|key| Some((key, miscased(key, &GRAPH_FIELDS)?)))
+                    .collect();
+                let quoted = |keys: Vec<&str>| {
+                    let keys: Vec<String> = keys.iter().map(|k| format!("\"{k}\"")).collect();
+                    keys.join(" and ")
+                };
+                match wrong.as_slice() {
+                    [] => {}
+                    [(key, field)] => {
                         return Err(de::Error::custom(format!(
-                            "top-level key \"{key}\": the key is \"{field}\" (keys are case-sensitive)"
-                        )));
+                        "top-level key \"{key}\": the key is \"{field}\" (keys are case-sensitive)"
+                    )))
+                    }
+                    several => {
+                        return Err(de::Error::custom(format!(
+                            "top-level keys {}: the keys are {} (keys are case-sensitive)",
+                            quoted(several.iter().map(|(k, _)| k.as_str()).collect()),
+                            quoted(several.iter().map(|(_, f)| *f).collect())
+                        )))
                     }
                 }
                 Ok(RawGraph {
@@ -848,6 +866,13 @@ mod tests {
         let text = r#"{"Nodes": [], " Edges": []}"#;
         let err = parse(text.as_bytes()).unwrap_err().to_string();
         assert!(err.contains(r#"the key is "Edges""#), "{err}");
+        // Both misspelt: both named at once.
+        let text = r#"{"nodes": [], "edges": []}"#;
+        let err = parse(text.as_bytes()).unwrap_err().to_string();
+        assert!(
+            err.contains(r#"top-level keys "edges" and "nodes": the keys are "Edges" and "Nodes""#),
+            "{err}"
+        );
         assert_eq!(miscased("Latency", &NODE_FIELDS), None);
         assert_eq!(miscased("latency", &NODE_FIELDS), Some("Latency"));
         assert_eq!(miscased("Name", &NODE_FIELDS), None);
