@@ -3,9 +3,10 @@
 //!
 //! The process-wide hook is wrapped once and never swapped back and forth:
 //! it stays silent only for panics on a thread that is inside
-//! [`catch_panic`], and calls the hook it wrapped everywhere else, so a
-//! panic outside a solve (or in another test of the same binary) still
-//! prints its message.
+//! [`catch_panic`] or marked by [`quiet_thread`] (a worker of a run's
+//! pool, whose every job catches its panics), and calls the hook it
+//! wrapped everywhere else, so a panic outside a run (or in another test of
+//! the same binary) still prints its message.
 
 use std::any::Any;
 use std::cell::Cell;
@@ -21,6 +22,25 @@ thread_local! {
 /// (`"unknown panic"` for a payload that is not a string), printed by no
 /// hook.
 pub fn catch_panic<R>(f: impl FnOnce() -> R) -> Result<R, String> {
+    wrap_hook();
+    CATCHING.with(|c| c.set(c.get() + 1));
+    let result = panic::catch_unwind(AssertUnwindSafe(f));
+    CATCHING.with(|c| c.set(c.get() - 1));
+    result.map_err(|payload| message(payload.as_ref()))
+}
+
+/// Silences the hook for this thread for good: for the workers of a run's
+/// pool, where a solver's nested parallel task may run on a worker that is
+/// not inside [`catch_panic`] itself (its panic reaches the solve that
+/// spawned it, which records it). Every job the run gives its pool catches
+/// its own panics, so none goes unreported.
+pub fn quiet_thread() {
+    wrap_hook();
+    CATCHING.with(|c| c.set(c.get() + 1));
+}
+
+/// Wraps the process-wide hook, once.
+fn wrap_hook() {
     static WRAP_HOOK: Once = Once::new();
     WRAP_HOOK.call_once(|| {
         let wrapped = panic::take_hook();
@@ -30,10 +50,6 @@ pub fn catch_panic<R>(f: impl FnOnce() -> R) -> Result<R, String> {
             }
         }));
     });
-    CATCHING.with(|c| c.set(c.get() + 1));
-    let result = panic::catch_unwind(AssertUnwindSafe(f));
-    CATCHING.with(|c| c.set(c.get() - 1));
-    result.map_err(|payload| message(payload.as_ref()))
 }
 
 /// The text of a panic payload (`panic!("..")` gives a `&str` or a `String`).

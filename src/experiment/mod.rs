@@ -59,6 +59,9 @@ pub enum ExperimentError {
     /// A plot could not be drawn: `plot` names it (`tetris.png`, ...).
     #[error("plot {plot}: {message}")]
     Plot { plot: String, message: String },
+    /// memsched's own code panicked outside a solve (a bug): the message.
+    #[error("internal error (a memsched bug, please report it): {0}")]
+    Internal(String),
 }
 
 impl ExperimentError {

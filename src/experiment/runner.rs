@@ -20,7 +20,7 @@ use std::sync::{Arc, Mutex};
 use rayon::prelude::*;
 use serde::Serialize;
 
-use super::catch::catch_panic;
+use super::catch::{catch_panic, quiet_thread};
 use super::config::Config;
 use super::fingerprint::{self, Fingerprint, Fingerprints};
 use super::plan::{GraphEntry, GraphSource, Item, Plan, Shard};
@@ -290,6 +290,8 @@ fn run_with(
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(pool_size(opts.threads, pending.len(), cores))
+        // Every job below catches its panics and reports them.
+        .start_handler(|_| quiet_thread())
         .build()
         .map_err(|e| ExperimentError::Config(format!("cannot start threads: {e}")))?;
     let store = GraphStore::new(&plan.graphs, &pending);
@@ -415,27 +417,42 @@ fn run_with(
             if write_failed.load(Ordering::Relaxed) {
                 return;
             }
-            let solved = solve_item(&plan, &store, item, &ctx, tetris, config.save_orders, build);
-            let row = &solved.row;
-            store.release(item.graph);
-            if rows::is_broken(row) {
-                broken.fetch_add(1, Ordering::Relaxed);
-                let msg = format!(
-                    "{} / {}: {}: {}",
-                    row.graph, row.solver, row.status, row.reason
-                );
-                bar.println(&msg);
-            }
-            let mut s = sink.lock().unwrap_or_else(|e| e.into_inner());
-            if let Err((file, e)) = s.solved(&solved) {
+            // A solver's panic is caught in solve_item; one here is
+            // memsched's own (the workers' hook is silent): stop and say so.
+            let handled = catch_panic(|| {
+                let solved =
+                    solve_item(&plan, &store, item, &ctx, tetris, config.save_orders, build);
+                let row = &solved.row;
+                store.release(item.graph);
+                if rows::is_broken(row) {
+                    broken.fetch_add(1, Ordering::Relaxed);
+                    let msg = format!(
+                        "{} / {}: {}: {}",
+                        row.graph, row.solver, row.status, row.reason
+                    );
+                    bar.println(&msg);
+                }
+                let mut s = sink.lock().unwrap_or_else(|e| e.into_inner());
+                if let Err((file, e)) = s.solved(&solved) {
+                    write_failed.store(true, Ordering::Relaxed);
+                    write_error
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .get_or_insert(ExperimentError::io("append to", &out.join(file), e));
+                }
+                drop(s);
+                bar.inc();
+            });
+            if let Err(msg) = handled {
                 write_failed.store(true, Ordering::Relaxed);
+                let g = &plan.graphs[item.graph].name;
                 write_error
                     .lock()
                     .unwrap_or_else(|e| e.into_inner())
-                    .get_or_insert(ExperimentError::io("append to", &out.join(file), e));
+                    .get_or_insert(ExperimentError::Internal(format!(
+                        "panicked while recording a solve of graph `{g}`: {msg}"
+                    )));
             }
-            drop(s);
-            bar.inc();
         })
     });
     bar.finish();
@@ -633,31 +650,36 @@ fn check_graphs(
             .par_iter()
             .with_max_len(1)
             .map(|&g| {
-                let graph = load(&plan.graphs[g]).map_err(Problem::Unreadable);
-                let checked = graph.and_then(|graph| {
-                    let fp = fingerprint::of(&graph);
-                    if let Some(why) = recorded.changed(&plan.graphs[g].name, &graph, fp) {
-                        return Err(Problem::Changed(why));
-                    }
-                    let lints = lint(&graph);
-                    if !to_solve.contains(&g) {
-                        return Ok((fp, lints));
-                    }
-                    store.expect(g, fp);
-                    let size = graph.node_count() + graph.edge_count();
-                    // Counted only when kept: a graph refused for the
-                    // budget must not use up what smaller ones could take.
-                    if size <= KEEP_ONE
-                        && kept
-                            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |k| {
-                                (k + size <= KEEP_ELEMENTS).then_some(k + size)
-                            })
-                            .is_ok()
-                    {
-                        store.keep(g, graph);
-                    }
-                    Ok((fp, lints))
-                });
+                // memsched's own code on a quiet worker: a panic here
+                // becomes the graph's problem, with its message.
+                let checked = catch_panic(|| {
+                    let graph = load(&plan.graphs[g]).map_err(Problem::Unreadable);
+                    graph.and_then(|graph| {
+                        let fp = fingerprint::of(&graph);
+                        if let Some(why) = recorded.changed(&plan.graphs[g].name, &graph, fp) {
+                            return Err(Problem::Changed(why));
+                        }
+                        let lints = lint(&graph);
+                        if !to_solve.contains(&g) {
+                            return Ok((fp, lints));
+                        }
+                        store.expect(g, fp);
+                        let size = graph.node_count() + graph.edge_count();
+                        // Counted only when kept: a graph refused for the
+                        // budget must not use up what smaller ones could take.
+                        if size <= KEEP_ONE
+                            && kept
+                                .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |k| {
+                                    (k + size <= KEEP_ELEMENTS).then_some(k + size)
+                                })
+                                .is_ok()
+                        {
+                            store.keep(g, graph);
+                        }
+                        Ok((fp, lints))
+                    })
+                })
+                .unwrap_or_else(|msg| Err(Problem::Unreadable(format!("panicked: {msg}"))));
                 (g, checked)
             })
             .collect()
@@ -908,6 +930,38 @@ mod tests {
         fn solve(&self, _: &Graph, _: &SolveContext) -> Outcome {
             panic!("boom")
         }
+    }
+
+    /// A solver that panics inside a nested parallel task (run on any
+    /// worker of the run's pool): every row records the panic, the run
+    /// goes on, and counts them as broken.
+    struct PanicsInParallel;
+    impl Scheduler for PanicsInParallel {
+        fn name(&self) -> String {
+            "panics-in-parallel".into()
+        }
+        fn solve(&self, _: &Graph, _: &SolveContext) -> Outcome {
+            (0..64).into_par_iter().for_each(|i| {
+                if i == 63 {
+                    panic!("deep boom")
+                }
+            });
+            Outcome::failed("unreachable")
+        }
+    }
+
+    #[test]
+    fn panics_in_nested_parallel_tasks_become_failed_rows() {
+        let dir = tempfile::tempdir().unwrap();
+        let (config, opts) = six_chains(dir.path(), "");
+        let done = run_with(&config, &opts, |_| Ok(Box::new(PanicsInParallel))).unwrap();
+        assert!(done.ran >= 6 && done.broken == done.ran, "{done:?}");
+        let rows = rows::read_rows(&dir.path().join(RUNS)).unwrap();
+        assert_eq!(rows.len(), done.ran);
+        assert!(
+            rows.iter().all(|r| r.reason == "panicked: deep boom"),
+            "{rows:?}"
+        );
     }
 
     /// Where [`ReplacesRuns`] replaces `runs.csv` (once).
