@@ -24,7 +24,8 @@ pub struct Args {
     /// The order to check: node ids in execution order, as a JSON array
     /// (`[0, 2, 1]`), as a JSON object with an `order` array (the report of
     /// `memsched schedule --format json`, a line of an experiment's
-    /// `orders.jsonl`), or as plain text separated by spaces, commas or
+    /// `orders.jsonl`, written when its config has `save_orders = true`),
+    /// or as plain text separated by spaces, commas or
     /// newlines. `-` reads standard input. An `orders.jsonl` line names the
     /// graph it was saved for: an error names it, and an order that checks
     /// against a graph of another name warns.

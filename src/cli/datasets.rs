@@ -52,8 +52,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if args.check {
         if new != doc {
             note!(
-                "{} is out of date: run `memsched datasets --update {}`",
+                "{} is out of date: run `memsched datasets --dir {} --update {}`",
                 path.display(),
+                args.dir.display(),
                 path.display()
             );
             return Ok(ExitCode::from(1));

@@ -59,9 +59,11 @@ pub struct Args {
     /// a lower bound where it has one), or `timed_out` if it has none.
     /// `ilp` can overrun it by one HiGHS step plus the model's construction
     /// (5.4 s under a 2 s limit on BERT training in a review; docs/ilp.md).
-    /// Ctrl-C acts as the limit: every solver stops at its best so far and
-    /// the report is written (then the exit is as Ctrl-C's, status 130);
-    /// `ilp` first finishes its HiGHS call, and a second Ctrl-C ends at once.
+    /// Ctrl-C acts as the limit: the solver running stops at its best so
+    /// far, the solvers after it do not run (`timed_out`, noted "not run"),
+    /// and the report is written (then the exit is as Ctrl-C's, status
+    /// 130); `ilp` first finishes its HiGHS call, and a second Ctrl-C ends
+    /// at once.
     #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
     time_limit: Option<f64>,
     /// Seed for randomized solvers (0 to 18446744073709551615).

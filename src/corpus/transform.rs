@@ -56,10 +56,21 @@ use crate::graph::{analysis, Graph, GraphError, NodeIdx, NodeKind};
 /// O(n + m) each in the worst case.
 pub fn to_encoding(g: &Graph, encoding: AllocEncoding) -> Result<Graph, GraphError> {
     let floating = floating(g)?;
-    match encoding {
-        AllocEncoding::Floating => Ok(floating.into_owned()),
-        AllocEncoding::Anchored => anchored(&floating),
+    let mut out = match encoding {
+        AllocEncoding::Floating => floating.into_owned(),
+        AllocEncoding::Anchored => anchored(&floating)?,
+    };
+    // A generated graph's record names its encoding: keep it true (a
+    // saved order is matched to its graph by that name).
+    let allocs = out
+        .graph_extra
+        .get_mut("Generator")
+        .and_then(|gen| gen.get_mut("params")?.as_object_mut())
+        .and_then(|params| params.get_mut("allocs"));
+    if let Some(allocs) = allocs {
+        *allocs = serde_json::json!(encoding);
     }
+    Ok(out)
 }
 
 /// F(G): ALLOC in-edges dropped, then the bridges and the repairs.
@@ -292,6 +303,21 @@ mod tests {
     use crate::corpus::gen::{generate, GenSpec};
     use crate::graph::GraphBuilder;
     use std::collections::HashSet;
+
+    /// A generated graph's `Generator` record follows the re-encoding, so
+    /// an order saved for the other encoding is told apart by name.
+    #[test]
+    fn the_generator_record_names_the_new_encoding() {
+        let g = generate(&GenSpec::parse("chain:length=5").unwrap(), 0).unwrap();
+        let allocs = |g: &Graph| g.graph_extra()["Generator"]["params"]["allocs"].clone();
+        assert_eq!(allocs(&g), "anchored");
+        let f = to_encoding(&g, AllocEncoding::Floating).unwrap();
+        assert_eq!(allocs(&f), "floating");
+        assert_eq!(
+            allocs(&to_encoding(&f, AllocEncoding::Anchored).unwrap()),
+            "anchored"
+        );
+    }
 
     fn edge_set(g: &Graph) -> Vec<(i64, i64)> {
         let mut e: Vec<(i64, i64)> = g
