@@ -22,8 +22,7 @@ use super::config::Config;
 use super::fingerprint::{self, Fingerprints};
 use super::plan::{Plan, Shard};
 use super::records::{
-    damaged_lines, read_jsonl, read_profiles, write_jsonl, write_profiles, Keyed, Profile,
-    SavedOrder,
+    read_jsonl_counting, write_jsonl, write_profiles, Keyed, Profile, SavedOrder,
 };
 use super::results_dir::{
     check_not_foreign, check_out_is_not_a_file, check_same_experiment, lock_dir, read_shards_file,
@@ -148,24 +147,23 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Finished, ExperimentError> 
         let graphs: BTreeSet<&str> = rows.iter().map(|r| r.graph.as_str()).collect();
         fingerprints.add(d, fingerprint::read(d)?, &graphs)?;
         all.extend(rows);
-        for (file, n) in [
-            (PROFILES, damaged_lines::<Profile>(&d.join(PROFILES))),
-            (ORDERS, damaged_lines::<SavedOrder>(&d.join(ORDERS))),
-        ] {
+        // The first directory's profile of a solve, as for its row, and
+        // its order, when the inputs kept them; damaged lines are counted.
+        let (input_profiles, bad_profiles) = read_jsonl_counting::<Profile>(&d.join(PROFILES));
+        for p in input_profiles {
+            profiles.entry(p.key()).or_insert(p);
+        }
+        let (input_orders, bad_orders) = read_jsonl_counting::<SavedOrder>(&d.join(ORDERS));
+        for o in input_orders {
+            orders.entry(o.key()).or_insert(o);
+        }
+        for (file, n) in [(PROFILES, bad_profiles), (ORDERS, bad_orders)] {
             if n > 0 {
                 damaged.push(format!(
                     "{n} line(s) of {} were not records (edited by hand?): they are not merged",
                     d.join(file).display()
                 ));
             }
-        }
-        // The first directory's profile of a solve, as for its row.
-        for p in read_profiles(&d.join(PROFILES)) {
-            profiles.entry(p.key()).or_insert(p);
-        }
-        // And its order, when the inputs kept them.
-        for o in read_jsonl::<SavedOrder>(&d.join(ORDERS)) {
-            orders.entry(o.key()).or_insert(o);
         }
     }
     // A duplicate keeps the first directory's row, but a row of a solve

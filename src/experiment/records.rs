@@ -115,53 +115,58 @@ pub fn write_jsonl<T: Serialize>(path: &Path, records: &[T]) -> io::Result<()> {
     })
 }
 
-/// Rewrites the `.jsonl` file `path`, if present, in key order ([`read_jsonl`]:
-/// one record per key), keeping the records `keep` accepts.
+/// Rewrites the `.jsonl` file `path` (if it exists) with the records
+/// [`read_jsonl`] finds in it that `keep` accepts, in key order; returns
+/// how many damaged lines (see [`read_jsonl_counting`]) it dropped.
 pub(super) fn rewrite_jsonl<T: Serialize + serde::de::DeserializeOwned + Keyed>(
     path: &Path,
     keep: impl Fn(&T) -> bool,
-) -> Result<(), ExperimentError> {
+) -> Result<usize, ExperimentError> {
     if !path.exists() {
-        return Ok(());
+        return Ok(0);
     }
-    let mut records = read_jsonl::<T>(path);
+    let (mut records, damaged) = read_jsonl_counting::<T>(path);
     records.retain(keep);
-    write_jsonl(path, &records).map_err(|e| ExperimentError::io("write", path, e))
+    write_jsonl(path, &records).map_err(|e| ExperimentError::io("write", path, e))?;
+    Ok(damaged)
 }
 
 /// Reads a `.jsonl` file of records: the last one per key wins, and a line
 /// that does not parse (a cut last line) is ignored; in key order.
 pub fn read_jsonl<T: serde::de::DeserializeOwned + Keyed>(path: &Path) -> Vec<T> {
-    let Ok(text) = fs::read_to_string(path) else {
-        return Vec::new();
-    };
-    let mut by_key = std::collections::BTreeMap::new();
-    for r in text
-        .lines()
-        .filter_map(|l| serde_json::from_str::<T>(l).ok())
-    {
-        by_key.insert(r.key(), r);
-    }
-    by_key.into_values().collect()
+    read_jsonl_counting(path).0
 }
 
-/// Complete lines of the `.jsonl` file `path` (ended by a newline, not
-/// blank) that are not records of type `T`: lines damaged by hand or by
-/// another program, which [`read_jsonl`] ignores and a rewrite drops. A cut
-/// last line (a run killed mid-write) is not counted; nor is a file that
-/// cannot be read.
-pub fn damaged_lines<T: serde::de::DeserializeOwned>(path: &Path) -> usize {
+/// [`read_jsonl`], with the number of *damaged* lines it ignored: complete
+/// lines (ended by a newline, not blank) that are not records of type `T`,
+/// damaged by hand or by another program. A cut last line (a run killed
+/// mid-write) is not counted; a file that cannot be read has no records
+/// and no damaged line.
+pub fn read_jsonl_counting<T: serde::de::DeserializeOwned + Keyed>(path: &Path) -> (Vec<T>, usize) {
     let Ok(text) = fs::read_to_string(path) else {
-        return 0;
+        return (Vec::new(), 0);
     };
-    let complete = match text.rfind('\n') {
-        Some(end) => &text[..end],
-        None => return 0,
-    };
-    complete
-        .lines()
-        .filter(|l| !l.trim().is_empty() && serde_json::from_str::<T>(l).is_err())
-        .count()
+    let cut_last = !text.ends_with('\n');
+    let mut by_key = std::collections::BTreeMap::new();
+    let mut damaged = 0;
+    let mut lines = text.lines().peekable();
+    while let Some(line) = lines.next() {
+        let cut = cut_last && lines.peek().is_none();
+        match serde_json::from_str::<T>(line) {
+            Ok(r) => {
+                by_key.insert(r.key(), r);
+            }
+            Err(_) if cut || line.trim().is_empty() => {}
+            Err(_) => damaged += 1,
+        }
+    }
+    (by_key.into_values().collect(), damaged)
+}
+
+/// The damaged lines of the `.jsonl` file `path` (see
+/// [`read_jsonl_counting`]), for a file the caller does not otherwise read.
+pub fn damaged_lines<T: serde::de::DeserializeOwned + Keyed>(path: &Path) -> usize {
+    read_jsonl_counting::<T>(path).1
 }
 
 /// Writes `profiles` as `tetris.jsonl` ([`write_jsonl`]).

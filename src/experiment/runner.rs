@@ -26,7 +26,7 @@ use super::fingerprint::{self, Fingerprint, Fingerprints};
 use super::plan::{GraphEntry, GraphSource, Item, Plan, Shard};
 use super::progress::{Progress, Worst};
 use super::records::{
-    damaged_lines, read_jsonl, rewrite_jsonl, write_jsonl, Keyed, Profile, SavedOrder,
+    damaged_lines, read_jsonl_counting, rewrite_jsonl, write_jsonl, Keyed, Profile, SavedOrder,
 };
 use super::results_dir::{
     check_not_foreign, check_out_is_not_a_file, check_same_experiment, check_shard_placement,
@@ -349,33 +349,35 @@ fn run_with(
         fingerprints.extend(loaded);
         fingerprint::write(out, &fingerprints)?;
     }
-    let damaged = damaged_record_warnings(
-        &profiles_path,
-        tetris_graph(config, &plan).is_some() || !redone.is_empty(),
-        &orders_path,
-        config.save_orders || !redone.is_empty(),
-    );
     // Rewrite what survived so appends start on a clean line.
     rows::write_rows(&runs_path, &existing)
         .map_err(|e| ExperimentError::io("write", &runs_path, e))?;
     let tetris = tetris_graph(config, &plan);
     // The same for the profiles (the final pass picks the Tetris graph's),
-    // less those of the solves done again.
+    // less those of the solves done again. Each record file's damaged lines
+    // (count, and whether the rewrite dropped them) go into a warning.
     let not_redone = |key: (String, String, u64)| !redone.contains(&key);
-    if tetris.is_some() || !redone.is_empty() {
-        rewrite_jsonl::<Profile>(&profiles_path, |p| not_redone(p.key()))?;
-    }
-    // Orders of the solves done again go whatever `save_orders` says: an
-    // order from before a fix must not be served as the solver's.
-    if !config.save_orders && !redone.is_empty() {
-        rewrite_jsonl::<SavedOrder>(&orders_path, |o| not_redone(o.key()))?;
-    }
-    // Valid rows of earlier runs whose order was not kept (`save_orders`
-    // turned on since): named in a warning at the end.
-    let unsaved = match config.save_orders {
-        true => keep_orders_of_valid_rows(&orders_path, &existing, &ours)?,
-        false => 0,
+    let profiles_damaged = match tetris.is_some() || !redone.is_empty() {
+        true => (
+            rewrite_jsonl::<Profile>(&profiles_path, |p| not_redone(p.key()))?,
+            true,
+        ),
+        false => (damaged_lines::<Profile>(&profiles_path), false),
     };
+    // Orders of the solves done again go whatever `save_orders` says: an
+    // order from before a fix must not be served as the solver's. Valid
+    // rows of earlier runs whose order was not kept (`save_orders` turned
+    // on since) are named in a warning at the end.
+    let (unsaved, orders_damaged) = if config.save_orders {
+        let (unsaved, damaged) = keep_orders_of_valid_rows(&orders_path, &existing, &ours)?;
+        (unsaved, (damaged, true))
+    } else if !redone.is_empty() {
+        let damaged = rewrite_jsonl::<SavedOrder>(&orders_path, |o| not_redone(o.key()))?;
+        (0, (damaged, true))
+    } else {
+        (0, (damaged_lines::<SavedOrder>(&orders_path), false))
+    };
+    let damaged = damaged_record_warnings(profiles_damaged, orders_damaged);
     // Readable too: if the path is replaced mid-run, the rows are read back.
     let open = |p: &Path| {
         OpenOptions::new()
@@ -513,55 +515,38 @@ fn run_with(
     })
 }
 
-/// Warnings about lines of `tetris.jsonl` (at `profiles`) and
-/// `orders.jsonl` (at `orders`) that are not records: ignored, and dropped
-/// where the run rewrites the file (`*_rewritten`), so the user hears of
-/// them.
-fn damaged_record_warnings(
-    profiles: &Path,
-    profiles_rewritten: bool,
-    orders: &Path,
-    orders_rewritten: bool,
-) -> Vec<String> {
-    [
-        (
-            PROFILES,
-            damaged_lines::<Profile>(profiles),
-            profiles_rewritten,
-        ),
-        (
-            ORDERS,
-            damaged_lines::<SavedOrder>(orders),
-            orders_rewritten,
-        ),
-    ]
-    .into_iter()
-    .filter(|&(_, n, _)| n > 0)
-    .map(|(file, n, rewritten)| {
-        format!(
-            "{n} line(s) of {file} were not records (edited by hand?): {}",
-            match rewritten {
-                true => "they were dropped when the run rewrote the file",
-                false => "they are ignored (plots, merge and resume read records only)",
-            }
-        )
-    })
-    .collect()
+/// Warnings about the damaged lines of `tetris.jsonl` and `orders.jsonl`
+/// (each: how many, and whether the run's rewrite dropped them), so the
+/// user hears of them.
+fn damaged_record_warnings(profiles: (usize, bool), orders: (usize, bool)) -> Vec<String> {
+    [(PROFILES, profiles), (ORDERS, orders)]
+        .into_iter()
+        .filter(|&(_, (n, _))| n > 0)
+        .map(|(file, (n, rewritten))| {
+            format!(
+                "{n} line(s) of {file} were not records (edited by hand?): {}",
+                match rewritten {
+                    true => "they were dropped when the run rewrote the file",
+                    false => "they are ignored (plots, merge and resume read records only)",
+                }
+            )
+        })
+        .collect()
 }
 
 /// Keeps in `orders.jsonl` (at `path`, if it exists) only the orders of the
 /// valid rows in `existing` (a line written by a run killed before its row,
 /// whose item now solves differently, goes); returns how many valid rows of
 /// this run's items (`ours`) have no order (solved before `save_orders` was
-/// on: `--fresh` solves those again).
+/// on: `--fresh` solves those again), and how many damaged lines it dropped.
 fn keep_orders_of_valid_rows(
     path: &Path,
     existing: &[Row],
     ours: &std::collections::BTreeSet<(String, String, u64)>,
-) -> Result<usize, ExperimentError> {
+) -> Result<(usize, usize), ExperimentError> {
     let valid: std::collections::BTreeSet<_> =
         existing.iter().filter(|r| r.valid).map(Row::key).collect();
-    let mut kept = read_jsonl::<SavedOrder>(path);
+    let (mut kept, damaged) = read_jsonl_counting::<SavedOrder>(path);
     kept.retain(|o| valid.contains(&o.key()));
     let keys: std::collections::BTreeSet<_> = kept.iter().map(Keyed::key).collect();
     let unsaved = existing
@@ -571,7 +556,7 @@ fn keep_orders_of_valid_rows(
     if path.exists() {
         write_jsonl(path, &kept).map_err(|e| ExperimentError::io("write", path, e))?;
     }
-    Ok(unsaved)
+    Ok((unsaved, damaged))
 }
 
 /// Threads of the run's pool (0: rayon's default, one per core) for
