@@ -197,17 +197,19 @@ pub(super) fn read_shards_file(dir: &Path) -> Result<Option<ShardsFile>, Experim
 /// them by position in the plan.
 pub const SHARD_PLACEMENT: u32 = 3;
 
-/// Refuses to resume, as shard `shard`, a directory holding rows of shards
-/// placed by an older version: its items would move between shards, and
-/// about half of them would be solved again.
+/// Refuses to resume, as shard `shard`, the directory `out` whose
+/// `shards.toml` (`file`, as [`read_shards_file`] read it) lists rows of
+/// shards placed by an older version: its items would move between
+/// shards, and about half of them would be solved again.
 pub(super) fn check_shard_placement(
     out: &Path,
     shard: Option<Shard>,
+    file: Option<&ShardsFile>,
 ) -> Result<(), ExperimentError> {
     if shard.is_none() {
         return Ok(());
     }
-    let Some(file) = read_shards_file(out)?.filter(ShardsFile::placed_by_older_version) else {
+    let Some(file) = file.filter(|f| f.placed_by_older_version()) else {
         return Ok(());
     };
     Err(ExperimentError::Config(format!(

@@ -265,14 +265,16 @@ fn run_with(
     existing.retain(|r| !redone.contains(&r.key()));
     if !existing.is_empty() {
         check_same_settings(out, config, &existing)?;
-        check_shard_placement(out, opts.shard)?;
     }
     // Read now, with the other checks: a damaged file must stop the run
     // before anything in the directory changes.
-    let old_shards = match opts.fresh {
-        true => Vec::new(),
-        false => read_shards_file(out)?.map(|f| f.shards).unwrap_or_default(),
+    let shards_file = match opts.fresh {
+        true => None,
+        false => read_shards_file(out)?,
     };
+    if !existing.is_empty() {
+        check_shard_placement(out, opts.shard, shards_file.as_ref())?;
+    }
     // Rows from an earlier version of the config take their item id in this plan.
     let ids: std::collections::BTreeMap<_, _> =
         plan.items.iter().map(|it| (plan.key(it), it.id)).collect();
@@ -335,7 +337,7 @@ fn run_with(
         }
     }
     let shards_path = out.join(SHARDS);
-    let mut shards = old_shards;
+    let mut shards = shards_file.map(|f| f.shards).unwrap_or_default();
     shards.push(
         opts.shard
             .map_or_else(|| ALL_SHARDS.to_string(), |s| s.to_string()),
