@@ -13,7 +13,9 @@ use serde_json::json;
 use memsched::experiment::plots::{tetris, IMAGE_EXTENSIONS};
 use memsched::experiment::records::Profile;
 use memsched::graph::NodeIdx;
-use memsched::solvers::{self, Budget, ProgramOrder, Report, Scheduler, SolveContext, Status};
+use memsched::solvers::{
+    self, rule, Budget, ProgramOrder, Report, Scheduler, SolveContext, Status,
+};
 use memsched::Graph;
 
 use super::{
@@ -333,14 +335,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 
 /// Whether the solver named `shown` is a rule (`rule:`, `moves:`,
 /// `noisy:`, `noisy-moves:`, or one as `anneal:`'s start; names split as
-/// the registry splits them) with a `latency` term: the word as a whole
-/// token of its expression, so that `orders:latency_dir` does not count.
+/// the registry splits them) whose key reads `latency`, as the rule parser
+/// reads it (so `orders:latency_dir` does not count).
 fn reads_latency(shown: &str) -> bool {
     match solvers::split_name(shown) {
         ("anneal", Some(start)) => reads_latency(start),
-        ("rule" | "moves" | "noisy" | "noisy-moves", Some(expr)) => expr
-            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-            .any(|t| t == "latency"),
+        ("rule" | "moves" | "noisy" | "noisy-moves", Some(expr)) => {
+            rule::parse(expr).is_ok_and(|key| key.uses(rule::Feature::Latency))
+        }
         _ => false,
     }
 }
