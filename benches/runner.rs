@@ -60,6 +60,7 @@ fn main() {
                 shard: None,
                 fresh: true,
                 redo: Vec::new(),
+                stop: None,
             };
             let (start, cpu0) = (Instant::now(), cpu_seconds());
             let summary = experiment::run(&config, &opts).expect("run");

@@ -1,10 +1,11 @@
-//! Ctrl-C in `memsched schedule`: the report of the best found so far is
-//! still written, and the process then ends by the signal (Unix only).
+//! Ctrl-C in `memsched schedule` (the report of the best found so far is
+//! still written) and `memsched run` (the solves in flight are recorded,
+//! no more start); either process then ends by the signal (Linux only).
 #![cfg(target_os = "linux")]
 
 use std::io::Read;
 use std::os::unix::process::ExitStatusExt;
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, ExitStatus, Stdio};
 use std::thread::sleep;
 use std::time::{Duration, Instant};
 
@@ -15,7 +16,7 @@ fn ctrl_c_stops_the_solvers_and_the_report_is_still_written() {
         "/datasets/models/bert_base_training_b1.json"
     );
     // No time limit: `exact` would search for far longer than the test.
-    let mut child = Command::new(env!("CARGO_BIN_EXE_memsched"))
+    let child = Command::new(env!("CARGO_BIN_EXE_memsched"))
         .args([
             "schedule", graph, "-s", "exact", "-s", "xla-list", "-j", "1",
         ])
@@ -23,8 +24,78 @@ fn ctrl_c_stops_the_solvers_and_the_report_is_still_written() {
         .stderr(Stdio::piped())
         .spawn()
         .expect("memsched starts");
-    // Until the handler is in place (SigCgt lists SIGINT, bit 2), then a
-    // little more so that `exact` is searching.
+    let (status, out, err) = interrupt(child, "schedule");
+    assert_eq!(
+        status.signal(),
+        Some(2),
+        "ends by SIGINT: {status:?}\n{err}"
+    );
+    assert!(err.contains("interrupted (Ctrl-C)"), "{err}");
+    let row = |solver: &str| {
+        out.lines()
+            .find(|l| l.starts_with(solver))
+            .unwrap_or_else(|| panic!("no {solver} row in\n{out}"))
+    };
+    assert!(row("exact").contains("feasible"), "{}", row("exact"));
+    // Its note says what stopped it: Ctrl-C, not a time limit.
+    assert!(out.contains("exact: stopped by Ctrl-C"), "{out}");
+    // Interrupted before it started: not run, and said so.
+    assert!(row("xla-list").contains("timed_out"), "{}", row("xla-list"));
+    assert!(
+        err.contains("solver xla-list: not run: interrupted"),
+        "{err}"
+    );
+    assert!(out.contains("best peak"), "{out}");
+}
+
+#[test]
+fn ctrl_c_in_a_run_records_the_solves_in_flight_and_starts_no_more() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("hard.toml");
+    // Nested joins `exact` cannot prove: each solve runs to the limit.
+    std::fs::write(
+        &config,
+        "solvers = [\"exact\"]\ntime_limit = 2.0\n[graphs]\ngenerate = [\n  \
+         { spec = \"adversarial:target=xla-dfs\" },\n  \
+         { spec = \"adversarial:target=xla-dfs,scale=6\" },\n  \
+         { spec = \"adversarial:target=xla-dfs,scale=7\" },\n]\n",
+    )
+    .unwrap();
+    let out_dir = dir.path().join("out");
+    let child = Command::new(env!("CARGO_BIN_EXE_memsched"))
+        .arg("run")
+        .arg(&config)
+        .arg("--out")
+        .arg(&out_dir)
+        .args(["-j", "1"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("memsched starts");
+    let (status, _, err) = interrupt(child, "run");
+    assert_eq!(
+        status.signal(),
+        Some(2),
+        "ends by SIGINT: {status:?}\n{err}"
+    );
+    assert!(err.contains("Ctrl-C again to end now"), "{err}");
+    assert!(err.contains("stopped by Ctrl-C"), "{err}");
+    let rows = std::fs::read_to_string(out_dir.join("runs.csv")).unwrap();
+    // The header, then at least the solve in flight; not all six.
+    let rows = rows.lines().count() - 1;
+    assert!((1..6).contains(&rows), "{rows} rows\n{err}");
+    assert!(
+        err.contains(&format!("{} did not start", 6 - rows)),
+        "{rows} rows\n{err}"
+    );
+    assert!(!out_dir.join("README.md").exists(), "no final pass");
+}
+
+/// Sends `child` SIGINT once its handler is in place (and a little more,
+/// so that it is solving), and waits for it to end: its status, standard
+/// output and standard error.
+fn interrupt(mut child: Child, command: &str) -> (ExitStatus, String, String) {
+    // Until the handler is in place (SigCgt lists SIGINT, bit 2).
     let status_file = format!("/proc/{}/status", child.id());
     let waited = Instant::now();
     while !catches_sigint(&status_file) {
@@ -47,7 +118,7 @@ fn ctrl_c_stops_the_solvers_and_the_report_is_still_written() {
         }
         if began.elapsed() > Duration::from_secs(60) {
             let _ = child.kill();
-            panic!("schedule did not stop within 60 s of Ctrl-C");
+            panic!("{command} did not stop within 60 s of Ctrl-C");
         }
         sleep(Duration::from_millis(50));
     };
@@ -64,27 +135,7 @@ fn ctrl_c_stops_the_solvers_and_the_report_is_still_written() {
         .unwrap()
         .read_to_string(&mut err)
         .unwrap();
-    assert_eq!(
-        status.signal(),
-        Some(2),
-        "ends by SIGINT: {status:?}\n{err}"
-    );
-    assert!(err.contains("interrupted (Ctrl-C)"), "{err}");
-    let row = |solver: &str| {
-        out.lines()
-            .find(|l| l.starts_with(solver))
-            .unwrap_or_else(|| panic!("no {solver} row in\n{out}"))
-    };
-    assert!(row("exact").contains("feasible"), "{}", row("exact"));
-    // Its note says what stopped it: Ctrl-C, not a time limit.
-    assert!(out.contains("exact: stopped by Ctrl-C"), "{out}");
-    // Interrupted before it started: not run, and said so.
-    assert!(row("xla-list").contains("timed_out"), "{}", row("xla-list"));
-    assert!(
-        err.contains("solver xla-list: not run: interrupted"),
-        "{err}"
-    );
-    assert!(out.contains("best peak"), "{out}");
+    (status, out, err)
 }
 
 /// Whether the process whose `/proc/PID/status` is `path` catches SIGINT

@@ -1,8 +1,10 @@
-//! Ctrl-C in `memsched schedule`: the first one stops every solver at its
-//! best so far, as its time limit would, and the report is still written;
-//! a second one ends the process at once, as Ctrl-C does by default. After
-//! the report, the process ends by the signal it got, so that a shell loop
-//! or script around it stops too.
+//! Ctrl-C in `memsched schedule` and `memsched run`. In `schedule` the
+//! first one stops every solver at its best so far, as its time limit
+//! would, and the report is still written; in `run` it starts no more
+//! solves, and those in flight finish and are recorded. A second one ends
+//! the process at once, as Ctrl-C does by default. At the end, the process
+//! ends by the signal it got, so that a shell loop or script around it
+//! stops too.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;

@@ -72,6 +72,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             None => base,
         }
     });
+    let interrupt = super::interrupt::Interrupt::install();
     let opts = RunOptions {
         out,
         threads,
@@ -79,6 +80,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         shard,
         fresh: args.fresh,
         redo: args.redo,
+        stop: Some(interrupt.flag()),
     };
     if config.restarts > 1 && !config.restarts_apply() {
         note!(
@@ -102,15 +104,30 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
         e => e.into(),
     })?;
-    note!(
-        "{}: {} ({} run now, {} already done) in {:.1} s; results in {}",
-        config.name,
-        super::count(summary.items, "solve"),
-        summary.ran,
-        summary.resumed,
-        start.elapsed().as_secs_f64(),
-        summary.out.display()
-    );
+    match summary.stopped {
+        None => note!(
+            "{}: {} ({} run now, {} already done) in {:.1} s; results in {}",
+            config.name,
+            super::count(summary.items, "solve"),
+            summary.ran,
+            summary.resumed,
+            start.elapsed().as_secs_f64(),
+            summary.out.display()
+        ),
+        Some(not_started) => note!(
+            "{}: stopped by Ctrl-C after {:.1} s: {} of {} ({} run now, {} already done) are \
+             in {}; {} did not start, and the final pass (README, plots) did not run: run the \
+             same command to resume",
+            config.name,
+            start.elapsed().as_secs_f64(),
+            summary.ran + summary.resumed,
+            super::count(summary.items, "solve"),
+            summary.ran,
+            summary.resumed,
+            summary.out.join("runs.csv").display(),
+            not_started
+        ),
+    }
     for w in &summary.warnings {
         note!("warning: {w}");
     }
@@ -135,7 +152,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
              in runs.csv)",
             summary.broken
         );
-        return Ok(ExitCode::from(1));
     }
-    Ok(ExitCode::SUCCESS)
+    if interrupt.happened() {
+        interrupt.end_as_interrupted();
+        return Ok(ExitCode::from(130));
+    }
+    Ok(match summary.broken {
+        0 => ExitCode::SUCCESS,
+        _ => ExitCode::from(1),
+    })
 }

@@ -307,7 +307,7 @@ pub fn eta(elapsed: Duration, done: u64, total: u64) -> Option<Duration> {
 }
 
 /// `12.3 s`, `4 min 05 s`, `2 h 03 min`.
-fn duration(d: Duration) -> String {
+pub(super) fn duration(d: Duration) -> String {
     let secs = d.as_secs_f64();
     if secs < 60.0 {
         format!("{secs:.1} s")

@@ -9,7 +9,9 @@
 //! items on a rayon pool (graphs loaded once and shared, each solve checked by
 //! [`crate::solvers::run`], a panicking solver recorded as a `failed` row),
 //! appends and flushes each row behind a mutex, and ends with the final pass
-//! ([`super::finish`]). One item failing never stops the others.
+//! ([`super::finish`]). One item failing never stops the others; the stop
+//! flag of [`RunOptions::stop`] (Ctrl-C) starts no more solves, records
+//! those in flight and leaves the final pass to the resume.
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
@@ -57,6 +59,9 @@ pub struct RunOptions {
     /// Solvers (names as in the config) whose rows of this run's items are
     /// discarded and solved again; the other rows resume.
     pub redo: Vec<String>,
+    /// Once set (by Ctrl-C, say), no more solves start: those in flight
+    /// finish and are recorded, and the final pass is left to the resume.
+    pub stop: Option<Arc<AtomicBool>>,
 }
 
 /// What a run did.
@@ -82,6 +87,9 @@ pub struct RunSummary {
     pub malformed: usize,
     /// What the final pass asks the user to know (see [`super::Finished`]).
     pub warnings: Vec<String>,
+    /// Set when [`RunOptions::stop`] was: the final pass did not run, and
+    /// this many solves did not start (the same command resumes them).
+    pub stopped: Option<usize>,
 }
 
 /// Graphs loaded on first use, shared by the items that need them, and
@@ -416,48 +424,68 @@ fn run_with(
         restarts: config.restarts,
         ..SolveContext::new(0, Some(config.time_limit()))
     };
-    pool.install(|| {
-        pending.par_iter().with_max_len(1).for_each(|item| {
-            if write_failed.load(Ordering::Relaxed) {
-                return;
-            }
-            // A solver's panic is caught in solve_item; one here is
-            // memsched's own (the workers' hook is silent): stop and say so.
-            let handled = catch_panic(|| {
-                let solved =
-                    solve_item(&plan, &store, item, &ctx, tetris, config.save_orders, build);
-                let row = &solved.row;
-                store.release(item.graph);
-                if rows::is_broken(row) {
-                    broken.fetch_add(1, Ordering::Relaxed);
-                    let msg = format!(
-                        "{} / {}: {}: {}",
-                        row.graph, row.solver, row.status, row.reason
-                    );
-                    bar.println(&msg);
+    let stopping = || {
+        opts.stop
+            .as_ref()
+            .is_some_and(|s| s.load(Ordering::Relaxed))
+    };
+    let not_started = AtomicUsize::new(0);
+    let in_flight = AtomicUsize::new(0);
+    let solving = AtomicBool::new(true);
+    std::thread::scope(|scope| {
+        if opts.stop.is_some() {
+            scope.spawn(|| announce_stop(&stopping, &solving, &in_flight, &bar, worst.limit));
+        }
+        pool.install(|| {
+            pending.par_iter().with_max_len(1).for_each(|item| {
+                if write_failed.load(Ordering::Relaxed) {
+                    return;
                 }
-                let mut s = sink.lock().unwrap_or_else(|e| e.into_inner());
-                if let Err((file, e)) = s.solved(&solved) {
+                if stopping() {
+                    not_started.fetch_add(1, Ordering::Relaxed);
+                    return;
+                }
+                in_flight.fetch_add(1, Ordering::Relaxed);
+                // A solver's panic is caught in solve_item; one here is
+                // memsched's own (the workers' hook is silent): stop and say so.
+                let handled = catch_panic(|| {
+                    let solved =
+                        solve_item(&plan, &store, item, &ctx, tetris, config.save_orders, build);
+                    let row = &solved.row;
+                    store.release(item.graph);
+                    if rows::is_broken(row) {
+                        broken.fetch_add(1, Ordering::Relaxed);
+                        let msg = format!(
+                            "{} / {}: {}: {}",
+                            row.graph, row.solver, row.status, row.reason
+                        );
+                        bar.println(&msg);
+                    }
+                    let mut s = sink.lock().unwrap_or_else(|e| e.into_inner());
+                    if let Err((file, e)) = s.solved(&solved) {
+                        write_failed.store(true, Ordering::Relaxed);
+                        write_error
+                            .lock()
+                            .unwrap_or_else(|e| e.into_inner())
+                            .get_or_insert(ExperimentError::io("append to", &out.join(file), e));
+                    }
+                    drop(s);
+                    bar.inc();
+                });
+                if let Err(msg) = handled {
                     write_failed.store(true, Ordering::Relaxed);
+                    let g = &plan.graphs[item.graph].name;
                     write_error
                         .lock()
                         .unwrap_or_else(|e| e.into_inner())
-                        .get_or_insert(ExperimentError::io("append to", &out.join(file), e));
+                        .get_or_insert(ExperimentError::Internal(format!(
+                            "panicked while recording a solve of graph `{g}`: {msg}"
+                        )));
                 }
-                drop(s);
-                bar.inc();
-            });
-            if let Err(msg) = handled {
-                write_failed.store(true, Ordering::Relaxed);
-                let g = &plan.graphs[item.graph].name;
-                write_error
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .get_or_insert(ExperimentError::Internal(format!(
-                        "panicked while recording a solve of graph `{g}`: {msg}"
-                    )));
-            }
-        })
+                in_flight.fetch_sub(1, Ordering::Relaxed);
+            })
+        });
+        solving.store(false, Ordering::Relaxed);
     });
     bar.finish();
     if let Some(e) = write_error.into_inner().unwrap_or_else(|e| e.into_inner()) {
@@ -488,6 +516,23 @@ fn run_with(
     if config.save_orders && !pending.is_empty() {
         rewrite_jsonl::<SavedOrder>(&orders_path, |_| true)?;
     }
+    let not_started = not_started.into_inner();
+    let ran = pending.len() - not_started;
+    if stopping() {
+        let mut warnings = shown_lints(lints);
+        warnings.extend(damaged);
+        return Ok(RunSummary {
+            items: items.len(),
+            resumed: items.len() - pending.len(),
+            ran,
+            broken: broken.into_inner(),
+            out: out.clone(),
+            restored,
+            malformed,
+            warnings,
+            stopped: Some(not_started),
+        });
+    }
     let mut finished = super::finish(out, config)?;
     finished.warnings.splice(0..0, shown_lints(lints));
     finished.warnings.extend(damaged);
@@ -507,14 +552,41 @@ fn run_with(
     Ok(RunSummary {
         items: items.len(),
         resumed: items.len() - pending.len(),
-        ran: pending.len(),
+        ran,
         // The final pass may have found more: a bound above a checked peak.
         broken: broken.into_inner().max(finished.broken),
         out: out.clone(),
         restored,
         malformed,
         warnings: finished.warnings,
+        stopped: None,
     })
+}
+
+/// Says once, as soon as the stop flag is set while solves run, what
+/// happens now (no new solve starts; those in flight finish, each by the
+/// time limit) and how to end at once.
+fn announce_stop(
+    stopping: &dyn Fn() -> bool,
+    solving: &AtomicBool,
+    in_flight: &AtomicUsize,
+    bar: &Progress,
+    limit: std::time::Duration,
+) {
+    while solving.load(Ordering::Relaxed) {
+        if stopping() {
+            let n = in_flight.load(Ordering::Relaxed);
+            bar.println(&format!(
+                "Ctrl-C: no more solves start; waiting for the {} in flight (each ends by the \
+                 time limit, {}); Ctrl-C again to end now. Finished rows are kept, and the same \
+                 command resumes",
+                n,
+                super::progress::duration(limit)
+            ));
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
 }
 
 /// Warnings about the damaged lines of `tetris.jsonl` and `orders.jsonl`
@@ -985,6 +1057,52 @@ mod tests {
         // A run that finds its file in place restores nothing.
         let again = run_with(&config, &opts, |_| Ok(Box::new(ReplacesRuns))).unwrap();
         assert!(again.restored.is_empty() && again.resumed == summary.items);
+    }
+
+    /// The stop flag [`PressesCtrlC`] sets.
+    static STOP_FLAG: Mutex<Option<Arc<AtomicBool>>> = Mutex::new(None);
+
+    /// `kahn`, setting the run's stop flag as it solves (Ctrl-C).
+    struct PressesCtrlC;
+    impl Scheduler for PressesCtrlC {
+        fn name(&self) -> String {
+            "kahn".into()
+        }
+        fn solve(&self, g: &Graph, ctx: &SolveContext) -> Outcome {
+            if let Some(flag) = STOP_FLAG.lock().unwrap().as_ref() {
+                flag.store(true, Ordering::Relaxed);
+            }
+            crate::solvers::Kahn.solve(g, ctx)
+        }
+    }
+
+    /// After a stop, the solve in flight is recorded, no other starts and
+    /// the final pass waits for the resume, which runs the rest.
+    #[test]
+    fn a_stopped_run_keeps_its_rows_and_the_resume_finishes_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let (config, mut opts) = six_chains(dir.path(), "");
+        let flag = Arc::new(AtomicBool::new(false));
+        *STOP_FLAG.lock().unwrap() = Some(flag.clone());
+        opts.threads = Some(1);
+        opts.stop = Some(flag);
+        let build: Build = |name| match name {
+            "kahn" => Ok(Box::new(PressesCtrlC)),
+            other => registry_build(other),
+        };
+        let stopped = run_with(&config, &opts, build).unwrap();
+        STOP_FLAG.lock().unwrap().take();
+        let not_started = stopped.stopped.expect("the run says it stopped");
+        assert!(stopped.ran >= 1 && not_started >= 1, "{stopped:?}");
+        assert_eq!(stopped.ran + not_started, stopped.items);
+        let rows = rows::read_rows(&dir.path().join(RUNS)).unwrap();
+        assert_eq!(rows.len(), stopped.ran);
+        assert!(!dir.path().join("README.md").exists(), "no final pass");
+        opts.stop = None;
+        let resumed = run_with(&config, &opts, registry_build).unwrap();
+        assert_eq!(resumed.stopped, None);
+        assert_eq!((resumed.resumed, resumed.ran), (stopped.ran, not_started));
+        assert!(dir.path().join("README.md").exists());
     }
 
     /// A run config over six small chains, and options writing to `dir`.
