@@ -250,7 +250,7 @@ const ENTRIES: &[Entry] = &[
     Entry {
         name: "anneal",
         param: Param::Optional("START"),
-        summary: "simulated annealing by single-node shifts from START's schedule (any solver; default best-heuristic); seeded, anytime",
+        summary: "simulated annealing by single-node shifts from START's schedule (any solver but anneal; default best-heuristic); seeded, anytime",
         make: make_anneal,
     },
 
