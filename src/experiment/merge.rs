@@ -16,6 +16,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use super::config::Config;
@@ -25,9 +26,8 @@ use super::records::{
     read_jsonl_counting, write_jsonl, write_profiles, Keyed, Profile, SavedOrder,
 };
 use super::results_dir::{
-    check_not_foreign, check_out_is_not_a_file, check_same_experiment, lock_dir, read_shards_file,
-    remove_if_present, write_shards, ShardsFile, ALL_SHARDS, CONFIG, FINGERPRINTS, ORDERS,
-    PROFILES, RUNS, SHARDS, SHARD_PLACEMENT,
+    claim, read_shards_file, remove_if_present, write_shards, ShardsFile, ALL_SHARDS, CONFIG,
+    FINGERPRINTS, ORDERS, PROFILES, RUNS, SHARDS, SHARD_PLACEMENT,
 };
 use super::rows;
 use super::rows::never_ran;
@@ -114,22 +114,14 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Finished, ExperimentError> 
         let other = load_config(d)?;
         check_same_config(first, &config, d, &other)?;
     }
-    check_out_is_not_a_file(out)?;
-    check_not_foreign(out)?;
     // The merge replaces `out`'s rows: never those of another experiment.
-    check_same_experiment(
+    // An existing `out` is locked from before the inputs are read (`out`
+    // may be one of them).
+    let claim = claim(
         out,
         &config,
-        "refusing to overwrite them: merge into another directory (--out)",
+        Some("refusing to overwrite them: merge into another directory (--out)"),
     )?;
-    // Held until the final pass is written, from before the inputs are
-    // read (`out` may be one of them); a directory made below is locked
-    // there.
-    let lock = if out.is_dir() {
-        Some(lock_dir(out)?)
-    } else {
-        None
-    };
     let mut all = Vec::new();
     let mut profiles = BTreeMap::new();
     let mut orders = BTreeMap::new();
@@ -188,13 +180,10 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Finished, ExperimentError> 
         .any(ShardsFile::placed_by_older_version);
     let shards: Vec<Option<Vec<String>>> = files.into_iter().map(|f| Some(f?.shards)).collect();
     let warnings = completeness(&config, &seen, &shards, older);
-    fs::create_dir_all(out).map_err(|e| ExperimentError::io("create directory", out, e))?;
-    let _lock = match lock {
-        Some(lock) => lock,
-        None => lock_dir(out)?,
-    };
+    let _lock = claim.create()?;
     let path = out.join(CONFIG);
-    fs::write(&path, config.to_toml()).map_err(|e| ExperimentError::io("write", &path, e))?;
+    crate::output::write_file(&path, |w| w.write_all(config.to_toml().as_bytes()))
+        .map_err(|e| ExperimentError::io("write", &path, e))?;
     let union: Vec<String> = shards.iter().flatten().flatten().cloned().collect();
     let path = out.join(SHARDS);
     let placement = if older { 0 } else { SHARD_PLACEMENT };

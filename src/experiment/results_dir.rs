@@ -35,7 +35,7 @@ pub const FINGERPRINTS: &str = "fingerprints.toml";
 /// message (what would go wrong, what to do instead). The same experiment
 /// with an edited config (a solver or graph added) passes. `run` and
 /// `merge` both check this.
-pub(super) fn check_same_experiment(
+fn check_same_experiment(
     out: &Path,
     config: &Config,
     refusal: &str,
@@ -51,6 +51,58 @@ pub(super) fn check_same_experiment(
         out.display(),
         config.name
     )))
+}
+
+/// An output directory checked for one `run` or `merge`, and locked if it
+/// exists (see [`claim`]).
+pub(super) struct Claim<'a> {
+    out: &'a Path,
+    lock: Option<DirLock>,
+}
+
+/// Checks `out` before anything is written: not a file, not a directory of
+/// other files ([`check_not_foreign`]), and, given a `refusal`, not another
+/// experiment's results ([`check_same_experiment`]). An existing directory
+/// is locked now, before its rows are read; [`Claim::create`] makes and
+/// locks a new one.
+pub(super) fn claim<'a>(
+    out: &'a Path,
+    config: &Config,
+    refusal: Option<&str>,
+) -> Result<Claim<'a>, ExperimentError> {
+    check_out_is_not_a_file(out)?;
+    check_not_foreign(out)?;
+    if let Some(refusal) = refusal {
+        check_same_experiment(out, config, refusal)?;
+    }
+    let lock = match out.is_dir() {
+        true => Some(lock_dir(out)?),
+        false => None,
+    };
+    Ok(Claim { out, lock })
+}
+
+impl Claim<'_> {
+    /// Makes the directory if it is new and returns the lock, held until
+    /// the final pass is written. A directory made while this process
+    /// checked it, into which another `run` or `merge` has written since, is
+    /// refused: one of them would lose its rows.
+    pub(super) fn create(self) -> Result<DirLock, ExperimentError> {
+        let out = self.out;
+        if let Some(lock) = self.lock {
+            return Ok(lock);
+        }
+        fs::create_dir_all(out).map_err(|e| ExperimentError::io("create directory", out, e))?;
+        let lock = lock_dir(out)?;
+        if out.join(CONFIG).exists() {
+            return Err(ExperimentError::Config(format!(
+                "another `memsched run` or `merge` wrote {} while this one started: run this \
+                 command again",
+                out.display()
+            )));
+        }
+        Ok(lock)
+    }
 }
 
 /// The lock file of an output directory (see [`lock_dir`]).
@@ -69,7 +121,7 @@ pub(super) struct DirLock {
 /// process holds it. Where locking fails otherwise (a file system without
 /// locks, an NFS mount without its lock daemon) the run goes ahead
 /// unlocked, as it did before there was a lock.
-pub(super) fn lock_dir(dir: &Path) -> Result<DirLock, ExperimentError> {
+fn lock_dir(dir: &Path) -> Result<DirLock, ExperimentError> {
     let path = dir.join(LOCK);
     let file = OpenOptions::new()
         .create(true)
@@ -90,7 +142,7 @@ pub(super) fn lock_dir(dir: &Path) -> Result<DirLock, ExperimentError> {
 
 /// Refuses an output directory that exists as a file (or anything but a
 /// directory), or lies under one, before anything is written.
-pub(super) fn check_out_is_not_a_file(out: &Path) -> Result<(), ExperimentError> {
+fn check_out_is_not_a_file(out: &Path) -> Result<(), ExperimentError> {
     match out.ancestors().find(|p| p.exists()) {
         Some(p) if !p.is_dir() => Err(ExperimentError::Config(format!(
             "the output directory {} cannot be made: {} exists and is not a directory; \
@@ -142,7 +194,7 @@ pub(super) fn remove_if_present(path: &Path) -> Result<(), ExperimentError> {
 /// the plots...). Other files (`.gitkeep`, notes) are left alone, so such a
 /// directory is used. `--fresh` does not lift this: there are no results
 /// of ours to discard.
-pub(super) fn check_not_foreign(out: &Path) -> Result<(), ExperimentError> {
+fn check_not_foreign(out: &Path) -> Result<(), ExperimentError> {
     if !out.is_dir() || out.join(CONFIG).exists() {
         return Ok(());
     }
@@ -294,4 +346,43 @@ fn names_file(path: &Path, file: &File) -> io::Result<bool> {
 #[cfg(not(unix))]
 fn names_file(path: &Path, _file: &File) -> io::Result<bool> {
     Ok(path.exists())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config() -> Config {
+        Config::parse(
+            "solvers = [\"kahn\"]\n[graphs]\ngenerate = [{ spec = \"chain:length=3\" }]\n",
+            "t.toml",
+            "t",
+        )
+        .unwrap()
+    }
+
+    /// A directory made by another run between the checks and the
+    /// creation is refused; one that stays free is made and locked.
+    #[test]
+    fn a_directory_another_run_wrote_while_this_one_started_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("out");
+        let config = config();
+        let claimed = claim(&out, &config, None).unwrap();
+        fs::create_dir(&out).unwrap();
+        fs::write(out.join(CONFIG), "name = \"t\"\n").unwrap();
+        let err = claimed.create().unwrap_err().to_string();
+        assert!(
+            err.contains("wrote") && err.contains("while this one"),
+            "{err}"
+        );
+
+        let fresh = dir.path().join("fresh");
+        let lock = claim(&fresh, &config, None).unwrap().create().unwrap();
+        assert!(fresh.is_dir());
+        let err = claim(&fresh, &config, None).err().unwrap().to_string();
+        assert!(err.contains("in use by another"), "{err}");
+        drop(lock);
+        assert!(claim(&fresh, &config, None).is_ok());
+    }
 }

@@ -13,7 +13,7 @@
 //! flag of [`RunOptions::stop`] (Ctrl-C) starts no more solves, records
 //! those in flight and leaves the final pass to the resume.
 
-use std::fs::{self, File, OpenOptions};
+use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -31,9 +31,9 @@ use super::records::{
     damaged_lines, read_jsonl_counting, rewrite_jsonl, write_jsonl, Keyed, Profile, SavedOrder,
 };
 use super::results_dir::{
-    check_not_foreign, check_out_is_not_a_file, check_same_experiment, check_shard_placement,
-    final_pass_files, lock_dir, read_shards_file, remove_if_present, restore_if_replaced,
-    write_shards, ALL_SHARDS, CONFIG, ORDERS, PROFILES, RUNS, SHARDS, SHARD_PLACEMENT,
+    check_shard_placement, claim, final_pass_files, read_shards_file, remove_if_present,
+    restore_if_replaced, write_shards, ALL_SHARDS, CONFIG, ORDERS, PROFILES, RUNS, SHARDS,
+    SHARD_PLACEMENT,
 };
 use super::resume::{check_same_settings, recorded_config_text, redo_solvers, Recorded};
 use super::rows::{self, never_ran, Row, CANNOT_LOAD};
@@ -233,24 +233,11 @@ fn run_with(
     let config_path = out.join(CONFIG);
     let runs_path = out.join(RUNS);
     let profiles_path = out.join(PROFILES);
-    // Everything is checked before the directory is touched.
-    check_out_is_not_a_file(out)?;
-    check_not_foreign(out)?;
-    if !opts.fresh {
-        check_same_experiment(
-            out,
-            config,
-            "refusing to mix their rows: write to another directory (--out), or pass --fresh \
-             to discard its results",
-        )?;
-    }
-    // Held until the final pass is written, from before the rows are read;
-    // a directory made below is locked there.
-    let lock = if out.is_dir() {
-        Some(lock_dir(out)?)
-    } else {
-        None
-    };
+    // Everything is checked before the directory is touched; an existing
+    // one is locked from before the rows are read.
+    let refusal = "refusing to mix their rows: write to another directory (--out), or pass \
+                   --fresh to discard its results";
+    let claim = claim(out, config, (!opts.fresh).then_some(refusal))?;
     let (mut existing, malformed) = if opts.fresh {
         (Vec::new(), 0)
     } else {
@@ -313,20 +300,7 @@ fn run_with(
     };
     let recorded = Recorded::from_rows(&existing, old_fingerprints);
     let (loaded, lints) = check_graphs(&plan, &store, &pending, &pool, &recorded)?;
-    fs::create_dir_all(out).map_err(|e| ExperimentError::io("create directory", out, e))?;
-    let _lock = match lock {
-        Some(lock) => lock,
-        None => {
-            let lock = lock_dir(out)?;
-            if runs_path.exists() {
-                return Err(ExperimentError::Config(format!(
-                    "another run wrote {} while this one started: run again to resume it",
-                    out.display()
-                )));
-            }
-            lock
-        }
-    };
+    let _lock = claim.create()?;
     let text = recorded_config_text(&config_path, config);
     crate::output::write_file(&config_path, |w| w.write_all(text.as_bytes()))
         .map_err(|e| ExperimentError::io("write", &config_path, e))?;
@@ -936,6 +910,7 @@ mod tests {
     use crate::experiment::records::read_profiles;
     use crate::experiment::Config;
     use crate::solvers::Outcome;
+    use std::fs;
 
     #[test]
     fn the_pool_has_no_more_threads_than_solves_or_cores() {
@@ -1242,7 +1217,7 @@ mod tests {
     fn a_directory_in_use_is_refused() {
         let dir = tempfile::tempdir().unwrap();
         let (config, opts) = six_chains(dir.path(), "");
-        let held = lock_dir(dir.path()).unwrap();
+        let held = claim(dir.path(), &config, None).unwrap();
         let err = run_with(&config, &opts, registry_build).unwrap_err();
         assert!(err.to_string().contains("in use by another"), "{err}");
         assert!(!dir.path().join(RUNS).exists());
