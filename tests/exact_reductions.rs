@@ -159,7 +159,7 @@ fn split_and_symmetry_agree_with_dp_on_graphs_with_cuts_and_identical_branches()
 /// The long run: `cargo test --release --no-default-features --test exact_reductions -- --ignored`.
 #[test]
 #[ignore]
-fn split_and_symmetry_agree_on_12000_more_graphs() {
+fn split_and_symmetry_agree_on_24000_more_graphs() {
     let small = agree_small(5000, 21);
     let larger = agree_larger(1000, 23);
     assert!(small.split > 0 && larger.symmetric > 0 && larger.split > 0);

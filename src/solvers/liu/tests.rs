@@ -128,9 +128,11 @@ fn liu_finds_the_proven_optimum_of_random_trees() {
         assert!(liu.peak.unwrap() <= post, "round {round}");
         below_post_order += usize::from(liu.peak.unwrap() < post);
     }
-    assert!(
-        below_post_order >= 20,
-        "only {below_post_order} trees need an interleaving"
+    // The count depends only on the trees drawn (the optimum and the best
+    // post-order are fixed by the graph); docs/exact.md quotes it.
+    assert_eq!(
+        below_post_order, 32,
+        "trees whose optimum needs an interleaving"
     );
 }
 
