@@ -136,6 +136,16 @@ fn identical_graphs_warning(out: &Path, rows: &[rows::Row]) -> Option<String> {
 /// of `runs.csv` and rewrites it sorted, then writes `graphs.csv`,
 /// `summary.csv`, the plots and `README.md`.
 pub fn finish(out: &Path, config: &Config) -> Result<Finished, ExperimentError> {
+    finish_with(out, config, None)
+}
+
+/// [`finish`], given the config's plan if the caller has it (so that it
+/// is not built again to learn the default Tetris graph).
+fn finish_with(
+    out: &Path,
+    config: &Config,
+    plan: Option<&Plan>,
+) -> Result<Finished, ExperimentError> {
     let runs = out.join(results_dir::RUNS);
     let rows = rows::read_rows(&runs).map_err(|e| ExperimentError::io("read", &runs, e))?;
     let rows = rows::finalize(rows, &config.baselines);
@@ -151,10 +161,12 @@ pub fn finish(out: &Path, config: &Config) -> Result<Finished, ExperimentError> 
     // plan's first), which may have changed between runs. Without a plan
     // (a config whose graph files are not here, merged elsewhere), item 0's
     // graph, which a graph dropped from the config may still hold.
-    let tetris = match &config.tetris_graph {
-        Some(name) => Some(plan::canonical_name(name)),
-        None => match Plan::new(config) {
-            Ok(plan) => plan.graphs.first().map(|g| g.name.clone()),
+    let first = |plan: &Plan| plan.graphs.first().map(|g| g.name.clone());
+    let tetris = match (&config.tetris_graph, plan) {
+        (Some(name), _) => Some(plan::canonical_name(name)),
+        (None, Some(plan)) => first(plan),
+        (None, None) => match Plan::new(config) {
+            Ok(plan) => first(&plan),
             Err(_) => rows.iter().find(|r| r.item == 0).map(|r| r.graph.clone()),
         },
     };

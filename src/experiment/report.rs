@@ -285,12 +285,8 @@ pub fn readme(
     plots: &[String],
 ) -> String {
     let mut s = String::new();
-    let mut graphs: Vec<&str> = Vec::new();
-    for r in rows {
-        if !graphs.contains(&r.graph.as_str()) {
-            graphs.push(&r.graph);
-        }
-    }
+    // A set: a scaling run has hundreds of thousands of graphs.
+    let graphs: std::collections::HashSet<&str> = rows.iter().map(|r| r.graph.as_str()).collect();
     let _ = writeln!(s, "# Experiment `{}`\n", config.name);
     if !config.description.is_empty() {
         let _ = writeln!(s, "{}\n", config.description.trim());

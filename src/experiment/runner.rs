@@ -507,7 +507,7 @@ fn run_with(
             stopped: Some(not_started),
         });
     }
-    let mut finished = super::finish(out, config)?;
+    let mut finished = super::finish_with(out, config, Some(&plan))?;
     finished.warnings.splice(0..0, shown_lints(lints));
     finished.warnings.extend(damaged);
     if !config.save_orders && orders_path.exists() && !pending.is_empty() {
@@ -621,6 +621,11 @@ fn pool_size(requested: Option<usize>, pending: usize, cores: usize) -> usize {
 const KEEP_ELEMENTS: usize = 2_000_000;
 /// Largest graph (nodes plus edges) the check keeps.
 const KEEP_ONE: usize = 100_000;
+/// What a kept graph counts against [`KEEP_ELEMENTS`] besides its nodes
+/// and edges: its fixed cost (about a dozen vectors, its `Generator`
+/// record) is some kilobytes, so a corpus of tiny graphs must not keep
+/// two million of them.
+const KEEP_OVERHEAD: usize = 200;
 
 /// A graph that loaded and matched its record: its fingerprint and its
 /// warnings ([`lint`]).
@@ -649,7 +654,7 @@ fn shown_lints(mut lints: Vec<String>) -> Vec<String> {
 /// solve runs, and so is a graph that differs from the one the rows in
 /// `runs.csv` were solved on (`recorded`). Small graphs with pending items
 /// are kept in `store` for the run (up to [`KEEP_ELEMENTS`] nodes plus
-/// edges in all); the others are dropped and loaded again when their items
+/// edges in all, each graph counting [`KEEP_OVERHEAD`] more); the others are dropped and loaded again when their items
 /// run. Returns the fingerprints of the graphs loaded.
 ///
 /// # Complexity
@@ -697,7 +702,7 @@ fn check_graphs(
                             return Ok((fp, lints));
                         }
                         store.expect(g, fp);
-                        let size = graph.node_count() + graph.edge_count();
+                        let size = graph.node_count() + graph.edge_count() + KEEP_OVERHEAD;
                         // Counted only when kept: a graph refused for the
                         // budget must not use up what smaller ones could take.
                         if size <= KEEP_ONE
