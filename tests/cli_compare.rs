@@ -182,6 +182,24 @@ fn plot_draws_each_checked_schedule_in_the_format_its_name_gives() {
 }
 
 #[test]
+fn out_refuses_a_directory_or_a_missing_one_before_solving() {
+    let dir = tempfile::tempdir().unwrap();
+    let nowhere = dir.path().join("missing").join("report.txt");
+    for (path, needle) in [
+        (dir.path().to_path_buf(), "it is a directory"),
+        (nowhere, "there is no directory"),
+    ] {
+        let o = run(
+            &["schedule", "-", "--out", path.to_str().unwrap()],
+            Some(EXAMPLE),
+        );
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        assert!(stderr(&o).contains(needle), "{}", stderr(&o));
+        assert!(!stderr(&o).contains("cannot write"), "{}", stderr(&o));
+    }
+}
+
+#[test]
 fn plot_refuses_a_name_it_cannot_draw_before_solving() {
     let dir = tempfile::tempdir().unwrap();
     let pdf = dir.path().join("memory.pdf");

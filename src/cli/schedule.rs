@@ -373,14 +373,34 @@ pub(super) fn check_outputs(
     plot: Option<&Path>,
     inputs: &[(&str, &str)],
 ) -> Result<(), InvalidInput> {
-    if let Some(out) = out {
+    if let Some(out) = out.filter(|&o| o != "-") {
         check_output_is_not_an_input("--out", Path::new(out), inputs)?;
+        check_out_path(Path::new(out))?;
     }
     if let Some(plot) = plot {
         check_output_is_not_an_input("--plot", plot, inputs)?;
         check_plot_path(plot, out)?;
     }
     Ok(())
+}
+
+/// Refuses an `--out` file that is a directory or lies in no directory,
+/// before any solve (a long solve would otherwise end in "cannot write").
+fn check_out_path(path: &Path) -> Result<(), InvalidInput> {
+    if path.is_dir() {
+        return Err(InvalidInput(format!(
+            "--out {}: it is a directory: name a file",
+            path.display()
+        )));
+    }
+    match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() && !dir.is_dir() => Err(InvalidInput(format!(
+            "--out {}: there is no directory {}",
+            path.display(),
+            dir.display()
+        ))),
+        _ => Ok(()),
+    }
 }
 
 /// Refuses a `--plot` file that is a directory, is `--out`'s file, is
