@@ -82,10 +82,17 @@ fn cli_checks_io_errors_are_not_repeated() {
     let config = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/configs/tiny.toml");
     let o = run(&["run", config, "--quiet", "--out", &out], None);
     assert_exit_2(&o, &[&format!("{file} exists and is not a directory")]);
-    // A report that cannot be written: the failed operation is named, and
-    // the OS error appears once.
+    // A report under a file is refused before solving.
     let report = format!("{file}/report.txt");
     let o = run(&["schedule", "-", "--out", &report], Some(EXAMPLE));
+    assert_exit_2(&o, &[&format!("there is no directory {file}")]);
+    // A report that cannot be written (a full device): the failed
+    // operation is named, and the OS error appears once.
+    let report = "/dev/full";
+    if !std::path::Path::new(report).exists() {
+        return;
+    }
+    let o = run(&["schedule", "-", "--out", report], Some(EXAMPLE));
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(1), "{err}");
     assert!(!err.contains("panicked"), "{err}");
@@ -410,6 +417,22 @@ fn fractions_of_bytes_and_a_missing_datasets_folder_say_what_is_wrong() {
             "--dir",
         ],
     );
+    // A document without the tables' markers is bad input too.
+    let dir = tempfile::tempdir().unwrap();
+    let doc = dir.path().join("R.md");
+    std::fs::write(&doc, "# no tables here\n").unwrap();
+    let datasets = concat!(env!("CARGO_MANIFEST_DIR"), "/datasets");
+    let o = run(
+        &[
+            "datasets",
+            "--dir",
+            datasets,
+            "--update",
+            doc.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert_exit_2(&o, &["<!-- BEGIN models-table -->", "markers"]);
 }
 
 /// A graph of several nodes and no edge is valid, with a warning that its

@@ -103,11 +103,15 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
 #[error("{0}")]
 pub struct InvalidInput(pub String);
 
-/// Exit code for an error: 2 for invalid input, 1 otherwise.
+/// Exit code for an error: 2 for invalid input (a graph, a solver name, a
+/// flag, a config, the datasets' manifests and tables), 1 otherwise.
 pub fn exit_code(err: &anyhow::Error) -> u8 {
-    let invalid = err
-        .chain()
-        .any(|e| e.is::<GraphError>() || e.is::<SolverError>() || e.is::<InvalidInput>());
+    let invalid = err.chain().any(|e| {
+        e.is::<GraphError>()
+            || e.is::<SolverError>()
+            || e.is::<InvalidInput>()
+            || e.is::<memsched::corpus::stats::StatsError>()
+    });
     if invalid {
         2
     } else {
