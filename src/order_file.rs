@@ -48,6 +48,10 @@ pub fn parse(text: &str) -> Result<ReadOrder, String> {
     if trimmed.starts_with('[') || trimmed.starts_with('{') {
         let value: Value =
             serde_json::from_str(text).map_err(|e| format!("not valid JSON: {e}"))?;
+        if value.is_object() {
+            // A key given twice would be read as its last value, silently.
+            serde_json::from_str::<Fields>(text).map_err(|e| format!("{e}: keep one"))?;
+        }
         let graph = value.get("graph").and_then(Value::as_str).map(String::from);
         let list = match &value {
             Value::Array(list) => list,
@@ -80,6 +84,16 @@ pub fn parse(text: &str) -> Result<ReadOrder, String> {
     Ok(ReadOrder { ids, graph: None })
 }
 
+/// The fields of an order object that `parse` reads: serde refuses either
+/// one given twice (other fields are ignored).
+#[derive(serde::Deserialize)]
+struct Fields {
+    #[serde(rename = "order")]
+    _order: Option<serde::de::IgnoredAny>,
+    #[serde(rename = "graph")]
+    _graph: Option<serde::de::IgnoredAny>,
+}
+
 /// True when `text` is a JSON object with a top-level `Nodes` key: a graph
 /// file given where the order goes.
 fn is_graph(text: &str) -> bool {
@@ -109,6 +123,8 @@ mod tests {
             .unwrap_err()
             .contains("`order` array"));
         assert!(parse("{\"order\": null}").unwrap_err().contains("null"));
+        let twice = parse("{\"order\": [0, 1], \"order\": [1, 0]}").unwrap_err();
+        assert!(twice.contains("duplicate field `order`"), "{twice}");
         assert!(parse("[1, 2").unwrap_err().contains("not valid JSON"));
         assert_eq!(
             parse("\u{feff}[3, 1]").map(|o| o.ids),
