@@ -155,6 +155,9 @@ impl ExternalOrders {
             Source::Directory(_) => (None, false),
             Source::Lines { path, solver } => {
                 let lines = cached_lines(path).map_err(bad)?;
+                if let Some(wanted) = solver {
+                    check_solver_named(&lines, path, wanted).map_err(bad)?;
+                }
                 let seeded = lines.values().any(|of_graph| {
                     of_graph
                         .iter()
@@ -264,6 +267,32 @@ fn read_text(path: &Path) -> Result<String, String> {
     input::read_text(path, MAX_INPUT_BYTES, Start::ORDER).map_err(|e| match e {
         ReadError::Io(e) => format!("cannot read {}: {e}", path.display()),
         e => format!("{} is not an order: {e}", path.display()),
+    })
+}
+
+/// Refuses a `#SOLVER` that no line of the file has (a misspelling would
+/// fail every solve), naming the solvers it has.
+fn check_solver_named(lines: &ByGraph, path: &Path, wanted: &str) -> Result<(), String> {
+    let mut solvers: Vec<&str> = lines
+        .values()
+        .flatten()
+        .filter_map(|l| l.solver.as_deref())
+        .collect();
+    if solvers.contains(&wanted) {
+        return Ok(());
+    }
+    solvers.sort_unstable();
+    solvers.dedup();
+    Err(match solvers.as_slice() {
+        [] => format!(
+            "no line of {} names a solver, so `#{wanted}` picks none: leave out the `#`",
+            path.display()
+        ),
+        _ => format!(
+            "no line of {} is of solver `{wanted}`; its solvers: {}",
+            path.display(),
+            solvers.join(", ")
+        ),
     })
 }
 
@@ -488,6 +517,15 @@ mod tests {
         // Seeds tell `random`'s lines apart, so an experiment runs it per
         // seed; `kahn` has one line per graph.
         assert!(random.abilities().seeded && !kahn.abilities().seeded);
+        // A solver no line has is refused when built, naming those it has.
+        let Err(e) = ExternalOrders::new(&format!("{p}#ranodm")) else {
+            panic!("a misspelled solver was accepted");
+        };
+        assert!(
+            e.to_string()
+                .contains("solver `ranodm`; its solvers: kahn, random"),
+            "{e}"
+        );
         assert!(ExternalOrders::new("/no/such/dir").is_err());
         // A repeated (graph, solver, seed) and a file that is not .jsonl
         // are refused when the solver is built.
