@@ -116,6 +116,9 @@ pub fn read_rows(path: &Path) -> io::Result<Vec<Row>> {
     read_rows_counting(path).map(|(rows, _)| rows)
 }
 
+/// Every `status` a row may hold ([`crate::solvers::Status::label`]).
+const STATUSES: [&str; 5] = ["optimal", "feasible", "timed_out", "failed", "invalid"];
+
 /// [`read_rows`], and how many complete lines were not rows (edited or
 /// damaged by hand: the run drops them and solves their items again).
 pub fn read_rows_counting(path: &Path) -> io::Result<(Vec<Row>, usize)> {
@@ -137,6 +140,9 @@ pub fn read_rows_counting(path: &Path) -> io::Result<(Vec<Row>, usize)> {
     let mut malformed = 0;
     for row in reader.deserialize::<Row>() {
         match row {
+            // A status no solve writes (`feasibl`, edited by hand) would
+            // count as done and fall out of every summary.
+            Ok(row) if !STATUSES.contains(&row.status.as_str()) => malformed += 1,
             Ok(row) => {
                 if seen.insert(row.key()) {
                     rows.push(row);
@@ -353,6 +359,32 @@ mod tests {
         fs::write(&path, text).unwrap();
         let rows = read_rows(&path).unwrap();
         assert_eq!(rows, vec![a]);
+    }
+
+    /// A status no solve writes is a malformed line (dropped, its item
+    /// solved again), and every status a solve writes is read.
+    #[test]
+    fn a_row_with_an_unknown_status_is_malformed() {
+        use crate::solvers::Status;
+        for status in [
+            Status::Optimal,
+            Status::Feasible,
+            Status::TimedOut,
+            Status::Failed(String::new()),
+            Status::Invalid(String::new()),
+        ] {
+            assert!(STATUSES.contains(&status.label()), "{}", status.label());
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("runs.csv");
+        let a = row(0, "g", "kahn", Some(5));
+        let mut b = row(1, "g", "program", Some(6));
+        b.status = "feasibl".into();
+        let mut text = header().into_bytes();
+        text.extend(to_line(&a));
+        text.extend(to_line(&b));
+        fs::write(&path, text).unwrap();
+        assert_eq!(read_rows_counting(&path).unwrap(), (vec![a], 1));
     }
 
     /// A write cut inside a multi-byte character (a non-ASCII graph name)
