@@ -47,7 +47,7 @@ pub fn lint(g: &Graph) -> Vec<String> {
             "compute node {} (`{}`) has Size {size}, which is ignored: only ALLOC nodes \
              allocate (an op's output is an ALLOC with an edge into the op){}",
             g.id(v),
-            g.op(v),
+            printable(g.op(v)),
             more_like_it(ops.len(), "compute nodes")
         ));
     }
@@ -91,6 +91,16 @@ pub fn more_like_it(count: usize, what: &str) -> String {
     match count {
         0 | 1 => String::new(),
         n => format!(" ({} more {what} like it)", n - 1),
+    }
+}
+
+/// `text` as a warning may print it: with control characters (an escape
+/// sequence, a line break) escaped, so a graph's strings cannot redraw the
+/// terminal or forge a line of output.
+fn printable(text: &str) -> std::borrow::Cow<'_, str> {
+    match text.chars().any(char::is_control) {
+        true => text.escape_debug().to_string().into(),
+        false => text.into(),
     }
 }
 
@@ -145,6 +155,15 @@ mod tests {
                 "Edges": [[0, 1], [1, 2]]}"#,
         );
         assert!(w.is_empty(), "{w:?}");
+        // A name with control characters is shown escaped.
+        let w = lint_of(
+            r#"{"Nodes": [{"Id": 0, "Op": "x\u001b[31m\nfake: ok", "Size": 5}], "Edges": []}"#,
+        );
+        assert!(
+            w.iter().any(|w| w.contains(r"(`x\u{1b}[31m\nfake: ok`)")),
+            "{w:?}"
+        );
+        assert!(w.iter().all(|w| !w.contains('\n') && !w.contains('\u{1b}')));
         assert_eq!(more_like_it(1, "x"), "");
         assert_eq!(more_like_it(3, "edges"), " (2 more edges like it)");
     }
