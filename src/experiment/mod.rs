@@ -105,9 +105,15 @@ fn identical_graphs_warning(out: &Path, rows: &[rows::Row]) -> Option<String> {
             by_print.entry(print).or_default().push(name.as_str());
         }
     }
-    let groups: Vec<String> = by_print
+    let groups: Vec<Vec<&str>> = by_print
         .into_values()
         .filter(|names| names.len() > 1)
+        .collect();
+    // Generated graphs are named `SPEC#SEED`; a group of files alone is a
+    // file copied or exported twice, not a generator.
+    let generated = groups.iter().flatten().any(|name| name.contains('#'));
+    let groups: Vec<String> = groups
+        .into_iter()
         .map(|names| match names.len() {
             2 | 3 => names.join(" = "),
             k => format!("{} = {} and {} more", names[0], names[1], k - 2),
@@ -120,14 +126,19 @@ fn identical_graphs_warning(out: &Path, rows: &[rows::Row]) -> Option<String> {
     let more = groups.len().saturating_sub(shown.len());
     Some(format!(
         "{} group(s) of graphs are one graph under several names (the same content), so \
-         each counts more than once in the summaries: {}{} (a generator that ignores the \
-         seed, such as `darts`, `nasnet` or `fork-join` without jitter?)",
+         each counts more than once in the summaries: {}{} ({})",
         groups.len(),
         shown.join("; "),
         if more > 0 {
             format!("; and {more} more")
         } else {
             String::new()
+        },
+        match generated {
+            true =>
+                "a generator that ignores the seed, such as `darts`, `nasnet` or \
+                     `fork-join` without jitter?",
+            false => "the same graph saved under two file names?",
         }
     ))
 }

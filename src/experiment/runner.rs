@@ -1317,6 +1317,39 @@ mod tests {
             "{}",
             w[0]
         );
+        assert!(
+            w[0].contains("a generator that ignores the seed"),
+            "{}",
+            w[0]
+        );
+        // Two files of one graph: no generator to blame.
+        let files = tempfile::tempdir().unwrap();
+        let graph = fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/examples/seed_example.json"
+        ))
+        .unwrap();
+        for name in ["a.json", "b.json"] {
+            fs::write(files.path().join(name), &graph).unwrap();
+        }
+        let out = tempfile::tempdir().unwrap();
+        let (config, opts) = quiet_run(
+            out.path(),
+            &format!(
+                "solvers = [\"kahn\"]\n[graphs]\nfiles = [\"{0}/a.json\", \"{0}/b.json\"]\n",
+                files.path().display()
+            ),
+        );
+        let done = run_with(&config, &opts, registry_build).unwrap();
+        let w = done
+            .warnings
+            .iter()
+            .find(|w| w.contains("one graph under several names"))
+            .expect("a warning");
+        assert!(
+            w.contains("a = b") && w.contains("saved under two file names"),
+            "{w}"
+        );
     }
 
     /// A run of `DIR/config.toml` into `DIR` keeps the file's text (its
