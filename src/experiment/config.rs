@@ -419,6 +419,14 @@ impl Config {
         };
         let mut config: Config = toml::from_str(text).map_err(|e| invalid(e.to_string()))?;
         if config.name.is_empty() {
+            // Absent, the name is the file's; given empty, it is a slip.
+            let given = toml::from_str::<toml::Table>(text).is_ok_and(|t| t.contains_key("name"));
+            if given {
+                return Err(invalid(format!(
+                    "`name` is empty: give letters, digits, `_` or `-`, or leave it out for \
+                     the file's name (`{default_name}`)"
+                )));
+            }
             config.name = default_name.to_string();
         }
         // Rows, baselines and the report compare names as written.
@@ -755,6 +763,19 @@ mod tests {
                 .to_string();
             assert!(err.contains(says), "{err}");
         }
+    }
+
+    #[test]
+    fn an_empty_name_is_refused_and_an_absent_one_is_the_files() {
+        let graphs = "[graphs]\ngenerate = [\"chain\"]\n";
+        let text = format!("name = \"\"\nsolvers = [\"kahn\"]\n{graphs}");
+        let err = Config::parse(&text, "e.toml", "e").unwrap_err().to_string();
+        assert!(
+            err.contains("`name` is empty") && err.contains("`e`"),
+            "{err}"
+        );
+        let text = format!("solvers = [\"kahn\"]\n{graphs}");
+        assert_eq!(Config::parse(&text, "e.toml", "e").unwrap().name, "e");
     }
 
     #[test]
