@@ -128,10 +128,12 @@ fn check_lists_every_graph(dir: &Path, rows: &[Vec<(String, String)>]) -> Result
     }
 }
 
-fn field<'a>(row: &'a [(String, String)], key: &str, path: &Path) -> Result<&'a str, StatsError> {
+/// The value of column `key` in a manifest row, as a table cell may hold
+/// it: a `|` would end the cell, so it is escaped.
+fn field(row: &[(String, String)], key: &str, path: &Path) -> Result<String, StatsError> {
     row.iter()
         .find(|(k, _)| k == key)
-        .map(|(_, v)| v.as_str())
+        .map(|(_, v)| v.replace('|', "\\|"))
         .ok_or_else(|| StatsError::Manifest {
             path: path.join("manifest.csv").display().to_string(),
             message: format!("no `{key}` column"),
@@ -168,7 +170,7 @@ pub fn models_table(dir: &Path) -> Result<String, StatsError> {
     for row in manifest(dir)? {
         let f = |k| field(&row, k, dir);
         let file = f("file")?;
-        let st = load(dir, file)?;
+        let st = load(dir, &file)?;
         let _ = writeln!(
             s,
             "| {file} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | `{}` |",
@@ -199,11 +201,18 @@ pub fn nas_table(dir: &Path) -> Result<String, StatsError> {
     for row in manifest(dir)? {
         let f = |k| field(&row, k, dir);
         let file = f("file")?;
-        let st = load(dir, file)?;
+        let st = load(dir, &file)?;
+        let spec = f("spec")?;
+        crate::corpus::gen::GenSpec::parse(&spec)
+            .map_err(|e| e.to_string())
+            .and_then(|parsed| parsed.check_names())
+            .map_err(|e| StatsError::Manifest {
+                path: dir.join("manifest.csv").display().to_string(),
+                message: format!("`{file}`: spec `{spec}`: {e}"),
+            })?;
         let _ = writeln!(
             s,
-            "| {file} | `{}` | {} | {} | {} | {} | {} | {} | `{}` |",
-            f("spec")?,
+            "| {file} | `{spec}` | {} | {} | {} | {} | {} | {} | `{}` |",
             f("seed")?,
             st.nodes,
             st.edges,
@@ -241,6 +250,14 @@ mod tests {
             replace_section(doc, "u", ""),
             Err(StatsError::MissingMarker { .. })
         ));
+    }
+
+    #[test]
+    fn a_bar_in_a_manifest_field_stays_in_its_cell() {
+        let row = vec![("command".to_string(), "gen | head".to_string())];
+        let cell = field(&row, "command", Path::new("d")).unwrap();
+        assert_eq!(cell, r"gen \| head");
+        assert!(field(&row, "file", Path::new("d")).is_err());
     }
 
     #[test]

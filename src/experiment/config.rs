@@ -12,7 +12,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use crate::corpus::gen::{families, GenSpec};
+use crate::corpus::gen::GenSpec;
 use crate::solvers::{self, Budget};
 
 /// Most bytes a config file may hold: 64 MiB, far above any list of graphs
@@ -509,7 +509,8 @@ impl Config {
         }
         for (k, g) in self.graphs.generate.iter().enumerate() {
             let spec = GenSpec::parse(&g.spec).map_err(|e| format!("in `graphs.generate`: {e}"))?;
-            check_spec(&spec).map_err(|e| format!("in `graphs.generate`: {e}"))?;
+            spec.check_names()
+                .map_err(|e| format!("in `graphs.generate`: {e}"))?;
             if g.seed_list(k)?.is_empty() {
                 return Err(format!("generator `{}` has no seeds", g.spec));
             }
@@ -568,36 +569,6 @@ impl Config {
     pub fn to_toml(&self) -> String {
         toml::to_string(self).expect("a config always serializes")
     }
-}
-
-/// Checks a spec's family and parameter names without generating a graph
-/// (values are checked when the graph is generated).
-fn check_spec(spec: &GenSpec) -> Result<(), String> {
-    let families = families();
-    let info = families
-        .iter()
-        .find(|f| f.name == spec.family)
-        .ok_or_else(|| {
-            let known: Vec<&str> = families.iter().map(|f| f.name).collect();
-            format!(
-                "unknown generator family `{}`; known families: {}",
-                spec.family,
-                known.join(", ")
-            )
-        })?;
-    if let Some(k) = spec
-        .params
-        .keys()
-        .find(|k| !info.params.iter().any(|p| p.name == k.as_str()))
-    {
-        let known: Vec<&str> = info.params.iter().map(|p| p.name).collect();
-        return Err(format!(
-            "generator `{}` has no parameter `{k}`; its parameters: {}",
-            info.name,
-            known.join(", ")
-        ));
-    }
-    Ok(())
 }
 
 /// Expands `dir/pattern` (wildcards `*` and `?` in the last component only),

@@ -290,6 +290,38 @@ const FAMILIES: &[(&FamilyInfo, Generate)] = &[
     (&adversarial::ADVERSARIAL, adversarial::adversarial),
 ];
 
+impl GenSpec {
+    /// Checks the family and parameter names without generating a graph
+    /// (values are checked when the graph is generated).
+    pub fn check_names(&self) -> Result<(), String> {
+        let families = families();
+        let info = families
+            .iter()
+            .find(|f| f.name == self.family)
+            .ok_or_else(|| {
+                let known: Vec<&str> = families.iter().map(|f| f.name).collect();
+                format!(
+                    "unknown generator family `{}`; known families: {}",
+                    self.family,
+                    known.join(", ")
+                )
+            })?;
+        if let Some(k) = self
+            .params
+            .keys()
+            .find(|k| !info.params.iter().any(|p| p.name == k.as_str()))
+        {
+            let known: Vec<&str> = info.params.iter().map(|p| p.name).collect();
+            return Err(format!(
+                "generator `{}` has no parameter `{k}`; its parameters: {}",
+                info.name,
+                known.join(", ")
+            ));
+        }
+        Ok(())
+    }
+}
+
 /// Every generator family, documented.
 pub fn families() -> Vec<FamilyInfo> {
     FAMILIES.iter().map(|(info, _)| **info).collect()
