@@ -13,6 +13,7 @@
 //! flag of [`RunOptions::stop`] (Ctrl-C) starts no more solves, records
 //! those in flight and leaves the final pass to the resume.
 
+use std::collections::BTreeSet;
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -32,8 +33,8 @@ use super::records::{
 };
 use super::results_dir::{
     check_shard_placement, claim, final_pass_files, read_shards_file, remove_if_present,
-    restore_if_replaced, write_shards, ALL_SHARDS, CONFIG, ORDERS, PROFILES, RUNS, SHARDS,
-    SHARD_PLACEMENT,
+    restore_if_replaced, write_shards, ShardsFile, ALL_SHARDS, CONFIG, ORDERS, PROFILES, RUNS,
+    SHARDS, SHARD_PLACEMENT,
 };
 use super::resume::{check_same_settings, recorded_config_text, redo_solvers, Recorded};
 use super::rows::{self, never_ran, Row, CANNOT_LOAD};
@@ -186,6 +187,25 @@ struct Sink {
 }
 
 impl Sink {
+    /// Opens the record files for appending (profiles and orders only if
+    /// the run keeps them); readable too, so that a file replaced mid-run
+    /// can be read back ([`restore_if_replaced`]).
+    fn open(paths: &RecordPaths, profiles: bool, orders: bool) -> Result<Sink, ExperimentError> {
+        let open = |p: &Path| {
+            OpenOptions::new()
+                .create(true)
+                .read(true)
+                .append(true)
+                .open(p)
+                .map_err(|e| ExperimentError::io("open", p, e))
+        };
+        Ok(Sink {
+            runs: open(&paths.runs)?,
+            profiles: profiles.then(|| open(&paths.profiles)).transpose()?,
+            orders: orders.then(|| open(&paths.orders)).transpose()?,
+        })
+    }
+
     fn row(&mut self, row: &Row) -> io::Result<()> {
         self.runs.write_all(&rows::to_line(row))?;
         self.runs.flush()
@@ -222,6 +242,9 @@ pub fn run(config: &Config, opts: &RunOptions) -> Result<RunSummary, ExperimentE
     run_with(config, opts, registry_build)
 }
 
+/// A row's key: graph, solver, seed.
+type Key = (String, String, u64);
+
 /// [`run`] with the solvers that `build` makes.
 fn run_with(
     config: &Config,
@@ -230,60 +253,13 @@ fn run_with(
 ) -> Result<RunSummary, ExperimentError> {
     let plan = Plan::new(config).map_err(ExperimentError::Config)?;
     let out = &opts.out;
-    let config_path = out.join(CONFIG);
-    let runs_path = out.join(RUNS);
-    let profiles_path = out.join(PROFILES);
     // Everything is checked before the directory is touched; an existing
     // one is locked from before the rows are read.
     let refusal = "refusing to mix their rows: write to another directory (--out), or pass \
                    --fresh to discard its results";
     let claim = claim(out, config, (!opts.fresh).then_some(refusal))?;
-    let (mut existing, malformed) = if opts.fresh {
-        (Vec::new(), 0)
-    } else {
-        rows::read_rows_counting(&runs_path)
-            .map_err(|e| ExperimentError::io("read", &runs_path, e))?
-    };
-    let items = plan.shard_items(opts.shard);
-    // An item of this run whose graph could not be loaded mid-run (a file
-    // edited or briefly unreadable) runs again: its graph is checked again
-    // below. Such rows of other items (another shard's, a dropped graph's)
-    // are kept.
-    let ours: std::collections::BTreeSet<_> = items.iter().map(|it| plan.key(it)).collect();
-    existing.retain(|r| !(never_ran(r) && ours.contains(&r.key())));
-    let redo = redo_solvers(&plan, &opts.redo)?;
-    let redone: std::collections::BTreeSet<_> = existing
-        .iter()
-        .filter(|r| redo.contains(r.solver.as_str()) && ours.contains(&r.key()))
-        .map(Row::key)
-        .collect();
-    existing.retain(|r| !redone.contains(&r.key()));
-    if !existing.is_empty() {
-        check_same_settings(out, config, &existing)?;
-    }
-    // Read now, with the other checks: a damaged file must stop the run
-    // before anything in the directory changes.
-    let shards_file = match opts.fresh {
-        true => None,
-        false => read_shards_file(out)?,
-    };
-    if !existing.is_empty() {
-        check_shard_placement(out, opts.shard, shards_file.as_ref())?;
-    }
-    // Rows from an earlier version of the config take their item id in this plan.
-    let ids: std::collections::BTreeMap<_, _> =
-        plan.items.iter().map(|it| (plan.key(it), it.id)).collect();
-    for r in &mut existing {
-        if let Some(&id) = ids.get(&r.key()) {
-            r.item = id;
-        }
-    }
-    let done: std::collections::BTreeSet<_> = existing.iter().map(Row::key).collect();
-    let pending: Vec<Item> = items
-        .iter()
-        .filter(|it| !done.contains(&plan.key(it)))
-        .copied()
-        .collect();
+    let start = Start::read(&plan, config, opts)?;
+    let pending = &start.pending;
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(pool_size(opts.threads, pending.len(), cores))
@@ -291,186 +267,421 @@ fn run_with(
         .start_handler(|_| quiet_thread())
         .build()
         .map_err(|e| ExperimentError::Config(format!("cannot start threads: {e}")))?;
-    let store = GraphStore::new(&plan.graphs, &pending);
+    let store = GraphStore::new(&plan.graphs, pending);
     // Without rows, old fingerprints describe nothing: every graph is loaded now.
-    let old_fingerprints = if existing.is_empty() {
+    let old_fingerprints = if start.existing.is_empty() {
         Fingerprints::new()
     } else {
         fingerprint::read(out)?
     };
-    let recorded = Recorded::from_rows(&existing, old_fingerprints);
-    let (loaded, lints) = check_graphs(&plan, &store, &pending, &pool, &recorded)?;
+    let recorded = Recorded::from_rows(&start.existing, old_fingerprints);
+    let (loaded, lints) = check_graphs(&plan, &store, pending, &pool, &recorded)?;
     let _lock = claim.create()?;
+    let tetris = tetris_graph(config, &plan);
+    let prepared = prepare_dir(config, opts, &start, recorded.fingerprints, loaded, tetris)?;
+    let paths = RecordPaths::new(out);
+    let worst = Worst {
+        limit: config.time_limit(),
+        threads: pool.current_num_threads(),
+    };
+    let solving = Solving {
+        plan: &plan,
+        store: &store,
+        ctx: SolveContext {
+            budget: config.budget(),
+            restarts: config.restarts,
+            ..SolveContext::new(0, Some(config.time_limit()))
+        },
+        tetris,
+        save_orders: config.save_orders,
+        build,
+        out,
+        sink: Mutex::new(Sink::open(&paths, tetris.is_some(), config.save_orders)?),
+        bar: Progress::new(pending.len(), opts.quiet, Some(worst)),
+        // Solver bugs recorded by an earlier, interrupted run still count.
+        broken: AtomicUsize::new(start.existing.iter().filter(|r| rows::is_broken(r)).count()),
+        error: Mutex::new(None),
+        failed: AtomicBool::new(false),
+        stop: opts.stop.clone(),
+        not_started: AtomicUsize::new(0),
+        in_flight: AtomicUsize::new(0),
+    };
+    let running = AtomicBool::new(true);
+    std::thread::scope(|scope| {
+        if solving.stop.is_some() {
+            scope.spawn(|| announce_stop(&solving, &running, worst.limit));
+        }
+        pool.install(|| {
+            pending
+                .par_iter()
+                .with_max_len(1)
+                .for_each(|item| solving.solve(item))
+        });
+        running.store(false, Ordering::Relaxed);
+    });
+    let stopped = solving.stopping();
+    let Solving {
+        sink,
+        bar,
+        broken,
+        error,
+        not_started,
+        ..
+    } = solving;
+    bar.finish();
+    if let Some(e) = error.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        return Err(e);
+    }
+    let sink = sink.into_inner().unwrap_or_else(|e| e.into_inner());
+    let restored = close_records(
+        sink,
+        &paths,
+        tetris,
+        config.save_orders && !pending.is_empty(),
+    )?;
+    let not_started = not_started.into_inner();
+    let mut summary = RunSummary {
+        items: start.items.len(),
+        resumed: start.items.len() - pending.len(),
+        ran: pending.len() - not_started,
+        broken: broken.into_inner(),
+        out: out.clone(),
+        restored,
+        malformed: start.malformed,
+        warnings: shown_lints(lints),
+        stopped: stopped.then_some(not_started),
+    };
+    summary.warnings.extend(prepared.damaged);
+    if stopped {
+        return Ok(summary);
+    }
+    let finished = super::finish_with(out, config, Some(&plan))?;
+    summary.warnings.extend(finished.warnings);
+    if !config.save_orders && paths.orders.exists() && !pending.is_empty() {
+        summary.warnings.push(format!(
+            "{ORDERS} holds only orders of earlier solves: `save_orders` is off, so the \
+             orders of this run's {} solves are not in it",
+            pending.len()
+        ));
+    }
+    if prepared.unsaved > 0 {
+        summary.warnings.push(format!(
+            "{} valid rows were solved before `save_orders` was on and have no order in \
+             {ORDERS}: pass --fresh to solve them again and keep every order",
+            prepared.unsaved
+        ));
+    }
+    // The final pass may have found more: a bound above a checked peak.
+    summary.broken = summary.broken.max(finished.broken);
+    Ok(summary)
+}
+
+/// What a run starts from: this run's items, the rows of earlier runs it
+/// keeps, and the items left to solve.
+struct Start {
+    /// This run's items (its shard's, or all).
+    items: Vec<Item>,
+    /// Their keys.
+    ours: BTreeSet<Key>,
+    /// Rows of earlier runs that stay, with item ids of this plan.
+    existing: Vec<Row>,
+    /// Complete lines of `runs.csv` that were not rows.
+    malformed: usize,
+    /// Keys of the rows `--redo` discards.
+    redone: BTreeSet<Key>,
+    /// `shards.toml` as it was.
+    shards_file: Option<ShardsFile>,
+    /// This run's items without a row.
+    pending: Vec<Item>,
+}
+
+impl Start {
+    /// Reads the rows already in the directory and checks that they may be
+    /// resumed (the same settings, the same shard placement); nothing is
+    /// written.
+    fn read(plan: &Plan, config: &Config, opts: &RunOptions) -> Result<Start, ExperimentError> {
+        let out = &opts.out;
+        let runs_path = out.join(RUNS);
+        let (mut existing, malformed) = if opts.fresh {
+            (Vec::new(), 0)
+        } else {
+            rows::read_rows_counting(&runs_path)
+                .map_err(|e| ExperimentError::io("read", &runs_path, e))?
+        };
+        let items = plan.shard_items(opts.shard);
+        // An item of this run whose graph could not be loaded mid-run (a
+        // file edited or briefly unreadable) runs again: its graph is
+        // checked again. Such rows of other items (another shard's, a
+        // dropped graph's) are kept.
+        let ours: BTreeSet<Key> = items.iter().map(|it| plan.key(it)).collect();
+        existing.retain(|r| !(never_ran(r) && ours.contains(&r.key())));
+        let redo = redo_solvers(plan, &opts.redo)?;
+        let redone: BTreeSet<Key> = existing
+            .iter()
+            .filter(|r| redo.contains(r.solver.as_str()) && ours.contains(&r.key()))
+            .map(Row::key)
+            .collect();
+        existing.retain(|r| !redone.contains(&r.key()));
+        if !existing.is_empty() {
+            check_same_settings(out, config, &existing)?;
+        }
+        // Read now, with the other checks: a damaged file must stop the
+        // run before anything in the directory changes.
+        let shards_file = match opts.fresh {
+            true => None,
+            false => read_shards_file(out)?,
+        };
+        if !existing.is_empty() {
+            check_shard_placement(out, opts.shard, shards_file.as_ref())?;
+        }
+        // Rows from an earlier version of the config take their item id
+        // in this plan.
+        let ids: std::collections::BTreeMap<_, _> =
+            plan.items.iter().map(|it| (plan.key(it), it.id)).collect();
+        for r in &mut existing {
+            if let Some(&id) = ids.get(&r.key()) {
+                r.item = id;
+            }
+        }
+        let done: BTreeSet<Key> = existing.iter().map(Row::key).collect();
+        let pending = items
+            .iter()
+            .filter(|it| !done.contains(&plan.key(it)))
+            .copied()
+            .collect();
+        Ok(Start {
+            items,
+            ours,
+            existing,
+            malformed,
+            redone,
+            shards_file,
+            pending,
+        })
+    }
+}
+
+/// The record files of a results directory.
+struct RecordPaths {
+    runs: PathBuf,
+    profiles: PathBuf,
+    orders: PathBuf,
+}
+
+impl RecordPaths {
+    fn new(out: &Path) -> RecordPaths {
+        RecordPaths {
+            runs: out.join(RUNS),
+            profiles: out.join(PROFILES),
+            orders: out.join(ORDERS),
+        }
+    }
+}
+
+/// What [`prepare_dir`] found in the record files, for the warnings.
+struct Prepared {
+    /// Valid rows kept without an order while `save_orders` is on.
+    unsaved: usize,
+    /// Warnings about damaged lines of `tetris.jsonl` and `orders.jsonl`.
+    damaged: Vec<String>,
+}
+
+/// Readies the (locked) directory for the solves: writes the config,
+/// `shards.toml` and the fingerprints, removes what `--fresh` discards
+/// and the summaries the solves will outdate, and rewrites the record
+/// files with the rows, profiles and orders that stay.
+fn prepare_dir(
+    config: &Config,
+    opts: &RunOptions,
+    start: &Start,
+    mut fingerprints: Fingerprints,
+    loaded: Fingerprints,
+    tetris: Option<usize>,
+) -> Result<Prepared, ExperimentError> {
+    let out = &opts.out;
+    let paths = RecordPaths::new(out);
+    let config_path = out.join(CONFIG);
     let text = recorded_config_text(&config_path, config);
     crate::output::write_file(&config_path, |w| w.write_all(text.as_bytes()))
         .map_err(|e| ExperimentError::io("write", &config_path, e))?;
-    let orders_path = out.join(ORDERS);
     if opts.fresh {
-        for p in [&runs_path, &profiles_path, &orders_path] {
+        for p in [&paths.runs, &paths.profiles, &paths.orders] {
             remove_if_present(p)?;
         }
     }
     // The summaries of an earlier pass would describe rows this run
     // discards or adds to: an interrupted run must not leave them looking
     // current. The final pass writes them again.
-    if opts.fresh || !pending.is_empty() {
+    if opts.fresh || !start.pending.is_empty() {
         for name in final_pass_files() {
             remove_if_present(&out.join(name))?;
         }
     }
-    let shards_path = out.join(SHARDS);
-    let mut shards = shards_file.map(|f| f.shards).unwrap_or_default();
+    let mut shards = start
+        .shards_file
+        .as_ref()
+        .map(|f| f.shards.clone())
+        .unwrap_or_default();
     shards.push(
         opts.shard
             .map_or_else(|| ALL_SHARDS.to_string(), |s| s.to_string()),
     );
     write_shards(out, shards, SHARD_PLACEMENT)
-        .map_err(|e| ExperimentError::io("write", &shards_path, e))?;
+        .map_err(|e| ExperimentError::io("write", &out.join(SHARDS), e))?;
     // Graphs not loaded now (no pending items) keep their old entry; a run
     // that loads nothing (everything done) leaves the file as it was.
     if !loaded.is_empty() || opts.fresh {
-        let mut fingerprints = recorded.fingerprints;
         fingerprints.extend(loaded);
         fingerprint::write(out, &fingerprints)?;
     }
     // Rewrite what survived so appends start on a clean line.
-    rows::write_rows(&runs_path, &existing)
-        .map_err(|e| ExperimentError::io("write", &runs_path, e))?;
-    let tetris = tetris_graph(config, &plan);
+    rows::write_rows(&paths.runs, &start.existing)
+        .map_err(|e| ExperimentError::io("write", &paths.runs, e))?;
     // The same for the profiles (the final pass picks the Tetris graph's),
     // less those of the solves done again. Each record file's damaged lines
     // (count, and whether the rewrite dropped them) go into a warning.
-    let not_redone = |key: (String, String, u64)| !redone.contains(&key);
+    let redone = &start.redone;
+    let not_redone = |key: Key| !redone.contains(&key);
     let profiles_damaged = match tetris.is_some() || !redone.is_empty() {
         true => (
-            rewrite_jsonl::<Profile>(&profiles_path, |p| not_redone(p.key()))?,
+            rewrite_jsonl::<Profile>(&paths.profiles, |p| not_redone(p.key()))?,
             true,
         ),
-        false => (damaged_lines::<Profile>(&profiles_path), false),
+        false => (damaged_lines::<Profile>(&paths.profiles), false),
     };
     // Orders of the solves done again go whatever `save_orders` says: an
     // order from before a fix must not be served as the solver's. Valid
     // rows of earlier runs whose order was not kept (`save_orders` turned
     // on since) are named in a warning at the end.
     let (unsaved, orders_damaged) = if config.save_orders {
-        let (unsaved, damaged) = keep_orders_of_valid_rows(&orders_path, &existing, &ours)?;
+        let (unsaved, damaged) =
+            keep_orders_of_valid_rows(&paths.orders, &start.existing, &start.ours)?;
         (unsaved, (damaged, true))
     } else if !redone.is_empty() {
-        let damaged = rewrite_jsonl::<SavedOrder>(&orders_path, |o| not_redone(o.key()))?;
+        let damaged = rewrite_jsonl::<SavedOrder>(&paths.orders, |o| not_redone(o.key()))?;
         (0, (damaged, true))
     } else {
-        (0, (damaged_lines::<SavedOrder>(&orders_path), false))
+        (0, (damaged_lines::<SavedOrder>(&paths.orders), false))
     };
-    let damaged = damaged_record_warnings(profiles_damaged, orders_damaged);
-    // Readable too: if the path is replaced mid-run, the rows are read back.
-    let open = |p: &Path| {
-        OpenOptions::new()
-            .create(true)
-            .read(true)
-            .append(true)
-            .open(p)
-            .map_err(|e| ExperimentError::io("open", p, e))
-    };
-    let sink = Mutex::new(Sink {
-        runs: open(&runs_path)?,
-        profiles: match tetris {
-            Some(_) => Some(open(&profiles_path)?),
-            None => None,
-        },
-        orders: match config.save_orders {
-            true => Some(open(&orders_path)?),
-            false => None,
-        },
-    });
-    let worst = Worst {
-        limit: config.time_limit(),
-        threads: pool.current_num_threads(),
-    };
-    let bar = Progress::new(pending.len(), opts.quiet, Some(worst));
-    // Solver bugs recorded by an earlier, interrupted run still count.
-    let broken = AtomicUsize::new(existing.iter().filter(|r| rows::is_broken(r)).count());
-    let write_error: Mutex<Option<ExperimentError>> = Mutex::new(None);
-    // Once a row cannot be written (a full disk, say), later solves would
-    // be lost too: the items not yet started are left for a resume.
-    let write_failed = AtomicBool::new(false);
-    let ctx = SolveContext {
-        budget: config.budget(),
-        restarts: config.restarts,
-        ..SolveContext::new(0, Some(config.time_limit()))
-    };
-    let stopping = || {
-        opts.stop
+    Ok(Prepared {
+        unsaved,
+        damaged: damaged_record_warnings(profiles_damaged, orders_damaged),
+    })
+}
+
+/// The solves of a run and what they share: the solver inputs, where
+/// rows go, and what is counted while they run.
+struct Solving<'a> {
+    plan: &'a Plan,
+    store: &'a GraphStore<'a>,
+    ctx: SolveContext,
+    tetris: Option<usize>,
+    save_orders: bool,
+    build: Build,
+    out: &'a Path,
+    sink: Mutex<Sink>,
+    bar: Progress,
+    /// Rows that show a solver bug.
+    broken: AtomicUsize,
+    /// The first error that ends the run (a failed append, a panic of
+    /// memsched's own).
+    error: Mutex<Option<ExperimentError>>,
+    /// Set with `error`: once a row cannot be written (a full disk, say),
+    /// later solves would be lost too, so no more start.
+    failed: AtomicBool,
+    stop: Option<Arc<AtomicBool>>,
+    /// Items not started because of the stop flag.
+    not_started: AtomicUsize,
+    in_flight: AtomicUsize,
+}
+
+impl Solving<'_> {
+    /// True once the stop flag is set.
+    fn stopping(&self) -> bool {
+        self.stop
             .as_ref()
             .is_some_and(|s| s.load(Ordering::Relaxed))
-    };
-    let not_started = AtomicUsize::new(0);
-    let in_flight = AtomicUsize::new(0);
-    let solving = AtomicBool::new(true);
-    std::thread::scope(|scope| {
-        if opts.stop.is_some() {
-            scope.spawn(|| announce_stop(&stopping, &solving, &in_flight, &bar, worst.limit));
-        }
-        pool.install(|| {
-            pending.par_iter().with_max_len(1).for_each(|item| {
-                if write_failed.load(Ordering::Relaxed) {
-                    return;
-                }
-                if stopping() {
-                    not_started.fetch_add(1, Ordering::Relaxed);
-                    return;
-                }
-                in_flight.fetch_add(1, Ordering::Relaxed);
-                // A solver's panic is caught in solve_item; one here is
-                // memsched's own (the workers' hook is silent): stop and say so.
-                let handled = catch_panic(|| {
-                    let solved =
-                        solve_item(&plan, &store, item, &ctx, tetris, config.save_orders, build);
-                    let row = &solved.row;
-                    store.release(item.graph);
-                    if rows::is_broken(row) {
-                        broken.fetch_add(1, Ordering::Relaxed);
-                        let msg = format!(
-                            "{} / {}: {}: {}",
-                            row.graph, row.solver, row.status, row.reason
-                        );
-                        bar.println(&msg);
-                    }
-                    let mut s = sink.lock().unwrap_or_else(|e| e.into_inner());
-                    if let Err((file, e)) = s.solved(&solved) {
-                        write_failed.store(true, Ordering::Relaxed);
-                        write_error
-                            .lock()
-                            .unwrap_or_else(|e| e.into_inner())
-                            .get_or_insert(ExperimentError::io("append to", &out.join(file), e));
-                    }
-                    drop(s);
-                    bar.inc();
-                });
-                if let Err(msg) = handled {
-                    write_failed.store(true, Ordering::Relaxed);
-                    let g = &plan.graphs[item.graph].name;
-                    write_error
-                        .lock()
-                        .unwrap_or_else(|e| e.into_inner())
-                        .get_or_insert(ExperimentError::Internal(format!(
-                            "panicked while recording a solve of graph `{g}`: {msg}"
-                        )));
-                }
-                in_flight.fetch_sub(1, Ordering::Relaxed);
-            })
-        });
-        solving.store(false, Ordering::Relaxed);
-    });
-    bar.finish();
-    if let Some(e) = write_error.into_inner().unwrap_or_else(|e| e.into_inner()) {
-        return Err(e);
     }
-    let mut sink = sink.into_inner().unwrap_or_else(|e| e.into_inner());
+
+    /// Solves `item` and records what it left, unless the run is failing
+    /// or stopping.
+    fn solve(&self, item: &Item) {
+        if self.failed.load(Ordering::Relaxed) {
+            return;
+        }
+        if self.stopping() {
+            self.not_started.fetch_add(1, Ordering::Relaxed);
+            return;
+        }
+        self.in_flight.fetch_add(1, Ordering::Relaxed);
+        // A solver's panic is caught in solve_item; one here is memsched's
+        // own (the workers' hook is silent): stop and say so.
+        let handled = catch_panic(|| self.solve_and_record(item));
+        if let Err(msg) = handled {
+            let g = &self.plan.graphs[item.graph].name;
+            self.fail(ExperimentError::Internal(format!(
+                "panicked while recording a solve of graph `{g}`: {msg}"
+            )));
+        }
+        self.in_flight.fetch_sub(1, Ordering::Relaxed);
+    }
+
+    fn solve_and_record(&self, item: &Item) {
+        let solved = solve_item(
+            self.plan,
+            self.store,
+            item,
+            &self.ctx,
+            self.tetris,
+            self.save_orders,
+            self.build,
+        );
+        let row = &solved.row;
+        self.store.release(item.graph);
+        if rows::is_broken(row) {
+            self.broken.fetch_add(1, Ordering::Relaxed);
+            self.bar.println(&format!(
+                "{} / {}: {}: {}",
+                row.graph, row.solver, row.status, row.reason
+            ));
+        }
+        let written = self
+            .sink
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .solved(&solved);
+        if let Err((file, e)) = written {
+            self.fail(ExperimentError::io("append to", &self.out.join(file), e));
+        }
+        self.bar.inc();
+    }
+
+    /// Ends the run with `error` (the first one stands): no more solves
+    /// start.
+    fn fail(&self, error: ExperimentError) {
+        self.failed.store(true, Ordering::Relaxed);
+        self.error
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get_or_insert(error);
+    }
+}
+
+/// After the solves: writes back a record file replaced while the run
+/// appended to it (returning those paths), and rewrites the profiles (and
+/// the orders, if `orders_appended`) in key order, as a resume writes
+/// them, so that a fresh run and a resumed one give one file.
+fn close_records(
+    mut sink: Sink,
+    paths: &RecordPaths,
+    tetris: Option<usize>,
+    orders_appended: bool,
+) -> Result<Vec<PathBuf>, ExperimentError> {
     let mut restored = Vec::new();
     let files = [
-        (&runs_path, Some(&mut sink.runs)),
-        (&profiles_path, sink.profiles.as_mut()),
-        (&orders_path, sink.orders.as_mut()),
+        (&paths.runs, Some(&mut sink.runs)),
+        (&paths.profiles, sink.profiles.as_mut()),
+        (&paths.orders, sink.orders.as_mut()),
     ];
     for (path, file) in files {
         let Some(file) = file else { continue };
@@ -481,76 +692,23 @@ fn run_with(
         }
     }
     drop(sink);
-    // Profiles and orders were appended as solves ended: in key order, as
-    // a resume writes them, so that a fresh run and a resumed one give one
-    // file.
     if tetris.is_some() {
-        rewrite_jsonl::<Profile>(&profiles_path, |_| true)?;
+        rewrite_jsonl::<Profile>(&paths.profiles, |_| true)?;
     }
-    if config.save_orders && !pending.is_empty() {
-        rewrite_jsonl::<SavedOrder>(&orders_path, |_| true)?;
+    if orders_appended {
+        rewrite_jsonl::<SavedOrder>(&paths.orders, |_| true)?;
     }
-    let not_started = not_started.into_inner();
-    let ran = pending.len() - not_started;
-    if stopping() {
-        let mut warnings = shown_lints(lints);
-        warnings.extend(damaged);
-        return Ok(RunSummary {
-            items: items.len(),
-            resumed: items.len() - pending.len(),
-            ran,
-            broken: broken.into_inner(),
-            out: out.clone(),
-            restored,
-            malformed,
-            warnings,
-            stopped: Some(not_started),
-        });
-    }
-    let mut finished = super::finish_with(out, config, Some(&plan))?;
-    finished.warnings.splice(0..0, shown_lints(lints));
-    finished.warnings.extend(damaged);
-    if !config.save_orders && orders_path.exists() && !pending.is_empty() {
-        finished.warnings.push(format!(
-            "{ORDERS} holds only orders of earlier solves: `save_orders` is off, so the \
-             orders of this run's {} solves are not in it",
-            pending.len()
-        ));
-    }
-    if unsaved > 0 {
-        finished.warnings.push(format!(
-            "{unsaved} valid rows were solved before `save_orders` was on and have no order in \
-             {ORDERS}: pass --fresh to solve them again and keep every order"
-        ));
-    }
-    Ok(RunSummary {
-        items: items.len(),
-        resumed: items.len() - pending.len(),
-        ran,
-        // The final pass may have found more: a bound above a checked peak.
-        broken: broken.into_inner().max(finished.broken),
-        out: out.clone(),
-        restored,
-        malformed,
-        warnings: finished.warnings,
-        stopped: None,
-    })
+    Ok(restored)
 }
 
 /// Says once, as soon as the stop flag is set while solves run, what
 /// happens now (no new solve starts; those in flight finish, each by the
 /// time limit) and how to end at once.
-fn announce_stop(
-    stopping: &dyn Fn() -> bool,
-    solving: &AtomicBool,
-    in_flight: &AtomicUsize,
-    bar: &Progress,
-    limit: std::time::Duration,
-) {
-    while solving.load(Ordering::Relaxed) {
-        if stopping() {
-            let n = in_flight.load(Ordering::Relaxed);
-            bar.println(&format!(
+fn announce_stop(solving: &Solving, running: &AtomicBool, limit: std::time::Duration) {
+    while running.load(Ordering::Relaxed) {
+        if solving.stopping() {
+            let n = solving.in_flight.load(Ordering::Relaxed);
+            solving.bar.println(&format!(
                 "Ctrl-C: no more solves start; waiting for the {} in flight (each ends by the \
                  time limit, {}); Ctrl-C again to end now. Finished rows are kept, and the same \
                  command resumes",
