@@ -495,7 +495,12 @@ impl Config {
             return Err(format!(
                 "`[[claims]]` for `{}`: `reduction_pct` is a percentage of the baseline peak, \
                  at most 100 (got {})",
-                c.graph, c.reduction_pct
+                c.graph,
+                // 1e300 in full would be 301 digits.
+                match c.reduction_pct < 1e6 {
+                    true => c.reduction_pct.to_string(),
+                    false => format!("{:e}", c.reduction_pct),
+                }
             ));
         }
         if self.restarts == 0 {

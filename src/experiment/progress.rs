@@ -306,10 +306,13 @@ pub fn eta(elapsed: Duration, done: u64, total: u64) -> Option<Duration> {
     ))
 }
 
-/// `12.3 s`, `4 min 05 s`, `2 h 03 min`.
+/// `12.3 s`, `4 min 05 s`, `2 h 03 min`; past a year (a time limit that
+/// means none), `over a year`.
 pub(super) fn duration(d: Duration) -> String {
     let secs = d.as_secs_f64();
-    if secs < 60.0 {
+    if secs > 366.0 * 24.0 * 3600.0 {
+        "over a year".into()
+    } else if secs < 60.0 {
         format!("{secs:.1} s")
     } else if secs < 3600.0 {
         let s = d.as_secs();
@@ -414,6 +417,7 @@ mod tests {
             "[memsched] 126/126 solves, 4 min 05 s elapsed"
         );
         assert_eq!(duration(Duration::from_secs(7380)), "2 h 03 min");
+        assert_eq!(duration(Duration::from_secs(1 << 62)), "over a year");
         assert_eq!(rate(10027, Duration::from_secs_f64(1.0)), "10027 solves/s");
         assert_eq!(rate(3, Duration::from_secs(2)), "1.5 solves/s");
         assert_eq!(rate(1, Duration::from_secs(30)), "0.03 solves/s");
