@@ -114,6 +114,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             start.elapsed().as_secs_f64(),
             summary.out.display()
         ),
+        Some(_) if summary.ran == 0 => note!(
+            "{}: stopped by Ctrl-C after {:.1} s, before any solve of this run ({} already \
+             done); run the same command to resume",
+            config.name,
+            start.elapsed().as_secs_f64(),
+            summary.resumed
+        ),
         Some(not_started) => note!(
             "{}: stopped by Ctrl-C after {:.1} s: {} of {} ({} run now, {} already done) are \
              in {}; {} did not start, and the final pass (README, plots) did not run: run the \

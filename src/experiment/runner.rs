@@ -276,6 +276,23 @@ fn run_with(
     };
     let recorded = Recorded::from_rows(&start.existing, old_fingerprints);
     let (loaded, lints) = check_graphs(&plan, &store, pending, &pool, &recorded)?;
+    if opts
+        .stop
+        .as_ref()
+        .is_some_and(|s| s.load(Ordering::Relaxed))
+    {
+        // Stopped while the graphs were checked: the directory is left as
+        // it was.
+        return Ok(RunSummary {
+            items: start.items.len(),
+            resumed: start.items.len() - pending.len(),
+            out: out.clone(),
+            malformed: start.malformed,
+            warnings: shown_lints(lints),
+            stopped: Some(pending.len()),
+            ..RunSummary::default()
+        });
+    }
     let _lock = claim.create()?;
     let tetris = tetris_graph(config, &plan);
     let prepared = prepare_dir(config, opts, &start, recorded.fingerprints, loaded, tetris)?;
@@ -1241,6 +1258,20 @@ mod tests {
         assert_eq!(resumed.stopped, None);
         assert_eq!((resumed.resumed, resumed.ran), (stopped.ran, not_started));
         assert!(dir.path().join("README.md").exists());
+    }
+
+    /// A stop before the solves (while the graphs are checked) leaves the
+    /// directory untouched.
+    #[test]
+    fn a_run_stopped_before_its_solves_writes_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("out");
+        let (config, mut opts) = six_chains(&out, "");
+        opts.stop = Some(Arc::new(AtomicBool::new(true)));
+        let summary = run_with(&config, &opts, registry_build).unwrap();
+        assert_eq!(summary.stopped, Some(summary.items));
+        assert_eq!(summary.ran, 0);
+        assert!(!out.exists());
     }
 
     /// A run config over six small chains, and options writing to `dir`.
