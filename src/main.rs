@@ -1,6 +1,7 @@
 //! The `memsched` command line: parse arguments, hand a plan to the library,
 //! map the result to an exit code (0 success, 2 invalid input, 1 otherwise;
-//! a reader that closed standard output early counts as success).
+//! a reader that closed standard output early counts as success; Ctrl-C in
+//! `schedule` and `run` ends by the signal, 130 in a shell).
 
 mod cli;
 

@@ -84,14 +84,19 @@ pub fn parse(text: &str) -> Result<ReadOrder, String> {
     Ok(ReadOrder { ids, graph: None })
 }
 
-/// The fields of an order object that `parse` reads: serde refuses either
-/// one given twice (other fields are ignored).
+/// The fields of an order object that memsched reads (`parse`, and the
+/// `orders:` solver's `solver` and `seed` of a line): serde refuses any of
+/// them given twice (other fields are ignored).
 #[derive(serde::Deserialize)]
 struct Fields {
     #[serde(rename = "order")]
     _order: Option<serde::de::IgnoredAny>,
     #[serde(rename = "graph")]
     _graph: Option<serde::de::IgnoredAny>,
+    #[serde(rename = "solver")]
+    _solver: Option<serde::de::IgnoredAny>,
+    #[serde(rename = "seed")]
+    _seed: Option<serde::de::IgnoredAny>,
 }
 
 /// True when `text` is a JSON object with a top-level `Nodes` key: a graph
@@ -125,6 +130,8 @@ mod tests {
         assert!(parse("{\"order\": null}").unwrap_err().contains("null"));
         let twice = parse("{\"order\": [0, 1], \"order\": [1, 0]}").unwrap_err();
         assert!(twice.contains("duplicate field `order`"), "{twice}");
+        let twice = parse(r#"{"seed": 0, "order": [0], "seed": 1}"#).unwrap_err();
+        assert!(twice.contains("duplicate field `seed`"), "{twice}");
         assert!(parse("[1, 2").unwrap_err().contains("not valid JSON"));
         assert_eq!(
             parse("\u{feff}[3, 1]").map(|o| o.ids),

@@ -3,9 +3,10 @@
 //! no more start); either process then ends by the signal (Linux only).
 #![cfg(target_os = "linux")]
 
-use std::io::Read;
+use std::io::{BufRead, BufReader, Read};
 use std::os::unix::process::ExitStatusExt;
 use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::mpsc;
 use std::thread::sleep;
 use std::time::{Duration, Instant};
 
@@ -24,7 +25,7 @@ fn ctrl_c_stops_the_solvers_and_the_report_is_still_written() {
         .stderr(Stdio::piped())
         .spawn()
         .expect("memsched starts");
-    let (status, out, err) = interrupt(child, "schedule");
+    let (status, out, err) = interrupt(child, "schedule", None);
     assert_eq!(
         status.signal(),
         Some(2),
@@ -55,24 +56,28 @@ fn ctrl_c_in_a_run_records_the_solves_in_flight_and_starts_no_more() {
     // Nested joins `exact` cannot prove: each solve runs to the limit.
     std::fs::write(
         &config,
-        "solvers = [\"exact\"]\ntime_limit = 2.0\n[graphs]\ngenerate = [\n  \
+        "solvers = [\"exact\"]\ntime_limit = 1.0\n[graphs]\ngenerate = [\n  \
          { spec = \"adversarial:target=xla-dfs\" },\n  \
          { spec = \"adversarial:target=xla-dfs,scale=6\" },\n  \
          { spec = \"adversarial:target=xla-dfs,scale=7\" },\n]\n",
     )
     .unwrap();
     let out_dir = dir.path().join("out");
-    let child = Command::new(env!("CARGO_BIN_EXE_memsched"))
-        .arg("run")
-        .arg(&config)
-        .arg("--out")
-        .arg(&out_dir)
-        .args(["-j", "1"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("memsched starts");
-    let (status, _, err) = interrupt(child, "run");
+    let run = || {
+        Command::new(env!("CARGO_BIN_EXE_memsched"))
+            .arg("run")
+            .arg(&config)
+            .arg("--out")
+            .arg(&out_dir)
+            .args(["-j", "1"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("memsched starts")
+    };
+    // Once the first of the six solves is recorded (a `program` baseline:
+    // at once), while `exact` runs to its limit.
+    let (status, _, err) = interrupt(run(), "run", Some("1/6 solves"));
     assert_eq!(
         status.signal(),
         Some(2),
@@ -89,12 +94,22 @@ fn ctrl_c_in_a_run_records_the_solves_in_flight_and_starts_no_more() {
         "{rows} rows\n{err}"
     );
     assert!(!out_dir.join("README.md").exists(), "no final pass");
+    // The same command runs the rest and the final pass.
+    let resumed = run().wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&resumed.stderr);
+    assert!(resumed.status.success(), "{err}");
+    assert!(
+        err.contains(&format!("({} run now, {rows} already done)", 6 - rows)),
+        "{err}"
+    );
+    assert!(out_dir.join("README.md").exists());
 }
 
-/// Sends `child` SIGINT once its handler is in place (and a little more,
-/// so that it is solving), and waits for it to end: its status, standard
-/// output and standard error.
-fn interrupt(mut child: Child, command: &str) -> (ExitStatus, String, String) {
+/// Sends `child` SIGINT once its handler is in place and, with `ready`,
+/// once a line of its standard error holds that text (without, a little
+/// later, so that it is solving); then waits for it to end: its status,
+/// standard output and standard error.
+fn interrupt(mut child: Child, command: &str, ready: Option<&str>) -> (ExitStatus, String, String) {
     // Until the handler is in place (SigCgt lists SIGINT, bit 2).
     let status_file = format!("/proc/{}/status", child.id());
     let waited = Instant::now();
@@ -105,7 +120,29 @@ fn interrupt(mut child: Child, command: &str) -> (ExitStatus, String, String) {
         );
         sleep(Duration::from_millis(20));
     }
-    sleep(Duration::from_millis(300));
+    // Standard error is read line by line on a thread, so that the test
+    // can wait for `ready` (and the pipe never fills).
+    let (lines, read) = mpsc::channel::<String>();
+    let stderr = child.stderr.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            let _ = lines.send(line);
+        }
+    });
+    let mut err = String::new();
+    match ready {
+        Some(wanted) => loop {
+            let line = read
+                .recv_timeout(Duration::from_secs(60))
+                .unwrap_or_else(|e| panic!("no `{wanted}` line ({e}):\n{err}"));
+            err.push_str(&line);
+            err.push('\n');
+            if line.contains(wanted) {
+                break;
+            }
+        },
+        None => sleep(Duration::from_millis(300)),
+    }
     let sent = Command::new("kill")
         .args(["-INT", &child.id().to_string()])
         .status()
@@ -122,18 +159,17 @@ fn interrupt(mut child: Child, command: &str) -> (ExitStatus, String, String) {
         }
         sleep(Duration::from_millis(50));
     };
-    let (mut out, mut err) = (String::new(), String::new());
+    reader.join().expect("the reader ends with the pipe");
+    for line in read.try_iter() {
+        err.push_str(&line);
+        err.push('\n');
+    }
+    let mut out = String::new();
     child
         .stdout
         .take()
         .unwrap()
         .read_to_string(&mut out)
-        .unwrap();
-    child
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut err)
         .unwrap();
     (status, out, err)
 }

@@ -41,7 +41,8 @@ use memsched::solvers::SolverError;
 /// Graphs are JSON files in the article's format: {"Nodes": [{"Id", "Op",
 /// "Size"?, "BufId"?}], "Edges": [[u, v], ...]}. ALLOC adds Size bytes, FREE
 /// releases its buffer, any other Op is compute. Edges are the only ordering
-/// constraints. Exit codes: 0 success, 2 invalid input, 1 anything else.
+/// constraints. Exit codes: 0 success, 2 invalid input, 1 anything else;
+/// `schedule` and `run` stopped by Ctrl-C end by the signal (status 130).
 #[derive(Debug, Parser)]
 #[command(name = "memsched", version, about, long_about, max_term_width = 100)]
 pub struct Cli {
@@ -110,7 +111,8 @@ pub fn exit_code(err: &anyhow::Error) -> u8 {
         e.is::<GraphError>()
             || e.is::<SolverError>()
             || e.is::<InvalidInput>()
-            || e.is::<memsched::corpus::stats::StatsError>()
+            || e.downcast_ref::<memsched::corpus::stats::StatsError>()
+                .is_some_and(|e| !matches!(e, memsched::corpus::stats::StatsError::Io { .. }))
     });
     if invalid {
         2

@@ -4,6 +4,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
+use memsched::experiment::results_dir::RUNS;
 use memsched::experiment::{self, Config, ExperimentError, Plan, RunOptions, Shard};
 use memsched::solvers;
 
@@ -104,6 +105,16 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
         e => e.into(),
     })?;
+    // After a stop, the same command would start over (--fresh) or
+    // discard the redone solver's new rows (--redo).
+    let resume = match (opts.fresh, opts.redo.is_empty()) {
+        (true, _) => "run the command again without --fresh to resume (with it, it starts over)",
+        (false, false) => {
+            "run the command again without --redo to resume (with it, the rows this run \
+             redid are discarded again)"
+        }
+        (false, true) => "run the same command to resume",
+    };
     match summary.stopped {
         None => note!(
             "{}: {} ({} run now, {} already done) in {:.1} s; results in {}",
@@ -116,24 +127,29 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         ),
         Some(_) if summary.ran == 0 => note!(
             "{}: stopped by Ctrl-C after {:.1} s, before any solve of this run ({} already \
-             done); run the same command to resume",
+             done); {resume}",
             config.name,
             start.elapsed().as_secs_f64(),
             summary.resumed
         ),
         Some(not_started) => note!(
             "{}: stopped by Ctrl-C after {:.1} s: {} of {} ({} run now, {} already done) are \
-             in {}; {} did not start, and the final pass (README, plots) did not run: run the \
-             same command to resume",
+             in {}; {} did not start, and the final pass (README, plots) did not run: {resume}",
             config.name,
             start.elapsed().as_secs_f64(),
             summary.ran + summary.resumed,
             super::count(summary.items, "solve"),
             summary.ran,
             summary.resumed,
-            summary.out.join("runs.csv").display(),
+            summary.out.join(RUNS).display(),
             not_started
         ),
+    }
+    if interrupt.happened() && summary.stopped.is_none() {
+        note!(
+            "Ctrl-C came after the last solve had started: every solve finished and the final \
+             pass was written"
+        );
     }
     for w in &summary.warnings {
         note!("warning: {w}");
@@ -143,7 +159,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             "warning: {} line(s) of {} were not rows (edited by hand?): they were dropped, \
              and any solve missing from the file ran again",
             summary.malformed,
-            summary.out.join("runs.csv").display()
+            summary.out.join(RUNS).display()
         );
     }
     for path in &summary.restored {

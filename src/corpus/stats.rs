@@ -128,16 +128,20 @@ fn check_lists_every_graph(dir: &Path, rows: &[Vec<(String, String)>]) -> Result
     }
 }
 
-/// The value of column `key` in a manifest row, as a table cell may hold
-/// it: a `|` would end the cell, so it is escaped.
-fn field(row: &[(String, String)], key: &str, path: &Path) -> Result<String, StatsError> {
+/// The value of column `key` in a manifest row.
+fn field<'a>(row: &'a [(String, String)], key: &str, path: &Path) -> Result<&'a str, StatsError> {
     row.iter()
         .find(|(k, _)| k == key)
-        .map(|(_, v)| v.replace('|', "\\|"))
+        .map(|(_, v)| v.as_str())
         .ok_or_else(|| StatsError::Manifest {
             path: path.join("manifest.csv").display().to_string(),
             message: format!("no `{key}` column"),
         })
+}
+
+/// `text` as a markdown table cell holds it: a `|` would end the cell.
+fn cell(text: &str) -> String {
+    text.replace('|', "\\|")
 }
 
 fn load(dir: &Path, file: &str) -> Result<GraphStats, StatsError> {
@@ -168,12 +172,13 @@ pub fn models_table(dir: &Path) -> Result<String, StatsError> {
          |---|---|---|---:|---|---|---|---|---:|---:|---:|---:|---|\n",
     );
     for row in manifest(dir)? {
-        let f = |k| field(&row, k, dir);
-        let file = f("file")?;
-        let st = load(dir, &file)?;
+        let f = |k| field(&row, k, dir).map(cell);
+        let file = field(&row, "file", dir)?;
+        let st = load(dir, file)?;
         let _ = writeln!(
             s,
-            "| {file} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | `{}` |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | `{}` |",
+            cell(file),
             f("model")?,
             f("mode")?,
             f("batch")?,
@@ -199,11 +204,11 @@ pub fn nas_table(dir: &Path) -> Result<String, StatsError> {
          |---|---|---:|---:|---:|---:|---:|---:|---|\n",
     );
     for row in manifest(dir)? {
-        let f = |k| field(&row, k, dir);
-        let file = f("file")?;
-        let st = load(dir, &file)?;
-        let spec = f("spec")?;
-        crate::corpus::gen::GenSpec::parse(&spec)
+        let f = |k| field(&row, k, dir).map(cell);
+        let file = field(&row, "file", dir)?;
+        let st = load(dir, file)?;
+        let spec = field(&row, "spec", dir)?;
+        crate::corpus::gen::GenSpec::parse(spec)
             .map_err(|e| e.to_string())
             .and_then(|parsed| parsed.check_names())
             .map_err(|e| StatsError::Manifest {
@@ -212,7 +217,9 @@ pub fn nas_table(dir: &Path) -> Result<String, StatsError> {
             })?;
         let _ = writeln!(
             s,
-            "| {file} | `{spec}` | {} | {} | {} | {} | {} | {} | `{}` |",
+            "| {} | `{}` | {} | {} | {} | {} | {} | {} | `{}` |",
+            cell(file),
+            cell(spec),
             f("seed")?,
             st.nodes,
             st.edges,
@@ -255,8 +262,9 @@ mod tests {
     #[test]
     fn a_bar_in_a_manifest_field_stays_in_its_cell() {
         let row = vec![("command".to_string(), "gen | head".to_string())];
-        let cell = field(&row, "command", Path::new("d")).unwrap();
-        assert_eq!(cell, r"gen \| head");
+        let value = field(&row, "command", Path::new("d")).unwrap();
+        assert_eq!(value, "gen | head", "the value as written (a path, say)");
+        assert_eq!(cell(value), r"gen \| head");
         assert!(field(&row, "file", Path::new("d")).is_err());
     }
 

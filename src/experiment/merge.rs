@@ -135,7 +135,14 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Finished, ExperimentError> 
                 d.display()
             )));
         }
-        let rows = rows::read_rows(&runs).map_err(|e| ExperimentError::io("read", &runs, e))?;
+        let (rows, bad_rows) =
+            rows::read_rows_counting(&runs).map_err(|e| ExperimentError::io("read", &runs, e))?;
+        if bad_rows > 0 {
+            damaged.push(format!(
+                "{bad_rows} line(s) of {} were not rows (edited by hand?): they are not merged",
+                runs.display()
+            ));
+        }
         let graphs: BTreeSet<&str> = rows.iter().map(|r| r.graph.as_str()).collect();
         fingerprints.add(d, fingerprint::read(d)?, &graphs)?;
         all.extend(rows);

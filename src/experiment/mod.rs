@@ -111,7 +111,17 @@ fn identical_graphs_warning(out: &Path, rows: &[rows::Row]) -> Option<String> {
         .collect();
     // Generated graphs are named `SPEC#SEED`; a group of files alone is a
     // file copied or exported twice, not a generator.
-    let generated = groups.iter().flatten().any(|name| name.contains('#'));
+    let generated = |names: &Vec<&str>| names.iter().any(|name| name.contains('#'));
+    let hint = match (groups.iter().any(generated), groups.iter().all(generated)) {
+        (true, true) => {
+            "a generator that ignores the seed, such as `darts`, `nasnet` or `fork-join` \
+             without jitter?"
+        }
+        (true, false) => {
+            "a generator that ignores the seed, or the same graph saved under two file names?"
+        }
+        (false, _) => "the same graph saved under two file names?",
+    };
     let groups: Vec<String> = groups
         .into_iter()
         .map(|names| match names.len() {
@@ -126,19 +136,13 @@ fn identical_graphs_warning(out: &Path, rows: &[rows::Row]) -> Option<String> {
     let more = groups.len().saturating_sub(shown.len());
     Some(format!(
         "{} group(s) of graphs are one graph under several names (the same content), so \
-         each counts more than once in the summaries: {}{} ({})",
+         each counts more than once in the summaries: {}{} ({hint})",
         groups.len(),
         shown.join("; "),
         if more > 0 {
             format!("; and {more} more")
         } else {
             String::new()
-        },
-        match generated {
-            true =>
-                "a generator that ignores the seed, such as `darts`, `nasnet` or \
-                     `fork-join` without jitter?",
-            false => "the same graph saved under two file names?",
         }
     ))
 }

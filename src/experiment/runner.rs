@@ -18,7 +18,7 @@ use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{mpsc, Arc, Mutex};
 
 use rayon::prelude::*;
 use serde::Serialize;
@@ -88,8 +88,8 @@ pub struct RunSummary {
     pub malformed: usize,
     /// What the final pass asks the user to know (see [`super::Finished`]).
     pub warnings: Vec<String>,
-    /// Set when [`RunOptions::stop`] was: the final pass did not run, and
-    /// this many solves did not start (the same command resumes them).
+    /// Set when [`RunOptions::stop`] held solves back: how many did not
+    /// start. The final pass did not run; a resume runs them and it.
     pub stopped: Option<usize>,
 }
 
@@ -257,7 +257,7 @@ fn run_with(
     // one is locked from before the rows are read.
     let refusal = "refusing to mix their rows: write to another directory (--out), or pass \
                    --fresh to discard its results";
-    let claim = claim(out, config, (!opts.fresh).then_some(refusal))?;
+    let claimed = claim(out, config, (!opts.fresh).then_some(refusal))?;
     let start = Start::read(&plan, config, opts)?;
     let pending = &start.pending;
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
@@ -275,12 +275,13 @@ fn run_with(
         fingerprint::read(out)?
     };
     let recorded = Recorded::from_rows(&start.existing, old_fingerprints);
-    let (loaded, lints) = check_graphs(&plan, &store, pending, &pool, &recorded)?;
-    if opts
-        .stop
-        .as_ref()
-        .is_some_and(|s| s.load(Ordering::Relaxed))
-    {
+    let stopping = || {
+        opts.stop
+            .as_ref()
+            .is_some_and(|s| s.load(Ordering::Relaxed))
+    };
+    let (loaded, lints) = check_graphs(&plan, &store, pending, &pool, &recorded, &stopping)?;
+    if stopping() {
         // Stopped while the graphs were checked: the directory is left as
         // it was.
         return Ok(RunSummary {
@@ -293,7 +294,7 @@ fn run_with(
             ..RunSummary::default()
         });
     }
-    let _lock = claim.create()?;
+    let _lock = claimed.create()?;
     let tetris = tetris_graph(config, &plan);
     let prepared = prepare_dir(config, opts, &start, recorded.fingerprints, loaded, tetris)?;
     let paths = RecordPaths::new(out);
@@ -323,10 +324,12 @@ fn run_with(
         not_started: AtomicUsize::new(0),
         in_flight: AtomicUsize::new(0),
     };
-    let running = AtomicBool::new(true);
     std::thread::scope(|scope| {
+        // Dropped when the solves end, however they end: the watcher returns.
+        let (done, ended) = mpsc::channel::<()>();
         if solving.stop.is_some() {
-            scope.spawn(|| announce_stop(&solving, &running, worst.limit));
+            let solving = &solving;
+            scope.spawn(move || announce_stop(solving, ended, worst.limit));
         }
         pool.install(|| {
             pending
@@ -334,9 +337,8 @@ fn run_with(
                 .with_max_len(1)
                 .for_each(|item| solving.solve(item))
         });
-        running.store(false, Ordering::Relaxed);
+        drop(done);
     });
-    let stopped = solving.stopping();
     let Solving {
         sink,
         bar,
@@ -357,6 +359,9 @@ fn run_with(
         config.save_orders && !pending.is_empty(),
     )?;
     let not_started = not_started.into_inner();
+    // A stop after the last solve started held nothing back: the final
+    // pass runs (the caller says the stop came late).
+    let stopped = not_started > 0;
     let mut summary = RunSummary {
         items: start.items.len(),
         resumed: start.items.len() - pending.len(),
@@ -609,6 +614,7 @@ struct Solving<'a> {
     stop: Option<Arc<AtomicBool>>,
     /// Items not started because of the stop flag.
     not_started: AtomicUsize,
+    /// Solves started and not yet recorded (for the stop's announcement).
     in_flight: AtomicUsize,
 }
 
@@ -626,11 +632,14 @@ impl Solving<'_> {
         if self.failed.load(Ordering::Relaxed) {
             return;
         }
+        // Counted before the stop is read, so that the count announced
+        // after a stop holds every solve that may still start.
+        self.in_flight.fetch_add(1, Ordering::Relaxed);
         if self.stopping() {
+            self.in_flight.fetch_sub(1, Ordering::Relaxed);
             self.not_started.fetch_add(1, Ordering::Relaxed);
             return;
         }
-        self.in_flight.fetch_add(1, Ordering::Relaxed);
         // A solver's panic is caught in solve_item; one here is memsched's
         // own (the workers' hook is silent): stop and say so.
         let handled = catch_panic(|| self.solve_and_record(item));
@@ -720,21 +729,21 @@ fn close_records(
 
 /// Says once, as soon as the stop flag is set while solves run, what
 /// happens now (no new solve starts; those in flight finish, each by the
-/// time limit) and how to end at once.
-fn announce_stop(solving: &Solving, running: &AtomicBool, limit: std::time::Duration) {
-    while running.load(Ordering::Relaxed) {
+/// time limit) and how to end at once. Returns when `ended` says the
+/// solves are over.
+fn announce_stop(solving: &Solving, ended: mpsc::Receiver<()>, limit: std::time::Duration) {
+    while let Err(mpsc::RecvTimeoutError::Timeout) =
+        ended.recv_timeout(std::time::Duration::from_millis(50))
+    {
         if solving.stopping() {
             let n = solving.in_flight.load(Ordering::Relaxed);
             solving.bar.println(&format!(
-                "Ctrl-C: no more solves start; waiting for the {} in flight (each ends by the \
-                 time limit, {}); Ctrl-C again to end now. Finished rows are kept, and the same \
-                 command resumes",
-                n,
+                "Ctrl-C: no more solves start; waiting for the {n} in flight (each ends by the \
+                 time limit, {}); Ctrl-C again to end now. Finished rows are kept",
                 super::progress::duration(limit)
             ));
             return;
         }
-        std::thread::sleep(std::time::Duration::from_millis(50));
     }
 }
 
@@ -830,7 +839,8 @@ fn shown_lints(mut lints: Vec<String>) -> Vec<String> {
 /// `runs.csv` were solved on (`recorded`). Small graphs with pending items
 /// are kept in `store` for the run (up to [`KEEP_ELEMENTS`] nodes plus
 /// edges in all, each graph counting [`KEEP_OVERHEAD`] more); the others are dropped and loaded again when their items
-/// run. Returns the fingerprints of the graphs loaded.
+/// run. Once `stopping` says so, the graphs left are not loaded. Returns
+/// the fingerprints of the graphs loaded.
 ///
 /// # Complexity
 /// One load and one fingerprint per graph with pending items or a
@@ -842,6 +852,7 @@ fn check_graphs(
     pending: &[Item],
     pool: &rayon::ThreadPool,
     recorded: &Recorded,
+    stopping: &(dyn Fn() -> bool + Sync),
 ) -> Result<(Fingerprints, Vec<String>), ExperimentError> {
     let kept = AtomicUsize::new(0);
     let to_solve: std::collections::BTreeSet<usize> = pending.iter().map(|it| it.graph).collect();
@@ -863,6 +874,9 @@ fn check_graphs(
             .par_iter()
             .with_max_len(1)
             .map(|&g| {
+                if stopping() {
+                    return (g, Err(Problem::Skipped));
+                }
                 // memsched's own code on a quiet worker: a panic here
                 // becomes the graph's problem, with its message.
                 let checked = catch_panic(|| {
@@ -909,6 +923,8 @@ fn check_graphs(
             }
             Err(Problem::Unreadable(e)) => failed.push((g, e)),
             Err(Problem::Changed(why)) => changed.push((g, why)),
+            // The caller sees the stop and writes nothing.
+            Err(Problem::Skipped) => {}
         }
     }
     if !failed.is_empty() {
@@ -936,6 +952,8 @@ enum Problem {
     Unreadable(String),
     /// It is not the graph of the same name in `runs.csv`.
     Changed(String),
+    /// Not checked: the run was stopped first.
+    Skipped,
 }
 
 /// The error listing `problems` (the first few) after `what`.

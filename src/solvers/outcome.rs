@@ -23,6 +23,9 @@ pub enum Status {
 }
 
 impl Status {
+    /// Every [`Status::label`], in the order of the variants.
+    pub const LABELS: [&'static str; 5] = ["optimal", "feasible", "timed_out", "failed", "invalid"];
+
     /// Short machine-readable label: `optimal`, `feasible`, `timed_out`, `failed`, `invalid`.
     pub fn label(&self) -> &'static str {
         match self {
@@ -319,6 +322,30 @@ fn inconsistency(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `LABELS` holds every variant's label, in order; a new variant
+    /// breaks the match below until it is added.
+    #[test]
+    fn labels_list_every_status() {
+        let all = [
+            Status::Optimal,
+            Status::Feasible,
+            Status::TimedOut,
+            Status::Failed(String::new()),
+            Status::Invalid(String::new()),
+        ];
+        for (i, status) in all.iter().enumerate() {
+            let index = match status {
+                Status::Optimal => 0,
+                Status::Feasible => 1,
+                Status::TimedOut => 2,
+                Status::Failed(_) => 3,
+                Status::Invalid(_) => 4,
+            };
+            assert_eq!(index, i);
+            assert_eq!(Status::LABELS[index], status.label());
+        }
+    }
 
     /// The gap is relative to the bound (it said how far the bound is
     /// below the peak, relative to the peak: 20% here instead of 25%).
