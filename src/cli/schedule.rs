@@ -393,9 +393,14 @@ fn check_out_path(path: &Path) -> Result<(), InvalidInput> {
             path.display()
         )));
     }
+    check_parent_dir("--out", path)
+}
+
+/// Refuses a `flag` file whose directory does not exist.
+fn check_parent_dir(flag: &str, path: &Path) -> Result<(), InvalidInput> {
     match path.parent() {
         Some(dir) if !dir.as_os_str().is_empty() && !dir.is_dir() => Err(InvalidInput(format!(
-            "--out {}: there is no directory {}",
+            "{flag} {}: there is no directory {}",
             path.display(),
             dir.display()
         ))),
@@ -424,14 +429,7 @@ fn check_plot_path(path: &Path, out: Option<&str>) -> Result<(), InvalidInput> {
             path.display()
         )));
     }
-    match path.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() && !dir.is_dir() => Err(InvalidInput(format!(
-            "--plot {}: there is no directory {}",
-            path.display(),
-            dir.display()
-        ))),
-        _ => Ok(()),
-    }
+    check_parent_dir("--plot", path)
 }
 
 /// Draws the memory profile of every valid report into `path`; warns and
