@@ -38,11 +38,18 @@ pub fn parse(text: &str) -> Result<ReadOrder, String> {
         .filter(|l| l.trim_start().starts_with('{'))
         .count();
     if objects > 1 {
+        // Lines of `orders.jsonl` name their graph; a report of `schedule`
+        // does not.
+        let pick = match text.contains("\"graph\"") {
+            true => {
+                "`grep '\"graph\":\"NAME\"' orders.jsonl | grep '\"solver\":\"exact\"' > o.json`"
+            }
+            false => "`grep '\"solver\":\"exact\"' report.json > o.json`",
+        };
         return Err(format!(
             "it holds {objects} JSON objects, one order per line (an experiment's \
              `orders.jsonl`, or `schedule --format json` with several solvers): keep the \
-             line to check, e.g. `grep '\"graph\":\"NAME\"' orders.jsonl | grep \
-             '\"solver\":\"exact\"' > o.json`"
+             line to check, e.g. {pick}"
         ));
     }
     if trimmed.starts_with('[') || trimmed.starts_with('{') {
@@ -158,5 +165,12 @@ mod tests {
         assert!(parse(graph).unwrap_err().contains("it is a graph file"));
         let lines = "{\"order\": [1]}\n{\"order\": [2]}\n";
         assert!(parse(lines).unwrap_err().contains("holds 2 JSON objects"));
+        // A report of `schedule` names no graph: the hint picks by solver.
+        let report = "{\"solver\":\"kahn\",\"order\":[0]}\n{\"solver\":\"exact\",\"order\":[0]}\n";
+        let hint = parse(report).unwrap_err();
+        assert!(
+            hint.contains("grep '\"solver\":\"exact\"' report.json"),
+            "{hint}"
+        );
     }
 }

@@ -346,7 +346,15 @@ fn parse_term(term: &str) -> Result<Term, RuleError> {
             return Err(syntax(term, message));
         }
         let feature = Feature::from_name(name).ok_or_else(|| {
-            if name.parse::<f64>().is_ok() {
+            if let Some(op) = name.chars().find(|c| matches!(c, '/' | '(' | ')' | '^')) {
+                syntax(
+                    term,
+                    format!(
+                        "`{op}` is not part of the language: a term is a feature or a sum of \
+                         weighted features (`0.5*unlocks`, not `unlocks/2`)"
+                    ),
+                )
+            } else if name.parse::<f64>().is_ok() {
                 syntax(
                     term,
                     format!("`{s}`: a number must multiply a feature (`{name}*delta`)"),
@@ -574,6 +582,8 @@ mod tests {
         assert!(e.contains("`NaN` is not a number"), "{e}");
         let e = parse("delta*2").unwrap_err().to_string();
         assert!(e.contains("write the weight first: `2*delta`"), "{e}");
+        let e = parse("2*delta-unlocks/2").unwrap_err().to_string();
+        assert!(e.contains("`/` is not part of the language"), "{e}");
     }
 
     /// A first term that fits f64 but not with `noisy:`'s noise on top is
