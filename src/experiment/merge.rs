@@ -31,7 +31,7 @@ use super::results_dir::{
 };
 use super::rows;
 use super::rows::never_ran;
-use super::{finish, ExperimentError, Finished};
+use super::{ExperimentError, Finished};
 
 /// Missing items listed by name in the warning.
 const MISSING_SHOWN: usize = 5;
@@ -213,7 +213,15 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Finished, ExperimentError> 
         let orders: Vec<_> = orders.into_values().collect();
         write_jsonl(&path, &orders).map_err(|e| ExperimentError::io("write", &path, e))?;
     }
-    let mut done = finish(out, &config)?;
+    // A merge that lacks items says so in its README, not only here.
+    let partial = (!warnings.is_empty()).then(|| {
+        format!(
+            "this merge is incomplete, so a graph's figures may lack the solvers of the \
+             missing items: {}",
+            warnings.join("; ")
+        )
+    });
+    let mut done = super::finish_with(out, &config, None, partial.as_deref())?;
     done.warnings
         .splice(0..0, warnings.into_iter().chain(replaced).chain(damaged));
     if config.save_orders && unsaved > 0 {
@@ -579,6 +587,15 @@ mod tests {
             };
             super::super::run(&c, &opts).unwrap();
         }
+        // A shard's README says it holds part of the experiment; the full
+        // run's does not.
+        let readme = |d: &Path| fs::read_to_string(d.join("README.md")).unwrap();
+        assert!(readme(&shard).contains("**Partial results**: this directory holds shard 0/2"));
+        assert!(!readme(&full).contains("Partial results"));
+        // So does a merge of that shard alone.
+        let alone = tmp.path().join("alone");
+        merge(std::slice::from_ref(&shard), &alone).unwrap();
+        assert!(readme(&alone).contains("**Partial results**: this merge is incomplete"));
         let before = fs::read(full.join(RUNS)).unwrap();
         let err = merge(std::slice::from_ref(&shard), &full)
             .unwrap_err()

@@ -151,15 +151,18 @@ fn identical_graphs_warning(out: &Path, rows: &[rows::Row]) -> Option<String> {
 /// of `runs.csv` and rewrites it sorted, then writes `graphs.csv`,
 /// `summary.csv`, the plots and `README.md`.
 pub fn finish(out: &Path, config: &Config) -> Result<Finished, ExperimentError> {
-    finish_with(out, config, None)
+    finish_with(out, config, None, None)
 }
 
 /// [`finish`], given the config's plan if the caller has it (so that it
-/// is not built again to learn the default Tetris graph).
+/// is not built again to learn the default Tetris graph), and, for the
+/// results of part of the experiment (a shard, an incomplete merge),
+/// `partial`: what they lack, said at the top of the README.
 fn finish_with(
     out: &Path,
     config: &Config,
     plan: Option<&Plan>,
+    partial: Option<&str>,
 ) -> Result<Finished, ExperimentError> {
     let runs = out.join(results_dir::RUNS);
     let rows = rows::read_rows(&runs).map_err(|e| ExperimentError::io("read", &runs, e))?;
@@ -219,7 +222,15 @@ fn finish_with(
             tetris.as_deref().unwrap_or_default()
         ));
     }
-    let readme = report::readme(config, &rows, &graph_summary, &summary, &order, &plots);
+    let readme = report::readme(
+        config,
+        &rows,
+        &graph_summary,
+        &summary,
+        &order,
+        &plots,
+        partial,
+    );
     let path = out.join("README.md");
     std::fs::write(&path, readme).map_err(|e| ExperimentError::io("write", &path, e))?;
     Ok(Finished {

@@ -275,7 +275,8 @@ fn plural(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
-/// The generated README.
+/// The generated README; `partial` (what the rows lack, for a shard or an
+/// incomplete merge) opens it.
 pub fn readme(
     config: &Config,
     rows: &[Row],
@@ -283,11 +284,15 @@ pub fn readme(
     summary: &[SolverSummary],
     solvers: &[String],
     plots: &[String],
+    partial: Option<&str>,
 ) -> String {
     let mut s = String::new();
     // A set: a scaling run has hundreds of thousands of graphs.
     let graphs: std::collections::HashSet<&str> = rows.iter().map(|r| r.graph.as_str()).collect();
     let _ = writeln!(s, "# Experiment `{}`\n", config.name);
+    if let Some(partial) = partial {
+        let _ = writeln!(s, "> **Partial results**: {partial}\n");
+    }
     if !config.description.is_empty() {
         let _ = writeln!(s, "{}\n", config.description.trim());
     }
@@ -634,11 +639,11 @@ mod tests {
         // The README lists each claim with its source, when one has a source.
         let solvers = ["seed-greedy".to_string()];
         let graphs = crate::experiment::graphs::summarize(&rows);
-        let text = readme(&config, &rows, &graphs, &[], &solvers, &[]);
+        let text = readme(&config, &rows, &graphs, &[], &solvers, &[], None);
         assert!(!text.contains("Claims (`[[claims]]`"), "{text}");
         let mut sourced = config.clone();
         sourced.claims[1].source = "the article, table 2".into();
-        let text = readme(&sourced, &rows, &graphs, &[], &solvers, &[]);
+        let text = readme(&sourced, &rows, &graphs, &[], &solvers, &[], None);
         assert!(
             text.contains("- `other`: 50.00%, from the article, table 2\n"),
             "{text}"
@@ -682,7 +687,7 @@ mod tests {
         let g = graphs::summarize(&all);
         let solvers = config.all_solvers();
         let summary = super::super::summary::summarize(&all, &solvers, &g);
-        let text = readme(&config, &all, &g, &summary, &solvers, &[]);
+        let text = readme(&config, &all, &g, &summary, &solvers, &[], None);
         assert!(
             text.contains(
                 "Of the 3 graphs, 1 is proven optimal (the best known peak meets a lower bound \

@@ -377,7 +377,16 @@ fn run_with(
     if stopped {
         return Ok(summary);
     }
-    let finished = super::finish_with(out, config, Some(&plan))?;
+    let partial = opts.shard.map(|s| {
+        format!(
+            "this directory holds shard {s} of the experiment, only the solves of that share: \
+             a graph's baseline, best known peak and lower bound come from the solvers of this \
+             shard (a graph whose `program` row is in another shard takes the next baseline, \
+             and its lower bound may be in another shard). Join the shards with `memsched \
+             merge` for the experiment's figures."
+        )
+    });
+    let finished = super::finish_with(out, config, Some(&plan), partial.as_deref())?;
     summary.warnings.extend(finished.warnings);
     if !config.save_orders && paths.orders.exists() && !pending.is_empty() {
         summary.warnings.push(format!(
