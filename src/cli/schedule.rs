@@ -246,6 +246,20 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     ctx.budget = budget;
     ctx.graph_name = super::saved_for::name_of(&args.graph);
     let progress = chosen.len() > 1 && std::io::stderr().is_terminal();
+    // A search with no limit may run for hours without a word: say how to
+    // stop it (on a terminal, where someone waits).
+    let searches: Vec<&str> = chosen
+        .iter()
+        .filter(|(_, s)| s.abilities().exact)
+        .map(|(shown, _)| &**shown)
+        .collect();
+    if time_limit.is_none() && !searches.is_empty() && std::io::stderr().is_terminal() {
+        note!(
+            "note: no --time-limit, so {} may search for a long time on a large graph; \
+             Ctrl-C stops it at its best so far and writes the report",
+            searches.join(", ")
+        );
+    }
     let solve_all = || -> Vec<Report> {
         chosen
             .iter()
