@@ -214,11 +214,24 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Finished, ExperimentError> 
         write_jsonl(&path, &orders).map_err(|e| ExperimentError::io("write", &path, e))?;
     }
     // A merge that lacks items says so in its README, not only here.
-    let partial = (!warnings.is_empty()).then(|| {
+    // (Only when the plan can be made here and some of its items have no
+    // row: a config whose graph files are elsewhere cannot say.)
+    let missing = Plan::new(&config)
+        .map(|plan| {
+            let items = plan.items.len();
+            let lacking = plan
+                .items
+                .iter()
+                .filter(|it| !seen.contains(&plan.key(it)))
+                .count();
+            (lacking, items)
+        })
+        .ok()
+        .filter(|&(lacking, _)| lacking > 0);
+    let partial = missing.map(|(lacking, items)| {
         format!(
-            "this merge is incomplete, so a graph's figures may lack the solvers of the \
-             missing items: {}",
-            warnings.join("; ")
+            "this merge lacks {lacking} of the experiment's {items} solves, so a graph's \
+             figures may lack those solvers' rows (merge the missing shards, or run them)"
         )
     });
     let mut done = super::finish_with(out, &config, None, partial.as_deref())?;
@@ -590,12 +603,24 @@ mod tests {
         // A shard's README says it holds part of the experiment; the full
         // run's does not.
         let readme = |d: &Path| fs::read_to_string(d.join("README.md")).unwrap();
-        assert!(readme(&shard).contains("**Partial results**: this directory holds shard 0/2"));
+        assert!(readme(&shard).contains("**Partial results**: this directory holds"));
         assert!(!readme(&full).contains("Partial results"));
         // So does a merge of that shard alone.
         let alone = tmp.path().join("alone");
         merge(std::slice::from_ref(&shard), &alone).unwrap();
-        assert!(readme(&alone).contains("**Partial results**: this merge is incomplete"));
+        assert!(readme(&alone).contains("**Partial results**: this merge lacks"));
+        // Both shards run into one directory complete it: no banner.
+        let both = tmp.path().join("both");
+        for k in ["0/2", "1/2"] {
+            let opts = super::super::RunOptions {
+                out: both.clone(),
+                quiet: true,
+                shard: Some(k.parse().unwrap()),
+                ..Default::default()
+            };
+            super::super::run(&c, &opts).unwrap();
+        }
+        assert!(!readme(&both).contains("Partial results"));
         let before = fs::read(full.join(RUNS)).unwrap();
         let err = merge(std::slice::from_ref(&shard), &full)
             .unwrap_err()

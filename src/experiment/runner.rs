@@ -377,13 +377,28 @@ fn run_with(
     if stopped {
         return Ok(summary);
     }
-    let partial = opts.shard.map(|s| {
+    // Rows of every item, whichever run wrote them (shards run into one
+    // directory complete it): a banner only when some are missing.
+    let have: BTreeSet<Key> = start
+        .existing
+        .iter()
+        .map(Row::key)
+        .chain(pending.iter().map(|it| plan.key(it)))
+        .collect();
+    let missing = plan
+        .items
+        .iter()
+        .filter(|it| !have.contains(&plan.key(it)))
+        .count();
+    let partial = (missing > 0).then(|| {
         format!(
-            "this directory holds shard {s} of the experiment, only the solves of that share: \
-             a graph's baseline, best known peak and lower bound come from the solvers of this \
-             shard (a graph whose `program` row is in another shard takes the next baseline, \
-             and its lower bound may be in another shard). Join the shards with `memsched \
-             merge` for the experiment's figures."
+            "this directory holds {} of the experiment's {} solves (a shard's): a graph's \
+             baseline, best known peak and lower bound come from these rows only (a graph \
+             whose `program` row is in another shard takes the next baseline, and its lower \
+             bound may be in another shard). Join the shards with `memsched merge` for the \
+             experiment's figures.",
+            plan.items.len() - missing,
+            plan.items.len()
         )
     });
     let finished = super::finish_with(out, config, Some(&plan), partial.as_deref())?;
