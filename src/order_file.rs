@@ -44,7 +44,7 @@ pub fn parse(text: &str) -> Result<ReadOrder, String> {
             true => {
                 "`grep '\"graph\":\"NAME\"' orders.jsonl | grep '\"solver\":\"exact\"' > o.json`"
             }
-            false => "`grep '\"solver\":\"exact\"' report.json > o.json`",
+            false => "`grep '\"solver\":\"exact\"' FILE > o.json`",
         };
         return Err(format!(
             "it holds {objects} JSON objects, one order per line (an experiment's \
@@ -168,9 +168,6 @@ mod tests {
         // A report of `schedule` names no graph: the hint picks by solver.
         let report = "{\"solver\":\"kahn\",\"order\":[0]}\n{\"solver\":\"exact\",\"order\":[0]}\n";
         let hint = parse(report).unwrap_err();
-        assert!(
-            hint.contains("grep '\"solver\":\"exact\"' report.json"),
-            "{hint}"
-        );
+        assert!(hint.contains("grep '\"solver\":\"exact\"' FILE"), "{hint}");
     }
 }

@@ -246,17 +246,23 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     ctx.budget = budget;
     ctx.graph_name = super::saved_for::name_of(&args.graph);
     let progress = chosen.len() > 1 && std::io::stderr().is_terminal();
-    // A search with no limit may run for hours without a word: say how to
-    // stop it (on a terminal, where someone waits).
+    // A search with no limit may run for hours without a word on a large
+    // graph: say how to stop it (on a terminal, where someone waits).
+    // `brute` refuses graphs past a dozen nodes.
     let searches: Vec<&str> = chosen
         .iter()
-        .filter(|(_, s)| s.abilities().exact)
+        .filter(|(_, s)| s.abilities().exact && s.name() != "brute")
         .map(|(shown, _)| &**shown)
         .collect();
-    if time_limit.is_none() && !searches.is_empty() && std::io::stderr().is_terminal() {
+    if time_limit.is_none()
+        && !searches.is_empty()
+        && graph.node_count() >= 100
+        && std::io::stderr().is_terminal()
+    {
         note!(
-            "note: no --time-limit, so {} may search for a long time on a large graph; \
-             Ctrl-C stops it at its best so far and writes the report",
+            "note: no --time-limit, so {} may search for a long time; Ctrl-C stops the \
+             running solver at its best so far (`ilp` after its current HiGHS call) and \
+             writes the report",
             searches.join(", ")
         );
     }

@@ -103,10 +103,13 @@ struct Steps<'a> {
 impl Draw for Steps<'_> {
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), String> {
         let (div, unit) = self.unit;
-        // Room above the highest line for the legend (about a sixteenth of
-        // the height a line, and one more for its frame), so that it never
-        // hides a peak.
-        let headroom = 1.0 + (self.lines.len() as f64 + 1.0) / 16.0;
+        // Room above the highest line for the legend (20 px a line and its
+        // frame, against the plot's height less caption, margins and axis
+        // labels), so that it hides no peak; at most three quarters of the
+        // height (past about 20 lines the legend may reach the lines).
+        let plot_px = (f64::from(root.dim_in_pixel().1) - 110.0).max(100.0);
+        let legend_px = 20.0 * self.lines.len() as f64 + 24.0;
+        let headroom = 1.0 / (1.0 - (legend_px / plot_px).min(0.75));
         let mut chart = ChartBuilder::on(root)
             .caption(&self.title, (FONT, 20))
             .margin(12)

@@ -350,8 +350,8 @@ fn parse_term(term: &str) -> Result<Term, RuleError> {
                 syntax(
                     term,
                     format!(
-                        "`{op}` is not part of the language: a term is a feature or a sum of \
-                         weighted features (`0.5*unlocks`, not `unlocks/2`)"
+                        "`{op}` is not part of the language, which has only weights, `*`, \
+                         `+` and `-` (`0.5*unlocks` for a half)"
                     ),
                 )
             } else if name.parse::<f64>().is_ok() {
@@ -584,6 +584,10 @@ mod tests {
         assert!(e.contains("write the weight first: `2*delta`"), "{e}");
         let e = parse("2*delta-unlocks/2").unwrap_err().to_string();
         assert!(e.contains("`/` is not part of the language"), "{e}");
+        for (rule, op) in [("delta^2", "^"), ("max(delta)", "(")] {
+            let e = parse(rule).unwrap_err().to_string();
+            assert!(e.contains(&format!("`{op}` is not part")), "{e}");
+        }
     }
 
     /// A first term that fits f64 but not with `noisy:`'s noise on top is
