@@ -377,30 +377,7 @@ fn run_with(
     if stopped {
         return Ok(summary);
     }
-    // Rows of every item, whichever run wrote them (shards run into one
-    // directory complete it): a banner only when some are missing.
-    let have: BTreeSet<Key> = start
-        .existing
-        .iter()
-        .map(Row::key)
-        .chain(pending.iter().map(|it| plan.key(it)))
-        .collect();
-    let missing = plan
-        .items
-        .iter()
-        .filter(|it| !have.contains(&plan.key(it)))
-        .count();
-    let partial = (missing > 0).then(|| {
-        format!(
-            "this directory holds {} of the experiment's {} solves (a shard's): a graph's \
-             baseline, best known peak and lower bound come from these rows only (a graph \
-             whose `program` row is in another shard takes the next baseline, and its lower \
-             bound may be in another shard). Join the shards with `memsched merge` for the \
-             experiment's figures.",
-            plan.items.len() - missing,
-            plan.items.len()
-        )
-    });
+    let partial = partial_note(&plan, &start);
     let finished = super::finish_with(out, config, Some(&plan), partial.as_deref())?;
     summary.warnings.extend(finished.warnings);
     if !config.save_orders && paths.orders.exists() && !pending.is_empty() {
@@ -420,6 +397,35 @@ fn run_with(
     // The final pass may have found more: a bound above a checked peak.
     summary.broken = summary.broken.max(finished.broken);
     Ok(summary)
+}
+
+/// The README's opening note when the directory, once the pending items
+/// are solved, still lacks rows of the plan (a shard's): `None` when every
+/// item has one, whichever runs wrote them (shards run into one directory
+/// complete it).
+fn partial_note(plan: &Plan, start: &Start) -> Option<String> {
+    let have: BTreeSet<Key> = start
+        .existing
+        .iter()
+        .map(Row::key)
+        .chain(start.pending.iter().map(|it| plan.key(it)))
+        .collect();
+    let missing = plan
+        .items
+        .iter()
+        .filter(|it| !have.contains(&plan.key(it)))
+        .count();
+    (missing > 0).then(|| {
+        format!(
+            "this directory holds {} of the experiment's {} solves (a shard's): a graph's \
+             baseline, best known peak and lower bound come from these rows only (a graph \
+             whose `program` row is in another shard takes the next baseline, and its lower \
+             bound may be in another shard). Join the shards with `memsched merge` for the \
+             experiment's figures.",
+            plan.items.len() - missing,
+            plan.items.len()
+        )
+    })
 }
 
 /// What a run starts from: this run's items, the rows of earlier runs it
