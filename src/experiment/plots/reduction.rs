@@ -160,11 +160,20 @@ impl Draw for Bars<'_> {
                 };
                 let mid = n - gi as f64 - 0.1 - 0.8 * (si as f64 + 0.5) / k as f64;
                 let (px, py) = chart.backend_coord(&(xmax, mid));
+                // Dark on a white box at the bar's cut end: readable on any
+                // bar colour and however thin the bar.
+                let text = format!("{v:.1}x");
+                let width = 7 * text.len() as i32 + 6;
+                root.draw(&Rectangle::new(
+                    [(px - 2 - width, py - 7), (px - 2, py + 7)],
+                    WHITE.mix(0.9).filled(),
+                ))
+                .map_err(err)?;
                 root.draw(&Text::new(
-                    format!("{v:.1}x"),
-                    (px - 4, py),
+                    text,
+                    (px - 5, py),
                     TextStyle::from((FONT, 12).into_font())
-                        .color(&WHITE)
+                        .color(&BLACK)
                         .pos(Pos::new(HPos::Right, VPos::Center)),
                 ))
                 .map_err(err)?;
