@@ -29,8 +29,7 @@ use super::results_dir::{
     claim, read_shards_file, remove_if_present, write_shards, ShardsFile, ALL_SHARDS, CONFIG,
     FINGERPRINTS, ORDERS, PROFILES, RUNS, SHARDS, SHARD_PLACEMENT,
 };
-use super::rows;
-use super::rows::never_ran;
+use super::rows::{self, never_ran, Key};
 use super::{ExperimentError, Finished};
 
 /// Missing items listed by name in the warning.
@@ -186,7 +185,8 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Finished, ExperimentError> 
         .flatten()
         .any(ShardsFile::placed_by_older_version);
     let shards: Vec<Option<Vec<String>>> = files.into_iter().map(|f| Some(f?.shards)).collect();
-    let warnings = completeness(&config, &seen, &shards, older);
+    let plan = Plan::new(&config);
+    let (warnings, missing) = completeness(&config, &plan, &seen, &shards, older);
     let _lock = claim.create()?;
     let path = out.join(CONFIG);
     crate::output::write_file(&path, |w| w.write_all(config.to_toml().as_bytes()))
@@ -216,25 +216,15 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Finished, ExperimentError> 
     // A merge that lacks items says so in its README, not only here.
     // (Only when the plan can be made here and some of its items have no
     // row: a config whose graph files are elsewhere cannot say.)
-    let missing = Plan::new(&config)
-        .map(|plan| {
-            let items = plan.items.len();
-            let lacking = plan
-                .items
-                .iter()
-                .filter(|it| !seen.contains(&plan.key(it)))
-                .count();
-            (lacking, items)
-        })
-        .ok()
-        .filter(|&(lacking, _)| lacking > 0);
-    let partial = missing.map(|(lacking, items)| {
+    let plan = plan.ok();
+    let partial = plan.as_ref().filter(|_| missing > 0).map(|plan| {
         format!(
-            "this merge lacks {lacking} of the experiment's {items} solves, so a graph's \
-             figures may lack those solvers' rows (merge the missing shards, or run them)"
+            "this merge lacks {missing} of the experiment's {} solves, so a graph's \
+             figures may lack those solvers' rows (merge the missing shards, or run them)",
+            plan.items.len()
         )
     });
-    let mut done = super::finish_with(out, &config, None, partial.as_deref())?;
+    let mut done = super::finish_with(out, &config, plan.as_ref(), partial.as_deref())?;
     done.warnings
         .splice(0..0, warnings.into_iter().chain(replaced).chain(damaged));
     if config.save_orders && unsaved > 0 {
@@ -384,16 +374,18 @@ fn config_differences(a: &Config, b: &Config) -> Vec<&'static str> {
 
 /// Warnings about items of the plan without a row: how many, which shards
 /// (from the inputs' `shards.toml`) are absent or incomplete, the first few
-/// items. `present` holds the merged rows' keys; `shards` each input's
-/// `shards.toml` (`None` without one); `older` says some input's shards
-/// were placed by an older version, so the items are not traced to the
-/// shards that lack them.
+/// items; and how many items lack a row (0 when `plan`, the config's, could
+/// not be made here). `present` holds the merged rows' keys; `shards` each
+/// input's `shards.toml` (`None` without one); `older` says some input's
+/// shards were placed by an older version, so the items are not traced to
+/// the shards that lack them.
 fn completeness(
     config: &Config,
-    present: &BTreeSet<(String, String, u64)>,
+    plan: &Result<Plan, String>,
+    present: &BTreeSet<Key>,
     shards: &[Option<Vec<String>>],
     older: bool,
-) -> Vec<String> {
+) -> (Vec<String>, usize) {
     // With every input a shard of one count N: N and the shards present.
     let sharded: Option<(usize, BTreeSet<usize>)> = (|| {
         let mut count = None;
@@ -416,7 +408,7 @@ fn completeness(
             .collect(),
         None => Vec::new(),
     };
-    let plan = match Plan::new(config) {
+    let plan = match plan {
         Ok(plan) => plan,
         Err(e) => {
             let mut w = vec![format!(
@@ -430,16 +422,12 @@ fn completeness(
                     config.name
                 ));
             }
-            return w;
+            return (w, 0);
         }
     };
-    let missing: Vec<_> = plan
-        .items
-        .iter()
-        .filter(|it| !present.contains(&plan.key(it)))
-        .collect();
+    let missing: Vec<_> = plan.items_without(present).collect();
     if missing.is_empty() {
-        return Vec::new();
+        return (Vec::new(), 0);
     }
     let mut msg = format!(
         "partial merge: the rows cover {} of the {} items of experiment `{}` ({} missing)",
@@ -495,7 +483,7 @@ fn completeness(
             ""
         }
     ));
-    vec![msg]
+    (vec![msg], missing.len())
 }
 
 #[cfg(test)]
@@ -544,7 +532,8 @@ mod tests {
     #[test]
     fn a_missing_shard_is_named() {
         let c = config(BASE);
-        let plan = Plan::new(&c).unwrap();
+        let made = Plan::new(&c);
+        let plan = made.as_ref().unwrap();
         // program and kahn on 3 graphs: 6 items, some in each shard.
         let present: BTreeSet<_> = plan
             .shard_items(Some("0/2".parse().unwrap()))
@@ -552,8 +541,9 @@ mod tests {
             .map(|it| plan.key(it))
             .collect();
         assert!((1..6).contains(&present.len()), "both shards hold items");
-        let w = completeness(&c, &present, &[Some(vec!["0/2".into()])], false);
+        let (w, missing) = completeness(&c, &made, &present, &[Some(vec!["0/2".into()])], false);
         assert_eq!(w.len(), 1);
+        assert_eq!(missing, 6 - present.len());
         let covered = format!("{} of the 6 items", present.len());
         assert!(
             w[0].contains(&covered) && w[0].contains("shard(s) 1/2"),
@@ -567,14 +557,16 @@ mod tests {
         // Both shards, one of them interrupted.
         let both = [Some(vec!["0/2".into()]), Some(vec!["1/2".into()])];
         let all: BTreeSet<_> = plan.items.iter().map(|it| plan.key(it)).collect();
-        assert!(completeness(&c, &all, &both, false).is_empty());
+        assert_eq!(completeness(&c, &made, &all, &both, false), (Vec::new(), 0));
         let lost = plan.shard_items(Some("0/2".parse().unwrap()))[1];
-        let w = completeness(
+        let (w, missing) = completeness(
             &c,
+            &made,
             &(&all - &BTreeSet::from([plan.key(&lost)])),
             &both,
             false,
         );
+        assert_eq!(missing, 1);
         assert!(
             w[0].contains("0/2 lacks 1") && !w[0].contains("not among"),
             "{}",

@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
 use super::config::{expand_glob, Config};
+use super::rows::Key;
 use crate::corpus::gen::GenSpec;
 use crate::rng::Rng;
 use crate::solvers;
@@ -326,12 +327,22 @@ impl Plan {
     }
 
     /// The (graph, solver, seed) key of an item, as in [`super::rows::Row::key`].
-    pub fn key(&self, item: &Item) -> (String, String, u64) {
+    pub fn key(&self, item: &Item) -> Key {
         (
             self.graphs[item.graph].name.clone(),
             self.solvers[item.solver].name.clone(),
             item.seed,
         )
+    }
+
+    /// The items whose key is not in `present` (the keys of some rows).
+    pub fn items_without<'a>(
+        &'a self,
+        present: &'a BTreeSet<Key>,
+    ) -> impl Iterator<Item = &'a Item> + 'a {
+        self.items
+            .iter()
+            .filter(move |it| !present.contains(&self.key(it)))
     }
 
     /// The index of the graph called `name`; a generated graph may also be

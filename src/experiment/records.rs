@@ -9,6 +9,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+use super::rows::Key;
 use super::ExperimentError;
 use crate::graph::{Graph, NodeIdx};
 use crate::schedule;
@@ -88,17 +89,17 @@ pub struct SavedOrder {
 /// A record of a `.jsonl` file beside `runs.csv`, keyed as rows are.
 pub trait Keyed {
     /// Graph, solver and seed.
-    fn key(&self) -> (String, String, u64);
+    fn key(&self) -> Key;
 }
 
 impl Keyed for Profile {
-    fn key(&self) -> (String, String, u64) {
+    fn key(&self) -> Key {
         (self.graph.clone(), self.solver.clone(), self.seed)
     }
 }
 
 impl Keyed for SavedOrder {
-    fn key(&self) -> (String, String, u64) {
+    fn key(&self) -> Key {
         (self.graph.clone(), self.solver.clone(), self.seed)
     }
 }

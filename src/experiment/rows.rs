@@ -16,6 +16,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::solvers::{wrong_bound_claim, wrong_bound_reason, Status};
 
+/// What tells rows (and items, profiles, saved orders) apart: graph,
+/// solver, seed.
+pub type Key = (String, String, u64);
+
 /// One solve: the schema of `runs.csv`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Row {
@@ -60,7 +64,7 @@ pub struct Row {
 
 impl Row {
     /// The resume key.
-    pub fn key(&self) -> (String, String, u64) {
+    pub fn key(&self) -> Key {
         (self.graph.clone(), self.solver.clone(), self.seed)
     }
 }

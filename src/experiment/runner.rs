@@ -37,7 +37,7 @@ use super::results_dir::{
     SHARDS, SHARD_PLACEMENT,
 };
 use super::resume::{check_same_settings, recorded_config_text, redo_solvers, Recorded};
-use super::rows::{self, never_ran, Row, CANNOT_LOAD};
+use super::rows::{self, never_ran, Key, Row, CANNOT_LOAD};
 use super::{one_line, ExperimentError};
 use crate::corpus::gen;
 use crate::graph::lint::lint;
@@ -63,6 +63,15 @@ pub struct RunOptions {
     /// Once set (by Ctrl-C, say), no more solves start: those in flight
     /// finish and are recorded, and the final pass is left to the resume.
     pub stop: Option<Arc<AtomicBool>>,
+}
+
+impl RunOptions {
+    /// True once [`RunOptions::stop`] is set.
+    fn stopping(&self) -> bool {
+        self.stop
+            .as_ref()
+            .is_some_and(|s| s.load(Ordering::Relaxed))
+    }
 }
 
 /// What a run did.
@@ -242,9 +251,6 @@ pub fn run(config: &Config, opts: &RunOptions) -> Result<RunSummary, ExperimentE
     run_with(config, opts, registry_build)
 }
 
-/// A row's key: graph, solver, seed.
-type Key = (String, String, u64);
-
 /// [`run`] with the solvers that `build` makes.
 fn run_with(
     config: &Config,
@@ -275,13 +281,9 @@ fn run_with(
         fingerprint::read(out)?
     };
     let recorded = Recorded::from_rows(&start.existing, old_fingerprints);
-    let stopping = || {
-        opts.stop
-            .as_ref()
-            .is_some_and(|s| s.load(Ordering::Relaxed))
-    };
+    let stopping = || opts.stopping();
     let (loaded, lints) = check_graphs(&plan, &store, pending, &pool, &recorded, &stopping)?;
-    if stopping() {
+    if opts.stopping() {
         // Stopped while the graphs were checked: the directory is left as
         // it was.
         return Ok(RunSummary {
@@ -313,21 +315,20 @@ fn run_with(
         tetris,
         save_orders: config.save_orders,
         build,
-        out,
+        opts,
         sink: Mutex::new(Sink::open(&paths, tetris.is_some(), config.save_orders)?),
         bar: Progress::new(pending.len(), opts.quiet, Some(worst)),
         // Solver bugs recorded by an earlier, interrupted run still count.
         broken: AtomicUsize::new(start.existing.iter().filter(|r| rows::is_broken(r)).count()),
         error: Mutex::new(None),
         failed: AtomicBool::new(false),
-        stop: opts.stop.clone(),
         not_started: AtomicUsize::new(0),
         in_flight: AtomicUsize::new(0),
     };
     std::thread::scope(|scope| {
         // Dropped when the solves end, however they end: the watcher returns.
         let (done, ended) = mpsc::channel::<()>();
-        if solving.stop.is_some() {
+        if opts.stop.is_some() {
             let solving = &solving;
             scope.spawn(move || announce_stop(solving, ended, worst.limit));
         }
@@ -410,11 +411,7 @@ fn partial_note(plan: &Plan, start: &Start) -> Option<String> {
         .map(Row::key)
         .chain(start.pending.iter().map(|it| plan.key(it)))
         .collect();
-    let missing = plan
-        .items
-        .iter()
-        .filter(|it| !have.contains(&plan.key(it)))
-        .count();
+    let missing = plan.items_without(&have).count();
     (missing > 0).then(|| {
         format!(
             "this directory holds {} of the experiment's {} solves (a shard's): a graph's \
@@ -630,7 +627,8 @@ struct Solving<'a> {
     tetris: Option<usize>,
     save_orders: bool,
     build: Build,
-    out: &'a Path,
+    /// Where rows go (`out`) and the stop flag.
+    opts: &'a RunOptions,
     sink: Mutex<Sink>,
     bar: Progress,
     /// Rows that show a solver bug.
@@ -641,7 +639,6 @@ struct Solving<'a> {
     /// Set with `error`: once a row cannot be written (a full disk, say),
     /// later solves would be lost too, so no more start.
     failed: AtomicBool,
-    stop: Option<Arc<AtomicBool>>,
     /// Items not started because of the stop flag.
     not_started: AtomicUsize,
     /// Solves started and not yet recorded (for the stop's announcement).
@@ -651,9 +648,7 @@ struct Solving<'a> {
 impl Solving<'_> {
     /// True once the stop flag is set.
     fn stopping(&self) -> bool {
-        self.stop
-            .as_ref()
-            .is_some_and(|s| s.load(Ordering::Relaxed))
+        self.opts.stopping()
     }
 
     /// Solves `item` and records what it left, unless the run is failing
@@ -707,7 +702,11 @@ impl Solving<'_> {
             .unwrap_or_else(|e| e.into_inner())
             .solved(&solved);
         if let Err((file, e)) = written {
-            self.fail(ExperimentError::io("append to", &self.out.join(file), e));
+            self.fail(ExperimentError::io(
+                "append to",
+                &self.opts.out.join(file),
+                e,
+            ));
         }
         self.bar.inc();
     }
@@ -804,7 +803,7 @@ fn damaged_record_warnings(profiles: (usize, bool), orders: (usize, bool)) -> Ve
 fn keep_orders_of_valid_rows(
     path: &Path,
     existing: &[Row],
-    ours: &std::collections::BTreeSet<(String, String, u64)>,
+    ours: &BTreeSet<Key>,
 ) -> Result<(usize, usize), ExperimentError> {
     let valid: std::collections::BTreeSet<_> =
         existing.iter().filter(|r| r.valid).map(Row::key).collect();
