@@ -639,7 +639,10 @@ fn to_text(g: &memsched::Graph, r: &Report, program_peak: Option<u64>) -> String
 
 #[cfg(test)]
 mod tests {
+    use super::*;
 
+    /// The latency warning's test: rules whose key reads `latency`, as the
+    /// parser reads it, and nothing else.
     #[test]
     fn latency_is_read_by_rules_naming_it_only() {
         assert!(reads_latency("rule:0.7*delta+0.3*latency,id"));
@@ -651,7 +654,6 @@ mod tests {
         assert!(!reads_latency("rule:delta,id"));
         assert!(!reads_latency("kahn"));
     }
-    use super::*;
 
     /// `--rule-mode moves` reads a name as the registry does: a space
     /// around the colon or the name still makes `rule:E` into `moves:E`,
