@@ -51,7 +51,7 @@ pub struct ExternalOrders {
     argument: String,
     source: Source,
     /// A JSON Lines file's lines (shared by every solver built on it).
-    lines: Option<Arc<ByGraph>>,
+    lines: Option<Arc<LinesFile>>,
     /// Some graph has several lines (of the chosen solver): they are told
     /// apart by seed, so an experiment runs this solver once per seed.
     seeded: bool,
@@ -90,15 +90,31 @@ fn canonical_argument(argument: &str) -> String {
 /// A JSON Lines file's lines by graph name.
 type ByGraph = HashMap<String, Vec<Line>>;
 
+/// A JSON Lines file as read: its lines by graph name, and the solvers its
+/// lines name (sorted, each once).
+#[derive(Debug)]
+struct LinesFile {
+    by_graph: ByGraph,
+    solvers: Vec<String>,
+}
+
 /// JSON Lines files read so far, by path: an experiment builds its solvers
 /// once per solve, and a file of many orders is read once per process.
-fn cached_lines(path: &Path) -> Result<Arc<ByGraph>, String> {
-    static CACHE: OnceLock<Mutex<HashMap<PathBuf, Arc<ByGraph>>>> = OnceLock::new();
+fn cached_lines(path: &Path) -> Result<Arc<LinesFile>, String> {
+    static CACHE: OnceLock<Mutex<HashMap<PathBuf, Arc<LinesFile>>>> = OnceLock::new();
     let cache = CACHE.get_or_init(Default::default);
     if let Some(found) = cache.lock().expect("no panic holds it").get(path) {
         return Ok(Arc::clone(found));
     }
-    let read = Arc::new(read_lines(path)?);
+    let by_graph = read_lines(path)?;
+    let mut solvers: Vec<String> = by_graph
+        .values()
+        .flatten()
+        .filter_map(|l| l.solver.clone())
+        .collect();
+    solvers.sort_unstable();
+    solvers.dedup();
+    let read = Arc::new(LinesFile { by_graph, solvers });
     cache
         .lock()
         .expect("no panic holds it")
@@ -158,7 +174,7 @@ impl ExternalOrders {
                 if let Some(wanted) = solver {
                     check_solver_named(&lines, path, wanted).map_err(bad)?;
                 }
-                let seeded = lines.values().any(|of_graph| {
+                let seeded = lines.by_graph.values().any(|of_graph| {
                     of_graph
                         .iter()
                         .filter(|l| solver.is_none() || l.solver == *solver)
@@ -210,7 +226,7 @@ impl ExternalOrders {
                 Ok((order.ids, file.display().to_string()))
             }
             Source::Lines { path, solver } => {
-                let by_graph = self.lines.as_deref().expect("read when built");
+                let by_graph = &self.lines.as_deref().expect("read when built").by_graph;
                 let lines: Vec<&Line> = by_graph
                     .get(name)
                     .into_iter()
@@ -272,17 +288,11 @@ fn read_text(path: &Path) -> Result<String, String> {
 
 /// Refuses a `#SOLVER` that no line of the file has (a misspelling would
 /// fail every solve), naming the solvers it has.
-fn check_solver_named(lines: &ByGraph, path: &Path, wanted: &str) -> Result<(), String> {
-    let mut solvers: Vec<&str> = lines
-        .values()
-        .flatten()
-        .filter_map(|l| l.solver.as_deref())
-        .collect();
-    if solvers.contains(&wanted) {
+fn check_solver_named(file: &LinesFile, path: &Path, wanted: &str) -> Result<(), String> {
+    let solvers = &file.solvers;
+    if solvers.iter().any(|s| s == wanted) {
         return Ok(());
     }
-    solvers.sort_unstable();
-    solvers.dedup();
     Err(match solvers.as_slice() {
         [] => format!(
             "no line of {} names a solver, so `#{wanted}` picks none: leave out the `#`",
