@@ -90,12 +90,28 @@ fn canonical_argument(argument: &str) -> String {
 /// A JSON Lines file's lines by graph name.
 type ByGraph = HashMap<String, Vec<Line>>;
 
-/// A JSON Lines file as read: its lines by graph name, and the solvers its
-/// lines name (sorted, each once).
+/// A JSON Lines file as read: its lines by graph name, the solvers its
+/// lines name (sorted, each once), and which of them have several lines
+/// for one graph.
 #[derive(Debug)]
 struct LinesFile {
     by_graph: ByGraph,
     solvers: Vec<String>,
+    /// Solvers with some graph of several lines (sorted, each once).
+    repeated_solvers: Vec<String>,
+    /// Some graph has several lines, whatever their solvers.
+    repeated: bool,
+}
+
+impl LinesFile {
+    /// Whether some graph has several lines of `solver` (of any solver
+    /// when `None`): then seeds tell them apart.
+    fn seeded(&self, solver: Option<&str>) -> bool {
+        match solver {
+            None => self.repeated,
+            Some(s) => self.repeated_solvers.iter().any(|r| r == s),
+        }
+    }
 }
 
 /// JSON Lines files read so far, by path: an experiment builds its solvers
@@ -114,7 +130,24 @@ fn cached_lines(path: &Path) -> Result<Arc<LinesFile>, String> {
         .collect();
     solvers.sort_unstable();
     solvers.dedup();
-    let read = Arc::new(LinesFile { by_graph, solvers });
+    let mut repeated = false;
+    let mut repeated_solvers = Vec::new();
+    for of_graph in by_graph.values().filter(|lines| lines.len() > 1) {
+        repeated = true;
+        let mut named: Vec<&String> = of_graph.iter().filter_map(|l| l.solver.as_ref()).collect();
+        named.sort_unstable();
+        for pair in named.windows(2).filter(|p| p[0] == p[1]) {
+            repeated_solvers.push(pair[0].clone());
+        }
+    }
+    repeated_solvers.sort_unstable();
+    repeated_solvers.dedup();
+    let read = Arc::new(LinesFile {
+        by_graph,
+        solvers,
+        repeated_solvers,
+        repeated,
+    });
     cache
         .lock()
         .expect("no panic holds it")
@@ -174,13 +207,7 @@ impl ExternalOrders {
                 if let Some(wanted) = solver {
                     check_solver_named(&lines, path, wanted).map_err(bad)?;
                 }
-                let seeded = lines.by_graph.values().any(|of_graph| {
-                    of_graph
-                        .iter()
-                        .filter(|l| solver.is_none() || l.solver == *solver)
-                        .count()
-                        > 1
-                });
+                let seeded = lines.seeded(solver.as_deref());
                 (Some(lines), seeded)
             }
         };
@@ -525,8 +552,9 @@ mod tests {
             "{reason}"
         );
         // Seeds tell `random`'s lines apart, so an experiment runs it per
-        // seed; `kahn` has one line per graph.
+        // seed; `kahn` has one line per graph; the whole file has three.
         assert!(random.abilities().seeded && !kahn.abilities().seeded);
+        assert!(all.abilities().seeded);
         // A solver no line has is refused when built, naming those it has.
         let Err(e) = ExternalOrders::new(&format!("{p}#ranodm")) else {
             panic!("a misspelled solver was accepted");
