@@ -466,23 +466,16 @@ fn completeness(
     }) {
         msg.push_str("; an unsharded input is incomplete (interrupted? run it again to finish)");
     }
-    let first: Vec<String> = missing
-        .iter()
-        .take(MISSING_SHOWN)
-        .map(|it| {
+    let first = super::first_few(
+        missing.iter(),
+        MISSING_SHOWN,
+        |it| {
             let (g, s, seed) = plan.key(it);
             format!("item {} (`{g}` / `{s}` / seed {seed})", it.id)
-        })
-        .collect();
-    msg.push_str(&format!(
-        "; first missing: {}{}",
-        first.join(", "),
-        if missing.len() > MISSING_SHOWN {
-            ", ..."
-        } else {
-            ""
-        }
-    ));
+        },
+        |_| "...".to_string(),
+    );
+    msg.push_str(&format!("; first missing: {}", first.join(", ")));
     (vec![msg], missing.len())
 }
 

@@ -377,14 +377,12 @@ pub fn canonical_name(name: &str) -> String {
 /// long list).
 fn unknown_graph(key: &str, name: &str, graphs: &[GraphEntry]) -> String {
     const SHOWN: usize = 12;
-    let mut known: Vec<String> = graphs
-        .iter()
-        .take(SHOWN)
-        .map(|g| format!("`{}`", g.name))
-        .collect();
-    if graphs.len() > SHOWN {
-        known.push(format!("... ({} more)", graphs.len() - SHOWN));
-    }
+    let known = super::first_few(
+        graphs.iter(),
+        SHOWN,
+        |g| format!("`{}`", g.name),
+        |more| format!("... ({more} more)"),
+    );
     format!(
         "`{key}` = `{name}` is not a graph of the experiment; its graphs: {}",
         known.join(", ")

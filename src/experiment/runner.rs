@@ -38,7 +38,7 @@ use super::results_dir::{
 };
 use super::resume::{check_same_settings, recorded_config_text, redo_solvers, Recorded};
 use super::rows::{self, never_ran, Key, Row, CANNOT_LOAD};
-use super::{one_line, ExperimentError};
+use super::{first_few, one_line, ExperimentError};
 use crate::corpus::gen;
 use crate::graph::lint::lint;
 use crate::graph::{seed, Graph};
@@ -849,16 +849,18 @@ const LINTS_SHOWN: usize = 5;
 
 /// The graph warnings ([`lint`]) a run lists: the first [`LINTS_SHOWN`],
 /// then how many more (`memsched validate` shows them all).
-fn shown_lints(mut lints: Vec<String>) -> Vec<String> {
-    if lints.len() > LINTS_SHOWN {
-        let more = lints.len() - LINTS_SHOWN;
-        lints.truncate(LINTS_SHOWN);
-        lints.push(format!(
-            "{more} more graph warnings like these: `memsched validate` on the graphs \
-             shows them all"
-        ));
-    }
-    lints
+fn shown_lints(lints: Vec<String>) -> Vec<String> {
+    first_few(
+        lints.into_iter(),
+        LINTS_SHOWN,
+        |lint| lint,
+        |more| {
+            format!(
+                "{more} more graph warnings like these: `memsched validate` on the graphs \
+                 shows them all"
+            )
+        },
+    )
 }
 
 /// Loads (or generates) every graph with pending items, and every graph
@@ -988,23 +990,25 @@ enum Problem {
 /// The error listing `problems` (the first few) after `what`.
 fn graph_error(plan: &Plan, what: &str, problems: &[(usize, String)]) -> ExperimentError {
     const SHOWN: usize = 10;
+    let lines = first_few(
+        problems.iter(),
+        SHOWN,
+        |(g, e)| {
+            let entry = &plan.graphs[*g];
+            let source = match &entry.source {
+                GraphSource::File(p) => format!("file `{}`", p.display()),
+                GraphSource::Generated { spec, seed } => {
+                    format!("generator spec `{spec}`, seed {seed}")
+                }
+            };
+            format!("graph `{}` ({source}): {}", entry.name, one_line(e))
+        },
+        |more| format!("... and {more} more"),
+    );
     let mut msg = format!("{} {what}", problems.len());
-    for (g, e) in problems.iter().take(SHOWN) {
-        let entry = &plan.graphs[*g];
-        let source = match &entry.source {
-            GraphSource::File(p) => format!("file `{}`", p.display()),
-            GraphSource::Generated { spec, seed } => {
-                format!("generator spec `{spec}`, seed {seed}")
-            }
-        };
-        msg.push_str(&format!(
-            "\n  graph `{}` ({source}): {}",
-            entry.name,
-            one_line(e)
-        ));
-    }
-    if problems.len() > SHOWN {
-        msg.push_str(&format!("\n  ... and {} more", problems.len() - SHOWN));
+    for line in lines {
+        msg.push_str("\n  ");
+        msg.push_str(&line);
     }
     ExperimentError::Config(msg)
 }
