@@ -191,7 +191,7 @@ fn cli_checks_help_states_the_limits_and_the_budget_applies() {
         tight["note"]
             .as_str()
             .unwrap()
-            .contains("dp stopped at the memory budget"),
+            .contains("dp stopped by the memory budget"),
         "{tight}"
     );
     assert_eq!(tight["counters"]["expanded"], 0, "{tight}");

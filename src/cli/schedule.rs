@@ -14,7 +14,7 @@ use memsched::experiment::plots::{tetris, IMAGE_EXTENSIONS};
 use memsched::experiment::records::Profile;
 use memsched::graph::NodeIdx;
 use memsched::solvers::{
-    self, rule, Budget, ProgramOrder, Report, Scheduler, SolveContext, Status,
+    self, rule, Budget, ProgramOrder, Report, Scheduler, SolveContext, Status, Stop,
 };
 use memsched::Graph;
 
@@ -241,7 +241,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     let interrupt = super::interrupt::Interrupt::install();
     let mut ctx = SolveContext::new(seed, time_limit);
-    ctx.stop = Some(interrupt.flag());
+    ctx.stop = Some(Stop {
+        flag: interrupt.flag(),
+        cause: "Ctrl-C",
+    });
     ctx.restarts = restarts.unwrap_or(1);
     ctx.budget = budget;
     ctx.graph_name = super::saved_for::name_of(&args.graph);
@@ -279,11 +282,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 }
                 let mut report = solvers::run(solver.as_ref(), &graph, &ctx);
                 if interrupt.happened() {
-                    // The stop flag reads as the deadline inside solvers.
+                    // A solver whose note names its end names Ctrl-C
+                    // (`limit_cause`); the others are marked here.
                     report.note = Some(match report.note.take() {
-                        Some(n) if n.contains("the time limit") => n
-                            .replace("at the time limit", "by Ctrl-C")
-                            .replace("the time limit", "Ctrl-C"),
+                        Some(n) if n.contains("Ctrl-C") => n,
                         Some(n) => format!("interrupted (Ctrl-C); {n}"),
                         None => "interrupted (Ctrl-C)".into(),
                     });

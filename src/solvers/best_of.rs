@@ -195,7 +195,8 @@ impl Scheduler for BestOf {
         let mut note = format!("best: {}", self.members[i].name());
         if stopped > 0 {
             let n = answers.len();
-            note += &format!(" ({stopped} of {n} members stopped by the time limit)");
+            let cause = ctx.limit_cause();
+            note += &format!(" ({stopped} of {n} members stopped by {cause})");
         }
         best.with_note(note)
     }

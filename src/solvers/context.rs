@@ -42,10 +42,18 @@ pub struct SolveContext {
     /// The graph's name, when it has one (an experiment item's, or a graph
     /// file's stem): what `orders:` looks a schedule up by.
     pub graph_name: Option<String>,
-    /// Once set, the deadline counts as passed: every solver sharing the
-    /// flag returns its best so far, as at its time limit. `memsched
+    /// Once its flag is set, the deadline counts as passed: every solver
+    /// sharing it returns its best so far, as at its time limit. `memsched
     /// schedule` sets it on the first Ctrl-C.
-    pub stop: Option<Arc<AtomicBool>>,
+    pub stop: Option<Stop>,
+}
+
+/// A flag that ends solves early, and its name for their notes.
+#[derive(Debug, Clone)]
+pub struct Stop {
+    pub flag: Arc<AtomicBool>,
+    /// What set it, as a note names it (`Ctrl-C`).
+    pub cause: &'static str,
 }
 
 impl SolveContext {
@@ -77,7 +85,17 @@ impl SolveContext {
     pub fn stopped(&self) -> bool {
         self.stop
             .as_ref()
-            .is_some_and(|f| f.load(Ordering::Relaxed))
+            .is_some_and(|s| s.flag.load(Ordering::Relaxed))
+    }
+
+    /// What a solve that found [`expired`](SolveContext::expired) true
+    /// names as its end in a note: the stop's cause once it is set, else
+    /// `the time limit`.
+    pub fn limit_cause(&self) -> &'static str {
+        match &self.stop {
+            Some(stop) if self.stopped() => stop.cause,
+            _ => "the time limit",
+        }
     }
 
     /// Time left before the deadline (`None` if unlimited; zero once
@@ -140,14 +158,19 @@ mod tests {
     fn a_set_stop_flag_counts_as_the_deadline() {
         let flag = Arc::new(AtomicBool::new(false));
         let ctx = SolveContext {
-            stop: Some(flag.clone()),
+            stop: Some(Stop {
+                flag: flag.clone(),
+                cause: "Ctrl-C",
+            }),
             ..SolveContext::new(0, None)
         };
         let child = ctx.with_seed(7).started();
         assert!(!child.expired() && child.remaining().is_none());
+        assert_eq!(child.limit_cause(), "the time limit");
         flag.store(true, Ordering::Relaxed);
         assert!(child.expired());
         assert_eq!(child.remaining(), Some(Duration::ZERO));
+        assert_eq!(child.limit_cause(), "Ctrl-C");
         let mut ticker = DeadlineTicker::new(1);
         assert!(ticker.expired(&child));
     }

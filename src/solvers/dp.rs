@@ -82,7 +82,7 @@ impl Scheduler for Dp {
             } else if table.bytes() + states as u64 * 24 > ctx.budget.max_memory_bytes {
                 Some("the memory budget")
             } else if ticker.expired(ctx) {
-                Some("the time limit")
+                Some(ctx.limit_cause())
             } else {
                 None
             }
@@ -166,12 +166,12 @@ fn stopped_at(g: &Graph, ctx: &SolveContext, why: &str, layer: i64) -> Outcome {
     if peak == Some(lb) {
         // The fallback meets the bound: proven after all.
         Outcome::optimal(order, lb).with_note(format!(
-            "dp stopped at {why}; the {which} meets the lower bound"
+            "dp stopped by {why}; the {which} meets the lower bound"
         ))
     } else {
         Outcome::feasible(order)
             .with_lower_bound(Some(lb))
-            .with_note(format!("dp stopped at {why}; order is the {which}"))
+            .with_note(format!("dp stopped by {why}; order is the {which}"))
     }
 }
 

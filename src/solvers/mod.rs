@@ -40,7 +40,7 @@ pub use anneal::Anneal;
 pub use best_heuristic::best_heuristic;
 pub use best_of::BestOf;
 pub use brute::{Brute, BRUTE_MAX_NODES};
-pub use context::{Budget, DeadlineTicker, SolveContext};
+pub use context::{Budget, DeadlineTicker, SolveContext, Stop};
 pub use dp::Dp;
 pub use exact::{Exact, MoveGreedy};
 pub use external::ExternalOrders;

@@ -508,9 +508,10 @@ impl Exact {
                     g.node_count()
                 )
             } else {
-                "stopped at the time limit while preparing the search (bitsets, cut points, \
-                 bounds)"
-                    .to_string()
+                format!(
+                    "stopped by {} while preparing the search (bitsets, cut points, bounds)",
+                    ctx.limit_cause()
+                )
             };
             return known(prep.global, format!("{why}; upper bound from {from}"));
         };
@@ -564,13 +565,13 @@ impl Exact {
                 let stop = if work.states >= ctx.budget.max_states {
                     "the state budget"
                 } else if ctx.expired() {
-                    "the time limit"
+                    ctx.limit_cause()
                 } else {
                     "the memory budget"
                 };
                 known(
                     proven(key),
-                    format!("stopped at {stop}; best order from {from}"),
+                    format!("stopped by {stop}; best order from {from}"),
                 )
             }
         };

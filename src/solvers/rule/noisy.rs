@@ -110,8 +110,9 @@ pub(super) fn best_of_runs(
         Some((i, order)) => {
             let note = if done < k {
                 format!(
-                    "best: restart {i} (numbered from 0); {done} of {k} restarts finished (the \
-                     time limit stopped the rest)"
+                    "best: restart {i} (numbered from 0); {done} of {k} restarts finished ({} \
+                     stopped the rest)",
+                    ctx.limit_cause()
                 )
             } else {
                 format!("best: restart {i} of 0..{k}")
