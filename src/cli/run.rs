@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use memsched::experiment::results_dir::RUNS;
+use memsched::experiment::results_dir::{REJECTED, RUNS};
 use memsched::experiment::{self, Config, ExperimentError, Plan, RunOptions, Shard};
 use memsched::solvers;
 
@@ -156,10 +156,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     if summary.malformed > 0 {
         note!(
-            "warning: {} line(s) of {} were not rows (edited by hand?): they were dropped, \
-             and any solve missing from the file ran again",
+            "warning: {} line(s) of {} were not rows (edited by hand?): they were moved to \
+             {}, and any solve missing from the file ran again",
             summary.malformed,
-            summary.out.join(RUNS).display()
+            summary.out.join(RUNS).display(),
+            summary.out.join(REJECTED).display()
         );
     }
     for path in &summary.restored {

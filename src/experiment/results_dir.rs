@@ -16,6 +16,8 @@ use super::{one_line, ExperimentError};
 
 /// One row per solve (graph x solver x seed), appended as solves end.
 pub const RUNS: &str = "runs.csv";
+/// Where a run keeps the lines of `runs.csv` that were not rows.
+pub const REJECTED: &str = "runs.rejected.csv";
 /// The config the rows were solved under (the resume check reads it).
 pub const CONFIG: &str = "config.toml";
 /// Memory profiles of the Tetris graph's solves, one JSON line each.

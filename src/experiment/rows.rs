@@ -33,7 +33,9 @@ pub struct Row {
     pub seed: u64,
     /// `optimal`, `feasible`, `timed_out`, `failed`, `invalid`.
     pub status: String,
-    /// The order passed the independent checker.
+    /// The order passed the independent checker. Read in any case (`TRUE`,
+    /// as a spreadsheet saves it).
+    #[serde(deserialize_with = "bool_any_case")]
     pub valid: bool,
     /// The checker's peak (empty unless valid).
     pub peak_bytes: Option<u64>,
@@ -60,6 +62,18 @@ pub struct Row {
     /// Absent from files of older versions (read as empty).
     #[serde(default)]
     pub note: String,
+}
+
+/// `true` or `false` in any case.
+fn bool_any_case<'de, D: serde::Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
+    let text = String::deserialize(d)?;
+    match text.to_ascii_lowercase().as_str() {
+        "true" => Ok(true),
+        "false" => Ok(false),
+        _ => Err(serde::de::Error::custom(format!(
+            "`{text}` is not true or false"
+        ))),
+    }
 }
 
 impl Row {
@@ -117,15 +131,31 @@ pub fn to_line(row: &Row) -> Vec<u8> {
 /// Reads `runs.csv`: a trailing partial line (a killed write) and rows that
 /// do not parse are dropped, and a key seen twice keeps its first row.
 pub fn read_rows(path: &Path) -> io::Result<Vec<Row>> {
-    read_rows_counting(path).map(|(rows, _)| rows)
+    read_rows_checked(path).map(|read| read.rows)
 }
 
 /// [`read_rows`], and how many complete lines were not rows (edited or
 /// damaged by hand: the run drops them and solves their items again).
 pub fn read_rows_counting(path: &Path) -> io::Result<(Vec<Row>, usize)> {
+    read_rows_checked(path).map(|read| (read.rows, read.rejected.len()))
+}
+
+/// What [`read_rows_checked`] found in a `runs.csv`.
+#[derive(Debug, Default)]
+pub struct ReadRows {
+    /// The rows, each key once (its first row).
+    pub rows: Vec<Row>,
+    /// Complete lines that were not rows, each written back as a CSV line.
+    pub rejected: Vec<Vec<u8>>,
+    /// The first rejected line: its line number in the file and why.
+    pub first_problem: Option<(u64, String)>,
+}
+
+/// Reads `runs.csv` as [`read_rows`] does, keeping the lines it drops.
+pub fn read_rows_checked(path: &Path) -> io::Result<ReadRows> {
     let bytes = match fs::read(path) {
         Ok(b) => b,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok((Vec::new(), 0)),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(ReadRows::default()),
         Err(e) => return Err(e),
     };
     // Bytes, not text: a write cut inside a character is dropped with its line.
@@ -136,23 +166,70 @@ pub fn read_rows_counting(path: &Path) -> io::Result<(Vec<Row>, usize)> {
     let mut reader = csv::ReaderBuilder::new()
         .flexible(true)
         .from_reader(complete);
+    let headers = reader.byte_headers()?.clone();
+    let has_header = headers.iter().any(|h| h == b"graph");
     let mut seen = BTreeSet::new();
-    let mut rows = Vec::new();
-    let mut malformed = 0;
-    for row in reader.deserialize::<Row>() {
-        match row {
+    let mut read = ReadRows::default();
+    for record in reader.byte_records() {
+        let record = match record {
+            Ok(record) => record,
+            Err(e) => {
+                let line = e.position().map_or(0, |p| p.line());
+                read.first_problem.get_or_insert((line, e.to_string()));
+                read.rejected.push(Vec::new());
+                continue;
+            }
+        };
+        let problem = match record.deserialize::<Row>(Some(&headers)) {
             // A status no solve writes (`feasibl`, edited by hand) would
             // count as done and fall out of every summary.
-            Ok(row) if !Status::LABELS.contains(&row.status.as_str()) => malformed += 1,
+            Ok(row) if !Status::LABELS.contains(&row.status.as_str()) => {
+                format!("unknown status `{}`", row.status)
+            }
             Ok(row) => {
                 if seen.insert(row.key()) {
-                    rows.push(row);
+                    read.rows.push(row);
                 }
+                continue;
             }
-            Err(_) => malformed += 1,
-        }
+            Err(e) => e.to_string(),
+        };
+        let line = record.position().map_or(0, |p| p.line());
+        read.first_problem.get_or_insert((line, problem));
+        read.rejected.push(csv_line(&record));
     }
-    Ok((rows, malformed))
+    if !has_header && !read.rejected.is_empty() {
+        // The reader took the first line for the header: it is lost too.
+        read.rejected.insert(0, csv_line(&headers));
+        read.first_problem = Some((1, "the first line is not the header of runs.csv".into()));
+    }
+    Ok(read)
+}
+
+/// `record` as one CSV line.
+fn csv_line(record: &csv::ByteRecord) -> Vec<u8> {
+    let mut w = csv::WriterBuilder::new()
+        .flexible(true)
+        .from_writer(Vec::new());
+    w.write_byte_record(record).expect("in-memory write");
+    w.into_inner().expect("in-memory write")
+}
+
+/// Appends `lines` (CSV lines; empty ones skipped) to `path`, after the
+/// header when the file is new.
+pub fn append_lines(path: &Path, lines: &[Vec<u8>]) -> io::Result<()> {
+    let new = !path.exists();
+    let mut f = fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)?;
+    if new {
+        f.write_all(header().as_bytes())?;
+    }
+    for line in lines.iter().filter(|l| !l.is_empty()) {
+        f.write_all(line)?;
+    }
+    f.sync_data()
 }
 
 /// Writes `rows` (header first) to `path` through a temporary file and a rename.

@@ -33,8 +33,8 @@ use super::records::{
 };
 use super::results_dir::{
     check_shard_placement, claim, final_pass_files, read_shards_file, remove_if_present,
-    restore_if_replaced, write_shards, ShardsFile, ALL_SHARDS, CONFIG, ORDERS, PROFILES, RUNS,
-    SHARDS, SHARD_PLACEMENT,
+    restore_if_replaced, write_shards, ShardsFile, ALL_SHARDS, CONFIG, ORDERS, PROFILES, REJECTED,
+    RUNS, SHARDS, SHARD_PLACEMENT,
 };
 use super::resume::{check_same_settings, recorded_config_text, redo_solvers, Recorded};
 use super::rows::{self, never_ran, Key, Row, CANNOT_LOAD};
@@ -93,7 +93,7 @@ pub struct RunSummary {
     /// the run's own open file.
     pub restored: Vec<PathBuf>,
     /// Complete lines of `runs.csv` that were not rows when the run
-    /// started: dropped, and their items solved again.
+    /// started: moved to [`REJECTED`], and their items solved again.
     pub malformed: usize,
     /// What the final pass asks the user to know (see [`super::Finished`]).
     pub warnings: Vec<String>,
@@ -290,7 +290,6 @@ fn run_with(
             items: start.items.len(),
             resumed: start.items.len() - pending.len(),
             out: out.clone(),
-            malformed: start.malformed,
             warnings: shown_lints(lints),
             stopped: Some(pending.len()),
             ..RunSummary::default()
@@ -370,7 +369,7 @@ fn run_with(
         broken: broken.into_inner(),
         out: out.clone(),
         restored,
-        malformed: start.malformed,
+        malformed: start.rejected.len(),
         warnings: shown_lints(lints),
         stopped: stopped.then_some(not_started),
     };
@@ -434,8 +433,8 @@ struct Start {
     ours: BTreeSet<Key>,
     /// Rows of earlier runs that stay, with item ids of this plan.
     existing: Vec<Row>,
-    /// Complete lines of `runs.csv` that were not rows.
-    malformed: usize,
+    /// Complete lines of `runs.csv` that were not rows, as CSV lines.
+    rejected: Vec<Vec<u8>>,
     /// Keys of the rows `--redo` discards.
     redone: BTreeSet<Key>,
     /// `shards.toml` as it was.
@@ -451,12 +450,18 @@ impl Start {
     fn read(plan: &Plan, config: &Config, opts: &RunOptions) -> Result<Start, ExperimentError> {
         let out = &opts.out;
         let runs_path = out.join(RUNS);
-        let (mut existing, malformed) = if opts.fresh {
-            (Vec::new(), 0)
+        let read = if opts.fresh {
+            rows::ReadRows::default()
         } else {
-            rows::read_rows_counting(&runs_path)
+            rows::read_rows_checked(&runs_path)
                 .map_err(|e| ExperimentError::io("read", &runs_path, e))?
         };
+        refuse_mostly_rejected(&runs_path, &read)?;
+        let rows::ReadRows {
+            rows: mut existing,
+            rejected,
+            ..
+        } = read;
         let items = plan.shard_items(opts.shard);
         // An item of this run whose graph could not be loaded mid-run (a
         // file edited or briefly unreadable) runs again: its graph is
@@ -464,11 +469,19 @@ impl Start {
         // dropped graph's) are kept.
         let ours: BTreeSet<Key> = items.iter().map(|it| plan.key(it)).collect();
         existing.retain(|r| !(never_ran(r) && ours.contains(&r.key())));
+        // Rows from an earlier version of the config take their item id
+        // in this plan.
+        let ids: std::collections::BTreeMap<_, _> =
+            plan.items.iter().map(|it| (plan.key(it), it.id)).collect();
+        // `--redo` discards the solver's rows of this run's items and of
+        // items no longer in the plan (those would mix rows from before a
+        // fix with rows after it), not another shard's.
         let redo = redo_solvers(plan, &opts.redo)?;
         let redone: BTreeSet<Key> = existing
             .iter()
-            .filter(|r| redo.contains(r.solver.as_str()) && ours.contains(&r.key()))
+            .filter(|r| redo.contains(r.solver.as_str()))
             .map(Row::key)
+            .filter(|key| ours.contains(key) || !ids.contains_key(key))
             .collect();
         existing.retain(|r| !redone.contains(&r.key()));
         if !existing.is_empty() {
@@ -483,10 +496,6 @@ impl Start {
         if !existing.is_empty() {
             check_shard_placement(out, opts.shard, shards_file.as_ref())?;
         }
-        // Rows from an earlier version of the config take their item id
-        // in this plan.
-        let ids: std::collections::BTreeMap<_, _> =
-            plan.items.iter().map(|it| (plan.key(it), it.id)).collect();
         for r in &mut existing {
             if let Some(&id) = ids.get(&r.key()) {
                 r.item = id;
@@ -502,12 +511,31 @@ impl Start {
             items,
             ours,
             existing,
-            malformed,
+            rejected,
             redone,
             shards_file,
             pending,
         })
     }
+}
+
+/// Refuses a `runs.csv` at least half of whose lines are not rows (its
+/// header lost, or the file saved by a spreadsheet): the run would drop
+/// them all and solve their items again.
+fn refuse_mostly_rejected(path: &Path, read: &rows::ReadRows) -> Result<(), ExperimentError> {
+    let bad = read.rejected.len();
+    if bad == 0 || bad < read.rows.len() {
+        return Ok(());
+    }
+    let (line, why) = read.first_problem.clone().unwrap_or_default();
+    Err(ExperimentError::Config(format!(
+        "{}: {bad} of its {} lines are not rows (line {line}: {why}); resuming would \
+         drop them and solve their items again, so the run stops here and changes \
+         nothing: repair the file (was it saved by a spreadsheet?), or start over with \
+         --fresh",
+        path.display(),
+        bad + read.rows.len()
+    )))
 }
 
 /// The record files of a results directory.
@@ -582,6 +610,12 @@ fn prepare_dir(
     if !loaded.is_empty() || opts.fresh {
         fingerprints.extend(loaded);
         fingerprint::write(out, &fingerprints)?;
+    }
+    // Lines that were not rows are kept aside, not lost with the rewrite.
+    if !start.rejected.is_empty() {
+        let path = out.join(REJECTED);
+        rows::append_lines(&path, &start.rejected)
+            .map_err(|e| ExperimentError::io("write", &path, e))?;
     }
     // Rewrite what survived so appends start on a clean line.
     rows::write_rows(&paths.runs, &start.existing)
@@ -1629,6 +1663,44 @@ mod tests {
         assert_eq!(Config::load(&path).unwrap(), wider);
     }
 
+    /// A line of `runs.csv` that is not a row is moved to `REJECTED` and
+    /// its item solved again; `valid` reads in any case (a spreadsheet's
+    /// `TRUE`); a file most of whose lines are not rows is refused, and
+    /// left as it was.
+    #[test]
+    fn lines_that_are_not_rows_are_kept_aside_or_the_run_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let (config, opts) = six_chains(dir.path(), "");
+        run_with(&config, &opts, registry_build).unwrap();
+        let runs = dir.path().join(RUNS);
+        let text = fs::read_to_string(&runs).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        let edited = lines[1].replacen(",true,", ",TRUE,", 1);
+        assert_ne!(edited, lines[1]);
+        let broken = lines[2].replacen(",feasible,", ",feasibl,", 1);
+        let mut damaged = vec![lines[0], &edited, &broken];
+        damaged.extend(&lines[3..]);
+        fs::write(&runs, damaged.join("\n") + "\n").unwrap();
+        let again = run_with(&config, &opts, registry_build).unwrap();
+        assert_eq!((again.ran, again.malformed), (1, 1), "only the broken line");
+        let rejected = fs::read_to_string(dir.path().join(REJECTED)).unwrap();
+        assert_eq!(rejected, format!("{}{broken}\n", rows::header()));
+        // A header lost (or every line rewritten): refused, nothing changed.
+        let text = fs::read_to_string(&runs).unwrap();
+        let headless = text.split_once('\n').unwrap().1;
+        fs::write(&runs, headless).unwrap();
+        let err = run_with(&config, &opts, registry_build)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains(
+                "12 of its 12 lines are not rows (line 1: the first line is not the header"
+            ),
+            "{err}"
+        );
+        assert_eq!(fs::read_to_string(&runs).unwrap(), headless);
+    }
+
     /// `--redo` solves one solver's items again and keeps the others':
     /// one row, one order and one profile per solve afterwards, and a name
     /// the experiment does not run is refused before anything is touched.
@@ -1641,6 +1713,20 @@ mod tests {
             ..config
         };
         let first = run_with(&config, &opts, registry_build).unwrap();
+        // Rows of a graph since dropped from the config: the redone
+        // solver's go (they are from before the fix), the others' stay.
+        let runs = dir.path().join(RUNS);
+        let mut with_dropped = rows::read_rows(&runs).unwrap();
+        for solver in ["kahn", "random"] {
+            let mut row = with_dropped
+                .iter()
+                .find(|r| r.solver == solver)
+                .unwrap()
+                .clone();
+            row.graph = "dropped#0".into();
+            with_dropped.push(row);
+        }
+        rows::write_rows(&runs, &with_dropped).unwrap();
         let redo = RunOptions {
             redo: vec!["random".into()],
             ..opts.clone()
@@ -1648,6 +1734,16 @@ mod tests {
         let again = run_with(&config, &redo, registry_build).unwrap();
         assert_eq!(again.ran, 12, "random on 6 graphs x 2 seeds");
         assert_eq!(again.resumed, first.items - 12);
+        let dropped: Vec<String> = rows::read_rows(&runs)
+            .unwrap()
+            .into_iter()
+            .filter(|r| r.graph == "dropped#0")
+            .map(|r| r.solver)
+            .collect();
+        assert_eq!(dropped, ["kahn"]);
+        let mut kept = rows::read_rows(&runs).unwrap();
+        kept.retain(|r| r.graph != "dropped#0");
+        rows::write_rows(&runs, &kept).unwrap();
         // Every line's key, as written (read_jsonl keeps one per key).
         let lines = |name: &str| -> Vec<(String, String, u64)> {
             fs::read_to_string(dir.path().join(name))
