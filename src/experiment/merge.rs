@@ -102,6 +102,79 @@ fn check_nothing_lost(
     }))
 }
 
+/// What each solve's first row in the inputs says, to tell apart inputs
+/// that disagree on a solve (one of them edited, or run on other code).
+#[derive(Default)]
+struct Outcomes {
+    /// Per solve: the first input with a row of it, and what that row says.
+    first: BTreeMap<Key, Sourced>,
+    /// Inputs read so far.
+    inputs: Vec<PathBuf>,
+    /// Solves whose rows differ: the key and the two inputs' outcomes.
+    conflicts: Vec<(Key, Sourced, Sourced)>,
+}
+
+/// A row's status, checked peak and lower bound.
+type Outcome = (String, Option<u64>, Option<u64>);
+
+/// An input (its index) and the [`Outcome`] of its row.
+type Sourced = (usize, Outcome);
+
+impl Outcomes {
+    /// Notes the rows of input `dir` that ran.
+    fn add(&mut self, dir: &Path, rows: &[rows::Row]) {
+        let input = self.inputs.len();
+        self.inputs.push(dir.to_path_buf());
+        for r in rows.iter().filter(|r| !never_ran(r)) {
+            let outcome = (r.status.clone(), r.peak_bytes, r.lower_bound_bytes);
+            match self.first.get(&r.key()) {
+                None => {
+                    self.first.insert(r.key(), (input, outcome));
+                }
+                Some(first) if first.1 != outcome => {
+                    let first = first.clone();
+                    self.conflicts.push((r.key(), first, (input, outcome)));
+                }
+                Some(_) => {}
+            }
+        }
+    }
+
+    /// A warning counting the solves whose rows differ, with the first few.
+    fn conflict_warning(&self) -> Option<String> {
+        if self.conflicts.is_empty() {
+            return None;
+        }
+        let show = |input: usize, (status, peak, bound): &Outcome| {
+            let figure = |x: &Option<u64>| x.map_or("-".to_string(), |v| v.to_string());
+            format!(
+                "{status}, peak {}, bound {} in {}",
+                figure(peak),
+                figure(bound),
+                self.inputs[input].display()
+            )
+        };
+        let listed = super::first_few(
+            self.conflicts.iter(),
+            3,
+            |((g, s, seed), a, b)| {
+                format!(
+                    "`{g}` / `{s}` / seed {seed}: {} against {}",
+                    show(a.0, &a.1),
+                    show(b.0, &b.1)
+                )
+            },
+            |more| format!("{more} more"),
+        );
+        Some(format!(
+            "{} solve(s) have rows that differ between the inputs (status, peak or bound: an \
+             input edited, or run on other code?); the first input's row is kept: {}",
+            self.conflicts.len(),
+            listed.join("; ")
+        ))
+    }
+}
+
 /// Merges `dirs` into `out` (which may be one of them).
 pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Finished, ExperimentError> {
     let first = dirs
@@ -126,6 +199,7 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Finished, ExperimentError> 
     let mut orders = BTreeMap::new();
     let mut fingerprints = United::default();
     let mut damaged = Vec::new();
+    let mut outcomes = Outcomes::default();
     for d in dirs {
         let runs = d.join(RUNS);
         if !runs.is_file() {
@@ -144,6 +218,7 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Finished, ExperimentError> 
         }
         let graphs: BTreeSet<&str> = rows.iter().map(|r| r.graph.as_str()).collect();
         fingerprints.add(d, fingerprint::read(d)?, &graphs)?;
+        outcomes.add(d, &rows);
         all.extend(rows);
         // The first directory's profile of a solve, as for its row, and
         // its order, when the inputs kept them; damaged lines are counted.
@@ -174,6 +249,7 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Finished, ExperimentError> 
     all.retain(|r| !(never_ran(r) && ran.contains(&r.key())));
     let mut seen = BTreeSet::new();
     all.retain(|r| seen.insert(r.key()));
+    damaged.extend(outcomes.conflict_warning());
     let replaced = check_nothing_lost(out, dirs, &all)?;
     let files = dirs
         .iter()
@@ -666,6 +742,51 @@ mod tests {
         let row = merged.iter().find(|r| r.key() == key).unwrap();
         assert!(row.valid && !never_ran(row), "{row:?}");
         assert_eq!(merged.len(), rows.len());
+    }
+
+    /// Inputs whose rows of one solve differ (one edited, or run on other
+    /// code) are named in a warning; the first input's row is kept.
+    #[test]
+    fn rows_that_differ_between_inputs_are_named() {
+        let tmp = tempfile::tempdir().unwrap();
+        let c = config(BASE);
+        let (a, b, m) = (
+            tmp.path().join("a"),
+            tmp.path().join("b"),
+            tmp.path().join("m"),
+        );
+        for d in [&a, &b] {
+            let opts = super::super::RunOptions {
+                out: d.clone(),
+                quiet: true,
+                ..Default::default()
+            };
+            super::super::run(&c, &opts).unwrap();
+        }
+        let same = merge(&[a.clone(), b.clone()], &m).unwrap();
+        assert!(
+            !same.warnings.iter().any(|w| w.contains("differ")),
+            "{:?}",
+            same.warnings
+        );
+        let runs = b.join(RUNS);
+        let mut rows = rows::read_rows(&runs).unwrap();
+        let (key, peak) = (rows[0].key(), rows[0].peak_bytes);
+        rows[0].peak_bytes = peak.map(|p| p + 1);
+        rows::write_rows(&runs, &rows).unwrap();
+        let done = merge(&[a, b], &tmp.path().join("m2")).unwrap();
+        let w = done
+            .warnings
+            .iter()
+            .find(|w| w.contains("differ between the inputs"))
+            .expect("a warning");
+        assert!(
+            w.starts_with("1 solve(s)") && w.contains(&format!("`{}`", key.0)),
+            "{w}"
+        );
+        let merged = rows::read_rows(&tmp.path().join("m2").join(RUNS)).unwrap();
+        let row = merged.iter().find(|r| r.key() == key).unwrap();
+        assert_eq!(row.peak_bytes, peak, "the first input's row");
     }
 
     /// A merge with a shard an older version placed keeps that placement in
