@@ -40,7 +40,7 @@ pub struct Args {
     fresh: bool,
     /// Solve this solver's items again (its rows, orders and profiles are
     /// discarded; the other solvers' rows resume): after fixing a solver,
-    /// say. Repeatable; the name as the config spells it.
+    /// say. Repeatable; a solver of the config, in any spelling.
     #[arg(long, value_name = "SOLVER", conflicts_with = "fresh")]
     redo: Vec<String>,
 }

@@ -434,6 +434,13 @@ impl Config {
             *name = name.trim().to_string();
         }
         config.validate().map_err(invalid)?;
+        // One solver, one name: `rule: delta, id` and `rule:delta,id` key
+        // the same rows (validate refused two spellings in `solvers`).
+        for name in config.solvers.iter_mut().chain(&mut config.baselines) {
+            if let Ok(built) = solvers::build(name) {
+                *name = built.name();
+            }
+        }
         Ok(config)
     }
 
@@ -660,15 +667,20 @@ mod tests {
         assert!(Config::parse(text, "exp.toml", "e").is_ok());
     }
 
-    /// Names are trimmed when read: rows, baselines and the report compare
-    /// them as written (a baseline `" program"` matched no row).
+    /// Names are trimmed and spelled as the solver names itself when read:
+    /// rows, baselines and the report compare them as written (a baseline
+    /// `" program"` matched no row, and a rule respelled became a new
+    /// solver on resume).
     #[test]
-    fn solver_and_baseline_names_are_trimmed() {
-        let text = "solvers = [\" kahn\"]\nbaselines = [\"program \"]\n";
+    fn solver_and_baseline_names_are_trimmed_and_canonical() {
+        let text = "solvers = [\" kahn\", \"rule: delta, type,id\"]\nbaselines = [\"program \"]\n";
         let c = Config::parse(text, "exp.toml", "e").unwrap();
         assert_eq!(
             (c.solvers, c.baselines),
-            (vec!["kahn".into()], vec!["program".into()])
+            (
+                vec!["kahn".into(), "rule:delta,type,id".into()],
+                vec!["program".into()]
+            )
         );
     }
 

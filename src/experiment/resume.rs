@@ -227,19 +227,25 @@ pub(super) fn recorded_config_text(path: &Path, config: &Config) -> String {
     }
 }
 
-/// The solvers `--redo` names, each checked to be one of the config's.
-pub(super) fn redo_solvers<'a>(
+/// The solvers `--redo` names (in any spelling of them), each checked to
+/// be one of the config's, by their names in the config.
+pub(super) fn redo_solvers(
     plan: &Plan,
-    redo: &'a [String],
-) -> Result<std::collections::BTreeSet<&'a str>, ExperimentError> {
-    for name in redo {
-        if !plan.solvers.iter().any(|s| &s.name == name) {
-            let names: Vec<_> = plan.solvers.iter().map(|s| s.name.as_str()).collect();
-            return Err(ExperimentError::Config(format!(
-                "--redo {name}: not a solver of this experiment (its solvers: {})",
-                names.join(", ")
-            )));
-        }
-    }
-    Ok(redo.iter().map(String::as_str).collect())
+    redo: &[String],
+) -> Result<std::collections::BTreeSet<String>, ExperimentError> {
+    redo.iter()
+        .map(|name| {
+            let canonical = crate::solvers::build(name.trim()).map_or(name.clone(), |b| b.name());
+            match plan.solvers.iter().find(|s| s.name == canonical) {
+                Some(s) => Ok(s.name.clone()),
+                None => {
+                    let names: Vec<_> = plan.solvers.iter().map(|s| s.name.as_str()).collect();
+                    Err(ExperimentError::Config(format!(
+                        "--redo {name}: not a solver of this experiment (its solvers: {})",
+                        names.join(", ")
+                    )))
+                }
+            }
+        })
+        .collect()
 }
