@@ -222,6 +222,10 @@ fn finish_with(
             tetris.as_deref().unwrap_or_default()
         ));
     }
+    let caveats = report::Caveats {
+        partial,
+        leftover: leftover_note(&rows, &order, plan),
+    };
     let readme = report::readme(
         config,
         &rows,
@@ -229,7 +233,7 @@ fn finish_with(
         &summary,
         &order,
         &plots,
-        partial,
+        &caveats,
     );
     let path = out.join("README.md");
     std::fs::write(&path, readme).map_err(|e| ExperimentError::io("write", &path, e))?;
@@ -239,6 +243,53 @@ fn finish_with(
         plots,
         warnings,
     })
+}
+
+/// How many rows are of solvers, or of graphs, no longer in the config
+/// (kept from earlier runs until `--fresh`), naming the solvers; graphs
+/// are told only with the `plan`.
+fn leftover_note(rows: &[rows::Row], solvers: &[String], plan: Option<&Plan>) -> Option<String> {
+    let solvers: std::collections::HashSet<&str> = solvers.iter().map(String::as_str).collect();
+    let graphs: Option<std::collections::HashSet<&str>> =
+        plan.map(|p| p.graphs.iter().map(|g| g.name.as_str()).collect());
+    let mut gone_solvers = std::collections::BTreeSet::new();
+    let mut gone_graphs = std::collections::HashSet::new();
+    let mut leftover = 0;
+    for r in rows {
+        let solver_gone = !solvers.contains(r.solver.as_str());
+        let graph_gone = graphs
+            .as_ref()
+            .is_some_and(|g| !g.contains(r.graph.as_str()));
+        if solver_gone {
+            gone_solvers.insert(r.solver.as_str());
+        }
+        if graph_gone {
+            gone_graphs.insert(r.graph.as_str());
+        }
+        leftover += usize::from(solver_gone || graph_gone);
+    }
+    if leftover == 0 {
+        return None;
+    }
+    let mut what = Vec::new();
+    if !gone_solvers.is_empty() {
+        let names = first_few(
+            gone_solvers.iter(),
+            5,
+            |s| format!("`{s}`"),
+            |k| format!("{k} more"),
+        );
+        what.push(format!("solver(s) {}", names.join(", ")));
+    }
+    if !gone_graphs.is_empty() {
+        what.push(format!("{} graph(s)", gone_graphs.len()));
+    }
+    Some(format!(
+        "{leftover} of the runs are of {} no longer in the config, kept from earlier runs \
+         until `--fresh`: they count in the per-solver table, and the per-graph table has \
+         columns for the config's solvers only",
+        what.join(" and ")
+    ))
 }
 
 /// Graphs none of whose baselines gave a checked order (their

@@ -1663,6 +1663,34 @@ mod tests {
         assert_eq!(Config::load(&path).unwrap(), wider);
     }
 
+    /// Rows of a solver or graph dropped from the config stay, and the
+    /// README's count of runs says how many they are.
+    #[test]
+    fn the_readme_counts_rows_the_config_no_longer_has() {
+        let dir = tempfile::tempdir().unwrap();
+        let (config, opts) = six_chains(dir.path(), "");
+        let wide = Config {
+            solvers: vec!["kahn".into(), "random".into()],
+            ..config.clone()
+        };
+        run_with(&wide, &opts, registry_build).unwrap();
+        let readme = || fs::read_to_string(dir.path().join("README.md")).unwrap();
+        assert!(
+            !readme().contains("no longer in the config"),
+            "{}",
+            readme()
+        );
+        run_with(&config, &opts, registry_build).unwrap();
+        assert!(
+            readme().contains(
+                "18 runs over 6 graphs and 3 solvers (6 of the runs are of solver(s) `random` \
+                 no longer in the config"
+            ),
+            "{}",
+            readme()
+        );
+    }
+
     /// A line of `runs.csv` that is not a row is moved to `REJECTED` and
     /// its item solved again; `valid` reads in any case (a spreadsheet's
     /// `TRUE`); a file most of whose lines are not rows is refused, and
