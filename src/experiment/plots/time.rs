@@ -30,7 +30,9 @@ impl Draw for Times<'_> {
                 (self.x.0..self.x.1)
                     .log_scale()
                     .with_key_points(log_ticks(self.x.0, self.x.1)),
-                (self.y.0..self.y.1).log_scale(),
+                (self.y.0..self.y.1)
+                    .log_scale()
+                    .with_key_points(log_ticks(self.y.0, self.y.1)),
             )
             .map_err(err)?;
         chart
@@ -38,7 +40,7 @@ impl Draw for Times<'_> {
             .x_desc("graph size (nodes)")
             .y_desc("solve time (ms)")
             .x_label_formatter(&|x| format!("{x:.0}"))
-            .y_label_formatter(&|y| format!("{y}"))
+            .y_label_formatter(&|y| tick_label(*y))
             .label_style((FONT, 14))
             .axis_desc_style((FONT, 16))
             .draw()
@@ -88,6 +90,13 @@ fn log_ticks(lo: f64, hi: f64) -> Vec<f64> {
     }
 }
 
+/// A tick value of [`log_ticks`] as written by hand: `0.009`, not the
+/// `0.009000000000000001` that `9.0 * 1e-3` prints as.
+fn tick_label(v: f64) -> String {
+    let decimals = (-v.log10()).ceil().max(0.0) as usize;
+    format!("{v:.decimals$}")
+}
+
 /// Draws `time.png` and `time.svg` (rows with a valid order only).
 pub fn draw(
     dir: &Path,
@@ -125,7 +134,18 @@ pub fn draw(
 
 #[cfg(test)]
 mod tests {
-    use super::log_ticks;
+    use super::{log_ticks, tick_label};
+
+    #[test]
+    fn tick_labels_have_the_digits_of_the_tick() {
+        let labels: Vec<String> = log_ticks(0.004, 0.03).into_iter().map(tick_label).collect();
+        assert_eq!(
+            labels,
+            ["0.004", "0.005", "0.006", "0.007", "0.008", "0.009", "0.01", "0.02", "0.03"]
+        );
+        assert_eq!(tick_label(200.0), "200");
+        assert_eq!(tick_label(0.5), "0.5");
+    }
 
     #[test]
     fn narrow_ranges_get_several_ticks() {
