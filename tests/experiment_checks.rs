@@ -777,7 +777,16 @@ fn a_graph_without_a_valid_baseline_is_named() {
     let cfg = write(tmp.path(), "c.toml", &config("\"program\""));
     let err = ok(&["run", &cfg, "--out", s(&tmp.path().join("o1")), "-q"]);
     assert!(
-        err.contains("1 graph(s) have no valid baseline") && err.contains("`backwards`"),
+        err.contains("1 graph(s) have no valid baseline")
+            && err.contains("`backwards`")
+            && err.contains("fails `program`; add `kahn`"),
+        "{err}"
+    );
+    // The hint fits the baselines: `program` not among them is not blamed.
+    let cfg = write(tmp.path(), "c.toml", &config("\"liu\""));
+    let err = ok(&["run", &cfg, "--out", s(&tmp.path().join("o3")), "-q"]);
+    assert!(
+        err.contains("1 graph(s) have no valid baseline") && !err.contains("`program`"),
         "{err}"
     );
     let cfg = write(tmp.path(), "c.toml", &config("\"program\", \"kahn\""));

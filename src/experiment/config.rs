@@ -474,8 +474,25 @@ impl Config {
             canonical.push((built.name(), name));
         }
         // The solvers were built above.
+        let mut baselines: Vec<String> = Vec::new();
         for name in &self.baselines {
-            solvers::build(name).map_err(|e| format!("in `solvers`/`baselines`: {e}"))?;
+            let built =
+                solvers::build(name).map_err(|e| format!("in `solvers`/`baselines`: {e}"))?;
+            if baselines.contains(&built.name()) {
+                return Err(format!(
+                    "`baselines` lists `{}` twice (a graph's baseline is the first valid one, \
+                     so a second is never used)",
+                    built.name()
+                ));
+            }
+            baselines.push(built.name());
+        }
+        if let Some(twice) = self
+            .plots
+            .iter()
+            .find(|p| self.plots.iter().filter(|q| q == p).count() > 1)
+        {
+            return Err(format!("`plots` lists `{}` twice", twice.stem()));
         }
         if self.seed_list()?.is_empty() {
             return Err("`seeds` is empty".into());
@@ -665,6 +682,26 @@ mod tests {
         );
         let text = "solvers = [\"moves-greedy\", \"moves:delta,type,id\"]\n";
         assert!(Config::parse(text, "exp.toml", "e").is_ok());
+    }
+
+    #[test]
+    fn a_baseline_or_plot_listed_twice_is_an_error() {
+        for (text, wanted) in [
+            (
+                "baselines = [\"program\", \" program\"]\n",
+                "`baselines` lists `program` twice",
+            ),
+            (
+                "plots = [\"time\", \"time\"]\n",
+                "`plots` lists `time` twice",
+            ),
+        ] {
+            let text = format!("solvers = [\"kahn\"]\n{text}");
+            let err = Config::parse(&text, "exp.toml", "e")
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains(wanted), "{err}");
+        }
     }
 
     /// Names are trimmed and spelled as the solver names itself when read:

@@ -311,10 +311,18 @@ fn no_baseline_warning(rows: &[rows::Row], config: &Config) -> Option<String> {
         |g| format!("`{g}`"),
         |more| format!("and {more} more"),
     );
+    let has = |name: &str| config.baselines.iter().any(|b| b == name);
+    let hint = match (has("program"), has("kahn")) {
+        (true, false) => {
+            " (a Nodes order that breaks the edges fails `program`; add `kahn` to `baselines` \
+             as a fallback)"
+        }
+        (_, false) => " (`kahn` in `baselines` is a fallback that fails on no acyclic graph)",
+        (_, true) => " (see their rows' `reason` in runs.csv)",
+    };
     Some(format!(
         "{} graph(s) have no valid baseline ({} gave no checked order), so their \
-         reduction_pct is empty: {} (a Nodes order that breaks the edges fails `program`; \
-         add `kahn` to `baselines` as a fallback)",
+         reduction_pct is empty: {}{hint}",
         graphs.len(),
         config.baselines.join(", "),
         names.join(", ")
