@@ -315,6 +315,30 @@ fn anneal_under_a_generous_time_limit_depends_on_the_seed_only() {
     assert!(a.valid());
     assert_eq!(a.order, b.order);
     assert!(a.time < std::time::Duration::from_secs(10), "{:?}", a.time);
+    assert!(!a.note.unwrap().contains("ended it"));
+}
+
+/// A time limit that cuts the annealing short is named in the note, with
+/// how many of its moves it made.
+#[test]
+fn anneal_says_when_the_time_limit_cut_it_short() {
+    let g = generate(
+        &GenSpec::parse("random-layered:layers=30,width=4").unwrap(),
+        5,
+    )
+    .unwrap();
+    let ctx = SolveContext::new(3, Some(std::time::Duration::from_nanos(1)));
+    let r = run(
+        &Anneal::with_start(Box::new(memsched::solvers::Kahn)),
+        &g,
+        &ctx,
+    );
+    assert!(r.valid(), "{}", r.status);
+    let note = r.note.unwrap();
+    assert!(
+        note.starts_with("start: kahn; the time limit ended it after 0 of "),
+        "{note}"
+    );
 }
 
 proptest! {

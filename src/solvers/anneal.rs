@@ -458,6 +458,14 @@ impl Scheduler for Anneal {
                 }
             }
         }
+        // Cut short: its cooling ran on the clock, over fewer moves.
+        let note = match proposed < iterations {
+            true => format!(
+                "{note}; {} ended it after {proposed} of {iterations} moves",
+                ctx.limit_cause()
+            ),
+            false => note,
+        };
         done(best, best_peak, note)
             .with_counter("proposed", proposed)
             .with_counter("accepted", accepted)
