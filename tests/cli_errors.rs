@@ -220,6 +220,18 @@ fn sizes_beyond_the_integer_range() {
     );
 }
 
+/// A schedule report or an order object given where the graph goes is
+/// named as such, not told to fix its keys' case (`nodes` is a count there).
+#[test]
+fn a_report_or_order_object_is_not_taken_for_a_graph() {
+    for json in [
+        r#"{"edges": 2, "nodes": 3, "order": [0, 1, 2], "solver": "kahn"}"#,
+        r#"{"graph": "g", "order": [0, 1, 2]}"#,
+    ] {
+        assert_invalid(json, &["an object with an \"order\" key and no \"Nodes\""]);
+    }
+}
+
 #[test]
 fn malformed_json_reports_line_and_column() {
     // A missing comma: `"Size"` starts at line 3, column 27.

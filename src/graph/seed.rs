@@ -200,6 +200,14 @@ impl<'de> Deserialize<'de> for RawGraph {
                         }
                     }
                 }
+                // An order object, a line of orders.jsonl or a schedule
+                // report, given where the graph goes.
+                if nodes.is_none() && extra.contains_key("order") {
+                    return Err(de::Error::custom(
+                        "an object with an \"order\" key and no \"Nodes\": is it an order or \
+                         a `schedule` report? (`check` takes the graph first)",
+                    ));
+                }
                 // A misspelt key would silently drop every edge (Edges is
                 // optional) or give a puzzling "missing field".
                 // All of them at once: `nodes` and `edges` are often
