@@ -196,10 +196,12 @@ pub enum RuleError {
         index: usize,
         features: String,
     },
-    #[error("unknown feature `{name}` in term `{term}`; features: {features}")]
+    #[error("unknown feature `{name}` in term `{term}`{hint}; features: {features}")]
     UnknownFeature {
         term: String,
         name: String,
+        /// What the name may have meant (`; did you mean ...`), or empty.
+        hint: String,
         features: String,
     },
     #[error("bad term `{term}`: {message}; a term is like `delta`, `-height` or `0.7*delta+0.3*latency`; features: {features}")]
@@ -357,12 +359,23 @@ fn parse_term(term: &str) -> Result<Term, RuleError> {
             } else if name.parse::<f64>().is_ok() {
                 syntax(
                     term,
-                    format!("`{s}`: a number must multiply a feature (`{name}*delta`)"),
+                    format!(
+                        "`{name}` stands alone: a number must multiply a feature \
+                         (`{name}*delta`), and a comma separates terms (`1000`, not `1,000`)"
+                    ),
+                )
+            } else if name.contains('*') {
+                syntax(
+                    term,
+                    format!(
+                        "`{s}` has two `*`: a summand is one weight times one feature (`6*delta`)"
+                    ),
                 )
             } else {
                 RuleError::UnknownFeature {
                     term: term.to_string(),
                     name: name.to_string(),
+                    hint: meant(name, term),
                     features: feature_list(),
                 }
             }
@@ -381,6 +394,55 @@ fn parse_term(term: &str) -> Result<Term, RuleError> {
         check_range(term, &sum, &texts)?;
         Term::Float(sum)
     })
+}
+
+/// What an unknown feature `name` of `term` may have meant, as a clause
+/// of the error (`; did you mean `in_degree`?`), or empty: a feature
+/// written with `-` (which splits summands) or in another case, a typo of
+/// one or two letters, a separator other than `,`, an invisible character.
+fn meant(name: &str, term: &str) -> String {
+    let unsigned = term.trim_start_matches(['-', '+']);
+    let spelled = |text: &str| Feature::from_name(&text.to_ascii_lowercase().replace('-', "_"));
+    if let Some(f) = spelled(unsigned).or_else(|| spelled(name)) {
+        return format!(
+            "; did you mean `{}`? (features are lower case, with `_`)",
+            f.name()
+        );
+    }
+    if let Some(c) = name.chars().find(|c| matches!(c, ';' | '，' | '、' | '|')) {
+        return format!("; `{c}` is not a separator: separate terms with `,`");
+    }
+    if let Some(c) = name.chars().find(|c| !c.is_ascii_graphic()) {
+        return format!("; it holds the character U+{:04X}", c as u32);
+    }
+    let near: Vec<&str> = Feature::ALL
+        .into_iter()
+        .map(Feature::name)
+        .filter(|f| edit_distance(&name.to_ascii_lowercase(), f) <= name.len().min(f.len()) / 3)
+        .collect();
+    match near.as_slice() {
+        [] => String::new(),
+        [f] => format!("; did you mean `{f}`?"),
+        several => format!("; did you mean one of `{}`?", several.join("`, `")),
+    }
+}
+
+/// The Levenshtein distance between `a` and `b` (short names).
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let next = (row[j + 1] + 1)
+                .min(row[j] + 1)
+                .min(diagonal + usize::from(ca != cb));
+            diagonal = row[j + 1];
+            row[j + 1] = next;
+        }
+    }
+    row[b.len()]
 }
 
 /// Largest magnitude of a Gumbel sample as [`gumbel_f64`](crate::rng::gumbel_f64)
@@ -523,6 +585,40 @@ mod tests {
             ]
         );
         assert!(!k.is_dynamic());
+    }
+
+    /// An unknown name gets a guess where one is likely, and none where
+    /// it is not.
+    #[test]
+    fn unknown_names_get_a_guess() {
+        for (rule, says) in [
+            (
+                "in-degree",
+                "did you mean `in_degree`? (features are lower case, with `_`)",
+            ),
+            ("-frees-after,id", "did you mean `frees_after`?"),
+            ("Latency", "did you mean `latency`?"),
+            ("hieght", "did you mean `height`?"),
+            ("delta;id", "`;` is not a separator"),
+            ("delta\u{200b}", "it holds the character U+200B"),
+            (
+                "1,000*delta",
+                "a comma separates terms (`1000`, not `1,000`)",
+            ),
+            (
+                "2*3*delta",
+                "has two `*`: a summand is one weight times one feature",
+            ),
+        ] {
+            let err = parse(rule).unwrap_err().to_string();
+            assert!(err.contains(says), "{rule}: {err}");
+        }
+        for far in ["de", "foo"] {
+            let err = parse(far).unwrap_err().to_string();
+            assert!(!err.contains("did you mean"), "{far}: {err}");
+        }
+        assert_eq!(edit_distance("hieght", "height"), 2);
+        assert_eq!(edit_distance("", "id"), 2);
     }
 
     #[test]
