@@ -112,7 +112,9 @@ fn show_byte(b: u8) -> String {
 fn start_hint(b: u8, offset: u64) -> &'static str {
     match b {
         b'[' => "; a JSON array: is it an order? (the graph comes first)",
-        _ if !b.is_ascii() || (b < 0x20 && offset == 0) => "; is it a binary file?",
+        // `é` or a full-width digit starts with such a byte too.
+        _ if !b.is_ascii() => "; is it a binary file, or text whose first character is not ASCII?",
+        _ if b < 0x20 && offset == 0 => "; is it a binary file?",
         _ => "",
     }
 }
@@ -248,6 +250,12 @@ mod tests {
             r.to_string(),
             "it starts with byte 0x00 at offset 0, where a graph file starts with `{` \
              (a JSON object); is it a binary file?"
+        );
+        let r = refusal("é 0 1".as_bytes(), 100, Start::ORDER);
+        assert!(
+            r.to_string()
+                .ends_with("text whose first character is not ASCII?"),
+            "{r}"
         );
         let r = refusal(b"\xEF\xBB\xBF  [0, 1]", 100, Start::GRAPH);
         assert!(

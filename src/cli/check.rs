@@ -14,7 +14,7 @@ use memsched::Graph;
 use memsched::{order_file, schedule};
 
 use super::schedule::{check_outputs, plot_orders, reduction_pct, Format};
-use super::{emit, human_bytes, is_broken_pipe, read_graph, saved_for, InvalidInput};
+use super::{emit, human_bytes, is_broken_pipe, percent, read_graph, saved_for, InvalidInput};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -206,18 +206,23 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             format!("{value}\n")
         }
         Format::Text => {
-            let opt = |x: Option<u64>| x.map_or("-".to_string(), human_bytes);
-            let mut s = format!(
-                "valid        a schedule of all {} nodes\n",
-                graph.node_count()
-            );
+            let opt = |x: Option<u64>| {
+                x.map_or(
+                    "- (the Nodes order breaks an edge)".to_string(),
+                    human_bytes,
+                )
+            };
+            let mut s = match graph.node_count() {
+                1 => "valid        a schedule of its one node\n".to_string(),
+                n => format!("valid        a schedule of all {n} nodes\n"),
+            };
             s += &format!("peak         {}\n", human_bytes(eval.peak));
             if let Some((k, id)) = at_peak {
                 s += &format!("peak at      step {k}, after node {id}\n");
             }
             s += &format!("program peak {}\n", opt(program));
             if let Some(r) = reduction {
-                s += &format!("reduction    {r:.2}% vs program order\n");
+                s += &format!("reduction    {} vs program order\n", percent(r));
             }
             s += &format!(
                 "final memory {}\n",

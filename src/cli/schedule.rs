@@ -136,12 +136,13 @@ fn parse_bytes(text: &str) -> Result<u64, String> {
             ))
         }
     };
-    let n: u64 = digits.parse().map_err(|_| {
-        "not a non-negative whole number of bytes (e.g. 536870912 or 512MiB)".to_string()
+    let too_large = || format!("too large: at most {} bytes", u64::MAX);
+    let n: u64 = digits.parse().map_err(|_| match digits.is_empty() {
+        true => "not a non-negative whole number of bytes (e.g. 536870912 or 512MiB)".to_string(),
+        // Digits only, so past u64.
+        false => too_large(),
     })?;
-    let bytes = n
-        .checked_mul(unit)
-        .ok_or_else(|| format!("too large: at most {} bytes", u64::MAX))?;
+    let bytes = n.checked_mul(unit).ok_or_else(too_large)?;
     if bytes == 0 {
         return Err("must be at least 1 byte".into());
     }
@@ -603,7 +604,10 @@ fn to_text(g: &memsched::Graph, r: &Report, program_peak: Option<u64>) -> String
         ("program peak".into(), opt(program_peak)),
     ];
     if let Some(red) = reduction_pct(r.peak, program_peak) {
-        lines.push(("reduction".into(), format!("{red:.2}% vs program order")));
+        lines.push((
+            "reduction".into(),
+            format!("{} vs program order", percent(red)),
+        ));
     }
     lines.push(("lower bound".into(), opt(r.lower_bound)));
     if let Some(gap) = r.gap_pct() {
@@ -698,6 +702,12 @@ mod tests {
         assert!(parse_bytes("1.5GiB").unwrap_err().contains("1536MiB"));
         for bad in ["", "0", "-1", "1.5GiB", "2XB", "GiB", "16777216TiB"] {
             assert!(parse_bytes(bad).is_err(), "{bad}");
+        }
+        for huge in ["99999999999999999999", "16777216TiB"] {
+            assert!(
+                parse_bytes(huge).unwrap_err().starts_with("too large"),
+                "{huge}"
+            );
         }
     }
 }
