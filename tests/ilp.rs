@@ -211,6 +211,33 @@ fn no_seed_proves_a_bound_above_the_optimum_on_the_sweep_graphs() {
     }
 }
 
+/// HiGHS 1.16's presolve called every schedule below the start's peak
+/// infeasible on these graphs, and `ilp` reported the start `optimal` with
+/// bound 11 on the 33-node one (optimum 10) and 20 on the generated one
+/// (optimum 19); `ilp` now solves without presolve.
+#[test]
+fn presolve_cut_off_the_optimum() {
+    let path = format!(
+        "{}/tests/data/ilp_presolve_33.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let small = memsched::graph::seed::read_path(&path).unwrap();
+    let spec =
+        GenSpec::parse("tensor-program:ops=20,window=6,allocs=floating,min=1,max=3").unwrap();
+    let generated = generate(&spec, 337).unwrap();
+    for (g, optimum, what) in [(small, 10, "33 nodes"), (generated, 19, "seed 337")] {
+        let exact = solvers::run(solvers::build("exact").unwrap().as_ref(), &g, &ctx(60));
+        assert_eq!(
+            (exact.status, exact.peak),
+            (Status::Optimal, Some(optimum)),
+            "{what}"
+        );
+        let r = solvers::run(&Ilp::default(), &g, &ctx(60));
+        assert_found_and_bounded(&r, optimum, what);
+        assert_eq!(r.status, Status::Optimal, "{what}");
+    }
+}
+
 /// On this 45-node graph HiGHS, given the MIP start, says `Optimal` at
 /// 4,282,162 but hands back the start (4,303,136) as its solution; the
 /// re-solve without a start returns the optimum's order.

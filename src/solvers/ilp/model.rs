@@ -238,6 +238,12 @@ pub(crate) fn solve(spec: &Spec) -> Result<Answer, String> {
         };
     }
     option!("output_flag", false);
+    // HiGHS 1.16's presolve can cut feasible solutions off: on a 33-node
+    // graph (`tests/ilp.rs`, `presolve_cut_off_the_optimum`) it called
+    // every schedule below the start's peak 11 infeasible, and the start
+    // came back `Optimal` with bound 11 where 10 is feasible. Without it
+    // the same model gives 10; on `examples/ilp_sizes` it costs little.
+    option!("presolve", "off");
     // Equivalent of good_lp's `set_mip_rel_gap(0)`: prove, do not stop at a gap.
     option!("mip_rel_gap", 0.0);
     // HiGHS's default feasibility tolerances, but for the re-solve. Set
