@@ -13,7 +13,7 @@
 //! (when it is topological) and the stored topological order with a proven
 //! lower bound: the larger of the minimum over the current layer (every
 //! schedule passes through exactly one downset of each size) and, on graphs
-//! of at most [`BOUND_MAX_NODES`] nodes whose bitsets fit 1/8 of the memory
+//! of at most [`STOPPED_BOUND_MAX_NODES`] nodes whose bitsets fit 1/8 of the memory
 //! budget, the F4 bound `exact` starts from (the most memory some node must
 //! see live). Status `feasible`, or `optimal` when the order meets the bound.
 //!
@@ -21,16 +21,11 @@
 //! O(D * n * in-degree) time and O(D * n / 64) words, D the number of
 //! downsets (up to 2^n).
 
-use super::exact::f4_global_bound;
 use super::exact::state::{self, StateTable, Zobrist};
+use super::exact::{f4_global_bound, STOPPED_BOUND_MAX_NODES};
 use super::{Abilities, DeadlineTicker, Outcome, Scheduler, SolveContext};
 use crate::graph::{Graph, NodeIdx};
 use crate::schedule;
-
-/// Up to this many nodes a stopped `dp` also reports the F4 bound (a few
-/// milliseconds here; the bound of its layers alone can be far below the
-/// largest buffer).
-const BOUND_MAX_NODES: usize = 8_192;
 
 /// The plain downset DP. Ties between equal peaks keep the first order found
 /// (ready nodes tried in index order, layer states in insertion order).
@@ -160,7 +155,7 @@ impl Scheduler for Dp {
 /// proof when the fallback meets it).
 fn stopped_at(g: &Graph, ctx: &SolveContext, why: &str, layer: i64) -> Outcome {
     let layer = layer.max(g.final_memory()).max(0) as u64;
-    let f4 = f4_global_bound(g, BOUND_MAX_NODES, ctx.budget.max_memory_bytes).unwrap_or(0);
+    let f4 = f4_global_bound(g, STOPPED_BOUND_MAX_NODES, ctx.budget.max_memory_bytes).unwrap_or(0);
     let lb = layer.max(f4);
     let (order, which, peak) = fallback_order(g);
     if peak == Some(lb) {

@@ -64,6 +64,11 @@ pub(crate) fn f4_global_bound(g: &Graph, max_nodes: usize, max_memory_bytes: u64
         .then(|| bounds::global(g, &Reach::new(g)) as u64)
 }
 
+/// Up to this many nodes a search stopped before its bounds were built
+/// (`exact`, `dp`) still reports the F4 bound: a few milliseconds there,
+/// where the final memory alone can be far below the largest buffer.
+pub(crate) const STOPPED_BOUND_MAX_NODES: usize = 8_192;
+
 /// Which reductions [`Exact`] uses. All are on by default; tests turn them
 /// off to check that they never change the optimum.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -456,7 +461,12 @@ impl Exact {
             "topological order",
         );
         let (tools, global) = match reach {
-            None => (None, g.final_memory().max(0) as u64),
+            // Over the budget, or stopped while building them: the F4 bound
+            // where its own bitsets are cheap, as a stopped `dp` reports it.
+            None => {
+                let f4 = f4_global_bound(g, STOPPED_BOUND_MAX_NODES, ctx.budget.max_memory_bytes);
+                (None, f4.unwrap_or(g.final_memory().max(0) as u64))
+            }
             Some(reach) => {
                 let width = BEAM_NODES / g.node_count().max(1);
                 if self.options.beam && width >= 4 {
@@ -468,7 +478,9 @@ impl Exact {
                         let global = bounds.global() as u64;
                         (Some((reach, bounds)), global)
                     }
-                    None => (None, g.final_memory().max(0) as u64),
+                    // Stopped: the global F4 bound alone is one pass over
+                    // the buffers, as a stopped `dp` reports it.
+                    None => (None, bounds::global(g, &reach) as u64),
                 }
             }
         };
@@ -733,6 +745,20 @@ mod tests {
         // Deterministic whatever the context's seed.
         let again = run(&polishing, &g, &SolveContext { seed: 9, ..ctx });
         assert_eq!(again.peak, polished.peak);
+    }
+
+    /// A search stopped before its bitsets were built still reports the
+    /// F4 bound, as a stopped `dp` does (it reported the final memory:
+    /// 65,536 against 851,968 on this fork-join).
+    #[test]
+    fn a_search_stopped_at_once_keeps_the_f4_bound() {
+        let spec = crate::corpus::gen::GenSpec::parse("fork-join:branches=12").unwrap();
+        let g = crate::corpus::gen::generate(&spec, 1).unwrap();
+        let f4 = f4_global_bound(&g, STOPPED_BOUND_MAX_NODES, u64::MAX).unwrap();
+        assert!(f4 > g.final_memory() as u64);
+        let ctx = SolveContext::new(0, Some(std::time::Duration::from_nanos(1)));
+        let r = run(&Exact::default(), &g, &ctx);
+        assert!(r.lower_bound >= Some(f4), "{r:?}");
     }
 
     #[test]
