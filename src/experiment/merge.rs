@@ -26,8 +26,8 @@ use super::records::{
     read_jsonl_counting, write_jsonl, write_profiles, Keyed, Profile, SavedOrder,
 };
 use super::results_dir::{
-    claim, read_shards_file, remove_if_present, write_shards, ShardsFile, ALL_SHARDS, CONFIG,
-    FINGERPRINTS, ORDERS, PROFILES, RUNS, SHARDS, SHARD_PLACEMENT,
+    claim, in_use, read_shards_file, remove_if_present, write_shards, ShardsFile, ALL_SHARDS,
+    CONFIG, FINGERPRINTS, LOCK, ORDERS, PROFILES, RUNS, SHARDS, SHARD_PLACEMENT,
 };
 use super::rows::{self, never_ran, Key};
 use super::{ExperimentError, Finished};
@@ -200,7 +200,15 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Finished, ExperimentError> 
     let mut fingerprints = United::default();
     let mut damaged = Vec::new();
     let mut outcomes = Outcomes::default();
+    let real = |p: &Path| fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
     for d in dirs {
+        if real(d) != real(out) && in_use(d) {
+            damaged.push(format!(
+                "{} is being written by a `memsched run` now (it holds {LOCK}): the merge has \
+                 the rows written so far; merge again when the run ends",
+                d.display()
+            ));
+        }
         let runs = d.join(RUNS);
         if !runs.is_file() {
             return Err(ExperimentError::Config(format!(
@@ -769,6 +777,18 @@ mod tests {
             "{:?}",
             same.warnings
         );
+        // An input a run holds is named as one still being written.
+        let held = fs::File::open(b.join(LOCK)).unwrap();
+        held.lock().unwrap();
+        let busy = merge(&[a.clone(), b.clone()], &tmp.path().join("m1")).unwrap();
+        assert!(
+            busy.warnings
+                .iter()
+                .any(|w| w.contains("is being written by a `memsched run` now")),
+            "{:?}",
+            busy.warnings
+        );
+        drop(held);
         let runs = b.join(RUNS);
         let mut rows = rows::read_rows(&runs).unwrap();
         let (key, peak) = (rows[0].key(), rows[0].peak_bytes);

@@ -142,6 +142,16 @@ fn lock_dir(dir: &Path) -> Result<DirLock, ExperimentError> {
     }
 }
 
+/// Whether another process holds `dir`'s lock (a `run` or `merge` writing
+/// there now). A directory without the lock file, or where locks do not
+/// work, is not in use. Not for a directory this process holds.
+pub(super) fn in_use(dir: &Path) -> bool {
+    let Ok(file) = File::open(dir.join(LOCK)) else {
+        return false;
+    };
+    matches!(file.try_lock(), Err(fs::TryLockError::WouldBlock))
+}
+
 /// Refuses an output directory that exists as a file (or anything but a
 /// directory), or lies under one, before anything is written.
 fn check_out_is_not_a_file(out: &Path) -> Result<(), ExperimentError> {
