@@ -916,3 +916,29 @@ fn run_lists_the_warnings_about_its_graphs() {
         );
     }
 }
+
+/// A plot the rows give nothing to draw is named in a warning with what it
+/// needs (an empty graph: every peak is 0, so no reduction ratio and no
+/// time point); the README counts one graph in the singular.
+#[test]
+fn plots_left_undrawn_are_named() {
+    let tmp = tempfile::tempdir().unwrap();
+    let graph = write(tmp.path(), "empty.json", r#"{"Nodes": [], "Edges": []}"#);
+    let cfg = write(
+        tmp.path(),
+        "e.toml",
+        &format!("solvers = [\"kahn\"]\n[graphs]\nfiles = [\"{graph}\"]\n"),
+    );
+    let out = tmp.path().join("out");
+    let err = ok(&["run", &cfg, "--out", s(&out), "-q"]);
+    assert!(
+        err.contains("warning: plot(s) not drawn: `reduction` (it needs")
+            && err.contains("`time` (it needs"),
+        "{err}"
+    );
+    let readme = fs::read_to_string(out.join("README.md")).unwrap();
+    assert!(
+        readme.contains("2 runs over 1 graph and 2 solvers"),
+        "{readme}"
+    );
+}

@@ -63,6 +63,15 @@ impl PlotKind {
             PlotKind::Tetris => "tetris",
         }
     }
+    /// What the plot is drawn from, for a warning when no row has it.
+    pub fn needs(self) -> &'static str {
+        match self {
+            PlotKind::Reduction => "a valid row on a graph whose baseline peaks above 0 B",
+            PlotKind::Gap => "a valid row",
+            PlotKind::Time => "a valid row on a graph of at least one node",
+            PlotKind::Tetris => "a recorded memory profile of the Tetris graph",
+        }
+    }
 }
 
 /// `generate = [{ spec = "random-layered:layers=20", seeds = "0..50" }]`;

@@ -194,6 +194,21 @@ fn finish_with(
     }
     let plots = plots::draw_all(out, config, &rows, &order, &profiles)?;
     let mut warnings: Vec<String> = no_baseline_warning(&rows, config).into_iter().collect();
+    // The Tetris plot has its own warning below, when its graph was solved.
+    let missing: Vec<String> = config
+        .plots
+        .iter()
+        .filter(|&&k| k != PlotKind::Tetris)
+        .filter(|k| {
+            !plots
+                .iter()
+                .any(|f| f.starts_with(&format!("{}.", k.stem())))
+        })
+        .map(|k| format!("`{}` (it needs {})", k.stem(), k.needs()))
+        .collect();
+    if !missing.is_empty() {
+        warnings.push(format!("plot(s) not drawn: {}", missing.join("; ")));
+    }
     warnings.extend(graphs::conflicts(&graph_summary));
     warnings.extend(identical_graphs_warning(out, &rows));
     let refuted: Vec<String> = rows
