@@ -942,3 +942,21 @@ fn plots_left_undrawn_are_named() {
         "{readme}"
     );
 }
+
+/// A randomized baseline is noted: which of its seeds' rows is the graph's
+/// baseline is not otherwise said.
+#[test]
+fn a_randomized_baseline_is_noted() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = write(
+        tmp.path(),
+        "r.toml",
+        "solvers = [\"kahn\"]\nbaselines = [\"random\"]\nseeds = \"0..2\"\nplots = []\n\
+         [graphs]\ngenerate = [\"chain:length=3\"]\n",
+    );
+    let err = ok(&["run", &cfg, "--out", s(&tmp.path().join("o")), "-q"]);
+    assert!(
+        err.contains("note: baseline `random` is randomized: a graph's baseline is its row of the lowest seed"),
+        "{err}"
+    );
+}

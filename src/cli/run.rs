@@ -98,6 +98,19 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             solvers::names_with(|a| a.budgeted).join(", ")
         );
     }
+    let seeded: Vec<String> = config
+        .baselines
+        .iter()
+        .filter(|b| solvers::build(b).is_ok_and(|s| s.abilities().seeded))
+        .map(|b| format!("`{b}`"))
+        .collect();
+    if !seeded.is_empty() && config.seed_list().is_ok_and(|s| s.len() > 1) {
+        note!(
+            "note: baseline {} is randomized: a graph's baseline is its row of the lowest seed \
+             with a valid order",
+            seeded.join(", ")
+        );
+    }
     let start = Instant::now();
     let summary = experiment::run(&config, &opts).map_err(|e| match e {
         ExperimentError::Config(m) => {
