@@ -586,7 +586,15 @@ fn an_output_that_is_the_graph_file_is_refused() {
 fn solvers_lists_every_registry_name_one_line_each() {
     let o = run(&["solvers"], None);
     assert_eq!(o.status.code(), Some(0));
-    let text = stdout(&o);
+    let (text, expr) = stdout(&o)
+        .split_once("\n\n")
+        .map(|(a, b)| (a.to_string() + "\n", b.to_string()))
+        .expect("the registry, then the EXPR features");
+    let features = memsched::solvers::rule::feature_list();
+    assert!(
+        expr.contains(&format!("over the features: {features}")),
+        "{expr}"
+    );
     let infos = memsched::solvers::list();
     let left_out = memsched::solvers::not_built();
     assert_eq!(text.lines().count(), infos.len() + left_out.len(), "{text}");

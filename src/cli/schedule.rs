@@ -38,7 +38,11 @@ pub struct Args {
     /// Repeat it to compare solvers on the graph (`-s seed-greedy -s
     /// 'rule:-height,id' -s exact`): they run one after another, each under
     /// the same flags, and the report becomes a table (one JSON object per
-    /// line with `--format json`).
+    /// line with `--format json`). A `rule:EXPR` is a comma-separated key
+    /// of features, each maybe `-` (descending) or in a weighted sum
+    /// (`0.7*delta+0.3*latency`); the features: delta, type, id, size,
+    /// in_degree, out_degree, depth, height, unlocks, frees_after,
+    /// live_after, rise, latency, random (docs/rules.md).
     #[arg(long, short, default_value = "seed-greedy")]
     solver: Vec<String>,
     /// Output format.
@@ -68,7 +72,8 @@ pub struct Args {
     /// at once.
     #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
     time_limit: Option<f64>,
-    /// Seed for randomized solvers (0 to 18446744073709551615).
+    /// Seed for randomized solvers (0 to 18446744073709551615): `random`,
+    /// `noisy:EXPR`, `anneal`, and rules that read `random`.
     #[arg(long, default_value_t = 0, allow_negative_numbers = true)]
     seed: i128,
     /// Runs of a randomized solver (`random`, `random-moves`, `noisy:EXPR`,
@@ -83,7 +88,8 @@ pub struct Args {
     #[arg(long, short = 'j', value_name = "N")]
     threads: Option<usize>,
     /// What a `rule:EXPR` key ranks: single ready nodes, or moves (a delta <= 0
-    /// node together with the ALLOCs it still needs). `moves` turns `rule:E` into `moves:E`.
+    /// node together with the ALLOCs it still needs). `moves` turns `rule:E` into `moves:E`
+    /// (`noisy:E` stays as it is: its move form is `noisy-moves:E`).
     #[arg(long, value_enum, default_value_t = RuleMode::Nodes)]
     rule_mode: RuleMode,
     /// Most bytes the tables of a search may hold (read by `exact`, `dp` and
@@ -691,6 +697,24 @@ mod tests {
             assert!(!is_rule(name), "{name:?}");
             assert_eq!(with_rule_mode(name, RuleMode::Moves), name);
         }
+    }
+
+    /// `--solver`'s help lists the rule features as the parser knows them.
+    #[test]
+    fn solver_help_lists_every_feature() {
+        use clap::CommandFactory;
+        #[derive(clap::Parser)]
+        struct Cli {
+            #[command(flatten)]
+            args: Args,
+        }
+        let help = Cli::command().render_long_help().to_string();
+        let help: String = help.split_whitespace().collect::<Vec<_>>().join(" ");
+        let features = rule::feature_list();
+        assert!(
+            help.contains(&format!("the features: {features} (docs/rules.md)")),
+            "{help}"
+        );
     }
 
     #[test]

@@ -18,6 +18,12 @@ pub fn run(_: Args) -> anyhow::Result<ExitCode> {
              this binary was built with --no-default-features)\n"
         );
     }
+    text += &format!(
+        "\nEXPR (rule:, moves:, noisy:): comma-separated terms, each a feature, `-feature` \
+         (descending) or a weighted sum (`0.7*delta+0.3*latency`), over the features: {} \
+         (docs/rules.md)\n",
+        memsched::solvers::rule::feature_list()
+    );
     super::print_stdout(&text)?;
     Ok(ExitCode::SUCCESS)
 }
