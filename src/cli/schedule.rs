@@ -607,7 +607,10 @@ fn to_text(g: &memsched::Graph, r: &Report, program_peak: Option<u64>) -> String
             ),
         ),
         ("peak".into(), opt(r.peak)),
-        ("program peak".into(), opt(program_peak)),
+        (
+            "program peak".into(),
+            program_peak.map_or("- (the Nodes order breaks an edge)".into(), human_bytes),
+        ),
     ];
     if let Some(red) = reduction_pct(r.peak, program_peak) {
         lines.push((

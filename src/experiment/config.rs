@@ -67,7 +67,7 @@ impl PlotKind {
     pub fn needs(self) -> &'static str {
         match self {
             PlotKind::Reduction => "a valid row on a graph whose baseline peaks above 0 B",
-            PlotKind::Gap => "a valid row",
+            PlotKind::Gap => "a row of one of the config's solvers",
             PlotKind::Time => "a valid row on a graph of at least one node",
             PlotKind::Tetris => "a recorded memory profile of the Tetris graph",
         }

@@ -27,7 +27,7 @@ use super::records::{
 };
 use super::results_dir::{
     claim, in_use, read_shards_file, remove_if_present, write_shards, ShardsFile, ALL_SHARDS,
-    CONFIG, FINGERPRINTS, LOCK, ORDERS, PROFILES, RUNS, SHARDS, SHARD_PLACEMENT,
+    CONFIG, FINGERPRINTS, LOCK, ORDERS, PROFILES, REJECTED, RUNS, SHARDS, SHARD_PLACEMENT,
 };
 use super::rows::{self, never_ran, Key};
 use super::{ExperimentError, Finished};
@@ -73,8 +73,16 @@ fn check_nothing_lost(
     }
     let solve = |r: &rows::Row| (r.time_ms.to_bits(), r.peak_bytes);
     let merged: BTreeMap<_, _> = merged.iter().map(|r| (r.key(), solve(r))).collect();
-    let held = rows::read_rows(&runs).map_err(|e| ExperimentError::io("read", &runs, e))?;
-    let held: Vec<_> = held.iter().filter(|r| !never_ran(r)).collect();
+    let held = rows::read_rows_checked(&runs).map_err(|e| ExperimentError::io("read", &runs, e))?;
+    if !held.rejected.is_empty() {
+        return Err(ExperimentError::Config(format!(
+            "{} has {} lines that are not rows (edited by hand?), which the merge would \
+             replace: repair them, or merge into another directory (--out)",
+            runs.display(),
+            held.rejected.len()
+        )));
+    }
+    let held: Vec<_> = held.rows.iter().filter(|r| !never_ran(r)).collect();
     let lost = held
         .iter()
         .filter(|r| !merged.contains_key(&r.key()))
@@ -112,10 +120,13 @@ struct Outcomes {
     inputs: Vec<PathBuf>,
     /// Solves whose rows differ: the key and the two inputs' outcomes.
     conflicts: Vec<(Key, Sourced, Sourced)>,
+    /// Their keys.
+    conflicted: BTreeSet<Key>,
 }
 
-/// A row's status, checked peak and lower bound.
-type Outcome = (String, Option<u64>, Option<u64>);
+/// A row's checked peak and lower bound (not its status: the final pass
+/// of a merged directory marks a refuted row `invalid`, keeping both).
+type Outcome = (Option<u64>, Option<u64>);
 
 /// An input (its index) and the [`Outcome`] of its row.
 type Sourced = (usize, Outcome);
@@ -126,13 +137,14 @@ impl Outcomes {
         let input = self.inputs.len();
         self.inputs.push(dir.to_path_buf());
         for r in rows.iter().filter(|r| !never_ran(r)) {
-            let outcome = (r.status.clone(), r.peak_bytes, r.lower_bound_bytes);
+            let outcome = (r.peak_bytes, r.lower_bound_bytes);
             match self.first.get(&r.key()) {
                 None => {
                     self.first.insert(r.key(), (input, outcome));
                 }
-                Some(first) if first.1 != outcome => {
-                    let first = first.clone();
+                // One conflict per solve, against its first input.
+                Some(first) if first.1 != outcome && self.conflicted.insert(r.key()) => {
+                    let first = *first;
                     self.conflicts.push((r.key(), first, (input, outcome)));
                 }
                 Some(_) => {}
@@ -145,10 +157,10 @@ impl Outcomes {
         if self.conflicts.is_empty() {
             return None;
         }
-        let show = |input: usize, (status, peak, bound): &Outcome| {
+        let show = |input: usize, (peak, bound): &Outcome| {
             let figure = |x: &Option<u64>| x.map_or("-".to_string(), |v| v.to_string());
             format!(
-                "{status}, peak {}, bound {} in {}",
+                "peak {}, bound {} in {}",
                 figure(peak),
                 figure(bound),
                 self.inputs[input].display()
@@ -167,8 +179,9 @@ impl Outcomes {
             |more| format!("{more} more"),
         );
         Some(format!(
-            "{} solve(s) have rows that differ between the inputs (status, peak or bound: an \
-             input edited, or run on other code?); the first input's row is kept: {}",
+            "{} solve(s) have rows that differ between the inputs in peak or bound (an input \
+             edited or run on other code, or a solve a time limit cut short at another \
+             point?); the first input's row is kept: {}",
             self.conflicts.len(),
             listed.join("; ")
         ))
@@ -200,12 +213,13 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Finished, ExperimentError> 
     let mut fingerprints = United::default();
     let mut damaged = Vec::new();
     let mut outcomes = Outcomes::default();
+    let mut rejected_lines = Vec::new();
     let real = |p: &Path| fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
     for d in dirs {
         if real(d) != real(out) && in_use(d) {
             damaged.push(format!(
-                "{} is being written by a `memsched run` now (it holds {LOCK}): the merge has \
-                 the rows written so far; merge again when the run ends",
+                "{} is being written by a `memsched run` or `merge` now (it holds {LOCK}): \
+                 the merge has the rows written so far; merge again when it ends",
                 d.display()
             ));
         }
@@ -216,13 +230,19 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Finished, ExperimentError> 
                 d.display()
             )));
         }
-        let (rows, bad_rows) =
-            rows::read_rows_counting(&runs).map_err(|e| ExperimentError::io("read", &runs, e))?;
-        if bad_rows > 0 {
+        let read =
+            rows::read_rows_checked(&runs).map_err(|e| ExperimentError::io("read", &runs, e))?;
+        super::runner::refuse_mostly_rejected(&runs, &read)?;
+        let rows::ReadRows { rows, rejected, .. } = read;
+        if !rejected.is_empty() {
             damaged.push(format!(
-                "{bad_rows} line(s) of {} were not rows (edited by hand?): they are not merged",
-                runs.display()
+                "{} line(s) of {} were not rows (edited by hand?): they are not merged, and \
+                 are kept in {}",
+                rejected.len(),
+                runs.display(),
+                out.join(REJECTED).display()
             ));
+            rejected_lines.extend(rejected);
         }
         let graphs: BTreeSet<&str> = rows.iter().map(|r| r.graph.as_str()).collect();
         fingerprints.add(d, fingerprint::read(d)?, &graphs)?;
@@ -280,6 +300,11 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Finished, ExperimentError> 
     let placement = if older { 0 } else { SHARD_PLACEMENT };
     write_shards(out, union, placement).map_err(|e| ExperimentError::io("write", &path, e))?;
     fingerprint::write(out, &fingerprints.union())?;
+    if !rejected_lines.is_empty() {
+        let path = out.join(REJECTED);
+        rows::append_lines(&path, &rejected_lines)
+            .map_err(|e| ExperimentError::io("write", &path, e))?;
+    }
     let path = out.join(RUNS);
     rows::write_rows(&path, &all).map_err(|e| ExperimentError::io("write", &path, e))?;
     let path = out.join(PROFILES);
@@ -777,6 +802,7 @@ mod tests {
             "{:?}",
             same.warnings
         );
+        let text_before_b = fs::read_to_string(b.join(RUNS)).unwrap();
         // An input a run holds is named as one still being written.
         let held = fs::File::open(b.join(LOCK)).unwrap();
         held.lock().unwrap();
@@ -784,11 +810,36 @@ mod tests {
         assert!(
             busy.warnings
                 .iter()
-                .any(|w| w.contains("is being written by a `memsched run` now")),
+                .any(|w| w.contains("is being written by a `memsched run` or `merge` now")),
             "{:?}",
             busy.warnings
         );
         drop(held);
+        // A line of an input that is not a row is kept in the output's
+        // rejected file, not lost.
+        let runs_b = b.join(RUNS);
+        let mut text = fs::read_to_string(&runs_b).unwrap();
+        text.push_str("not,a,row\n");
+        fs::write(&runs_b, text).unwrap();
+        let kept = merge(&[a.clone(), b.clone()], &tmp.path().join("m3")).unwrap();
+        assert!(
+            kept.warnings
+                .iter()
+                .any(|w| w.contains("1 line(s) of") && w.contains(REJECTED)),
+            "{:?}",
+            kept.warnings
+        );
+        let rejected = fs::read_to_string(tmp.path().join("m3").join(REJECTED)).unwrap();
+        assert!(rejected.ends_with("not,a,row\n"), "{rejected}");
+        // An output with such a line of its own is refused, not replaced.
+        let m3_runs = tmp.path().join("m3").join(RUNS);
+        let mut text = fs::read_to_string(&m3_runs).unwrap();
+        text.push_str("not,a,row\n");
+        fs::write(&m3_runs, &text).unwrap();
+        let err = merge(&[a.clone(), b.clone()], &tmp.path().join("m3")).unwrap_err();
+        assert!(err.to_string().contains("lines that are not rows"), "{err}");
+        assert_eq!(fs::read_to_string(&m3_runs).unwrap(), text);
+        fs::write(&runs_b, text_before_b).unwrap();
         let runs = b.join(RUNS);
         let mut rows = rows::read_rows(&runs).unwrap();
         let (key, peak) = (rows[0].key(), rows[0].peak_bytes);

@@ -134,12 +134,6 @@ pub fn read_rows(path: &Path) -> io::Result<Vec<Row>> {
     read_rows_checked(path).map(|read| read.rows)
 }
 
-/// [`read_rows`], and how many complete lines were not rows (edited or
-/// damaged by hand: the run drops them and solves their items again).
-pub fn read_rows_counting(path: &Path) -> io::Result<(Vec<Row>, usize)> {
-    read_rows_checked(path).map(|read| (read.rows, read.rejected.len()))
-}
-
 /// What [`read_rows_checked`] found in a `runs.csv`.
 #[derive(Debug, Default)]
 pub struct ReadRows {
@@ -198,7 +192,9 @@ pub fn read_rows_checked(path: &Path) -> io::Result<ReadRows> {
         read.first_problem.get_or_insert((line, problem));
         read.rejected.push(csv_line(&record));
     }
-    if !has_header && !read.rejected.is_empty() {
+    // A first line that is not the header (lost, or the file one line of
+    // something else) is a line lost too, even alone.
+    if !has_header && !headers.is_empty() {
         // The reader took the first line for the header: it is lost too.
         read.rejected.insert(0, csv_line(&headers));
         read.first_problem = Some((1, "the first line is not the header of runs.csv".into()));
@@ -452,7 +448,22 @@ mod tests {
         text.extend(to_line(&a));
         text.extend(to_line(&b));
         fs::write(&path, text).unwrap();
-        assert_eq!(read_rows_counting(&path).unwrap(), (vec![a], 1));
+        let read = read_rows_checked(&path).unwrap();
+        assert_eq!((read.rows, read.rejected.len()), (vec![a.clone()], 1));
+        let (line, why) = read.first_problem.unwrap();
+        assert_eq!((line, why.as_str()), (3, "unknown status `feasibl`"));
+        // A lone line that is not the header (the header lost) is a line
+        // lost too: the reader took it for the header.
+        fs::write(&path, to_line(&a)).unwrap();
+        let read = read_rows_checked(&path).unwrap();
+        assert_eq!(
+            (
+                read.rows.len(),
+                read.rejected,
+                read.first_problem.unwrap().0
+            ),
+            (0, vec![to_line(&a)], 1)
+        );
     }
 
     /// A write cut inside a multi-byte character (a non-ASCII graph name)

@@ -522,7 +522,10 @@ impl Start {
 /// Refuses a `runs.csv` at least half of whose lines are not rows (its
 /// header lost, or the file saved by a spreadsheet): the run would drop
 /// them all and solve their items again.
-fn refuse_mostly_rejected(path: &Path, read: &rows::ReadRows) -> Result<(), ExperimentError> {
+pub(super) fn refuse_mostly_rejected(
+    path: &Path,
+    read: &rows::ReadRows,
+) -> Result<(), ExperimentError> {
     let bad = read.rejected.len();
     if bad == 0 || bad < read.rows.len() {
         return Ok(());

@@ -478,9 +478,16 @@ impl Exact {
                         let global = bounds.global() as u64;
                         (Some((reach, bounds)), global)
                     }
-                    // Stopped: the global F4 bound alone is one pass over
-                    // the buffers, as a stopped `dp` reports it.
-                    None => (None, bounds::global(g, &reach) as u64),
+                    // Stopped: the global F4 bound alone (a buffers x
+                    // nodes pass, so only where it is cheap, as for a
+                    // stopped `dp`).
+                    None => {
+                        let global = match g.node_count() <= STOPPED_BOUND_MAX_NODES {
+                            true => bounds::global(g, &reach) as u64,
+                            false => g.final_memory().max(0) as u64,
+                        };
+                        (None, global)
+                    }
                 }
             }
         };
