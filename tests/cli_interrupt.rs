@@ -1,6 +1,7 @@
 //! Ctrl-C in `memsched schedule` (the report of the best found so far is
 //! still written) and `memsched run` (the solves in flight are recorded,
-//! no more start); either process then ends by the signal (Linux only).
+//! no more start), and SIGTERM in `run`, which acts alike; either process
+//! then ends by the signal (Linux only).
 #![cfg(target_os = "linux")]
 
 use std::io::{BufRead, BufReader, Read};
@@ -25,7 +26,7 @@ fn ctrl_c_stops_the_solvers_and_the_report_is_still_written() {
         .stderr(Stdio::piped())
         .spawn()
         .expect("memsched starts");
-    let (status, out, err) = interrupt(child, "schedule", None);
+    let (status, out, err) = interrupt(child, "schedule", None, "INT");
     assert_eq!(
         status.signal(),
         Some(2),
@@ -51,6 +52,20 @@ fn ctrl_c_stops_the_solvers_and_the_report_is_still_written() {
 
 #[test]
 fn ctrl_c_in_a_run_records_the_solves_in_flight_and_starts_no_more() {
+    stop_a_run_by("INT", 2, "Ctrl-C");
+}
+
+/// SIGTERM, how a batch system stops a job, acts as Ctrl-C does.
+#[test]
+fn sigterm_in_a_run_acts_as_ctrl_c() {
+    stop_a_run_by("TERM", 15, "SIGTERM");
+}
+
+/// Sends a run `kill -SIGNAL` (number `number`) once its first solve is
+/// recorded: the solve in flight is recorded, no other starts, messages
+/// name the signal as `named`, the process ends by it, and the same
+/// command finishes the run.
+fn stop_a_run_by(signal: &str, number: i32, named: &str) {
     let dir = tempfile::tempdir().unwrap();
     let config = dir.path().join("hard.toml");
     // Nested joins `exact` cannot prove: each solve runs to the limit.
@@ -77,14 +92,18 @@ fn ctrl_c_in_a_run_records_the_solves_in_flight_and_starts_no_more() {
     };
     // Once the first of the six solves is recorded (a `program` baseline:
     // at once), while `exact` runs to its limit.
-    let (status, _, err) = interrupt(run(), "run", Some("1/6 solves"));
+    let (status, _, err) = interrupt(run(), "run", Some("1/6 solves"), signal);
     assert_eq!(
         status.signal(),
-        Some(2),
-        "ends by SIGINT: {status:?}\n{err}"
+        Some(number),
+        "ends by SIG{signal}: {status:?}\n{err}"
+    );
+    assert!(
+        err.contains(&format!("{named}: no more solves start")),
+        "{err}"
     );
     assert!(err.contains("Ctrl-C again to end now"), "{err}");
-    assert!(err.contains("stopped by Ctrl-C"), "{err}");
+    assert!(err.contains(&format!("stopped by {named}")), "{err}");
     let rows = std::fs::read_to_string(out_dir.join("runs.csv")).unwrap();
     // The header, then at least the solve in flight; not all six.
     let rows = rows.lines().count() - 1;
@@ -105,11 +124,17 @@ fn ctrl_c_in_a_run_records_the_solves_in_flight_and_starts_no_more() {
     assert!(out_dir.join("README.md").exists());
 }
 
-/// Sends `child` SIGINT once its handler is in place and, with `ready`,
+/// Sends `child` `signal` (`INT`, `TERM`) once its SIGINT handler is in
+/// place (the SIGTERM one is installed with it) and, with `ready`,
 /// once a line of its standard error holds that text (without, a little
 /// later, so that it is solving); then waits for it to end: its status,
 /// standard output and standard error.
-fn interrupt(mut child: Child, command: &str, ready: Option<&str>) -> (ExitStatus, String, String) {
+fn interrupt(
+    mut child: Child,
+    command: &str,
+    ready: Option<&str>,
+    signal: &str,
+) -> (ExitStatus, String, String) {
     // Until the handler is in place (SigCgt lists SIGINT, bit 2).
     let status_file = format!("/proc/{}/status", child.id());
     let waited = Instant::now();
@@ -144,7 +169,7 @@ fn interrupt(mut child: Child, command: &str, ready: Option<&str>) -> (ExitStatu
         None => sleep(Duration::from_millis(300)),
     }
     let sent = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
+        .args([&format!("-{signal}"), &child.id().to_string()])
         .status()
         .expect("kill runs");
     assert!(sent.success());
@@ -155,7 +180,7 @@ fn interrupt(mut child: Child, command: &str, ready: Option<&str>) -> (ExitStatu
         }
         if began.elapsed() > Duration::from_secs(60) {
             let _ = child.kill();
-            panic!("{command} did not stop within 60 s of Ctrl-C");
+            panic!("{command} did not stop within 60 s of SIG{signal}");
         }
         sleep(Duration::from_millis(50));
     };

@@ -1,4 +1,5 @@
-//! Ctrl-C in `memsched schedule` and `memsched run`. In `schedule` the
+//! Ctrl-C (or SIGTERM, a batch system's stop) in `memsched schedule` and
+//! `memsched run`. In `schedule` the
 //! first one stops every solver at its best so far, as its time limit
 //! would, and the report is still written; in `run` it starts no more
 //! solves, and those in flight finish and are recorded. A second one ends
@@ -7,9 +8,27 @@
 //! stops too.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
-/// The stop flag the solvers share, set by the first Ctrl-C.
+use memsched::solvers::Stop;
+
+/// Set by SIGTERM (how batch systems such as Slurm stop a job), which
+/// acts as Ctrl-C does; read by [`cause`].
+static TERMINATED: OnceLock<Arc<AtomicBool>> = OnceLock::new();
+
+fn terminated() -> &'static Arc<AtomicBool> {
+    TERMINATED.get_or_init(|| Arc::new(AtomicBool::new(false)))
+}
+
+/// The signal that set the stop flag, as messages name it.
+pub fn cause() -> &'static str {
+    match terminated().load(Ordering::Relaxed) {
+        true => "SIGTERM",
+        false => "Ctrl-C",
+    }
+}
+
+/// The stop flag the solvers share, set by the first Ctrl-C or SIGTERM.
 pub struct Interrupt {
     flag: Arc<AtomicBool>,
 }
@@ -21,12 +40,17 @@ impl Interrupt {
         let flag = Arc::new(AtomicBool::new(false));
         #[cfg(unix)]
         {
-            use signal_hook::consts::SIGINT;
+            use signal_hook::consts::{SIGINT, SIGTERM};
             use signal_hook::flag;
-            // Registered first, so it sees the flag as the earlier Ctrl-C
-            // left it: unset on the first, set on the second.
-            let installed = flag::register_conditional_default(SIGINT, flag.clone())
-                .and_then(|_| flag::register(SIGINT, flag.clone()));
+            // The conditional defaults first, so they see the flag as an
+            // earlier signal left it: unset on the first, set on a second
+            // (of either kind).
+            let installed = [SIGINT, SIGTERM]
+                .into_iter()
+                .try_for_each(|sig| flag::register_conditional_default(sig, flag.clone()).map(drop))
+                .and_then(|_| flag::register(SIGTERM, terminated().clone()))
+                .and_then(|_| flag::register(SIGINT, flag.clone()))
+                .and_then(|_| flag::register(SIGTERM, flag.clone()));
             if let Err(e) = installed {
                 note!("warning: Ctrl-C will end the run without a report: {e}");
             }
@@ -34,24 +58,33 @@ impl Interrupt {
         Interrupt { flag }
     }
 
-    /// The flag for [`SolveContext::stop`](memsched::solvers::SolveContext::stop).
-    pub fn flag(&self) -> Arc<AtomicBool> {
-        self.flag.clone()
+    /// The stop for [`SolveContext::stop`](memsched::solvers::SolveContext::stop)
+    /// and `RunOptions::stop`, naming the signal that sets it.
+    pub fn stop(&self) -> Stop {
+        Stop {
+            flag: self.flag.clone(),
+            cause,
+        }
     }
 
-    /// True once Ctrl-C was pressed.
+    /// True once Ctrl-C (or SIGTERM) came.
     pub fn happened(&self) -> bool {
         self.flag.load(Ordering::Relaxed)
     }
 
     /// After the report of an interrupted run: ends the process as the
-    /// signal's default action does (killed by SIGINT, shell status 130).
-    /// Returns only where that cannot be done.
+    /// signal's default action does (killed by SIGINT, shell status 130;
+    /// by SIGTERM, 143). Returns only where that cannot be done.
     pub fn end_as_interrupted(&self) {
         #[cfg(unix)]
         {
+            use signal_hook::consts::{SIGINT, SIGTERM};
+            let signal = match terminated().load(Ordering::Relaxed) {
+                true => SIGTERM,
+                false => SIGINT,
+            };
             // Stdout and stderr are written unbuffered or flushed by `emit`.
-            let _ = signal_hook::low_level::emulate_default_handler(signal_hook::consts::SIGINT);
+            let _ = signal_hook::low_level::emulate_default_handler(signal);
         }
     }
 }

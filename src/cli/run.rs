@@ -81,7 +81,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         shard,
         fresh: args.fresh,
         redo: args.redo,
-        stop: Some(interrupt.flag()),
+        stop: Some(interrupt.stop()),
     };
     if config.restarts > 1 && !config.restarts_apply() {
         note!(
@@ -139,16 +139,18 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             summary.out.display()
         ),
         Some(_) if summary.ran == 0 => note!(
-            "{}: stopped by Ctrl-C after {:.1} s, before any solve of this run ({} already \
+            "{}: stopped by {} after {:.1} s, before any solve of this run ({} already \
              done); {resume}",
             config.name,
+            super::interrupt::cause(),
             start.elapsed().as_secs_f64(),
             summary.resumed
         ),
         Some(not_started) => note!(
-            "{}: stopped by Ctrl-C after {:.1} s: {} of {} ({} run now, {} already done) are \
+            "{}: stopped by {} after {:.1} s: {} of {} ({} run now, {} already done) are \
              in {}; {} did not start, and the final pass (README, plots) did not run: {resume}",
             config.name,
+            super::interrupt::cause(),
             start.elapsed().as_secs_f64(),
             summary.ran + summary.resumed,
             super::count(summary.items, "solve"),
@@ -160,8 +162,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     if interrupt.happened() && summary.stopped.is_none() {
         note!(
-            "Ctrl-C came after the last solve had started: every solve finished and the final \
-             pass was written"
+            "{} came after the last solve had started: every solve finished and the final \
+             pass was written",
+            super::interrupt::cause()
         );
     }
     for w in &summary.warnings {

@@ -14,7 +14,7 @@ use memsched::experiment::plots::{tetris, IMAGE_EXTENSIONS};
 use memsched::experiment::records::Profile;
 use memsched::graph::NodeIdx;
 use memsched::solvers::{
-    self, rule, Budget, ProgramOrder, Report, Scheduler, SolveContext, Status, Stop,
+    self, rule, Budget, ProgramOrder, Report, Scheduler, SolveContext, Status,
 };
 use memsched::Graph;
 
@@ -69,7 +69,7 @@ pub struct Args {
     /// far, the solvers after it do not run (`timed_out`, noted "not run"),
     /// and the report is written (then the exit is as Ctrl-C's, status
     /// 130); `ilp` first finishes its HiGHS call, and a second Ctrl-C ends
-    /// at once.
+    /// at once. SIGTERM acts as Ctrl-C (status 143).
     #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
     time_limit: Option<f64>,
     /// Seed for randomized solvers (0 to 18446744073709551615): `random`,
@@ -248,10 +248,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     let interrupt = super::interrupt::Interrupt::install();
     let mut ctx = SolveContext::new(seed, time_limit);
-    ctx.stop = Some(Stop {
-        flag: interrupt.flag(),
-        cause: "Ctrl-C",
-    });
+    ctx.stop = Some(interrupt.stop());
     ctx.restarts = restarts.unwrap_or(1);
     ctx.budget = budget;
     ctx.graph_name = super::saved_for::name_of(&args.graph);
@@ -289,12 +286,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 }
                 let mut report = solvers::run(solver.as_ref(), &graph, &ctx);
                 if interrupt.happened() {
-                    // A solver whose note names its end names Ctrl-C
+                    // A solver whose note names its end names the signal
                     // (`limit_cause`); the others are marked here.
+                    let cause = super::interrupt::cause();
                     report.note = Some(match report.note.take() {
-                        Some(n) if n.contains("Ctrl-C") => n,
-                        Some(n) => format!("interrupted (Ctrl-C); {n}"),
-                        None => "interrupted (Ctrl-C)".into(),
+                        Some(n) if n.contains(cause) => n,
+                        Some(n) => format!("interrupted ({cause}); {n}"),
+                        None => format!("interrupted ({cause})"),
                     });
                 }
                 report
@@ -331,8 +329,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     let mut code = ExitCode::SUCCESS;
     for report in &reports {
-        if report.note.as_deref() == Some(NOT_RUN) {
-            note!("solver {}: {NOT_RUN}", report.solver);
+        if report.note.as_deref() == Some(not_run_note().as_str()) {
+            note!("solver {}: {}", report.solver, not_run_note());
             continue;
         } else if !report.valid() {
             note!(
@@ -352,12 +350,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         plot(path, &args.graph, &graph, &reports)?;
     }
     if interrupt.happened() {
+        let cause = super::interrupt::cause();
         note!(
-            "interrupted (Ctrl-C): the solver running stopped at its best so far, as at a time \
+            "interrupted ({cause}): the solver running stopped at its best so far, as at a time \
              limit, and any after it did not run; the report above is what they had"
         );
         interrupt.end_as_interrupted();
-        return Ok(ExitCode::from(130));
+        return Ok(ExitCode::from(if cause == "SIGTERM" { 143 } else { 130 }));
     }
     Ok(code)
 }
@@ -376,8 +375,13 @@ fn reads_latency(shown: &str) -> bool {
     }
 }
 
-/// The note of a solver that Ctrl-C kept from starting.
-const NOT_RUN: &str = "not run: interrupted (Ctrl-C) before it started";
+/// The note of a solver that Ctrl-C (or SIGTERM) kept from starting.
+fn not_run_note() -> String {
+    format!(
+        "not run: interrupted ({}) before it started",
+        super::interrupt::cause()
+    )
+}
 
 /// The report of a solver that Ctrl-C kept from starting: no order.
 fn not_run(solver: String) -> Report {
@@ -389,7 +393,7 @@ fn not_run(solver: String) -> Report {
         final_memory: None,
         lower_bound: None,
         counters: Vec::new(),
-        note: Some(NOT_RUN.into()),
+        note: Some(not_run_note()),
         time: Duration::ZERO,
     }
 }

@@ -42,7 +42,7 @@ use super::{first_few, one_line, ExperimentError};
 use crate::corpus::gen;
 use crate::graph::lint::lint;
 use crate::graph::{seed, Graph};
-use crate::solvers::{self, Scheduler, SolveContext, Status};
+use crate::solvers::{self, Scheduler, SolveContext, Status, Stop};
 
 /// How to run (the CLI flags, resolved).
 #[derive(Debug, Clone, Default)]
@@ -62,15 +62,18 @@ pub struct RunOptions {
     pub redo: Vec<String>,
     /// Once set (by Ctrl-C, say), no more solves start: those in flight
     /// finish and are recorded, and the final pass is left to the resume.
-    pub stop: Option<Arc<AtomicBool>>,
+    pub stop: Option<Stop>,
 }
 
 impl RunOptions {
     /// True once [`RunOptions::stop`] is set.
     fn stopping(&self) -> bool {
-        self.stop
-            .as_ref()
-            .is_some_and(|s| s.load(Ordering::Relaxed))
+        self.stop.as_ref().is_some_and(Stop::is_set)
+    }
+
+    /// What set the stop, as messages name it.
+    fn stop_cause(&self) -> &'static str {
+        self.stop.as_ref().map_or("a stop", |s| (s.cause)())
     }
 }
 
@@ -804,8 +807,9 @@ fn announce_stop(solving: &Solving, ended: mpsc::Receiver<()>, limit: std::time:
         if solving.stopping() {
             let n = solving.in_flight.load(Ordering::Relaxed);
             solving.bar.println(&format!(
-                "Ctrl-C: no more solves start; waiting for the {n} in flight (each ends by the \
+                "{}: no more solves start; waiting for the {n} in flight (each ends by the \
                  time limit, {}); Ctrl-C again to end now. Finished rows are kept",
+                solving.opts.stop_cause(),
                 super::progress::duration(limit)
             ));
             return;
@@ -1328,7 +1332,10 @@ mod tests {
         let flag = Arc::new(AtomicBool::new(false));
         *STOP_FLAG.lock().unwrap() = Some(flag.clone());
         opts.threads = Some(1);
-        opts.stop = Some(flag);
+        opts.stop = Some(Stop {
+            flag,
+            cause: || "Ctrl-C",
+        });
         let build: Build = |name| match name {
             "kahn" => Ok(Box::new(PressesCtrlC)),
             other => registry_build(other),
@@ -1355,7 +1362,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("out");
         let (config, mut opts) = six_chains(&out, "");
-        opts.stop = Some(Arc::new(AtomicBool::new(true)));
+        opts.stop = Some(Stop {
+            flag: Arc::new(AtomicBool::new(true)),
+            cause: || "Ctrl-C",
+        });
         let summary = run_with(&config, &opts, registry_build).unwrap();
         assert_eq!(summary.stopped, Some(summary.items));
         assert_eq!(summary.ran, 0);

@@ -52,8 +52,16 @@ pub struct SolveContext {
 #[derive(Debug, Clone)]
 pub struct Stop {
     pub flag: Arc<AtomicBool>,
-    /// What set it, as a note names it (`Ctrl-C`).
-    pub cause: &'static str,
+    /// What set it, as a note names it (`Ctrl-C`, `SIGTERM`): asked when
+    /// a solve stops, since which signal came is known only then.
+    pub cause: fn() -> &'static str,
+}
+
+impl Stop {
+    /// True once the flag is set.
+    pub fn is_set(&self) -> bool {
+        self.flag.load(Ordering::Relaxed)
+    }
 }
 
 impl SolveContext {
@@ -83,9 +91,7 @@ impl SolveContext {
 
     /// True once the [`stop`](SolveContext::stop) flag is set.
     pub fn stopped(&self) -> bool {
-        self.stop
-            .as_ref()
-            .is_some_and(|s| s.flag.load(Ordering::Relaxed))
+        self.stop.as_ref().is_some_and(Stop::is_set)
     }
 
     /// What a solve that found [`expired`](SolveContext::expired) true
@@ -93,7 +99,7 @@ impl SolveContext {
     /// `the time limit`.
     pub fn limit_cause(&self) -> &'static str {
         match &self.stop {
-            Some(stop) if self.stopped() => stop.cause,
+            Some(stop) if self.stopped() => (stop.cause)(),
             _ => "the time limit",
         }
     }
@@ -160,7 +166,7 @@ mod tests {
         let ctx = SolveContext {
             stop: Some(Stop {
                 flag: flag.clone(),
-                cause: "Ctrl-C",
+                cause: || "Ctrl-C",
             }),
             ..SolveContext::new(0, None)
         };
