@@ -102,7 +102,7 @@ fn stop_a_run_by(signal: &str, number: i32, named: &str) {
         err.contains(&format!("{named}: no more solves start")),
         "{err}"
     );
-    assert!(err.contains("Ctrl-C again to end now"), "{err}");
+    assert!(err.contains(&format!("{named} again")), "{err}");
     assert!(err.contains(&format!("stopped by {named}")), "{err}");
     let rows = std::fs::read_to_string(out_dir.join("runs.csv")).unwrap();
     // The header, then at least the solve in flight; not all six.

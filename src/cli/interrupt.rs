@@ -22,7 +22,8 @@ fn terminated() -> &'static Arc<AtomicBool> {
 
 /// The signal that set the stop flag, as messages name it.
 pub fn cause() -> &'static str {
-    match terminated().load(Ordering::Relaxed) {
+    // SeqCst, as the handlers store: the marker is set before the flag.
+    match terminated().load(Ordering::SeqCst) {
         true => "SIGTERM",
         false => "Ctrl-C",
     }
@@ -69,7 +70,16 @@ impl Interrupt {
 
     /// True once Ctrl-C (or SIGTERM) came.
     pub fn happened(&self) -> bool {
-        self.flag.load(Ordering::Relaxed)
+        self.flag.load(Ordering::SeqCst)
+    }
+
+    /// The status a shell sees for the signal that came (130 for SIGINT,
+    /// 143 for SIGTERM), where the process cannot end by the signal itself.
+    pub fn exit_status(&self) -> u8 {
+        match cause() {
+            "SIGTERM" => 143,
+            _ => 130,
+        }
     }
 
     /// After the report of an interrupted run: ends the process as the
@@ -79,7 +89,7 @@ impl Interrupt {
         #[cfg(unix)]
         {
             use signal_hook::consts::{SIGINT, SIGTERM};
-            let signal = match terminated().load(Ordering::Relaxed) {
+            let signal = match terminated().load(Ordering::SeqCst) {
                 true => SIGTERM,
                 false => SIGINT,
             };

@@ -42,7 +42,8 @@ use memsched::solvers::SolverError;
 /// "Size"?, "BufId"?}], "Edges": [[u, v], ...]}. ALLOC adds Size bytes, FREE
 /// releases its buffer, any other Op is compute. Edges are the only ordering
 /// constraints. Exit codes: 0 success, 2 invalid input, 1 anything else;
-/// `schedule` and `run` stopped by Ctrl-C end by the signal (status 130).
+/// `schedule` and `run` stopped by Ctrl-C or SIGTERM end by the signal
+/// (status 130 or 143).
 #[derive(Debug, Parser)]
 #[command(name = "memsched", version, about, long_about, max_term_width = 100)]
 pub struct Cli {

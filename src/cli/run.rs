@@ -195,7 +195,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     if interrupt.happened() {
         interrupt.end_as_interrupted();
-        return Ok(ExitCode::from(130));
+        return Ok(ExitCode::from(interrupt.exit_status()));
     }
     Ok(match summary.broken {
         0 => ExitCode::SUCCESS,

@@ -356,7 +356,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
              limit, and any after it did not run; the report above is what they had"
         );
         interrupt.end_as_interrupted();
-        return Ok(ExitCode::from(if cause == "SIGTERM" { 143 } else { 130 }));
+        return Ok(ExitCode::from(interrupt.exit_status()));
     }
     Ok(code)
 }

@@ -76,10 +76,12 @@ fn check_nothing_lost(
     let held = rows::read_rows_checked(&runs).map_err(|e| ExperimentError::io("read", &runs, e))?;
     if !held.rejected.is_empty() {
         return Err(ExperimentError::Config(format!(
-            "{} has {} lines that are not rows (edited by hand?), which the merge would \
-             replace: repair them, or merge into another directory (--out)",
+            "{} has {} line(s) that are not rows (edited by hand?), which the merge would \
+             replace: repair them, give {} as an input too (its lines are kept in {REJECTED}), \
+             or merge into another directory (--out)",
             runs.display(),
-            held.rejected.len()
+            held.rejected.len(),
+            out.display()
         )));
     }
     let held: Vec<_> = held.rows.iter().filter(|r| !never_ran(r)).collect();
@@ -232,7 +234,12 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Finished, ExperimentError> 
         }
         let read =
             rows::read_rows_checked(&runs).map_err(|e| ExperimentError::io("read", &runs, e))?;
-        super::runner::refuse_mostly_rejected(&runs, &read)?;
+        super::runner::refuse_mostly_rejected(
+            &runs,
+            &read,
+            "the merge would leave them out, so it stops here and changes nothing: repair the \
+             file (was it saved by a spreadsheet?)",
+        )?;
         let rows::ReadRows { rows, rejected, .. } = read;
         if !rejected.is_empty() {
             damaged.push(format!(
@@ -831,13 +838,20 @@ mod tests {
         );
         let rejected = fs::read_to_string(tmp.path().join("m3").join(REJECTED)).unwrap();
         assert!(rejected.ends_with("not,a,row\n"), "{rejected}");
+        // Merged again: the line is not added twice.
+        merge(&[a.clone(), b.clone()], &tmp.path().join("m3")).unwrap();
+        let again = fs::read_to_string(tmp.path().join("m3").join(REJECTED)).unwrap();
+        assert_eq!(again, rejected);
         // An output with such a line of its own is refused, not replaced.
         let m3_runs = tmp.path().join("m3").join(RUNS);
         let mut text = fs::read_to_string(&m3_runs).unwrap();
         text.push_str("not,a,row\n");
         fs::write(&m3_runs, &text).unwrap();
         let err = merge(&[a.clone(), b.clone()], &tmp.path().join("m3")).unwrap_err();
-        assert!(err.to_string().contains("lines that are not rows"), "{err}");
+        assert!(
+            err.to_string().contains("line(s) that are not rows"),
+            "{err}"
+        );
         assert_eq!(fs::read_to_string(&m3_runs).unwrap(), text);
         fs::write(&runs_b, text_before_b).unwrap();
         let runs = b.join(RUNS);

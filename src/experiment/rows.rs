@@ -211,19 +211,27 @@ fn csv_line(record: &csv::ByteRecord) -> Vec<u8> {
     w.into_inner().expect("in-memory write")
 }
 
-/// Appends `lines` (CSV lines; empty ones skipped) to `path`, after the
+/// Appends `lines` (CSV lines; empty ones and those the file already
+/// holds skipped, so a merge done again adds nothing) to `path`, after the
 /// header when the file is new.
 pub fn append_lines(path: &Path, lines: &[Vec<u8>]) -> io::Result<()> {
-    let new = !path.exists();
+    let held = match fs::read(path) {
+        Ok(bytes) => bytes,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Vec::new(),
+        Err(e) => return Err(e),
+    };
+    let mut seen: BTreeSet<&[u8]> = held.split_inclusive(|&b| b == b'\n').collect();
     let mut f = fs::OpenOptions::new()
         .create(true)
         .append(true)
         .open(path)?;
-    if new {
+    if held.is_empty() {
         f.write_all(header().as_bytes())?;
     }
     for line in lines.iter().filter(|l| !l.is_empty()) {
-        f.write_all(line)?;
+        if seen.insert(line) {
+            f.write_all(line)?;
+        }
     }
     f.sync_data()
 }

@@ -459,7 +459,13 @@ impl Start {
             rows::read_rows_checked(&runs_path)
                 .map_err(|e| ExperimentError::io("read", &runs_path, e))?
         };
-        refuse_mostly_rejected(&runs_path, &read)?;
+        refuse_mostly_rejected(
+            &runs_path,
+            &read,
+            "resuming would drop them and solve their items again, so the run stops here and \
+             changes nothing: repair the file (was it saved by a spreadsheet?), or start over \
+             with --fresh",
+        )?;
         let rows::ReadRows {
             rows: mut existing,
             rejected,
@@ -523,11 +529,12 @@ impl Start {
 }
 
 /// Refuses a `runs.csv` at least half of whose lines are not rows (its
-/// header lost, or the file saved by a spreadsheet): the run would drop
-/// them all and solve their items again.
+/// header lost, or the file saved by a spreadsheet): `then` says what
+/// going on would do with them and what to do instead.
 pub(super) fn refuse_mostly_rejected(
     path: &Path,
     read: &rows::ReadRows,
+    then: &str,
 ) -> Result<(), ExperimentError> {
     let bad = read.rejected.len();
     if bad == 0 || bad < read.rows.len() {
@@ -535,10 +542,7 @@ pub(super) fn refuse_mostly_rejected(
     }
     let (line, why) = read.first_problem.clone().unwrap_or_default();
     Err(ExperimentError::Config(format!(
-        "{}: {bad} of its {} lines are not rows (line {line}: {why}); resuming would \
-         drop them and solve their items again, so the run stops here and changes \
-         nothing: repair the file (was it saved by a spreadsheet?), or start over with \
-         --fresh",
+        "{}: {bad} of its {} lines are not rows (line {line}: {why}); {then}",
         path.display(),
         bad + read.rows.len()
     )))
@@ -806,10 +810,14 @@ fn announce_stop(solving: &Solving, ended: mpsc::Receiver<()>, limit: std::time:
     {
         if solving.stopping() {
             let n = solving.in_flight.load(Ordering::Relaxed);
+            let cause = solving.opts.stop_cause();
+            let again = match cause {
+                "Ctrl-C" => "Ctrl-C again".to_string(),
+                other => format!("{other} again (or Ctrl-C)"),
+            };
             solving.bar.println(&format!(
-                "{}: no more solves start; waiting for the {n} in flight (each ends by the \
-                 time limit, {}); Ctrl-C again to end now. Finished rows are kept",
-                solving.opts.stop_cause(),
+                "{cause}: no more solves start; waiting for the {n} in flight (each ends by \
+                 the time limit, {}); {again} to end now. Finished rows are kept",
                 super::progress::duration(limit)
             ));
             return;
