@@ -35,21 +35,27 @@ use super::{ExperimentError, Finished};
 /// Missing items listed by name in the warning.
 const MISSING_SHOWN: usize = 5;
 
+/// `p` with its spelling made one (`fs::canonicalize`), or as given when it
+/// cannot be resolved: how directories given to a merge are compared.
+fn real(p: &Path) -> PathBuf {
+    fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf())
+}
+
 /// Refuses a directory given twice (by any spelling of its path): the rows
 /// would not count twice (a duplicate keeps the first row), but the second
 /// name is most likely a typo for a shard that is then left out.
 fn check_distinct(dirs: &[PathBuf]) -> Result<(), ExperimentError> {
     let mut seen: Vec<(PathBuf, &PathBuf)> = Vec::new();
     for d in dirs {
-        let real = std::fs::canonicalize(d).unwrap_or_else(|_| d.clone());
-        if let Some((_, earlier)) = seen.iter().find(|(r, _)| *r == real) {
+        let resolved = real(d);
+        if let Some((_, earlier)) = seen.iter().find(|(r, _)| *r == resolved) {
             return Err(ExperimentError::Config(format!(
                 "{} and {} are the same directory: give each shard once",
                 earlier.display(),
                 d.display()
             )));
         }
-        seen.push((real, d));
+        seen.push((resolved, d));
     }
     Ok(())
 }
@@ -66,9 +72,9 @@ fn check_nothing_lost(
     dirs: &[PathBuf],
     merged: &[rows::Row],
 ) -> Result<Option<String>, ExperimentError> {
-    let real = |p: &Path| fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
     let runs = out.join(RUNS);
-    if !runs.is_file() || dirs.iter().any(|d| real(d) == real(out)) {
+    let out_real = real(out);
+    if !runs.is_file() || dirs.iter().any(|d| real(d) == out_real) {
         return Ok(None);
     }
     let solve = |r: &rows::Row| (r.time_ms.to_bits(), r.peak_bytes);
@@ -120,10 +126,9 @@ struct Outcomes {
     first: BTreeMap<Key, Sourced>,
     /// Inputs read so far.
     inputs: Vec<PathBuf>,
-    /// Solves whose rows differ: the key and the two inputs' outcomes.
-    conflicts: Vec<(Key, Sourced, Sourced)>,
-    /// Their keys.
-    conflicted: BTreeSet<Key>,
+    /// Solves whose rows differ: their first input's outcome and the first
+    /// that differs from it.
+    conflicts: BTreeMap<Key, (Sourced, Sourced)>,
 }
 
 /// A row's checked peak and lower bound (not its status: the final pass
@@ -145,9 +150,10 @@ impl Outcomes {
                     self.first.insert(r.key(), (input, outcome));
                 }
                 // One conflict per solve, against its first input.
-                Some(first) if first.1 != outcome && self.conflicted.insert(r.key()) => {
-                    let first = *first;
-                    self.conflicts.push((r.key(), first, (input, outcome)));
+                Some(&first) if first.1 != outcome => {
+                    self.conflicts
+                        .entry(r.key())
+                        .or_insert((first, (input, outcome)));
                 }
                 Some(_) => {}
             }
@@ -171,7 +177,7 @@ impl Outcomes {
         let listed = super::first_few(
             self.conflicts.iter(),
             3,
-            |((g, s, seed), a, b)| {
+            |((g, s, seed), (a, b))| {
                 format!(
                     "`{g}` / `{s}` / seed {seed}: {} against {}",
                     show(a.0, &a.1),
@@ -216,9 +222,9 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Finished, ExperimentError> 
     let mut damaged = Vec::new();
     let mut outcomes = Outcomes::default();
     let mut rejected_lines = Vec::new();
-    let real = |p: &Path| fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    let out_real = real(out);
     for d in dirs {
-        if real(d) != real(out) && in_use(d) {
+        if real(d) != out_real && in_use(d) {
             damaged.push(format!(
                 "{} is being written by a `memsched run` or `merge` now (it holds {LOCK}): \
                  the merge has the rows written so far; merge again when it ends",
@@ -234,9 +240,8 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Finished, ExperimentError> 
         }
         let read =
             rows::read_rows_checked(&runs).map_err(|e| ExperimentError::io("read", &runs, e))?;
-        super::runner::refuse_mostly_rejected(
+        read.refuse_if_mostly_rejected(
             &runs,
-            &read,
             "the merge would leave them out, so it stops here and changes nothing: repair the \
              file (was it saved by a spreadsheet?)",
         )?;
@@ -683,6 +688,17 @@ mod tests {
         );
     }
 
+    /// Runs `config(BASE)` quietly into `dir`, as shard `shard` if given.
+    fn run_base(dir: &Path, shard: Option<&str>) {
+        let opts = super::super::RunOptions {
+            out: dir.to_path_buf(),
+            quiet: true,
+            shard: shard.map(|k| k.parse().unwrap()),
+            ..Default::default()
+        };
+        super::super::run(&config(BASE), &opts).unwrap();
+    }
+
     /// Merging one shard into a directory of complete results is refused
     /// (it would replace rows the shard lacks), with nothing written; the
     /// same merge with the directory among the inputs keeps every row, and
@@ -690,17 +706,9 @@ mod tests {
     #[test]
     fn a_merge_that_would_lose_rows_of_out_is_refused() {
         let tmp = tempfile::tempdir().unwrap();
-        let c = config(BASE);
         let (full, shard) = (tmp.path().join("full"), tmp.path().join("s0"));
-        for (d, k) in [(&full, None), (&shard, Some("0/2".parse().unwrap()))] {
-            let opts = super::super::RunOptions {
-                out: d.clone(),
-                quiet: true,
-                shard: k,
-                ..Default::default()
-            };
-            super::super::run(&c, &opts).unwrap();
-        }
+        run_base(&full, None);
+        run_base(&shard, Some("0/2"));
         // A shard's README says it holds part of the experiment; the full
         // run's does not.
         let readme = |d: &Path| fs::read_to_string(d.join("README.md")).unwrap();
@@ -713,13 +721,7 @@ mod tests {
         // Both shards run into one directory complete it: no banner.
         let both = tmp.path().join("both");
         for k in ["0/2", "1/2"] {
-            let opts = super::super::RunOptions {
-                out: both.clone(),
-                quiet: true,
-                shard: Some(k.parse().unwrap()),
-                ..Default::default()
-            };
-            super::super::run(&c, &opts).unwrap();
+            run_base(&both, Some(k));
         }
         assert!(!readme(&both).contains("Partial results"));
         let before = fs::read(full.join(RUNS)).unwrap();
@@ -755,19 +757,13 @@ mod tests {
     #[test]
     fn a_row_that_ran_beats_one_that_could_not_load() {
         let tmp = tempfile::tempdir().unwrap();
-        let c = config(BASE);
         let (a, b, m) = (
             tmp.path().join("a"),
             tmp.path().join("b"),
             tmp.path().join("m"),
         );
         for d in [&a, &b] {
-            let opts = super::super::RunOptions {
-                out: d.clone(),
-                quiet: true,
-                ..Default::default()
-            };
-            super::super::run(&c, &opts).unwrap();
+            run_base(d, None);
         }
         let runs = a.join(RUNS);
         let mut rows = rows::read_rows(&runs).unwrap();
@@ -789,19 +785,13 @@ mod tests {
     #[test]
     fn rows_that_differ_between_inputs_are_named() {
         let tmp = tempfile::tempdir().unwrap();
-        let c = config(BASE);
         let (a, b, m) = (
             tmp.path().join("a"),
             tmp.path().join("b"),
             tmp.path().join("m"),
         );
         for d in [&a, &b] {
-            let opts = super::super::RunOptions {
-                out: d.clone(),
-                quiet: true,
-                ..Default::default()
-            };
-            super::super::run(&c, &opts).unwrap();
+            run_base(d, None);
         }
         let same = merge(&[a.clone(), b.clone()], &m).unwrap();
         assert!(

@@ -145,6 +145,28 @@ pub struct ReadRows {
     pub first_problem: Option<(u64, String)>,
 }
 
+impl ReadRows {
+    /// Refuses a `runs.csv` (at `path`) at least half of whose lines are
+    /// not rows (its header lost, or the file saved by a spreadsheet):
+    /// `then` says what going on would do with them and what to do instead.
+    pub(super) fn refuse_if_mostly_rejected(
+        &self,
+        path: &Path,
+        then: &str,
+    ) -> Result<(), super::ExperimentError> {
+        let bad = self.rejected.len();
+        if bad == 0 || bad < self.rows.len() {
+            return Ok(());
+        }
+        let (line, why) = self.first_problem.clone().unwrap_or_default();
+        Err(super::ExperimentError::Config(format!(
+            "{}: {bad} of its {} lines are not rows (line {line}: {why}); {then}",
+            path.display(),
+            bad + self.rows.len()
+        )))
+    }
+}
+
 /// Reads `runs.csv` as [`read_rows`] does, keeping the lines it drops.
 pub fn read_rows_checked(path: &Path) -> io::Result<ReadRows> {
     let bytes = match fs::read(path) {

@@ -459,9 +459,8 @@ impl Start {
             rows::read_rows_checked(&runs_path)
                 .map_err(|e| ExperimentError::io("read", &runs_path, e))?
         };
-        refuse_mostly_rejected(
+        read.refuse_if_mostly_rejected(
             &runs_path,
-            &read,
             "resuming would drop them and solve their items again, so the run stops here and \
              changes nothing: repair the file (was it saved by a spreadsheet?), or start over \
              with --fresh",
@@ -526,26 +525,6 @@ impl Start {
             pending,
         })
     }
-}
-
-/// Refuses a `runs.csv` at least half of whose lines are not rows (its
-/// header lost, or the file saved by a spreadsheet): `then` says what
-/// going on would do with them and what to do instead.
-pub(super) fn refuse_mostly_rejected(
-    path: &Path,
-    read: &rows::ReadRows,
-    then: &str,
-) -> Result<(), ExperimentError> {
-    let bad = read.rejected.len();
-    if bad == 0 || bad < read.rows.len() {
-        return Ok(());
-    }
-    let (line, why) = read.first_problem.clone().unwrap_or_default();
-    Err(ExperimentError::Config(format!(
-        "{}: {bad} of its {} lines are not rows (line {line}: {why}); {then}",
-        path.display(),
-        bad + read.rows.len()
-    )))
 }
 
 /// The record files of a results directory.
