@@ -688,11 +688,30 @@ mod tests {
         assert!(text.contains(&format!("- `{spelled}`: 10.00%\n")), "{text}");
     }
 
+    /// The README of `rows` after the final pass (baselines, per-graph and
+    /// per-solver summaries), as `finish` writes it.
+    fn final_readme(config: &Config, rows: Vec<Row>) -> String {
+        use crate::experiment::{graphs, rows};
+        let all = rows::finalize(rows, &config.baselines);
+        let g = graphs::summarize(&all);
+        let solvers = config.all_solvers();
+        let summary = super::super::summary::summarize(&all, &solvers, &g);
+        readme(
+            config,
+            &all,
+            &g,
+            &summary,
+            &solvers,
+            &[],
+            &Caveats::default(),
+        )
+    }
+
     /// The README names each graph's best bound and gap (open, closed, or
     /// no bound at all) and counts them in its header.
     #[test]
     fn per_graph_bounds_and_gaps_are_shown_and_counted() {
-        use crate::experiment::{graphs, rows};
+        use crate::experiment::rows;
         let config = Config::parse(
             "solvers = [\"kahn\", \"exact\"]\nbaselines = [\"program\"]\n",
             "t.toml",
@@ -720,19 +739,7 @@ mod tests {
             row(6, "free", "program", "feasible", MIB, None),
             row(7, "free", "kahn", "feasible", MIB, None),
         ];
-        let all = rows::finalize(all, &config.baselines);
-        let g = graphs::summarize(&all);
-        let solvers = config.all_solvers();
-        let summary = super::super::summary::summarize(&all, &solvers, &g);
-        let text = readme(
-            &config,
-            &all,
-            &g,
-            &summary,
-            &solvers,
-            &[],
-            &Caveats::default(),
-        );
+        let text = final_readme(&config, all);
         assert!(
             text.contains(
                 "Of the 3 graphs, 1 is proven optimal (the best known peak meets a lower bound \
@@ -773,7 +780,7 @@ mod tests {
     /// reduction plot take it (not the mean over every seed).
     #[test]
     fn a_family_line_averages_each_graphs_best_seed() {
-        use crate::experiment::{graphs, rows};
+        use crate::experiment::rows;
         let config = Config::parse(
             "solvers = [\"random\"]\nbaselines = [\"program\"]\nseeds = \"0..2\"\n",
             "t.toml",
@@ -800,19 +807,7 @@ mod tests {
             all.push(row(item + 1, &name, "random", 0, 50));
             all.push(row(item + 2, &name, "random", 1, 110));
         }
-        let all = rows::finalize(all, &config.baselines);
-        let g = graphs::summarize(&all);
-        let solvers = config.all_solvers();
-        let summary = super::super::summary::summarize(&all, &solvers, &g);
-        let text = readme(
-            &config,
-            &all,
-            &g,
-            &summary,
-            &solvers,
-            &[],
-            &Caveats::default(),
-        );
+        let text = final_readme(&config, all);
         let line = text.lines().find(|l| l.starts_with("| `chain` |")).unwrap();
         assert!(line.ends_with("| 50.00 |"), "{line}");
     }
