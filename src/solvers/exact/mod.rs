@@ -69,6 +69,22 @@ pub(crate) fn f4_global_bound(g: &Graph, max_nodes: usize, max_memory_bytes: u64
 /// where the final memory alone can be far below the largest buffer.
 pub(crate) const STOPPED_BOUND_MAX_NODES: usize = 8_192;
 
+/// The lower bound of a search stopped before its bounds were built: the
+/// global F4 bound where it is cheap (up to [`STOPPED_BOUND_MAX_NODES`]
+/// nodes; from `reach` when the bitsets were built, else from its own if
+/// they fit the budget), as a stopped `dp` reports it; else the final
+/// memory.
+fn stopped_bound(g: &Graph, reach: Option<&Reach>, ctx: &SolveContext) -> u64 {
+    let f4 = match reach {
+        Some(reach) if g.node_count() <= STOPPED_BOUND_MAX_NODES => {
+            Some(bounds::global(g, reach) as u64)
+        }
+        Some(_) => None,
+        None => f4_global_bound(g, STOPPED_BOUND_MAX_NODES, ctx.budget.max_memory_bytes),
+    };
+    f4.unwrap_or(g.final_memory().max(0) as u64)
+}
+
 /// Which reductions [`Exact`] uses. All are on by default; tests turn them
 /// off to check that they never change the optimum.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -461,12 +477,8 @@ impl Exact {
             "topological order",
         );
         let (tools, global) = match reach {
-            // Over the budget, or stopped while building them: the F4 bound
-            // where its own bitsets are cheap, as a stopped `dp` reports it.
-            None => {
-                let f4 = f4_global_bound(g, STOPPED_BOUND_MAX_NODES, ctx.budget.max_memory_bytes);
-                (None, f4.unwrap_or(g.final_memory().max(0) as u64))
-            }
+            // Over the budget, or stopped while building them.
+            None => (None, stopped_bound(g, None, ctx)),
             Some(reach) => {
                 let width = BEAM_NODES / g.node_count().max(1);
                 if self.options.beam && width >= 4 {
@@ -478,16 +490,7 @@ impl Exact {
                         let global = bounds.global() as u64;
                         (Some((reach, bounds)), global)
                     }
-                    // Stopped: the global F4 bound alone (a buffers x
-                    // nodes pass, so only where it is cheap, as for a
-                    // stopped `dp`).
-                    None => {
-                        let global = match g.node_count() <= STOPPED_BOUND_MAX_NODES {
-                            true => bounds::global(g, &reach) as u64,
-                            false => g.final_memory().max(0) as u64,
-                        };
-                        (None, global)
-                    }
+                    None => (None, stopped_bound(g, Some(&reach), ctx)),
                 }
             }
         };
