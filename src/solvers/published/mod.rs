@@ -82,8 +82,6 @@ pub trait OpScheduler: Send + Sync {
 pub enum Decision {
     /// A complete op order (op numbers), still to expand.
     Ops(Vec<u32>),
-    /// A node order the scheduler expanded as it went.
-    Nodes(Vec<NodeIdx>),
     /// No order: timed out or failed.
     Stopped(Outcome),
 }
@@ -106,7 +104,6 @@ impl Decision {
                 Ok(order) => Outcome::feasible(order),
                 Err(e) => Outcome::failed(e),
             },
-            Decision::Nodes(order) => Outcome::feasible(order),
             Decision::Stopped(out) => out,
         }
     }
@@ -702,7 +699,6 @@ pub struct Expander<'g> {
     ran: Vec<bool>,
     order: Vec<NodeIdx>,
     free_queue: std::collections::VecDeque<NodeIdx>,
-    ready_ops: Vec<NodeIdx>,
     settle_stack: Vec<NodeIdx>,
     pull_stack: Vec<(NodeIdx, u32)>,
     /// On a regular graph, its successor-less ALLOCs: each op's step then
@@ -720,7 +716,6 @@ impl<'g> Expander<'g> {
             ran: vec![false; n],
             order: Vec::with_capacity(n),
             free_queue: Default::default(),
-            ready_ops: Vec::new(),
             settle_stack: Vec::new(),
             pull_stack: Vec::new(),
             regular_tail: None,
@@ -729,7 +724,6 @@ impl<'g> Expander<'g> {
         for v in sources {
             e.became_ready(v);
         }
-        e.ready_ops.sort_unstable();
         e.drain_frees();
         e
     }
@@ -741,12 +735,6 @@ impl<'g> Expander<'g> {
             regular_tail: view.tail_allocs.as_deref(),
             ..Expander::new(g)
         }
-    }
-
-    /// Compute nodes that became ready since the last call, in the order
-    /// they became ready (the ops ready at the start in program order).
-    pub fn take_ready(&mut self, into: &mut Vec<NodeIdx>) {
-        into.append(&mut self.ready_ops);
     }
 
     /// Whether compute node `v` can run now.
@@ -772,8 +760,8 @@ impl<'g> Expander<'g> {
     /// An op step on a regular graph, as the general one goes there: `v`'s
     /// ALLOC predecessors (each has `v` as its only successor, so nobody ran
     /// it), `v`, each FREE successor it was the last to settle (a FREE has
-    /// compute predecessors only and no successor); ops become ready through
-    /// `v`'s edges, then through the ALLOCs they settled, last settled first.
+    /// compute predecessors only and no successor); then the ALLOCs it
+    /// settled settle their successors.
     fn run_regular(&mut self, v: NodeIdx) {
         let g = self.g;
         let allocs = g.preds(v).iter().filter(|&&a| g.kind(a) == NodeKind::Alloc);
@@ -785,7 +773,7 @@ impl<'g> Expander<'g> {
             *c -= 1;
             if *c == 0 {
                 match g.kind(s) {
-                    NodeKind::Compute => self.ready_ops.push(s),
+                    NodeKind::Compute => {}
                     NodeKind::Free => self.order.push(s),
                     NodeKind::Alloc => self.settle_stack.push(s),
                 }
@@ -816,7 +804,7 @@ impl<'g> Expander<'g> {
 
     fn became_ready(&mut self, v: NodeIdx) {
         match self.g.kind(v) {
-            NodeKind::Compute => self.ready_ops.push(v),
+            NodeKind::Compute => {}
             NodeKind::Free => self.free_queue.push_back(v),
             NodeKind::Alloc => {
                 self.settle_stack.push(v);
@@ -833,7 +821,7 @@ impl<'g> Expander<'g> {
                 *c -= 1;
                 if *c == 0 {
                     match self.g.kind(s) {
-                        NodeKind::Compute => self.ready_ops.push(s),
+                        NodeKind::Compute => {}
                         NodeKind::Free => self.free_queue.push_back(s),
                         NodeKind::Alloc => self.settle_stack.push(s),
                     }

@@ -5,16 +5,16 @@
 //! (`ListScheduler`, `DFSMemoryScheduler`, `PostOrderMemoryScheduler`,
 //! `DefaultMemoryScheduler`) and `xla/hlo/ir/hlo_computation.cc`
 //! (`MakeInstructionPostOrder`, `AcceptWithOperandOrder`). Ops, operands,
-//! users, defined bytes and buffer uses come from [`OpView`]; the node order
-//! from [`Expander`]. What has no counterpart in our graphs
+//! users, defined bytes and buffer uses come from [`OpView`], which also
+//! expands the op order into nodes. What has no counterpart in our graphs
 //! is left out and said so: parameters/constants (ignored by XLA's
 //! heuristics), scalars (XLA's maximum priority), infeed/outfeed,
 //! subcomputation memory, control predecessors (all our edges are operands).
 
 use std::collections::BinaryHeap;
 
-use super::{op_scheduler, post_order, Decision, Expander, OpScheduler, OpView};
-use crate::graph::{Graph, NodeIdx, NodeKind};
+use super::{op_scheduler, post_order, Decision, OpScheduler, OpView, Readiness};
+use crate::graph::{Graph, NodeKind};
 use crate::solvers::{DeadlineTicker, Outcome, SolveContext};
 
 const NOT_READY: u32 = u32::MAX;
@@ -50,18 +50,15 @@ op_scheduler!(XlaList, "xla-list");
 impl OpScheduler for XlaList {
     fn decide(&self, g: &Graph, view: &OpView, ctx: &SolveContext) -> Decision {
         let m = view.op_count();
-        let mut exp = Expander::for_view(g, view);
-        let mut unscheduled_uses: Vec<u32> = (0..view.buffers.len() as u32)
-            .map(|b| view.buffer_users().degree(b) as u32)
-            .collect();
-        let mut scheduled = vec![false; m];
+        let mut readiness = Readiness::new(view);
+        let mut left = UsersLeft::new(view);
         let mut list = ReadyList::new(m);
-        let priority = |op: u32, uses: &[u32]| -> (i64, i64) {
+        let priority = |op: u32, left: &UsersLeft| -> (i64, i64) {
             let freed: i64 = view
                 .uses()
                 .neighbors(op)
                 .iter()
-                .filter(|&&b| uses[b as usize] == 1)
+                .filter(|&&b| left.count[b as usize] == 1)
                 .map(|&b| view.buffer_size(b))
                 .sum();
             (
@@ -69,45 +66,26 @@ impl OpScheduler for XlaList {
                 view.user_count[op as usize] as i64,
             )
         };
-        let mut ready: Vec<NodeIdx> = Vec::new();
+        for op in readiness.initially_ready() {
+            list.insert(op, priority(op, &left));
+        }
         let mut op_order = Vec::with_capacity(m);
         let mut ticker = DeadlineTicker::new(1 << 12);
         let mut down_to_one = Vec::new();
-        // Scratch for `in_users_order`: each op's place among a step's users.
-        let mut user_rank = vec![u32::MAX; m];
-        exp.take_ready(&mut ready);
-        loop {
-            for v in ready.drain(..) {
-                let op = view.op_of(v);
-                list.insert(op, priority(op, &unscheduled_uses));
-            }
-            let Some(best) = list.pop() else {
-                break;
-            };
+        while let Some(best) = list.pop() {
             if ticker.expired(ctx) {
                 return Decision::Stopped(Outcome::timed_out());
             }
-            scheduled[best as usize] = true;
             op_order.push(best);
-            if !exp.run_op(view.ops[best as usize]) {
+            left.run(view, best, &mut down_to_one);
+            // New ready ops first (XLA adds them before adjusting
+            // priorities), in `best`'s users order, as XLA walks
+            // `best->users()`: the order `run` reports them in.
+            let ran = readiness.run(best, |op| list.insert(op, priority(op, &left)));
+            if !ran {
                 return Decision::Stopped(Outcome::failed(
                     "xla-list: internal error, op not ready",
                 ));
-            }
-            for &b in view.uses().neighbors(best) {
-                let c = &mut unscheduled_uses[b as usize];
-                *c -= 1;
-                if *c == 1 {
-                    down_to_one.push(b);
-                }
-            }
-            // New ready ops first (XLA adds them before adjusting priorities),
-            // in `best`'s users order, as XLA walks `best->users()`.
-            exp.take_ready(&mut ready);
-            in_users_order(view, best, &mut ready, &mut user_rank);
-            for v in ready.drain(..) {
-                let op = view.op_of(v);
-                list.insert(op, priority(op, &unscheduled_uses));
             }
             // XLA re-checks the users of `best`'s operands, operand by
             // operand: the buffers in the order of the ops defining them.
@@ -115,18 +93,11 @@ impl OpScheduler for XlaList {
                 down_to_one.sort_by_key(|&b| producer_of(g, view, b));
             }
             for b in down_to_one.drain(..) {
-                let Some(&u) = view
-                    .buffer_users()
-                    .neighbors(b)
-                    .iter()
-                    .find(|&&u| !scheduled[u as usize])
-                else {
-                    continue;
-                };
+                let u = left.last_user(b);
                 if !list.contains(u) {
                     continue;
                 }
-                let p = priority(u, &unscheduled_uses);
+                let p = priority(u, &left);
                 if p != list.priority(u) {
                     list.insert(u, p);
                 }
@@ -135,12 +106,48 @@ impl OpScheduler for XlaList {
         if op_order.len() != m {
             return Decision::Stopped(Outcome::failed("xla-list: some op never became ready"));
         }
-        match exp.finish() {
-            Some(order) => Decision::Nodes(order),
-            None => Decision::Stopped(Outcome::failed(
-                "xla-list: the expansion left nodes unscheduled",
-            )),
+        Decision::Ops(op_order)
+    }
+}
+
+/// The users of each buffer not yet scheduled: how many, and the XOR of
+/// their op numbers, which names the last one once one is left (an op
+/// uses a buffer once), with no list of each buffer's users to search.
+struct UsersLeft {
+    count: Vec<u32>,
+    xor: Vec<u32>,
+}
+
+impl UsersLeft {
+    /// Every use unscheduled.
+    fn new(view: &OpView) -> Self {
+        let buffers = view.buffers.len();
+        let (mut count, mut xor) = (vec![0u32; buffers], vec![0u32; buffers]);
+        for op in 0..view.op_count() as u32 {
+            for &b in view.uses().neighbors(op) {
+                count[b as usize] += 1;
+                xor[b as usize] ^= op;
+            }
         }
+        UsersLeft { count, xor }
+    }
+
+    /// Schedules `op`'s uses; the buffers it leaves with one user go to
+    /// `down_to_one`.
+    fn run(&mut self, view: &OpView, op: u32, down_to_one: &mut Vec<u32>) {
+        for &b in view.uses().neighbors(op) {
+            let b = b as usize;
+            self.count[b] -= 1;
+            self.xor[b] ^= op;
+            if self.count[b] == 1 {
+                down_to_one.push(b as u32);
+            }
+        }
+    }
+
+    /// The one unscheduled user of buffer `b` (which has exactly one).
+    fn last_user(&self, b: u32) -> u32 {
+        self.xor[b as usize]
     }
 }
 
@@ -157,31 +164,6 @@ fn producer_of(g: &Graph, view: &OpView, b: u32) -> u32 {
                 .min()
         })
         .unwrap_or(u32::MAX)
-}
-
-/// Orders the compute nodes `ready`, made ready by running op `best`, as
-/// XLA inserts them: `best`'s users in its users order (XLA counts down
-/// the predecessors of each of `best->users()` in turn), then any other in
-/// the order they came. The expander's own order depends on the encoding:
-/// with anchored ALLOCs, which wait for `best` too, it settles them last
-/// first, and the users come out reversed. `rank` is scratch, `u32::MAX`
-/// for every op between calls.
-///
-/// # Complexity
-/// O(d + k log k) for `d` users of `best` and `k` ready nodes.
-fn in_users_order(view: &OpView, best: u32, ready: &mut [NodeIdx], rank: &mut [u32]) {
-    if ready.len() < 2 {
-        return;
-    }
-    let users = view.users().neighbors(best);
-    for (i, &u) in users.iter().enumerate() {
-        rank[u as usize] = rank[u as usize].min(i as u32);
-    }
-    // Stable: non-users keep their order after the users.
-    ready.sort_by_key(|&v| rank[view.op_of(v) as usize]);
-    for &u in users {
-        rank[u as usize] = u32::MAX;
-    }
 }
 
 /// XLA's ready list, a `std::multimap` from priority to op taken from the
@@ -364,7 +346,7 @@ mod tests {
             let order = crate::solvers::run(&XlaList, &g, &SolveContext::default())
                 .order
                 .unwrap();
-            let ops: Vec<NodeIdx> = order
+            let ops: Vec<crate::graph::NodeIdx> = order
                 .into_iter()
                 .filter(|&v| g.kind(v) == crate::NodeKind::Compute)
                 .collect();
@@ -406,6 +388,28 @@ mod tests {
             // P2 (the later of two ties), P1, B, then X before Y.
             assert_eq!(op_order, [1, 0, 2, 3, 4, 5], "{encoding:?}");
         }
+    }
+
+    /// `a -> f` (a buffer nobody reads), `f -> X`, and `Y`: X and Y are
+    /// both ready from the start and tie at `(0, 0 users)`. XLA's initial
+    /// ready list is in program order, X then Y, so Y (inserted last) runs
+    /// first. (When the list followed the node-level expansion, X came
+    /// after Y: it waits for the FREE, which runs once the sources have.)
+    #[test]
+    fn list_starts_in_program_order() {
+        let mut b = crate::graph::GraphBuilder::new();
+        let a = b.alloc(10, 0);
+        let f = b.free(0);
+        b.edge(a, f);
+        let x = b.op("X");
+        b.edge(f, x);
+        b.op("Y");
+        let g = b.build().unwrap();
+        let order = crate::solvers::run(&XlaList, &g, &SolveContext::default())
+            .order
+            .unwrap();
+        let ops: Vec<i64> = g.to_ids(&order).into_iter().filter(|&id| id >= x).collect();
+        assert_eq!(ops, [x + 1, x]);
     }
 
     #[test]
