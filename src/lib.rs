@@ -38,6 +38,7 @@ mod prefetch;
 pub mod rng;
 pub mod schedule;
 pub mod solvers;
+mod spelling;
 
 pub use graph::{Graph, GraphError, NodeKind};
 pub use schedule::{check, Evaluation, ScheduleError};

@@ -73,9 +73,11 @@ pub struct Args {
     #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
     time_limit: Option<f64>,
     /// Seed for randomized solvers (0 to 18446744073709551615): `random`,
-    /// `noisy:EXPR`, `anneal`, and rules that read `random`.
-    #[arg(long, default_value_t = 0, allow_negative_numbers = true)]
-    seed: i128,
+    /// `random-moves`, `noisy:EXPR`, `noisy-moves:EXPR`, `anneal`, and rules
+    /// that read `random` (the solvers `memsched solvers` calls seeded).
+    /// Default 0.
+    #[arg(long, allow_negative_numbers = true)]
+    seed: Option<i128>,
     /// Runs of a randomized solver (`random`, `random-moves`, `noisy:EXPR`,
     /// `noisy-moves:EXPR`), best kept; run in parallel. At least 1; default 1.
     #[arg(long, value_name = "K", allow_negative_numbers = true)]
@@ -207,7 +209,7 @@ fn with_rule_mode(name: &str, mode: RuleMode) -> String {
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let time_limit = time_limit(args.time_limit)?;
-    let seed = seed_value(args.seed)?;
+    let seed = seed_value(args.seed.unwrap_or(0))?;
     let threads = threads_value(args.threads)?;
     let restarts = match args.restarts {
         None => None,
@@ -230,7 +232,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         max_states: args.max_states,
         max_memory_bytes: args.memory_budget,
     };
-    warn_unread_flags(&chosen, args.rule_mode, restarts.is_some(), budget);
+    let given = Given {
+        seed: args.seed.is_some(),
+        restarts: restarts.is_some(),
+        budget,
+    };
+    warn_unread_flags(&chosen, args.rule_mode, given);
     check_outputs(
         args.out.as_deref(),
         args.plot.as_deref(),
@@ -508,15 +515,22 @@ pub(super) fn plot_orders(
         .with_context(|| format!("cannot draw {}", path.display()))
 }
 
-/// Warns about flags that none of the `chosen` solvers reads (`--rule-mode moves`,
-/// `--restarts`, the budgets), naming them: such a flag is ignored.
-/// A flag that one of several solvers reads is meant for that one.
-fn warn_unread_flags(
-    chosen: &[(&str, Box<dyn Scheduler>)],
-    rule_mode: RuleMode,
+/// The flags [`warn_unread_flags`] looks at that the user gave.
+struct Given {
+    seed: bool,
     restarts: bool,
     budget: Budget,
-) {
+}
+
+/// Warns about flags that none of the `chosen` solvers reads (`--rule-mode moves`,
+/// `--seed`, `--restarts`, the budgets), naming them: such a flag is ignored.
+/// A flag that one of several solvers reads is meant for that one.
+fn warn_unread_flags(chosen: &[(&str, Box<dyn Scheduler>)], rule_mode: RuleMode, given: Given) {
+    let Given {
+        seed,
+        restarts,
+        budget,
+    } = given;
     let named = || {
         let names: Vec<String> = chosen.iter().map(|(s, _)| format!("`{s}`")).collect();
         let noun = if names.len() == 1 {
@@ -533,6 +547,14 @@ fn warn_unread_flags(
         note!(
             "warning: --rule-mode moves has no effect on {} (it turns rule:EXPR into moves:EXPR)",
             named()
+        );
+    }
+    if seed && none(&|_, s| s.abilities().seeded) {
+        note!(
+            "warning: --seed has no effect on {} (only the seeded solvers read it: {}, \
+             noisy:EXPR, noisy-moves:EXPR and rules that read `random`)",
+            named(),
+            solvers::names_with(|a| a.seeded).join(", ")
         );
     }
     if restarts && none(&|_, s| s.abilities().restarts) {

@@ -16,8 +16,13 @@ use super::{Abilities, Anneal, Brute, Dp, Exact, Kahn, ProgramOrder, Scheduler, 
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum SolverError {
-    #[error("unknown solver `{name}`; known solvers: {}", .known.join(", "))]
-    Unknown { name: String, known: Vec<String> },
+    #[error("unknown solver `{name}`{hint}; known solvers: {}", .known.join(", "))]
+    Unknown {
+        name: String,
+        /// A guess at the meant name (`; did you mean `kahn`?`), or empty.
+        hint: String,
+        known: Vec<String>,
+    },
     #[error("solver `{name}` needs an argument: `{name}:{param}`")]
     MissingArgument { name: String, param: String },
     #[error("solver `{name}` takes no argument (got `{arg}`)")]
@@ -347,6 +352,18 @@ pub fn split_name(name: &str) -> (&str, Option<&str>) {
     }
 }
 
+/// What an unknown solver base name may have meant, as a clause of the
+/// error (`; did you mean `xla-list`?`), or empty: another case or `_` for
+/// `-` (`XLA_list`), or a typo of a letter or two (`khan`).
+fn meant(base: &str) -> String {
+    let respelled = base.to_ascii_lowercase().replace('_', "-");
+    let names = ENTRIES.iter().map(|e| e.name);
+    match names.clone().find(|&n| n == respelled) {
+        Some(n) => crate::spelling::did_you_mean(&[n]),
+        None => crate::spelling::did_you_mean(&crate::spelling::near(&respelled, names)),
+    }
+}
+
 /// Builds the solver called `name` (`kahn`, `rule:delta,id`, ...).
 pub fn build(name: &str) -> Result<Box<dyn Scheduler>, SolverError> {
     let name = name.trim();
@@ -358,6 +375,7 @@ pub fn build(name: &str) -> Result<Box<dyn Scheduler>, SolverError> {
         },
         None => SolverError::Unknown {
             name: name.to_string(),
+            hint: meant(base),
             known: list().into_iter().map(|i| i.name).collect(),
         },
     };
@@ -585,7 +603,24 @@ mod tests {
     #[test]
     fn unknown_name_lists_the_known_ones() {
         let err = build("nope").err().unwrap().to_string();
-        assert!(err.contains("unknown solver `nope`"), "{err}");
+        assert!(err.contains("unknown solver `nope`; known"), "{err}");
         assert!(err.contains("seed-greedy"), "{err}");
+    }
+
+    #[test]
+    fn unknown_name_guesses_the_meant_one() {
+        for (typed, meant) in [
+            ("khan", "kahn"),
+            ("XLA_list", "xla-list"),
+            ("seed_greedy", "seed-greedy"),
+            ("Exact:split", "exact"),
+            ("rules:delta", "rule"),
+        ] {
+            let err = build(typed).err().unwrap().to_string();
+            assert!(
+                err.contains(&format!("did you mean `{meant}`?")),
+                "{typed}: {err}"
+            );
+        }
     }
 }

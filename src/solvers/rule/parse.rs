@@ -415,34 +415,8 @@ fn meant(name: &str, term: &str) -> String {
     if let Some(c) = name.chars().find(|c| !c.is_ascii_graphic()) {
         return format!("; it holds the character U+{:04X}", c as u32);
     }
-    let near: Vec<&str> = Feature::ALL
-        .into_iter()
-        .map(Feature::name)
-        .filter(|f| edit_distance(&name.to_ascii_lowercase(), f) <= name.len().min(f.len()) / 3)
-        .collect();
-    match near.as_slice() {
-        [] => String::new(),
-        [f] => format!("; did you mean `{f}`?"),
-        several => format!("; did you mean one of `{}`?", several.join("`, `")),
-    }
-}
-
-/// The Levenshtein distance between `a` and `b` (short names).
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut diagonal = row[0];
-        row[0] = i + 1;
-        for (j, &cb) in b.iter().enumerate() {
-            let next = (row[j + 1] + 1)
-                .min(row[j] + 1)
-                .min(diagonal + usize::from(ca != cb));
-            diagonal = row[j + 1];
-            row[j + 1] = next;
-        }
-    }
-    row[b.len()]
+    let near = crate::spelling::near(name, Feature::ALL.into_iter().map(Feature::name));
+    crate::spelling::did_you_mean(&near)
 }
 
 /// Largest magnitude of a Gumbel sample as [`gumbel_f64`](crate::rng::gumbel_f64)
@@ -617,8 +591,6 @@ mod tests {
             let err = parse(far).unwrap_err().to_string();
             assert!(!err.contains("did you mean"), "{far}: {err}");
         }
-        assert_eq!(edit_distance("hieght", "height"), 2);
-        assert_eq!(edit_distance("", "id"), 2);
     }
 
     #[test]
