@@ -260,15 +260,27 @@ fn finish_with(
     })
 }
 
-/// How many rows are of solvers, or of graphs, no longer in the config
+/// How many rows are of solvers, graphs or seeds no longer in the config
 /// (kept from earlier runs until `--fresh`), naming the solvers; graphs
-/// are told only with the `plan`.
+/// and seeds are told only with the `plan`.
 fn leftover_note(rows: &[rows::Row], solvers: &[String], plan: Option<&Plan>) -> Option<String> {
-    let solvers: std::collections::HashSet<&str> = solvers.iter().map(String::as_str).collect();
-    let graphs: Option<std::collections::HashSet<&str>> =
+    use std::collections::{BTreeSet, HashSet};
+    let solvers: HashSet<&str> = solvers.iter().map(String::as_str).collect();
+    let graphs: Option<HashSet<&str>> =
         plan.map(|p| p.graphs.iter().map(|g| g.name.as_str()).collect());
-    let mut gone_solvers = std::collections::BTreeSet::new();
-    let mut gone_graphs = std::collections::HashSet::new();
+    // The solves of the plan, to tell rows of seeds since dropped.
+    let solves: Option<HashSet<(&str, &str, u64)>> = plan.map(|p| {
+        p.items
+            .iter()
+            .map(|i| {
+                let (g, s) = (&p.graphs[i.graph].name, &p.solvers[i.solver].name);
+                (g.as_str(), s.as_str(), i.seed)
+            })
+            .collect()
+    });
+    let mut gone_solvers = BTreeSet::new();
+    let mut gone_graphs = HashSet::new();
+    let mut gone_seeds = BTreeSet::new();
     let mut leftover = 0;
     for r in rows {
         let solver_gone = !solvers.contains(r.solver.as_str());
@@ -281,7 +293,15 @@ fn leftover_note(rows: &[rows::Row], solvers: &[String], plan: Option<&Plan>) ->
         if graph_gone {
             gone_graphs.insert(r.graph.as_str());
         }
-        leftover += usize::from(solver_gone || graph_gone);
+        let seed_gone = !solver_gone
+            && !graph_gone
+            && solves
+                .as_ref()
+                .is_some_and(|s| !s.contains(&(r.graph.as_str(), r.solver.as_str(), r.seed)));
+        if seed_gone {
+            gone_seeds.insert(r.seed);
+        }
+        leftover += usize::from(solver_gone || graph_gone || seed_gone);
     }
     if leftover == 0 {
         return None;
@@ -298,6 +318,12 @@ fn leftover_note(rows: &[rows::Row], solvers: &[String], plan: Option<&Plan>) ->
     }
     if !gone_graphs.is_empty() {
         what.push(format!("{} graph(s)", gone_graphs.len()));
+    }
+    if !gone_seeds.is_empty() {
+        let seeds = first_few(gone_seeds.iter(), 5, u64::to_string, |k| {
+            format!("{k} more")
+        });
+        what.push(format!("seed(s) {}", seeds.join(", ")));
     }
     Some(format!(
         "{leftover} of the runs are of {} no longer in the config, kept from earlier runs \

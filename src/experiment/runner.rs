@@ -1691,6 +1691,29 @@ mod tests {
         );
     }
 
+    /// Rows of seeds dropped from the config stay too, and are counted.
+    #[test]
+    fn the_readme_counts_rows_of_seeds_the_config_no_longer_has() {
+        let dir = tempfile::tempdir().unwrap();
+        let (config, opts) = six_chains(dir.path(), "");
+        let config = Config {
+            solvers: vec!["kahn".into(), "random".into()],
+            seeds: crate::experiment::config::Seeds::List(vec![0, 1]),
+            ..config
+        };
+        let more = Config {
+            seeds: crate::experiment::config::Seeds::List(vec![0, 1, 2]),
+            ..config.clone()
+        };
+        run_with(&more, &opts, registry_build).unwrap();
+        run_with(&config, &opts, registry_build).unwrap();
+        let readme = fs::read_to_string(dir.path().join("README.md")).unwrap();
+        assert!(
+            readme.contains("6 of the runs are of seed(s) 2 no longer in the config"),
+            "{readme}"
+        );
+    }
+
     /// A line of `runs.csv` that is not a row is moved to `REJECTED` and
     /// its item solved again; `valid` reads in any case (a spreadsheet's
     /// `TRUE`); a file most of whose lines are not rows is refused, and
