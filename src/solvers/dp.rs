@@ -71,10 +71,17 @@ impl Scheduler for Dp {
         // What stops the search, if anything: looked at before each
         // expansion and after each new state (one expansion of a wide
         // graph's state makes as many states as it has ready nodes).
-        let limit = |table: &StateTable, states: usize, ticker: &mut DeadlineTicker| {
+        let limit = |table: &StateTable,
+                     recs: &Vec<Rec>,
+                     hashes: &Vec<u64>,
+                     ticker: &mut DeadlineTicker| {
+            // Checked after each new state: room for the next one.
+            let bytes = table.bytes(1)
+                + state::grown_bytes(recs.len(), recs.capacity(), 1, size_of::<Rec>())
+                + state::grown_bytes(hashes.len(), hashes.capacity(), 1, 8);
             if table.len() as u64 >= ctx.budget.max_states {
                 Some("the state budget")
-            } else if table.bytes() + states as u64 * 24 > ctx.budget.max_memory_bytes {
+            } else if bytes > ctx.budget.max_memory_bytes {
                 Some("the memory budget")
             } else if ticker.expired(ctx) {
                 Some(ctx.limit_cause())
@@ -95,7 +102,7 @@ impl Scheduler for Dp {
             // budget to keep, and stopping there would drop a proof.
             let last = size + 1 == n;
             for id in layer_start..layer_end {
-                if let Some(why) = limit(&table, recs.len(), &mut ticker).filter(|_| !last) {
+                if let Some(why) = limit(&table, &recs, &hashes, &mut ticker).filter(|_| !last) {
                     return stopped(why, &recs, table.len(), expanded);
                 }
                 expanded += 1;
@@ -118,7 +125,8 @@ impl Scheduler for Dp {
                             mem: c_mem,
                         });
                         hashes.push(ch);
-                        if let Some(why) = limit(&table, recs.len(), &mut ticker).filter(|_| !last)
+                        if let Some(why) =
+                            limit(&table, &recs, &hashes, &mut ticker).filter(|_| !last)
                         {
                             return stopped(why, &recs, table.len(), expanded);
                         }

@@ -152,13 +152,10 @@ pub(crate) fn search(
             return Found::Better(order, recs[id as usize].peak);
         }
         let over_states = table.len() as u64 >= ctx.budget.max_states;
-        let over_memory = table.bytes() + recs.len() as u64 * 40 + heap.len() as u64 * 16
-            > ctx.budget.max_memory_bytes;
-        if over_states || over_memory || ticker.expired(ctx) {
+        if over_states || ticker.expired(ctx) {
             work.states = table.len() as u64;
             return Found::Stopped(key);
         }
-        work.expanded += 1;
         let (s_peak, s_mem) = (recs[id as usize].peak, recs[id as usize].mem);
         child.copy_from_slice(table.get(id));
         let parent_hash = table_hash(&zob, &child);
@@ -177,6 +174,17 @@ pub(crate) fn search(
                 cands.truncate(1);
             }
         }
+        // Room for every child this expansion may store, one per move.
+        let more = cands.len();
+        let over_memory = table.bytes(more)
+            + state::grown_bytes(recs.len(), recs.capacity(), more, size_of::<Record>())
+            + state::grown_bytes(heap.len(), heap.capacity(), more, 16)
+            > ctx.budget.max_memory_bytes;
+        if over_memory {
+            work.states = table.len() as u64;
+            return Found::Stopped(key);
+        }
+        work.expanded += 1;
         let base = child.clone();
         for mv in &cands {
             child.copy_from_slice(&base);

@@ -146,6 +146,20 @@ impl Hasher for IdHasher {
     }
 }
 
+/// Bytes a collection of `len` items of `unit` bytes with room for `cap`
+/// holds while `add` more are pushed: past its room, the old buffer and
+/// the doubled one at once, as a reallocation that cannot grow in place
+/// holds them. A search's budget check counts this, so that one doubling
+/// of a table near the budget cannot ask the allocator for twice the
+/// budget (which aborts the process where memory is capped).
+pub(crate) fn grown_bytes(len: usize, cap: usize, add: usize, unit: usize) -> u64 {
+    let held = match len + add > cap {
+        true => cap + (2 * cap).max(len + add),
+        false => cap,
+    };
+    (held as u64).saturating_mul(unit as u64)
+}
+
 /// Every stored set once: flat words, hash chains for collisions.
 pub(crate) struct StateTable {
     words: usize,
@@ -173,9 +187,13 @@ impl StateTable {
         let s = id as usize * self.words;
         &self.data[s..s + self.words]
     }
-    /// Bytes held (an estimate: words, chains, hash map entries).
-    pub(crate) fn bytes(&self) -> u64 {
-        (self.data.capacity() * 8 + self.next.capacity() * 4 + self.head.capacity() * 16) as u64
+    /// Bytes held while `more` states are stored (an estimate: words,
+    /// chains, hash map entries; see [`grown_bytes`]).
+    pub(crate) fn bytes(&self, more: usize) -> u64 {
+        let (data, next, head) = (&self.data, &self.next, &self.head);
+        grown_bytes(data.len(), data.capacity(), more * self.words, 8)
+            + grown_bytes(next.len(), next.capacity(), more, 4)
+            + grown_bytes(head.len(), head.capacity(), more, 16)
     }
     /// Finds `set` (with hash `h`) or stores it; returns its id and whether it is new.
     pub(crate) fn intern(&mut self, set: &[u64], h: u64) -> (u32, bool) {
