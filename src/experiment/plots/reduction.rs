@@ -4,7 +4,7 @@
 //! randomized solver shows its best seed. With more than [`MAX_GROUPS`]
 //! graphs, bars show the mean ratio per graph family instead.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
 use plotters::coord::Shift;
@@ -26,10 +26,13 @@ pub type Groups = Vec<(String, Vec<Option<f64>>)>;
 
 /// What the groups are (graphs or families), and the groups.
 pub fn ratios(rows: &[Row], solvers: &[String]) -> (String, Groups) {
+    // Graphs in order of first row, each with the family of that row.
     let mut graphs: Vec<&str> = Vec::new();
+    let mut family_of: HashMap<&str, &str> = HashMap::new();
     let mut best: BTreeMap<(&str, &str), f64> = BTreeMap::new();
     for r in rows {
-        if !graphs.contains(&r.graph.as_str()) {
+        if let std::collections::hash_map::Entry::Vacant(e) = family_of.entry(&r.graph) {
+            e.insert(&r.family);
             graphs.push(&r.graph);
         }
         if let (Some(p), Some(b)) = (r.peak_bytes, r.baseline_peak_bytes) {
@@ -56,11 +59,7 @@ pub fn ratios(rows: &[Row], solvers: &[String]) -> (String, Groups) {
     let mut families: Vec<String> = Vec::new();
     let mut sums: BTreeMap<(String, usize), (f64, usize)> = BTreeMap::new();
     for g in &graphs {
-        let fam = rows
-            .iter()
-            .find(|r| r.graph == *g)
-            .map(|r| r.family.clone())
-            .unwrap_or_default();
+        let fam = family_of[g].to_string();
         if !families.contains(&fam) {
             families.push(fam.clone());
         }
