@@ -93,7 +93,8 @@ fn saved_for_hint(saved: &str, path: &str, graph: &Graph) -> String {
     match saved_for::mismatch(saved, path, graph) {
         Some(clause) => format!(" (the order was saved for {clause})"),
         None => format!(
-            " (the order was saved for graph `{saved}`; the graph given is {})",
+            " (the order was saved for graph `{}`; the graph given is {})",
+            memsched::graph::lint::printable(saved),
             saved_for::shown(path)
         ),
     }

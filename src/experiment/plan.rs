@@ -178,10 +178,15 @@ impl Plan {
                     f.trim_end_matches('/')
                 ));
             }
-            if !p.is_file() {
+            if !p.exists() {
                 return Err(format!(
                     "graph file `{f}` does not exist{}",
                     relative_to_cwd(&p)
+                ));
+            }
+            if !p.is_file() {
+                return Err(format!(
+                    "graph file `{f}` is not a regular file (a device or a pipe?)"
                 ));
             }
             files.push((p, format!("`files` entry `{f}`")));

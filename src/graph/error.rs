@@ -99,17 +99,29 @@ pub enum GraphError {
     )]
     FreeNotReachable { buf: i64, alloc: i64, free: i64 },
     /// The sizes do not fit the model's integer range.
-    #[error("the ALLOC sizes add up to more than {max} bytes (2^63 - 1); memsched keeps every sum exact in i64")]
-    TooLarge { max: i64 },
+    #[error("the ALLOC sizes add up to more than {max} bytes (2^63 - 1) at ALLOC node {id}; memsched keeps every sum exact in i64")]
+    TooLarge { max: i64, id: i64 },
     /// More nodes or edges than the compact storage holds.
     #[error("graph too large: {what} (at most {max})")]
     Capacity { what: String, max: u64 },
 }
 
+/// Most nodes of a cycle an error names: a cycle through a whole large
+/// graph would fill the terminal.
+const CYCLE_SHOWN: usize = 12;
+
+/// `a -> b -> c -> a`; a longer cycle shows its first [`CYCLE_SHOWN`]
+/// nodes and how many more close it.
 fn fmt_cycle(cycle: &[i64]) -> String {
-    let mut s: Vec<String> = cycle.iter().map(|id| id.to_string()).collect();
-    if let Some(first) = cycle.first() {
-        s.push(first.to_string());
+    let mut s: Vec<String> = cycle
+        .iter()
+        .take(CYCLE_SHOWN)
+        .map(|id| id.to_string())
+        .collect();
+    match (cycle.first(), cycle.len().saturating_sub(CYCLE_SHOWN)) {
+        (Some(first), 0) => s.push(first.to_string()),
+        (Some(first), more) => s.push(format!("... ({more} more nodes) -> {first}")),
+        (None, _) => {}
     }
     s.join(" -> ")
 }
@@ -127,5 +139,21 @@ impl GraphError {
             column: err.column(),
             message,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_cycles_are_cut_short() {
+        assert_eq!(fmt_cycle(&[1, 2, 3]), "1 -> 2 -> 3 -> 1");
+        let long: Vec<i64> = (0..100_000).collect();
+        let shown = fmt_cycle(&long);
+        assert!(
+            shown.ends_with("10 -> 11 -> ... (99988 more nodes) -> 0"),
+            "{shown}"
+        );
     }
 }

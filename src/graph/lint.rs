@@ -197,7 +197,7 @@ pub fn more_like_it(count: usize, what: &str) -> String {
 /// `text` as a warning may print it: with control characters (an escape
 /// sequence, a line break) escaped, so a graph's strings cannot redraw the
 /// terminal or forge a line of output.
-fn printable(text: &str) -> std::borrow::Cow<'_, str> {
+pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
     match text.chars().any(char::is_control) {
         true => text.escape_debug().to_string().into(),
         false => text.into(),
