@@ -14,6 +14,7 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
+use super::lpmf_tree::LpmfTree;
 use super::{op_scheduler, post_order, Decision, OpScheduler, OpView, Readiness};
 use crate::graph::Graph;
 use crate::solvers::{DeadlineTicker, Outcome, SolveContext};
@@ -37,8 +38,10 @@ use crate::solvers::{DeadlineTicker, Outcome, SolveContext};
 /// `lpmf_is_wrong_here`, checked with brute).
 ///
 /// # Complexity
-/// O(n · w + m) after [`OpView`], with w the largest ready set (Inductor scans
-/// the ready set each step; so does this replica).
+/// O(n · min(w, 64) + m log m) after [`OpView`], with w the largest ready
+/// set: Inductor scans the ready set each step, and so does this replica
+/// while at most 64 ops are ready; past that it finds the same op in a
+/// tree ([`LpmfTree`]).
 #[derive(Debug, Default, Clone, Copy)]
 pub struct InductorLpmf;
 
@@ -46,60 +49,101 @@ op_scheduler!(InductorLpmf, "inductor-lpmf");
 
 impl OpScheduler for InductorLpmf {
     fn decide(&self, _g: &Graph, view: &OpView, ctx: &SolveContext) -> Decision {
-        let m = view.op_count();
-        let mut readiness = Readiness::new(view);
-        let mut outdegree: Vec<u32> = (0..view.buffers.len() as u32)
-            .map(|b| view.buffer_users().degree(b) as u32)
-            .collect();
-        let mut to_free = vec![0i64; m];
-        for op in 0..m as u32 {
-            for &b in view.uses().neighbors(op) {
-                if outdegree[b as usize] == 1 {
-                    to_free[op as usize] += view.buffer_size(b);
-                }
+        lpmf(view, ctx, SCAN_MAX)
+    }
+}
+
+/// Most ready ops `inductor-lpmf` scans at each step, as Inductor does;
+/// past it they move to an [`LpmfTree`] (the same choices, found in
+/// O(log m)): a graph whose ready set is thousands wide made every step a
+/// scan of all of them.
+const SCAN_MAX: usize = 64;
+
+/// [`InductorLpmf`], with the ready ops in a tree once more than
+/// `scan_max` are ready.
+fn lpmf(view: &OpView, ctx: &SolveContext, scan_max: usize) -> Decision {
+    let m = view.op_count();
+    let mut readiness = Readiness::new(view);
+    let mut outdegree: Vec<u32> = (0..view.buffers.len() as u32)
+        .map(|b| view.buffer_users().degree(b) as u32)
+        .collect();
+    let mut to_free = vec![0i64; m];
+    for op in 0..m as u32 {
+        for &b in view.uses().neighbors(op) {
+            if outdegree[b as usize] == 1 {
+                to_free[op as usize] += view.buffer_size(b);
             }
         }
-        let mut live: i64 = 0;
-        let mut peak: i64 = live.max(view.output_bytes);
-        let mut ready: Vec<u32> = readiness.initially_ready().collect();
-        let mut op_order = Vec::with_capacity(m);
-        let mut ticker = DeadlineTicker::new(1 << 12);
-        while !ready.is_empty() {
-            // Each step scans the whole ready list.
-            if ticker.expired_after(ready.len(), ctx) {
-                return Decision::Stopped(Outcome::timed_out());
+    }
+    let net = |op: u32, to_free: &[i64]| view.defined[op as usize] - to_free[op as usize];
+    let mut live: i64 = 0;
+    let mut peak: i64 = live.max(view.output_bytes);
+    let mut ready: Vec<u32> = readiness.initially_ready().collect();
+    let mut tree: Option<LpmfTree> = None;
+    let mut op_order = Vec::with_capacity(m);
+    let mut ticker = DeadlineTicker::new(1 << 12);
+    loop {
+        if tree.is_none() && ready.len() > scan_max {
+            let mut t = LpmfTree::new(&view.defined);
+            for op in ready.drain(..) {
+                t.set(op, net(op, &to_free));
             }
-            let key = |op: u32| {
-                let size = view.defined[op as usize];
-                ((live + size).max(peak), size - to_free[op as usize], op)
-            };
-            let (slot, _) = ready
-                .iter()
-                .enumerate()
-                .min_by_key(|&(_, &op)| key(op))
-                .expect("ready is not empty");
-            let sel = ready.swap_remove(slot);
-            op_order.push(sel);
-            live += view.defined[sel as usize];
-            peak = peak.max(live);
-            live -= to_free[sel as usize];
-            readiness.run(sel, |op| ready.push(op));
-            for &b in view.uses().neighbors(sel) {
-                let d = &mut outdegree[b as usize];
-                *d -= 1;
-                if *d == 1 {
-                    let size = view.buffer_size(b);
-                    for &u in view.buffer_users().neighbors(b) {
-                        to_free[u as usize] += size;
+            tree = Some(t);
+        }
+        let sel = match &mut tree {
+            None if ready.is_empty() => break,
+            None => {
+                // Each step scans the whole ready list.
+                if ticker.expired_after(ready.len(), ctx) {
+                    return Decision::Stopped(Outcome::timed_out());
+                }
+                let key = |op: u32| {
+                    let size = view.defined[op as usize];
+                    ((live + size).max(peak), net(op, &to_free), op)
+                };
+                let (slot, _) = ready
+                    .iter()
+                    .enumerate()
+                    .min_by_key(|&(_, &op)| key(op))
+                    .expect("ready is not empty");
+                ready.swap_remove(slot)
+            }
+            Some(t) => {
+                if ticker.expired(ctx) {
+                    return Decision::Stopped(Outcome::timed_out());
+                }
+                match t.pop(peak - live) {
+                    Some(op) => op,
+                    None => break,
+                }
+            }
+        };
+        op_order.push(sel);
+        live += view.defined[sel as usize];
+        peak = peak.max(live);
+        live -= to_free[sel as usize];
+        readiness.run(sel, |op| match &mut tree {
+            None => ready.push(op),
+            Some(t) => t.set(op, net(op, &to_free)),
+        });
+        for &b in view.uses().neighbors(sel) {
+            let d = &mut outdegree[b as usize];
+            *d -= 1;
+            if *d == 1 {
+                let size = view.buffer_size(b);
+                for &u in view.buffer_users().neighbors(b) {
+                    to_free[u as usize] += size;
+                    if let Some(t) = tree.as_mut().filter(|t| t.contains(u)) {
+                        t.set(u, net(u, &to_free));
                     }
                 }
             }
         }
-        if op_order.len() != m {
-            return Decision::Stopped(Outcome::failed("inductor-lpmf: some op never became ready"));
-        }
-        Decision::Ops(op_order)
     }
+    if op_order.len() != m {
+        return Decision::Stopped(Outcome::failed("inductor-lpmf: some op never became ready"));
+    }
+    Decision::Ops(op_order)
 }
 
 /// Inductor's `topological_sort_bfs`: among ready ops, the one whose operands
@@ -235,7 +279,7 @@ impl OpScheduler for InductorDfs {
 ///
 /// # Complexity
 /// O(m · b) for keys of b significant bytes.
-fn ops_by_key(keys: &[u64]) -> Vec<u32> {
+pub(super) fn ops_by_key(keys: &[u64]) -> Vec<u32> {
     let mut pairs: Vec<(u64, u32)> = keys.iter().zip(0..).map(|(&k, o)| (k, o)).collect();
     let mut spare = vec![(0, 0); pairs.len()];
     let top = keys.iter().max().copied().unwrap_or(0);
@@ -297,6 +341,34 @@ mod tests {
             for b in &lists {
                 let (ka, kb) = (BfsKey::new(&a.0, a.1), BfsKey::new(&b.0, b.1));
                 assert_eq!(ka.cmp(&kb), a.cmp(b), "{a:?} vs {b:?}");
+            }
+        }
+    }
+
+    /// The tree chooses as the scan does: every generator family, both
+    /// encodings, a scan throughout against a tree from the first step.
+    #[test]
+    fn lpmf_tree_chooses_as_the_scan() {
+        use crate::corpus::gen::{generate, GenSpec};
+        let ctx = SolveContext::default();
+        for spec in [
+            "random-layered:layers=12,width=9",
+            "tensor-program:ops=60",
+            "series-parallel:ops=50",
+            "fork-join:branches=40,depth=2,jitter=0.5",
+            "tree:depth=5",
+            "randwire",
+            "tensor-program:ops=60,allocs=floating",
+            "random-layered:layers=12,width=9,allocs=floating",
+        ] {
+            for seed in 0..4 {
+                let g = generate(&GenSpec::parse(spec).unwrap(), seed).unwrap();
+                let view = OpView::new(&g).unwrap();
+                let ops = |scan_max| match lpmf(&view, &ctx, scan_max) {
+                    Decision::Ops(ops) => ops,
+                    Decision::Stopped(out) => panic!("{spec}: {out:?}"),
+                };
+                assert_eq!(ops(usize::MAX), ops(0), "{spec} seed {seed}");
             }
         }
     }

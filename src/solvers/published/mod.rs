@@ -34,6 +34,7 @@
 //!   possible, the remaining ALLOCs last.
 
 pub mod inductor;
+mod lpmf_tree;
 pub mod xla;
 
 pub use inductor::{InductorBfs, InductorDfs, InductorLpmf};
