@@ -5,7 +5,7 @@
 #
 #   sbatch --array=0-15 scripts/slurm_array.sh experiments/optimality.toml 16
 #   sbatch --dependency=afterok:<ARRAY_JOB_ID> --wrap \
-#     "target/release/memsched merge results/optimality/shard-*-of-16 --out results/optimality"
+#     "target/release/memsched merge results/optimality/shard-*-of-16 --out results/optimality --complete"
 #
 # N, the second argument, is the number of shards. It defaults to
 # SLURM_ARRAY_TASK_COUNT, which is right only for a full array 0-(N-1): a

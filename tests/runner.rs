@@ -211,12 +211,29 @@ fn shards_merged_equal_one_run() {
     ]);
     let n0 = read_csv(&s0.join("runs.csv")).1.len();
     assert!(n0 > 0 && n0 < 24);
+    // One shard alone: written, but `--complete` refuses to call it done.
+    let half = tmp.path().join("half");
+    let o = memsched(&[
+        "merge",
+        s0.to_str().unwrap(),
+        "--out",
+        half.to_str().unwrap(),
+        "--complete",
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("--complete: ") && err.contains("have no row"),
+        "{err}"
+    );
+    assert!(half.join("runs.csv").is_file());
     run_ok(&[
         "merge",
         s0.to_str().unwrap(),
         s1.to_str().unwrap(),
         "--out",
         m.to_str().unwrap(),
+        "--complete",
     ]);
     assert_eq!(
         without_time(&all.join("runs.csv")),

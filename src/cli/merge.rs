@@ -15,6 +15,13 @@ pub struct Args {
     /// Where to write the merged runs.csv, summary, plots and README.
     #[arg(long, short, value_name = "DIR")]
     out: PathBuf,
+    /// Exit with status 1 (after writing the merge) when some solve of the
+    /// experiment has no row in the inputs, or when that cannot be checked
+    /// here (the config's graph files are not found): for a pipeline that
+    /// must not go on with a partial merge. Without it a partial merge is
+    /// a warning and exits 0.
+    #[arg(long)]
+    complete: bool,
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
@@ -39,6 +46,17 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             "error: {} merged row(s) hold an invalid order or a wrong bound, or a panic (see \
              `reason` in runs.csv)",
             done.broken
+        );
+        return Ok(ExitCode::from(1));
+    }
+    if args.complete && done.missing != Some(0) {
+        note!(
+            "error: --complete: {}",
+            match done.missing {
+                Some(1) => "1 solve of the experiment has no row".into(),
+                Some(k) => format!("{k} solves of the experiment have no row"),
+                None => "cannot check that every solve of the experiment has a row".into(),
+            }
         );
         return Ok(ExitCode::from(1));
     }

@@ -338,14 +338,16 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Finished, ExperimentError> 
     // (Only when the plan can be made here and some of its items have no
     // row: a config whose graph files are elsewhere cannot say.)
     let plan = plan.ok();
-    let partial = plan.as_ref().filter(|_| missing > 0).map(|plan| {
+    let partial = plan.as_ref().filter(|_| missing > Some(0)).map(|plan| {
         format!(
-            "this merge lacks {missing} of the experiment's {} solves, so a graph's \
+            "this merge lacks {} of the experiment's {} solves, so a graph's \
              figures may lack those solvers' rows (merge the missing shards, or run them)",
+            missing.unwrap_or(0),
             plan.items.len()
         )
     });
     let mut done = super::finish_with(out, &config, plan.as_ref(), partial.as_deref())?;
+    done.missing = missing;
     done.warnings
         .splice(0..0, warnings.into_iter().chain(replaced).chain(damaged));
     if config.save_orders && unsaved > 0 {
@@ -495,8 +497,8 @@ fn config_differences(a: &Config, b: &Config) -> Vec<&'static str> {
 
 /// Warnings about items of the plan without a row: how many, which shards
 /// (from the inputs' `shards.toml`) are absent or incomplete, the first few
-/// items; and how many items lack a row (0 when `plan`, the config's, could
-/// not be made here). `present` holds the merged rows' keys; `shards` each
+/// items; and how many items lack a row (`None` when `plan`, the config's,
+/// could not be made here). `present` holds the merged rows' keys; `shards` each
 /// input's `shards.toml` (`None` without one); `older` says some input's
 /// shards were placed by an older version, so the items are not traced to
 /// the shards that lack them.
@@ -506,7 +508,7 @@ fn completeness(
     present: &BTreeSet<Key>,
     shards: &[Option<Vec<String>>],
     older: bool,
-) -> (Vec<String>, usize) {
+) -> (Vec<String>, Option<usize>) {
     // With every input a shard of one count N: N and the shards present.
     let sharded: Option<(usize, BTreeSet<usize>)> = (|| {
         let mut count = None;
@@ -543,12 +545,12 @@ fn completeness(
                     config.name
                 ));
             }
-            return (w, 0);
+            return (w, None);
         }
     };
     let missing: Vec<_> = plan.items_without(present).collect();
     if missing.is_empty() {
-        return (Vec::new(), 0);
+        return (Vec::new(), Some(0));
     }
     let mut msg = format!(
         "partial merge: the rows cover {} of the {} items of experiment `{}` ({} missing)",
@@ -597,7 +599,7 @@ fn completeness(
         |_| "...".to_string(),
     );
     msg.push_str(&format!("; first missing: {}", first.join(", ")));
-    (vec![msg], missing.len())
+    (vec![msg], Some(missing.len()))
 }
 
 #[cfg(test)]
@@ -657,7 +659,7 @@ mod tests {
         assert!((1..6).contains(&present.len()), "both shards hold items");
         let (w, missing) = completeness(&c, &made, &present, &[Some(vec!["0/2".into()])], false);
         assert_eq!(w.len(), 1);
-        assert_eq!(missing, 6 - present.len());
+        assert_eq!(missing, Some(6 - present.len()));
         let covered = format!("{} of the 6 items", present.len());
         assert!(
             w[0].contains(&covered) && w[0].contains("shard(s) 1/2"),
@@ -671,7 +673,10 @@ mod tests {
         // Both shards, one of them interrupted.
         let both = [Some(vec!["0/2".into()]), Some(vec!["1/2".into()])];
         let all: BTreeSet<_> = plan.items.iter().map(|it| plan.key(it)).collect();
-        assert_eq!(completeness(&c, &made, &all, &both, false), (Vec::new(), 0));
+        assert_eq!(
+            completeness(&c, &made, &all, &both, false),
+            (Vec::new(), Some(0))
+        );
         let lost = plan.shard_items(Some("0/2".parse().unwrap()))[1];
         let (w, missing) = completeness(
             &c,
@@ -680,7 +685,7 @@ mod tests {
             &both,
             false,
         );
-        assert_eq!(missing, 1);
+        assert_eq!(missing, Some(1));
         assert!(
             w[0].contains("0/2 lacks 1") && !w[0].contains("not among"),
             "{}",

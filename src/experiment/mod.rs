@@ -90,6 +90,10 @@ pub struct Finished {
     /// Things the caller should tell the user: graphs without a valid
     /// baseline, and for `merge` items without a row.
     pub warnings: Vec<String>,
+    /// Solves of the plan without a row, as `merge` counts them; `None`
+    /// where they are not counted (`run`, or a merge whose plan cannot be
+    /// made here).
+    pub missing: Option<usize>,
 }
 
 /// Graphs of the rows that are one graph under several names (equal
@@ -257,6 +261,7 @@ fn finish_with(
         broken: rows.iter().filter(|r| rows::is_broken(r)).count(),
         plots,
         warnings,
+        missing: None,
     })
 }
 
