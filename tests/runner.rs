@@ -247,6 +247,39 @@ fn shards_merged_equal_one_run() {
     );
 }
 
+/// `merge --complete` cannot count the missing solves when the config's
+/// graph files are gone: that is an error too, after writing.
+#[test]
+fn merge_complete_refuses_what_it_cannot_check() {
+    let tmp = tempfile::tempdir().unwrap();
+    let graph = tmp.path().join("g.json");
+    run_ok(&["gen", "chain", "-o", graph.to_str().unwrap()]);
+    let cfg = tmp.path().join("c.toml");
+    fs::write(
+        &cfg,
+        format!(
+            "solvers = [\"kahn\"]\nplots = []\n[graphs]\nfiles = [{:?}]\n",
+            graph.to_str().unwrap()
+        ),
+    )
+    .unwrap();
+    let (shard, m) = (dir(&tmp, "s"), dir(&tmp, "m"));
+    run_ok(&[
+        "run",
+        cfg.to_str().unwrap(),
+        "-q",
+        "--out",
+        shard.to_str().unwrap(),
+    ]);
+    fs::remove_file(&graph).unwrap();
+    let (shard, m) = (shard.to_str().unwrap(), m.to_str().unwrap());
+    run_ok(&["merge", shard, "--out", m]);
+    let o = memsched(&["merge", shard, "--out", m, "--complete"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("--complete: cannot check"), "{err}");
+}
+
 #[test]
 fn unknown_key_exits_2_naming_it() {
     let tmp = tempfile::tempdir().unwrap();
