@@ -52,6 +52,26 @@ impl Csr {
         Csr { offsets, targets }
     }
 
+    /// The same rows with repeated targets dropped (each row sorted).
+    ///
+    /// # Complexity
+    /// O(m log d) for rows of at most d targets.
+    pub fn deduped(&self) -> Csr {
+        let mut offsets = Vec::with_capacity(self.offsets.len());
+        let mut targets = Vec::with_capacity(self.targets.len());
+        let mut row = Vec::new();
+        offsets.push(0);
+        for w in self.offsets.windows(2) {
+            row.clear();
+            row.extend_from_slice(&self.targets[w[0] as usize..w[1] as usize]);
+            row.sort_unstable();
+            row.dedup();
+            targets.extend_from_slice(&row);
+            offsets.push(targets.len() as u32);
+        }
+        Csr { offsets, targets }
+    }
+
     /// The reverse adjacency over `rows` rows (every target must be below
     /// `rows`): row `t` lists the `v` with `t` in row `v`, by increasing `v`
     /// and, within `v`, in row order; as `from_pairs` over the swapped pairs.
@@ -152,5 +172,15 @@ mod tests {
         }
         let same = Csr::from_parts(vec![0, 1, 1], vec![5]);
         assert_eq!(same.neighbors(0), &[5]);
+    }
+
+    #[test]
+    fn deduped_drops_repeats_row_by_row() {
+        let csr = Csr::from_parts(vec![0, 4, 4, 6], vec![3, 1, 3, 3, 2, 2]);
+        let d = csr.deduped();
+        assert_eq!(d.neighbors(0), &[1, 3]);
+        assert!(d.neighbors(1).is_empty());
+        assert_eq!(d.neighbors(2), &[2]);
+        assert_eq!(d.edge_count(), 3);
     }
 }

@@ -11,7 +11,7 @@
 use std::time::{Duration, Instant};
 
 use super::{Abilities, Outcome, Scheduler, SolveContext, Status};
-use crate::graph::{Graph, NodeIdx};
+use crate::graph::{Csr, Graph, NodeIdx};
 use crate::rng::Rng;
 use crate::schedule;
 
@@ -121,6 +121,10 @@ pub struct MoveState<'g> {
     order: Vec<NodeIdx>,
     pos: Vec<u32>,
     tree: PrefixTree,
+    /// Predecessors and successors without repeated edges, when the graph
+    /// has some: a window reads every edge of its node, and a million
+    /// copies of one edge made each move a million steps.
+    distinct: Option<(Csr, Csr)>,
 }
 
 impl<'g> MoveState<'g> {
@@ -137,11 +141,15 @@ impl<'g> MoveState<'g> {
             mem += g.delta(v);
             prefix.push(mem);
         }
+        let distinct = g
+            .has_parallel_edges()
+            .then(|| (g.pred_csr().deduped(), g.succ_csr().deduped()));
         MoveState {
             g,
             tree: PrefixTree::new(&prefix),
             order,
             pos,
+            distinct,
         }
     }
 
@@ -158,16 +166,16 @@ impl<'g> MoveState<'g> {
     /// Positions `v` may move to: after its last predecessor, before its
     /// first successor (inclusive bounds). O(degree).
     pub fn window(&self, v: NodeIdx) -> (usize, usize) {
-        let lo = self
-            .g
-            .preds(v)
+        let (preds, succs) = match &self.distinct {
+            Some((preds, succs)) => (preds.neighbors(v), succs.neighbors(v)),
+            None => (self.g.preds(v), self.g.succs(v)),
+        };
+        let lo = preds
             .iter()
             .map(|&p| self.pos[p as usize] as usize + 1)
             .max()
             .unwrap_or(0);
-        let hi = self
-            .g
-            .succs(v)
+        let hi = succs
             .iter()
             .map(|&s| self.pos[s as usize] as usize)
             .min()
@@ -520,6 +528,36 @@ mod tests {
             let eval = schedule::check(&g, s.order()).unwrap();
             assert_eq!(eval.peak, predicted);
             assert_eq!(s.peak(), eval.peak);
+        }
+    }
+
+    /// Repeated edges change no window (they are read once each).
+    #[test]
+    fn parallel_edges_leave_windows_as_they_are() {
+        use crate::graph::GraphBuilder;
+        let build = |copies: usize| {
+            let mut b = GraphBuilder::new();
+            let a = b.alloc(4, 0);
+            let x = b.op("X");
+            let f = b.free(0);
+            let y = b.op("Y");
+            b.edge(a, x);
+            b.edge(a, f);
+            for _ in 0..copies {
+                b.edge(x, f);
+            }
+            b.edge(x, y);
+            b.build().unwrap()
+        };
+        let (once, many) = (build(1), build(50));
+        assert!(many.has_parallel_edges() && !once.has_parallel_edges());
+        let (s1, s2) = (
+            MoveState::new(&once, once.topo_order().to_vec()),
+            MoveState::new(&many, many.topo_order().to_vec()),
+        );
+        assert_eq!(s1.order(), s2.order());
+        for v in once.nodes() {
+            assert_eq!(s1.window(v), s2.window(v), "node {v}");
         }
     }
 
