@@ -11,13 +11,13 @@ pub(crate) fn near<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>
         .collect()
 }
 
-/// `; did you mean `x`?` for one guess, `; did you mean one of `x`, `y`?`
-/// for several, empty for none: a clause to end an error with.
+/// ` (did you mean `x`?)` for one guess, ` (did you mean one of `x`,
+/// `y`?)` for several, empty for none: to follow the name in an error.
 pub(crate) fn did_you_mean(guesses: &[&str]) -> String {
     match guesses {
         [] => String::new(),
-        [one] => format!("; did you mean `{one}`?"),
-        several => format!("; did you mean one of `{}`?", several.join("`, `")),
+        [one] => format!(" (did you mean `{one}`?)"),
+        several => format!(" (did you mean one of `{}`?)", several.join("`, `")),
     }
 }
 
@@ -61,6 +61,9 @@ mod tests {
         assert_eq!(near("khan", ["kahn", "liu"]), ["kahn"]);
         assert!(near("de", ["id", "delta"]).is_empty());
         assert_eq!(did_you_mean(&[]), "");
-        assert_eq!(did_you_mean(&["a", "b"]), "; did you mean one of `a`, `b`?");
+        assert_eq!(
+            did_you_mean(&["a", "b"]),
+            " (did you mean one of `a`, `b`?)"
+        );
     }
 }

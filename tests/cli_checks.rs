@@ -259,6 +259,22 @@ fn cli_checks_restarts_and_rule_mode_are_checked_and_warned() {
         "{}",
         stderr(&o)
     );
+    // --seed: a warning for kahn alone, none for a seeded solver (nor for
+    // ilp, whose HiGHS takes it, when it is built).
+    let seed = |solver: &str| {
+        let o = run(
+            &["schedule", "-", "--solver", solver, "--seed", "3"],
+            Some(EXAMPLE),
+        );
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        stderr(&o).contains("warning: --seed has no effect")
+    };
+    assert!(seed("kahn"));
+    assert!(!seed("random"));
+    assert!(!seed("rule:random,id"));
+    if cfg!(feature = "ilp") {
+        assert!(!seed("ilp"));
+    }
     for budget in [&["--max-states", "5"][..], &["--memory-budget", "1MiB"][..]] {
         let mut all = vec!["schedule", "-", "--solver", "kahn"];
         all.extend_from_slice(budget);

@@ -14,7 +14,7 @@ use memsched::experiment::plots::{tetris, IMAGE_EXTENSIONS};
 use memsched::experiment::records::Profile;
 use memsched::graph::NodeIdx;
 use memsched::solvers::{
-    self, rule, Budget, ProgramOrder, Report, Scheduler, SolveContext, Status,
+    self, rule, Abilities, Budget, ProgramOrder, Report, Scheduler, SolveContext, Status,
 };
 use memsched::Graph;
 
@@ -549,12 +549,18 @@ fn warn_unread_flags(chosen: &[(&str, Box<dyn Scheduler>)], rule_mode: RuleMode,
             named()
         );
     }
-    if seed && none(&|_, s| s.abilities().seeded) {
+    let reads_seed = |a: Abilities| a.seeded || a.steered_by_seed;
+    if seed && none(&|_, s| reads_seed(s.abilities())) {
+        let steered = solvers::names_with(|a| a.steered_by_seed);
         note!(
             "warning: --seed has no effect on {} (only the seeded solvers read it: {}, \
-             noisy:EXPR, noisy-moves:EXPR and rules that read `random`)",
+             noisy:EXPR, noisy-moves:EXPR and rules that read `random`{})",
             named(),
-            solvers::names_with(|a| a.seeded).join(", ")
+            solvers::names_with(|a| a.seeded).join(", "),
+            match steered.is_empty() {
+                true => String::new(),
+                false => format!("; and {}, whose search it steers", steered.join(", ")),
+            }
         );
     }
     if restarts && none(&|_, s| s.abilities().restarts) {

@@ -128,6 +128,7 @@ impl Scheduler for BestOf {
                 anytime: acc.anytime || a.anytime,
                 restarts: acc.restarts || a.restarts,
                 budgeted: acc.budgeted || a.budgeted,
+                steered_by_seed: acc.steered_by_seed || a.steered_by_seed,
             }
         })
     }

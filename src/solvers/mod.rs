@@ -74,6 +74,11 @@ pub struct Abilities {
     /// `--memory-budget`, an experiment's `[budget]`), itself or through a
     /// member or its start.
     pub budgeted: bool,
+    /// It reads [`SolveContext::seed`] without being
+    /// [`seeded`](Abilities::seeded): the seed only steers its search
+    /// (`ilp` hands it to HiGHS), so an experiment runs it once, with seed
+    /// 0, but `schedule --seed` reaches it.
+    pub steered_by_seed: bool,
 }
 
 /// A memory-aware scheduler.

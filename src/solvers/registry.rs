@@ -19,7 +19,7 @@ pub enum SolverError {
     #[error("unknown solver `{name}`{hint}; known solvers: {}", .known.join(", "))]
     Unknown {
         name: String,
-        /// A guess at the meant name (`; did you mean `kahn`?`), or empty.
+        /// A guess at the meant name (` (did you mean `kahn`?)`), or empty.
         hint: String,
         known: Vec<String>,
     },
@@ -353,7 +353,7 @@ pub fn split_name(name: &str) -> (&str, Option<&str>) {
 }
 
 /// What an unknown solver base name may have meant, as a clause of the
-/// error (`; did you mean `xla-list`?`), or empty: another case or `_` for
+/// error (` (did you mean `xla-list`?)`), or empty: another case or `_` for
 /// `-` (`XLA_list`), or a typo of a letter or two (`khan`).
 fn meant(base: &str) -> String {
     let respelled = base.to_ascii_lowercase().replace('_', "-");

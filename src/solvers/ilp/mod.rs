@@ -67,6 +67,7 @@ impl Scheduler for Ilp {
         Abilities {
             exact: true,
             anytime: true,
+            steered_by_seed: true,
             ..Abilities::default()
         }
     }

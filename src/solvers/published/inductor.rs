@@ -40,8 +40,8 @@ use crate::solvers::{DeadlineTicker, Outcome, SolveContext};
 /// # Complexity
 /// O(n · min(w, 64) + m log m) after [`OpView`], with w the largest ready
 /// set: Inductor scans the ready set each step, and so does this replica
-/// while at most 64 ops are ready; past that it finds the same op in a
-/// tree ([`LpmfTree`]).
+/// until more than 64 ops are ready; from then on, to the end of the run,
+/// it finds the same op in a tree ([`LpmfTree`]).
 #[derive(Debug, Default, Clone, Copy)]
 pub struct InductorLpmf;
 

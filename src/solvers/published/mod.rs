@@ -250,7 +250,9 @@ impl OpView {
         &self.users
     }
 
-    /// Buffers (indices into `buffers`) each op uses.
+    /// Buffers (indices into `buffers`) each op uses, each once per op
+    /// (the search stamps what it has reached; direct rows are read only
+    /// without parallel edges).
     pub fn uses(&self) -> &Csr {
         &self.uses
     }
@@ -614,8 +616,10 @@ enum Step {
 }
 
 /// Which ops are ready: those whose operands have all run, exactly the ops
-/// the [`Expander`] reports ready (an op's predecessors are settled once the
-/// ops before them through ALLOC/FREE nodes have run).
+/// [`Expander::is_ready`] calls ready (an op's predecessors are settled once
+/// the ops before them through ALLOC/FREE nodes have run). Ready ops come
+/// out in the order of the run op's users; those ready at the start in
+/// program order.
 pub(crate) struct Readiness<'v> {
     view: &'v OpView,
     /// Operands of each op not yet run; `u32::MAX` once the op has run.

@@ -124,7 +124,12 @@ impl UsersLeft {
         let buffers = view.buffers.len();
         let (mut count, mut xor) = (vec![0u32; buffers], vec![0u32; buffers]);
         for op in 0..view.op_count() as u32 {
-            for &b in view.uses().neighbors(op) {
+            let uses = view.uses().neighbors(op);
+            debug_assert!(
+                uses.iter().enumerate().all(|(i, b)| !uses[..i].contains(b)),
+                "op {op} uses a buffer twice"
+            );
+            for &b in uses {
                 count[b as usize] += 1;
                 xor[b as usize] ^= op;
             }

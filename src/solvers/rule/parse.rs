@@ -200,7 +200,7 @@ pub enum RuleError {
     UnknownFeature {
         term: String,
         name: String,
-        /// What the name may have meant (`; did you mean ...`), or empty.
+        /// What the name may have meant (` (did you mean ...)`), or empty.
         hint: String,
         features: String,
     },
@@ -397,7 +397,7 @@ fn parse_term(term: &str) -> Result<Term, RuleError> {
 }
 
 /// What an unknown feature `name` of `term` may have meant, as a clause
-/// of the error (`; did you mean `in_degree`?`), or empty: a feature
+/// of the error (` (did you mean `in_degree`?)`), or empty: a feature
 /// written with `-` (which splits summands) or in another case, a typo of
 /// one or two letters, a separator other than `,`, an invisible character.
 fn meant(name: &str, term: &str) -> String {
@@ -405,7 +405,7 @@ fn meant(name: &str, term: &str) -> String {
     let spelled = |text: &str| Feature::from_name(&text.to_ascii_lowercase().replace('-', "_"));
     if let Some(f) = spelled(unsigned).or_else(|| spelled(name)) {
         return format!(
-            "; did you mean `{}`? (features are lower case, with `_`)",
+            " (did you mean `{}`? features are lower case, with `_`)",
             f.name()
         );
     }
@@ -568,7 +568,7 @@ mod tests {
         for (rule, says) in [
             (
                 "in-degree",
-                "did you mean `in_degree`? (features are lower case, with `_`)",
+                "(did you mean `in_degree`? features are lower case, with `_`)",
             ),
             ("-frees-after,id", "did you mean `frees_after`?"),
             ("Latency", "did you mean `latency`?"),
