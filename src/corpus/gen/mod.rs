@@ -494,7 +494,7 @@ mod tests {
             ("random-layered:layers=10000,width=100", "operand reads"),
             (
                 "tensor-program:ops=4000000,inputs=9",
-                "ops x inputs gives about 20,000,000 operand reads",
+                "ops x (1 + inputs) / 2 gives about 20,000,000 operand reads",
             ),
             ("chain:length=10000000", "must be in 1..=4000000"),
         ] {

@@ -93,7 +93,12 @@ pub(super) fn tensor_program(p: &Params, rng: &mut Rng) -> Result<Graph, GenErro
     let two = p.float("two", 0.0, 1.0)?;
     // Each op reads (1 + inputs) / 2 tensors on average, at most `window`.
     let mean_reads = ((1 + max_in) as f64 / 2.0).min(window as f64);
-    p.within_limits("ops", "ops x inputs", n as f64, n as f64 * mean_reads)?;
+    p.within_limits(
+        "ops",
+        "ops x (1 + inputs) / 2",
+        n as f64,
+        n as f64 * mean_reads,
+    )?;
     let (lo, hi) = p.size_range()?;
     let mut prog = TensorProgram::new();
     let mut written: Vec<TensorRef> = Vec::new();
