@@ -112,6 +112,10 @@ fn stop_a_run_by(signal: &str, number: i32, named: &str) {
         err.contains(&format!("{} did not start", 6 - rows)),
         "{rows} rows\n{err}"
     );
+    // From the stop on, the progress counts the solve in flight only.
+    if rows > 1 {
+        assert!(err.contains(&format!("{rows}/{rows} solves")), "{err}");
+    }
     assert!(!out_dir.join("README.md").exists(), "no final pass");
     // The same command runs the rest and the final pass.
     let resumed = run().wait_with_output().unwrap();

@@ -101,12 +101,12 @@ impl Progress {
         worst: Option<Worst>,
     ) -> Progress {
         let plain = Arc::new(Plain {
-            total,
             period,
             worst,
             start: Instant::now(),
             state: Mutex::new(PlainState {
                 done: 0,
+                total,
                 last: Instant::now(),
                 out,
             }),
@@ -137,6 +137,20 @@ impl Progress {
             Mode::Quiet => {}
             Mode::Bar(bar) => bar.inc(1),
             Mode::Plain { plain, .. } => plain.inc(),
+        }
+    }
+
+    /// After a stop: at most `left` more solves will finish (those in
+    /// flight), so the count and the time left are of those, not of the
+    /// solves that will not start.
+    pub fn expect_only(&self, left: usize) {
+        match &self.mode {
+            Mode::Quiet => {}
+            Mode::Bar(bar) => {
+                let length = bar.length().unwrap_or(u64::MAX);
+                bar.set_length(length.min(bar.position() + left as u64));
+            }
+            Mode::Plain { plain, .. } => plain.expect_only(left),
         }
     }
 
@@ -206,7 +220,6 @@ fn bar(total: usize, worst: Option<Worst>) -> ProgressBar {
 
 /// Plain progress lines (see the module doc).
 struct Plain {
-    total: usize,
     period: Duration,
     worst: Option<Worst>,
     start: Instant,
@@ -215,6 +228,8 @@ struct Plain {
 
 struct PlainState {
     done: usize,
+    /// Solves to run; lowered after a stop ([`Progress::expect_only`]).
+    total: usize,
     /// When the last line was written.
     last: Instant,
     out: Box<dyn Write + Send>,
@@ -224,13 +239,7 @@ impl Plain {
     fn inc(&self) {
         let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
         s.done += 1;
-        if due(
-            s.done - 1,
-            s.done,
-            self.total,
-            s.last.elapsed(),
-            self.period,
-        ) {
+        if due(s.done - 1, s.done, s.total, s.last.elapsed(), self.period) {
             self.report(&mut s);
         }
     }
@@ -238,7 +247,7 @@ impl Plain {
     /// Writes a line if none was written for a period (no solve finished).
     fn tick(&self) {
         let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        if s.done < self.total && s.last.elapsed() >= self.period {
+        if s.done < s.total && s.last.elapsed() >= self.period {
             self.report(&mut s);
         }
     }
@@ -247,18 +256,24 @@ impl Plain {
     /// solve is done: nothing is due then, and the ticker must not spin).
     fn until_due(&self) -> Duration {
         let s = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        if s.done >= self.total {
+        if s.done >= s.total {
             return self.period;
         }
         self.period.saturating_sub(s.last.elapsed())
     }
 
     fn report(&self, s: &mut PlainState) {
-        let text = line(s.done, self.total, self.start.elapsed(), self.worst);
+        let text = line(s.done, s.total, self.start.elapsed(), self.worst);
         // Never a panic on a closed standard error.
         let _ = writeln!(s.out, "{text}");
         let _ = s.out.flush();
         s.last = Instant::now();
+    }
+
+    /// See [`Progress::expect_only`].
+    fn expect_only(&self, left: usize) {
+        let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        s.total = s.total.min(s.done + left);
     }
 
     fn write(&self, msg: &str) {
@@ -448,5 +463,24 @@ mod tests {
             .filter(|l| l.starts_with("[memsched] 2/20 solves"))
             .count();
         assert!(ticks >= 2, "{text}");
+    }
+
+    /// After a stop the lines count only the solves in flight, so the
+    /// time left is theirs (it counted the 18 that would not start).
+    #[test]
+    fn after_a_stop_the_lines_count_the_solves_in_flight() {
+        let out = Shared::default();
+        let p = Progress::plain(20, Box::new(out.clone()), Duration::from_secs(3600), None);
+        p.inc();
+        p.inc();
+        p.expect_only(2);
+        p.inc();
+        // Never raised: a larger count than the solves left is ignored.
+        p.expect_only(50);
+        p.inc();
+        p.finish();
+        let text = out.text();
+        assert!(text.contains("[memsched] 3/4 solves, "), "{text}");
+        assert!(text.contains("[memsched] 4/4 solves, "), "{text}");
     }
 }

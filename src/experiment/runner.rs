@@ -799,6 +799,7 @@ fn announce_stop(solving: &Solving, ended: mpsc::Receiver<()>, limit: std::time:
                  the time limit, {}); {again} to end now. Finished rows are kept",
                 super::progress::duration(limit)
             ));
+            solving.bar.expect_only(n);
             return;
         }
     }
