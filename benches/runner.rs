@@ -59,8 +59,7 @@ fn main() {
                 quiet: true,
                 shard: None,
                 fresh: true,
-                redo: Vec::new(),
-                stop: None,
+                ..RunOptions::default()
             };
             let (start, cpu0) = (Instant::now(), cpu_seconds());
             let summary = experiment::run(&config, &opts).expect("run");

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Regenerates every committed result under results/ from experiments/*.toml,
 # timing each experiment and the whole. Resumes: finished rows are kept, so
-# pass --fresh to recompute everything, or --redo SOLVER (repeatable) to
-# solve one solver's rows again after changing it.
+# pass --fresh to recompute everything, --redo SOLVER (repeatable) to
+# solve one solver's rows again after changing it, or --redo-graph GRAPH
+# to solve one graph's rows again after editing its file.
 #
-#   scripts/regenerate.sh [--fresh | --redo SOLVER]... [--threads N] [EXPERIMENT...]
+#   scripts/regenerate.sh [--fresh | --redo SOLVER | --redo-graph GRAPH]... [--threads N] [EXPERIMENT...]
 #
 # Without EXPERIMENT names it runs quick, seed_table, heuristics, optimality, nas,
 # scaling and rules, in that order. Timings go to results/TIMINGS.md: one row
@@ -18,13 +19,14 @@ while [[ $# -gt 0 ]]; do
   case "$1" in
     --fresh) extra+=(--fresh); shift ;;
     --redo) extra+=(--redo "$2"); shift 2 ;;
+    --redo-graph) extra+=(--redo-graph "$2"); shift 2 ;;
     --threads|-j) extra+=(--threads "$2"); shift 2 ;;
     *) names+=("$1"); shift ;;
   esac
 done
 if [[ ${#names[@]} -eq 0 ]]; then
-  if [[ " ${extra[*]:-} " == *" --redo "* ]]; then
-    echo "regenerate.sh: --redo needs the experiments that run the solver, e.g. 'scripts/regenerate.sh --redo ilp nas seed_table'" >&2
+  if [[ " ${extra[*]:-} " == *" --redo "* || " ${extra[*]:-} " == *" --redo-graph "* ]]; then
+    echo "regenerate.sh: --redo and --redo-graph need the experiments that hold the solver or graph, e.g. 'scripts/regenerate.sh --redo ilp nas seed_table'" >&2
     exit 2
   fi
   names=(quick seed_table heuristics optimality nas scaling rules)

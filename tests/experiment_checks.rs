@@ -483,6 +483,75 @@ fn resuming_on_an_edited_graph_file_is_refused() {
     ok(&["run", &cfg, "--out", s(&out), "-q"]);
 }
 
+/// `--redo-graph` after editing one graph file: only that graph's items
+/// run again, its fingerprint is recorded anew, the other graph's rows
+/// stay as they were; a name that is not a graph of the config is refused.
+#[test]
+fn redo_graph_solves_an_edited_graph_again_and_keeps_the_rest() {
+    let tmp = tempfile::tempdir().unwrap();
+    let example = write(tmp.path(), "g.json", &fs::read_to_string(EXAMPLE).unwrap());
+    let graph = write(tmp.path(), "twobuf.json", TWO_BUFFERS);
+    let cfg = write(
+        tmp.path(),
+        "c.toml",
+        &format!(
+            "name = \"edit\"\nsolvers = [\"kahn\"]\nplots = []\n[graphs]\n\
+             files = [\"{example}\", \"{graph}\"]\n"
+        ),
+    );
+    let out = tmp.path().join("out");
+    ok(&["run", &cfg, "--out", s(&out), "-q"]);
+    let rows_of = |name: &str| -> Vec<String> {
+        fs::read_to_string(out.join("runs.csv"))
+            .unwrap()
+            .lines()
+            .filter(|l| l.contains(&format!(",{name},")))
+            .map(String::from)
+            .collect()
+    };
+    let (g_rows, recorded) = (rows_of("g"), fingerprints(&out));
+    fs::write(
+        &graph,
+        TWO_BUFFERS.replace("\"Size\": 10,", "\"Size\": 20,"),
+    )
+    .unwrap();
+    let err = run_invalid(&cfg, &out);
+    assert!(err.contains("--redo-graph NAME"), "{err}");
+    let err = invalid(&[
+        "run",
+        &cfg,
+        "--out",
+        s(&out),
+        "-q",
+        "--redo-graph",
+        "twobuff",
+    ]);
+    assert!(
+        err.contains(
+            "--redo-graph twobuff: not a graph of this experiment (did you mean `twobuf`?)"
+        ) && err.contains("`g`, `twobuf`"),
+        "{err}"
+    );
+    let err = ok(&[
+        "run",
+        &cfg,
+        "--out",
+        s(&out),
+        "-q",
+        "--redo-graph",
+        "twobuf",
+    ]);
+    assert!(err.contains("(2 run now, 2 already done)"), "{err}");
+    assert_eq!(rows_of("g"), g_rows, "the other graph's rows stay");
+    assert_eq!(rows_of("twobuf").len(), 2);
+    let now = fingerprints(&out);
+    assert_eq!(now["g"], recorded["g"]);
+    assert_ne!(now["twobuf"], recorded["twobuf"], "the edited graph's");
+    // The edited graph now resumes as it is.
+    let err = ok(&["run", &cfg, "--out", s(&out), "-q"]);
+    assert!(err.contains("(0 run now, 4 already done)"), "{err}");
+}
+
 /// Two buffers in a chain, the second not live at the program order's
 /// peak (100), and a compute node with a `Latency`.
 const TWO_BUFFERS: &str = r#"{"Nodes": [

@@ -43,6 +43,12 @@ pub struct Args {
     /// say. Repeatable; a solver of the config, in any spelling.
     #[arg(long, value_name = "SOLVER", conflicts_with = "fresh")]
     redo: Vec<String>,
+    /// Solve this graph's items again (its rows, orders and profiles are
+    /// discarded and its fingerprint recorded anew; the other graphs' rows
+    /// resume): after editing its file, say. Repeatable; the name as in
+    /// runs.csv's `graph` column (a file's stem, or SPEC#SEED).
+    #[arg(long, value_name = "GRAPH", conflicts_with = "fresh")]
+    redo_graph: Vec<String>,
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
@@ -81,6 +87,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         shard,
         fresh: args.fresh,
         redo: args.redo,
+        redo_graphs: args.redo_graph,
         stop: Some(interrupt.stop()),
     };
     if config.restarts > 1 && !config.restarts_apply() {
@@ -119,14 +126,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         e => e.into(),
     })?;
     // After a stop, the same command would start over (--fresh) or
-    // discard the redone solver's new rows (--redo).
-    let resume = match (opts.fresh, opts.redo.is_empty()) {
+    // discard the redone solver's or graph's new rows (--redo, --redo-graph).
+    let redid = !opts.redo.is_empty() || !opts.redo_graphs.is_empty();
+    let resume = match (opts.fresh, redid) {
         (true, _) => "run the command again without --fresh to resume (with it, it starts over)",
-        (false, false) => {
-            "run the command again without --redo to resume (with it, the rows this run \
-             redid are discarded again)"
+        (false, true) => {
+            "run the command again without --redo or --redo-graph to resume (with them, the \
+             rows this run redid are discarded again)"
         }
-        (false, true) => "run the same command to resume",
+        (false, false) => "run the same command to resume",
     };
     match summary.stopped {
         None => note!(

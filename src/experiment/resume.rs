@@ -227,6 +227,35 @@ pub(super) fn recorded_config_text(path: &Path, config: &Config) -> String {
     }
 }
 
+/// The graphs `--redo-graph` names, each checked to be one of the plan's.
+pub(super) fn redo_graphs(
+    plan: &Plan,
+    names: &[String],
+) -> Result<std::collections::BTreeSet<String>, ExperimentError> {
+    names
+        .iter()
+        .map(|name| {
+            let name = name.trim();
+            if plan.graphs.iter().any(|g| g.name == name) {
+                return Ok(name.to_string());
+            }
+            let all = plan.graphs.iter().map(|g| g.name.as_str());
+            let hint = crate::spelling::did_you_mean(&crate::spelling::near(name, all));
+            Err(ExperimentError::Config(format!(
+                "--redo-graph {name}: not a graph of this experiment{hint} (its graphs: {}; \
+                 names as in runs.csv's `graph` column)",
+                super::first_few(
+                    plan.graphs.iter(),
+                    5,
+                    |g| format!("`{}`", g.name),
+                    |k| format!("{k} more")
+                )
+                .join(", ")
+            )))
+        })
+        .collect()
+}
+
 /// The solvers `--redo` names (in any spelling of them), each checked to
 /// be one of the config's, by their names in the config.
 pub(super) fn redo_solvers(

@@ -36,7 +36,9 @@ use super::results_dir::{
     restore_if_replaced, write_shards, ShardsFile, ALL_SHARDS, CONFIG, ORDERS, PROFILES, REJECTED,
     RUNS, SHARDS, SHARD_PLACEMENT,
 };
-use super::resume::{check_same_settings, recorded_config_text, redo_solvers, Recorded};
+use super::resume::{
+    check_same_settings, recorded_config_text, redo_graphs, redo_solvers, Recorded,
+};
 use super::rows::{self, never_ran, Key, Row, CANNOT_LOAD};
 use super::{first_few, one_line, ExperimentError};
 use crate::corpus::gen;
@@ -60,6 +62,10 @@ pub struct RunOptions {
     /// Solvers (names as in the config) whose rows of this run's items are
     /// discarded and solved again; the other rows resume.
     pub redo: Vec<String>,
+    /// Graphs (names as in `runs.csv`) whose rows of this run's items are
+    /// discarded and solved again, and whose fingerprints are recorded
+    /// anew: after editing a graph file, say.
+    pub redo_graphs: Vec<String>,
     /// Once set (by Ctrl-C, say), no more solves start: those in flight
     /// finish and are recorded, and the final pass is left to the resume.
     pub stop: Option<Stop>,
@@ -481,13 +487,15 @@ impl Start {
         // in this plan.
         let ids: std::collections::BTreeMap<_, _> =
             plan.items.iter().map(|it| (plan.key(it), it.id)).collect();
-        // `--redo` discards the solver's rows of this run's items and of
-        // items no longer in the plan (those would mix rows from before a
-        // fix with rows after it), not another shard's.
+        // `--redo` and `--redo-graph` discard the solver's (the graph's)
+        // rows of this run's items and of items no longer in the plan
+        // (those would mix rows from before a fix with rows after it), not
+        // another shard's.
         let redo = redo_solvers(plan, &opts.redo)?;
+        let redo_graphs = redo_graphs(plan, &opts.redo_graphs)?;
         let redone: BTreeSet<Key> = existing
             .iter()
-            .filter(|r| redo.contains(r.solver.as_str()))
+            .filter(|r| redo.contains(r.solver.as_str()) || redo_graphs.contains(r.graph.as_str()))
             .map(Row::key)
             .filter(|key| ours.contains(key) || !ids.contains_key(key))
             .collect();
@@ -998,8 +1006,9 @@ fn check_graphs(
         return Err(graph_error(
             plan,
             "of the experiment's graphs differ from the graphs of the same name that \
-             runs.csv's rows were solved on (nothing was run): pass --fresh to solve \
-             everything again, or write to another directory (--out)",
+             runs.csv's rows were solved on (nothing was run): pass --redo-graph NAME for \
+             each to solve just those again, --fresh to solve everything again, or write \
+             to another directory (--out)",
             &changed,
         ));
     }
