@@ -74,8 +74,8 @@ pub struct Args {
     time_limit: Option<f64>,
     /// Seed for randomized solvers (0 to 18446744073709551615): `random`,
     /// `random-moves`, `noisy:EXPR`, `noisy-moves:EXPR`, `anneal`, and rules
-    /// that read `random` (the solvers `memsched solvers` calls seeded).
-    /// Default 0.
+    /// that read `random` (the solvers `memsched solvers` calls seeded);
+    /// `ilp` hands it to HiGHS, whose search it steers. Default 0.
     #[arg(long, allow_negative_numbers = true)]
     seed: Option<i128>,
     /// Runs of a randomized solver (`random`, `random-moves`, `noisy:EXPR`,
