@@ -510,17 +510,21 @@ impl Rows {
     #[inline]
     fn close(&mut self, g: &Graph, u: NodeIdx, limit: usize) -> Result<(), String> {
         if self.user_targets.len().max(self.use_targets.len()) > limit {
-            return Err(format!(
-                "the op view is too large: more than {limit} op-user or op-buffer \
-                 pairs, reached at op `{}` (ALLOC/FREE nodes shared by many ops make it \
-                 quadratic)",
-                g.id(u)
-            ));
+            return Err(too_many_pairs(g, u, limit));
         }
         self.user_offsets.push(self.user_targets.len() as u32);
         self.use_offsets.push(self.use_targets.len() as u32);
         Ok(())
     }
+}
+
+/// The error of a view past `limit` op-user or op-buffer pairs at op `u`.
+fn too_many_pairs(g: &Graph, u: NodeIdx, limit: usize) -> String {
+    format!(
+        "the op view is too large: more than {limit} op-user or op-buffer pairs, reached \
+         at op `{}` (ALLOC/FREE nodes shared by many ops make it quadratic)",
+        g.id(u)
+    )
 }
 
 /// The rows of a regular graph without parallel edges, from each op's own
@@ -530,21 +534,47 @@ impl Rows {
 /// `u -> a` into an ALLOC, `u -> w` is an edge too for `a`'s successor `w`
 /// (the anchored encoding's `producer -> ALLOC -> op` beside `producer ->
 /// op`; floating ALLOCs have no predecessor): see [`Numbering::rows_are_direct`].
+///
+/// Without branches on the kind: each successor's number is written to
+/// both rows, and each row's length moves on only for its kind (the kinds
+/// of successors alternate unpredictably, and a mispredicted branch per
+/// edge cost more than the writes).
 fn direct_rows(g: &Graph, numbers: &Numbering, limit: usize) -> Result<Rows, String> {
-    let mut rows = Rows::new(numbers);
+    let m = numbers.ops.len();
+    // Every pair is an edge out of an op.
+    let bound = g.edge_count();
+    let (mut users, mut uses) = (vec![0u32; bound], vec![0u32; bound]);
+    let (mut user_len, mut use_len) = (0usize, 0usize);
+    let mut user_offsets = Vec::with_capacity(m + 1);
+    let mut use_offsets = Vec::with_capacity(m + 1);
+    user_offsets.push(0);
+    use_offsets.push(0);
     for &u in &numbers.ops {
-        let succs = g.succs(u);
-        for &x in succs {
-            // One lookup tells the kind and the number.
-            match numbers.index_of[x as usize] {
-                NO_OP => {}
-                buf if buf & FREE_BIT != 0 => rows.use_targets.push(buf & !FREE_BIT),
-                op => rows.user_targets.push(op),
-            }
+        for &x in g.succs(u) {
+            // One lookup tells the kind and the number; NO_OP (an ALLOC)
+            // has FREE_BIT set and is neither.
+            let v = numbers.index_of[x as usize];
+            users[user_len] = v;
+            uses[use_len] = v & !FREE_BIT;
+            user_len += usize::from(v & FREE_BIT == 0);
+            use_len += usize::from(v & FREE_BIT != 0 && v != NO_OP);
         }
-        rows.close(g, u, limit)?;
+        if user_len.max(use_len) > limit {
+            return Err(too_many_pairs(g, u, limit));
+        }
+        user_offsets.push(user_len as u32);
+        use_offsets.push(use_len as u32);
     }
-    Ok(rows)
+    users.truncate(user_len);
+    uses.truncate(use_len);
+    users.shrink_to_fit();
+    uses.shrink_to_fit();
+    Ok(Rows {
+        user_offsets,
+        user_targets: users,
+        use_offsets,
+        use_targets: uses,
+    })
 }
 
 /// The rows and bytes defined of any graph: from each op, a search forward
