@@ -528,7 +528,7 @@ fn redo_graph_solves_an_edited_graph_again_and_keeps_the_rest() {
     ]);
     assert!(
         err.contains(
-            "--redo-graph twobuff: not a graph of this experiment (did you mean `twobuf`?)"
+            "--redo-graph `twobuff`: not a graph of this experiment (did you mean `twobuf`?)"
         ) && err.contains("`g`, `twobuf`"),
         "{err}"
     );

@@ -46,7 +46,9 @@ pub struct Args {
     /// Solve this graph's items again (its rows, orders and profiles are
     /// discarded and its fingerprint recorded anew; the other graphs' rows
     /// resume): after editing its file, say. Repeatable; the name as in
-    /// runs.csv's `graph` column (a file's stem, or SPEC#SEED).
+    /// runs.csv's `graph` column (a file's stem, or SPEC#SEED). In a
+    /// directory that several shards write, their rows of the graph go too:
+    /// run those shards again.
     #[arg(long, value_name = "GRAPH", conflicts_with = "fresh")]
     redo_graph: Vec<String>,
 }

@@ -62,6 +62,9 @@ fn at_most(worst: Option<Worst>, done: u64, total: u64, left: Option<Duration>) 
 /// Progress of `total` solves (see the module doc).
 pub struct Progress {
     mode: Mode,
+    /// Solves begun, and whether a stop came: from then on the count is
+    /// of the solves begun, the ones that will finish.
+    begun: Mutex<(usize, bool)>,
 }
 
 enum Mode {
@@ -80,13 +83,11 @@ impl Progress {
     /// plain lines on standard error otherwise.
     pub fn new(total: usize, quiet: bool, worst: Option<Worst>) -> Progress {
         if quiet {
-            Progress { mode: Mode::Quiet }
+            Progress::with_mode(Mode::Quiet)
         } else if std::io::stderr().is_terminal() {
             let bar = bar(total, worst);
             bar.println(starting(total));
-            Progress {
-                mode: Mode::Bar(bar),
-            }
+            Progress::with_mode(Mode::Bar(bar))
         } else {
             Progress::plain(total, Box::new(std::io::stderr()), PLAIN_PERIOD, worst)
         }
@@ -122,13 +123,11 @@ impl Progress {
                 _ => return,
             }
         });
-        Progress {
-            mode: Mode::Plain {
-                plain,
-                stop,
-                ticker,
-            },
-        }
+        Progress::with_mode(Mode::Plain {
+            plain,
+            stop,
+            ticker,
+        })
     }
 
     /// One more solve done.
@@ -140,17 +139,36 @@ impl Progress {
         }
     }
 
-    /// After a stop: at most `left` more solves will finish (those in
-    /// flight), so the count and the time left are of those, not of the
-    /// solves that will not start.
-    pub fn expect_only(&self, left: usize) {
+    fn with_mode(mode: Mode) -> Progress {
+        Progress {
+            mode,
+            begun: Mutex::new((0, false)),
+        }
+    }
+
+    /// A solve begins (it will finish and [`Progress::inc`]).
+    pub fn begin(&self) {
+        let mut begun = self.begun.lock().unwrap_or_else(|e| e.into_inner());
+        begun.0 += 1;
+        if begun.1 {
+            self.set_total(begun.0);
+        }
+    }
+
+    /// A stop came: no more solves begin but those that pass the stop
+    /// check now, so the count (and the time left) is of the solves begun
+    /// from now on, not of those that will not start.
+    pub fn stopping(&self) {
+        let mut begun = self.begun.lock().unwrap_or_else(|e| e.into_inner());
+        begun.1 = true;
+        self.set_total(begun.0);
+    }
+
+    fn set_total(&self, total: usize) {
         match &self.mode {
             Mode::Quiet => {}
-            Mode::Bar(bar) => {
-                let length = bar.length().unwrap_or(u64::MAX);
-                bar.set_length(length.min(bar.position() + left as u64));
-            }
-            Mode::Plain { plain, .. } => plain.expect_only(left),
+            Mode::Bar(bar) => bar.set_length(total as u64),
+            Mode::Plain { plain, .. } => plain.set_total(total),
         }
     }
 
@@ -228,7 +246,7 @@ struct Plain {
 
 struct PlainState {
     done: usize,
-    /// Solves to run; lowered after a stop ([`Progress::expect_only`]).
+    /// Solves to run; after a stop, those begun ([`Progress::stopping`]).
     total: usize,
     /// When the last line was written.
     last: Instant,
@@ -270,10 +288,10 @@ impl Plain {
         s.last = Instant::now();
     }
 
-    /// See [`Progress::expect_only`].
-    fn expect_only(&self, left: usize) {
+    /// See [`Progress::stopping`].
+    fn set_total(&self, total: usize) {
         let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        s.total = s.total.min(s.done + left);
+        s.total = total;
     }
 
     fn write(&self, msg: &str) {
@@ -465,18 +483,21 @@ mod tests {
         assert!(ticks >= 2, "{text}");
     }
 
-    /// After a stop the lines count only the solves in flight, so the
-    /// time left is theirs (it counted the 18 that would not start).
+    /// After a stop the lines count only the solves begun, so the time
+    /// left is theirs (it counted the 16 that would not start), a solve
+    /// that begins as the stop comes included.
     #[test]
-    fn after_a_stop_the_lines_count_the_solves_in_flight() {
+    fn after_a_stop_the_lines_count_the_solves_begun() {
         let out = Shared::default();
         let p = Progress::plain(20, Box::new(out.clone()), Duration::from_secs(3600), None);
+        for _ in 0..3 {
+            p.begin();
+        }
         p.inc();
         p.inc();
-        p.expect_only(2);
+        p.stopping();
+        p.begin();
         p.inc();
-        // Never raised: a larger count than the solves left is ignored.
-        p.expect_only(50);
         p.inc();
         p.finish();
         let text = out.text();

@@ -227,7 +227,9 @@ pub(super) fn recorded_config_text(path: &Path, config: &Config) -> String {
     }
 }
 
-/// The graphs `--redo-graph` names, each checked to be one of the plan's.
+/// The graphs `--redo-graph` names (as the plan names them; a generated
+/// graph's spec in any order of its parameters), each checked to be one
+/// of the plan's.
 pub(super) fn redo_graphs(
     plan: &Plan,
     names: &[String],
@@ -235,14 +237,16 @@ pub(super) fn redo_graphs(
     names
         .iter()
         .map(|name| {
-            let name = name.trim();
-            if plan.graphs.iter().any(|g| g.name == name) {
-                return Ok(name.to_string());
+            let found = plan
+                .graph_index(name)
+                .or_else(|| plan.graph_index(name.trim()));
+            if let Some(i) = found {
+                return Ok(plan.graphs[i].name.clone());
             }
             let all = plan.graphs.iter().map(|g| g.name.as_str());
-            let hint = crate::spelling::did_you_mean(&crate::spelling::near(name, all));
+            let hint = crate::spelling::did_you_mean(&crate::spelling::near(name.trim(), all));
             Err(ExperimentError::Config(format!(
-                "--redo-graph {name}: not a graph of this experiment{hint} (its graphs: {}; \
+                "--redo-graph `{name}`: not a graph of this experiment{hint} (its graphs: {}; \
                  names as in runs.csv's `graph` column)",
                 super::first_few(
                     plan.graphs.iter(),

@@ -487,17 +487,23 @@ impl Start {
         // in this plan.
         let ids: std::collections::BTreeMap<_, _> =
             plan.items.iter().map(|it| (plan.key(it), it.id)).collect();
-        // `--redo` and `--redo-graph` discard the solver's (the graph's)
-        // rows of this run's items and of items no longer in the plan
-        // (those would mix rows from before a fix with rows after it), not
-        // another shard's.
+        // `--redo` discards the solver's rows of this run's items and of
+        // items no longer in the plan (those would mix rows from before a
+        // fix with rows after it), not another shard's. `--redo-graph`
+        // discards every row of the graph, another shard's too: they were
+        // solved on the file as it was, and the graph's new fingerprint
+        // could not be recorded beside them.
         let redo = redo_solvers(plan, &opts.redo)?;
         let redo_graphs = redo_graphs(plan, &opts.redo_graphs)?;
         let redone: BTreeSet<Key> = existing
             .iter()
-            .filter(|r| redo.contains(r.solver.as_str()) || redo_graphs.contains(r.graph.as_str()))
+            .filter(|r| {
+                let key = r.key();
+                redo_graphs.contains(r.graph.as_str())
+                    || (redo.contains(r.solver.as_str())
+                        && (ours.contains(&key) || !ids.contains_key(&key)))
+            })
             .map(Row::key)
-            .filter(|key| ours.contains(key) || !ids.contains_key(key))
             .collect();
         existing.retain(|r| !redone.contains(&r.key()));
         if !existing.is_empty() {
@@ -696,6 +702,7 @@ impl Solving<'_> {
             self.not_started.fetch_add(1, Ordering::Relaxed);
             return;
         }
+        self.bar.begin();
         // A solver's panic is caught in solve_item; one here is memsched's
         // own (the workers' hook is silent): stop and say so.
         let handled = catch_panic(|| self.solve_and_record(item));
@@ -807,7 +814,7 @@ fn announce_stop(solving: &Solving, ended: mpsc::Receiver<()>, limit: std::time:
                  the time limit, {}); {again} to end now. Finished rows are kept",
                 super::progress::duration(limit)
             ));
-            solving.bar.expect_only(n);
+            solving.bar.stopping();
             return;
         }
     }
@@ -1760,6 +1767,52 @@ mod tests {
             "{err}"
         );
         assert_eq!(fs::read_to_string(&runs).unwrap(), headless);
+    }
+
+    /// `--redo-graph` takes a generated graph's spec in any order of its
+    /// parameters, and discards every row of the graph, another shard's
+    /// too (they were solved on the old graph).
+    #[test]
+    fn redo_graph_names_a_spec_in_any_order_and_takes_every_shard() {
+        let dir = tempfile::tempdir().unwrap();
+        let (config, opts) = quiet_run(
+            dir.path(),
+            "solvers = [\"kahn\", \"random\"]\nseeds = \"0..4\"\n[graphs]\ngenerate = [\n  \
+             { spec = \"tensor-program:ops=6,inputs=2\", seeds = \"0..4\" },\n]\n",
+        );
+        let first = run_with(&config, &opts, registry_build).unwrap();
+        // A graph with items in both shards.
+        let plan = Plan::new(&config).unwrap();
+        let shard: Shard = "0/2".parse().unwrap();
+        let ours = plan.shard_items(Some(shard));
+        let per_graph = first.items / plan.graphs.len();
+        let (index, in_shard) = (0..plan.graphs.len())
+            .map(|g| (g, ours.iter().filter(|it| it.graph == g).count()))
+            .find(|&(_, n)| (1..per_graph).contains(&n))
+            .expect("a graph split between the shards");
+        let graph = plan.graphs[index].name.clone();
+        let seed = graph.rsplit_once('#').unwrap().1;
+        let redo = RunOptions {
+            shard: Some(shard),
+            redo_graphs: vec![format!("tensor-program:inputs=2,ops=6#{seed}")],
+            ..opts.clone()
+        };
+        // All its rows go; its shard's items run again, the other shard's
+        // wait for that shard.
+        let again = run_with(&config, &redo, registry_build).unwrap();
+        assert_eq!(again.ran, in_shard);
+        let rows = rows::read_rows(&dir.path().join(RUNS)).unwrap();
+        let of_graph = rows.iter().filter(|r| r.graph == graph).count();
+        assert_eq!(of_graph, in_shard, "{graph}");
+        assert_eq!(rows.len(), first.items - per_graph + in_shard);
+        let bad = RunOptions {
+            redo_graphs: vec!["tensor-program:ops=6#9".into()],
+            ..opts
+        };
+        let err = run_with(&config, &bad, registry_build)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("not a graph of this experiment"), "{err}");
     }
 
     /// `--redo` solves one solver's items again and keeps the others':
