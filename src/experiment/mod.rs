@@ -218,7 +218,12 @@ fn finish_with(
     let refuted: Vec<String> = rows
         .iter()
         .filter(|r| crate::solvers::wrong_bound_claim(&r.reason).is_some())
-        .map(|r| format!("{} / {} (seed {})", r.graph, r.solver, r.seed))
+        .map(|r| {
+            let by = crate::solvers::wrong_bound_refuter(&r.reason)
+                .map(|by| format!(": its bound is above {by}'s checked peak"))
+                .unwrap_or_default();
+            format!("{} / {} (seed {}){by}", r.graph, r.solver, r.seed)
+        })
         .collect();
     if !refuted.is_empty() {
         warnings.push(format!(

@@ -1505,6 +1505,16 @@ mod tests {
             warning.contains(&format!("{} row(s) claimed a lower bound", wrong.len())),
             "{warning}"
         );
+        // Each named with the solver whose order refutes it.
+        for r in &wrong {
+            let by = crate::solvers::wrong_bound_refuter(&r.reason).unwrap();
+            assert!(by == "exact" || by == "program", "{}", r.reason);
+            let named = format!(
+                "{} / kahn (seed 0): its bound is above {by}'s checked peak",
+                r.graph
+            );
+            assert!(warning.contains(&named), "{warning}");
+        }
     }
 
     /// A second run into a directory another one holds is refused, and

@@ -47,7 +47,8 @@ pub use external::ExternalOrders;
 pub use kahn::Kahn;
 pub use liu::Liu;
 pub use outcome::{
-    gap_to_bound_pct, refute_bounds, wrong_bound_claim, wrong_bound_reason, Outcome, Report, Status,
+    gap_to_bound_pct, refute_bounds, wrong_bound_claim, wrong_bound_reason, wrong_bound_refuter,
+    Outcome, Report, Status,
 };
 pub use program::ProgramOrder;
 pub use registry::{build, list, names_with, not_built, split_name, SolverError, SolverInfo};

@@ -194,6 +194,14 @@ pub fn wrong_bound_reason(claimed: &str, lb: u64, peak: u64, by: &str) -> String
     )
 }
 
+/// The solver whose checked order a [`wrong_bound_reason`] names (its
+/// `by`); `None` for any other reason.
+pub fn wrong_bound_refuter(reason: &str) -> Option<&str> {
+    wrong_bound_claim(reason)?;
+    let before = reason.rsplit_once("'s checked order, ")?.0;
+    Some(before.rsplit_once(" of ")?.1)
+}
+
 /// The status a [`wrong_bound_reason`] says was claimed; `None` for any
 /// other reason.
 pub fn wrong_bound_claim(reason: &str) -> Option<&str> {
