@@ -493,13 +493,19 @@ struct Rows {
 
 impl Rows {
     fn new(numbers: &Numbering) -> Self {
+        // A guess: ops of lowered graphs have a few users each.
+        let (users, uses) = (numbers.ops.len() * 4, numbers.buffers.len());
+        Rows::with_targets(numbers, Vec::with_capacity(users), Vec::with_capacity(uses))
+    }
+
+    /// No op's rows yet; the targets written into the given vectors.
+    fn with_targets(numbers: &Numbering, user_targets: Vec<u32>, use_targets: Vec<u32>) -> Self {
         let m = numbers.ops.len();
         let mut rows = Rows {
             user_offsets: Vec::with_capacity(m + 1),
-            // A guess: ops of lowered graphs have a few users each.
-            user_targets: Vec::with_capacity(m * 4),
+            user_targets,
             use_offsets: Vec::with_capacity(m + 1),
-            use_targets: Vec::with_capacity(numbers.buffers.len()),
+            use_targets,
         };
         rows.user_offsets.push(0);
         rows.use_offsets.push(0);
@@ -509,22 +515,32 @@ impl Rows {
     /// Ends op `u`'s rows; an error once either kind passes `limit` pairs.
     #[inline]
     fn close(&mut self, g: &Graph, u: NodeIdx, limit: usize) -> Result<(), String> {
-        if self.user_targets.len().max(self.use_targets.len()) > limit {
-            return Err(too_many_pairs(g, u, limit));
+        let (users, uses) = (self.user_targets.len(), self.use_targets.len());
+        self.close_at(g, u, limit, users, uses)
+    }
+
+    /// [`Rows::close`] where the rows end at `users` and `uses` targets.
+    #[inline]
+    fn close_at(
+        &mut self,
+        g: &Graph,
+        u: NodeIdx,
+        limit: usize,
+        users: usize,
+        uses: usize,
+    ) -> Result<(), String> {
+        if users.max(uses) > limit {
+            return Err(format!(
+                "the op view is too large: more than {limit} op-user or op-buffer \
+                 pairs, reached at op `{}` (ALLOC/FREE nodes shared by many ops make it \
+                 quadratic)",
+                g.id(u)
+            ));
         }
-        self.user_offsets.push(self.user_targets.len() as u32);
-        self.use_offsets.push(self.use_targets.len() as u32);
+        self.user_offsets.push(users as u32);
+        self.use_offsets.push(uses as u32);
         Ok(())
     }
-}
-
-/// The error of a view past `limit` op-user or op-buffer pairs at op `u`.
-fn too_many_pairs(g: &Graph, u: NodeIdx, limit: usize) -> String {
-    format!(
-        "the op view is too large: more than {limit} op-user or op-buffer pairs, reached \
-         at op `{}` (ALLOC/FREE nodes shared by many ops make it quadratic)",
-        g.id(u)
-    )
 }
 
 /// The rows of a regular graph without parallel edges, from each op's own
@@ -540,41 +556,30 @@ fn too_many_pairs(g: &Graph, u: NodeIdx, limit: usize) -> String {
 /// of successors alternate unpredictably, and a mispredicted branch per
 /// edge cost more than the writes).
 fn direct_rows(g: &Graph, numbers: &Numbering, limit: usize) -> Result<Rows, String> {
-    let m = numbers.ops.len();
     // Every pair is an edge out of an op.
     let bound = g.edge_count();
-    let (mut users, mut uses) = (vec![0u32; bound], vec![0u32; bound]);
-    let (mut user_len, mut use_len) = (0usize, 0usize);
-    let mut user_offsets = Vec::with_capacity(m + 1);
-    let mut use_offsets = Vec::with_capacity(m + 1);
-    user_offsets.push(0);
-    use_offsets.push(0);
+    let mut rows = Rows::with_targets(numbers, vec![0; bound], vec![0; bound]);
+    let (mut users, mut uses) = (0usize, 0usize);
     for &u in &numbers.ops {
         for &x in g.succs(u) {
             // One lookup tells the kind and the number; NO_OP (an ALLOC)
             // has FREE_BIT set and is neither.
             let v = numbers.index_of[x as usize];
-            users[user_len] = v;
-            uses[use_len] = v & !FREE_BIT;
-            user_len += usize::from(v & FREE_BIT == 0);
-            use_len += usize::from(v & FREE_BIT != 0 && v != NO_OP);
+            rows.user_targets[users] = v;
+            rows.use_targets[uses] = v & !FREE_BIT;
+            users += usize::from(v & FREE_BIT == 0);
+            uses += usize::from(v & FREE_BIT != 0 && v != NO_OP);
         }
-        if user_len.max(use_len) > limit {
-            return Err(too_many_pairs(g, u, limit));
-        }
-        user_offsets.push(user_len as u32);
-        use_offsets.push(use_len as u32);
+        rows.close_at(g, u, limit, users, uses)?;
     }
-    users.truncate(user_len);
-    uses.truncate(use_len);
-    users.shrink_to_fit();
-    uses.shrink_to_fit();
-    Ok(Rows {
-        user_offsets,
-        user_targets: users,
-        use_offsets,
-        use_targets: uses,
-    })
+    for (targets, len) in [
+        (&mut rows.user_targets, users),
+        (&mut rows.use_targets, uses),
+    ] {
+        targets.truncate(len);
+        targets.shrink_to_fit();
+    }
+    Ok(rows)
 }
 
 /// The rows and bytes defined of any graph: from each op, a search forward
