@@ -517,30 +517,15 @@ fn redo_graph_solves_an_edited_graph_again_and_keeps_the_rest() {
     .unwrap();
     let err = run_invalid(&cfg, &out);
     assert!(err.contains("--redo-graph NAME"), "{err}");
-    let err = invalid(&[
-        "run",
-        &cfg,
-        "--out",
-        s(&out),
-        "-q",
-        "--redo-graph",
-        "twobuff",
-    ]);
+    let redo = |name| ["run", &cfg, "--out", s(&out), "-q", "--redo-graph", name];
+    let err = invalid(&redo("twobuff"));
     assert!(
         err.contains(
             "--redo-graph `twobuff`: not a graph of this experiment (did you mean `twobuf`?)"
         ) && err.contains("`g`, `twobuf`"),
         "{err}"
     );
-    let err = ok(&[
-        "run",
-        &cfg,
-        "--out",
-        s(&out),
-        "-q",
-        "--redo-graph",
-        "twobuf",
-    ]);
+    let err = ok(&redo("twobuf"));
     assert!(err.contains("(2 run now, 2 already done)"), "{err}");
     assert_eq!(rows_of("g"), g_rows, "the other graph's rows stay");
     assert_eq!(rows_of("twobuf").len(), 2);

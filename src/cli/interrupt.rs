@@ -76,9 +76,9 @@ impl Interrupt {
     /// The status a shell sees for the signal that came (130 for SIGINT,
     /// 143 for SIGTERM), where the process cannot end by the signal itself.
     pub fn exit_status(&self) -> u8 {
-        match cause() {
-            "SIGTERM" => 143,
-            _ => 130,
+        match terminated().load(Ordering::SeqCst) {
+            true => 143,
+            false => 130,
         }
     }
 

@@ -335,9 +335,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Err(e) => return Err(e),
     }
     let mut code = ExitCode::SUCCESS;
+    let not_run = not_run_note();
     for report in &reports {
-        if report.note.as_deref() == Some(not_run_note().as_str()) {
-            note!("solver {}: {}", report.solver, not_run_note());
+        if report.note.as_deref() == Some(not_run.as_str()) {
+            note!("solver {}: {not_run}", report.solver);
             continue;
         } else if !report.valid() {
             note!(
