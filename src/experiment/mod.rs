@@ -56,7 +56,7 @@ pub enum ExperimentError {
         path: String,
         source: std::io::Error,
     },
-    /// A plot could not be drawn: `plot` names it (`tetris.png`, ...).
+    /// A plot could not be drawn: `plot` is its file's path.
     #[error("plot {plot}: {message}")]
     Plot { plot: String, message: String },
     /// memsched's own code panicked outside a solve (a bug): the message.

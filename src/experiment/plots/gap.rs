@@ -10,6 +10,7 @@ use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
+use super::frame::{chart_builder, draw_legend, draw_mesh, line_key};
 use super::{color, err, render, Draw, FONT};
 use crate::experiment::rows::Row;
 use crate::experiment::ExperimentError;
@@ -145,7 +146,7 @@ impl Draw for Cdf<'_> {
             scale,
             max: self.xmax,
         };
-        let mut chart = ChartBuilder::on(root)
+        let mut chart = chart_builder(root, 70)
             .caption(
                 format!(
                     "{}: gap to the best known peak, by solver (CDF)",
@@ -153,30 +154,25 @@ impl Draw for Cdf<'_> {
                 ),
                 (FONT, 22),
             )
-            .margin(12)
-            .x_label_area_size(45)
-            .y_label_area_size(70)
             .build_cartesian_2d(axis, 0f64..1.02)
             .map_err(err)?;
         let x_desc = match scale {
             Scale::Linear => "gap: peak above the best known peak (%)",
             Scale::Log => "gap: peak above the best known peak (%, log scale of 1 + gap)",
         };
-        chart
-            .configure_mesh()
-            .x_desc(x_desc)
-            .x_label_formatter(&|&x| {
-                if x >= 1.0 || x == 0.0 {
-                    format!("{x:.0}")
-                } else {
-                    format!("{x:.2}")
-                }
-            })
-            .y_desc("fraction of runs with at most this gap")
-            .label_style((FONT, 14))
-            .axis_desc_style((FONT, 16))
-            .draw()
-            .map_err(err)?;
+        draw_mesh(
+            chart
+                .configure_mesh()
+                .x_desc(x_desc)
+                .x_label_formatter(&|&x| {
+                    if x >= 1.0 || x == 0.0 {
+                        format!("{x:.0}")
+                    } else {
+                        format!("{x:.2}")
+                    }
+                })
+                .y_desc("fraction of runs with at most this gap"),
+        )?;
         for (i, (name, pts)) in self.curves.iter().enumerate() {
             let c = color(i);
             let mut pts = pts.clone();
@@ -186,12 +182,9 @@ impl Draw for Cdf<'_> {
                 .draw_series(LineSeries::new(pts, c.stroke_width(2)))
                 .map_err(err)?
                 .label(name.as_str())
-                .legend(move |(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2))
-                });
+                .legend(line_key(c));
         }
-        super::draw_legend(&mut chart, SeriesLabelPosition::LowerRight)?;
-        Ok(())
+        draw_legend(&mut chart, SeriesLabelPosition::LowerRight)
     }
 }
 

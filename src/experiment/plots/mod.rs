@@ -5,7 +5,10 @@
 //! One file per plot: [`reduction`] (peak normalised to the baseline, bars),
 //! [`gap`] (CDF of the gap to the best known peak), [`time`] (solve time
 //! against graph size, log-log), [`tetris`] (memory over the steps of one graph).
+//! What they draw alike around their data (margins, axis text, legend) is in
+//! `frame.rs`.
 
+mod frame;
 pub mod gap;
 pub mod reduction;
 pub mod tetris;
@@ -22,25 +25,6 @@ use super::config::{Config, PlotKind};
 use super::records::Profile;
 use super::rows::Row;
 use super::ExperimentError;
-
-/// Draws a chart's legend at `position` in the style every plot shares.
-pub(crate) fn draw_legend<'a, DB, CT>(
-    chart: &mut ChartContext<'a, DB, CT>,
-    position: SeriesLabelPosition,
-) -> Result<(), String>
-where
-    DB: DrawingBackend + 'a,
-    CT: plotters::coord::CoordTranslate,
-{
-    chart
-        .configure_series_labels()
-        .position(position)
-        .label_font((FONT, 14))
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .draw()
-        .map_err(err)
-}
 
 /// The font family every plot uses.
 pub const FONT: &str = "sans-serif";
@@ -109,7 +93,7 @@ pub(crate) fn render(
         .map(|ext| format!("{stem}.{ext}"))
         .collect();
     for file in &files {
-        render_file(&dir.join(file), stem, size, plot)?;
+        render_file(&dir.join(file), size, plot)?;
     }
     Ok(files)
 }
@@ -118,36 +102,29 @@ pub(crate) fn render(
 pub const IMAGE_EXTENSIONS: [&str; 2] = ["png", "svg"];
 
 /// Draws `plot` into `path`, a PNG or SVG file by its extension (any other
-/// is an error naming the plot `name`).
+/// is an error); an error names `path`.
 pub(crate) fn render_file(
     path: &Path,
-    name: &str,
     size: (u32, u32),
     plot: &impl Draw,
 ) -> Result<(), ExperimentError> {
-    let fail = |message: String| ExperimentError::Plot {
-        plot: name.to_string(),
-        message,
-    };
     let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
     match ext.to_ascii_lowercase().as_str() {
-        "png" => {
-            let root = BitMapBackend::new(path, size).into_drawing_area();
-            root.fill(&WHITE).map_err(|e| fail(err(e)))?;
-            plot.draw(&root).map_err(fail)?;
-            root.present().map_err(|e| fail(err(e)))
-        }
-        "svg" => {
-            let root = SVGBackend::new(path, size).into_drawing_area();
-            root.fill(&WHITE).map_err(|e| fail(err(e)))?;
-            plot.draw(&root).map_err(fail)?;
-            root.present().map_err(|e| fail(err(e)))
-        }
-        _ => Err(fail(format!(
-            "{} is neither a .png nor an .svg file",
-            path.display()
-        ))),
+        "png" => paint(BitMapBackend::new(path, size).into_drawing_area(), plot),
+        "svg" => paint(SVGBackend::new(path, size).into_drawing_area(), plot),
+        _ => Err("neither a .png nor an .svg file".to_string()),
     }
+    .map_err(|message| ExperimentError::Plot {
+        plot: path.display().to_string(),
+        message,
+    })
+}
+
+/// Draws `plot` on `root`, a white page, and writes it out.
+fn paint<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, plot: &impl Draw) -> Result<(), String> {
+    root.fill(&WHITE).map_err(err)?;
+    plot.draw(&root)?;
+    root.present().map_err(err)
 }
 
 /// Draws every plot the config asks for; a plot without data is skipped,

@@ -11,6 +11,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
+use super::frame::{chart_builder, draw_legend, draw_mesh, plot_height_px};
 use super::{color, err, render, shorten, Draw, FONT};
 use crate::experiment::rows::Row;
 use crate::experiment::ExperimentError;
@@ -106,29 +107,24 @@ impl Draw for Bars<'_> {
         let n = groups.len() as f64;
         // Room below the groups for the legend (a line per solver), so it
         // covers no bar: the groups take y in 0..n, the legend -below..0.
-        let plot_px = (f64::from(root.dim_in_pixel().1) - 110.0).max(100.0);
+        let plot_px = plot_height_px(root);
         let legend_px = (20 * k + 16) as f64;
         let below = n * legend_px / (plot_px - legend_px).max(legend_px);
-        let mut chart = ChartBuilder::on(root)
+        let mut chart = chart_builder(root, 300)
             .caption(
                 format!("{title}: peak memory relative to the baseline, per {what}"),
                 (FONT, 22),
             )
-            .margin(12)
-            .x_label_area_size(45)
-            .y_label_area_size(300)
             .build_cartesian_2d(0f64..xmax, -below..n)
             .map_err(err)?;
-        chart
-            .configure_mesh()
-            .disable_y_mesh()
-            .y_labels(0)
-            .x_desc("peak / baseline peak (lower is better; 1.0 = baseline)")
-            .y_desc(what.as_str())
-            .label_style((FONT, 14))
-            .axis_desc_style((FONT, 16))
-            .draw()
-            .map_err(err)?;
+        draw_mesh(
+            chart
+                .configure_mesh()
+                .disable_y_mesh()
+                .y_labels(0)
+                .x_desc("peak / baseline peak (lower is better; 1.0 = baseline)")
+                .y_desc(what.as_str()),
+        )?;
         for (s, name) in solvers.iter().enumerate() {
             let c = color(s);
             let bars = groups.iter().enumerate().filter_map(|(gi, (_, vals))| {
@@ -187,8 +183,7 @@ impl Draw for Bars<'_> {
             ))
             .map_err(err)?;
         }
-        super::draw_legend(&mut chart, SeriesLabelPosition::LowerRight)?;
-        Ok(())
+        draw_legend(&mut chart, SeriesLabelPosition::LowerRight)
     }
 }
 

@@ -13,6 +13,7 @@ use std::path::Path;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
+use super::frame::{chart_builder, draw_legend, draw_mesh, line_key, plot_height_px};
 use super::{byte_unit, color, err, render, Draw, FONT};
 use crate::experiment::records::Profile;
 use crate::experiment::rows::Row;
@@ -107,28 +108,23 @@ impl Draw for Steps<'_> {
         // frame, against the plot's height less caption, margins and axis
         // labels), so that it hides no peak; at most three quarters of the
         // height (past about 20 lines the legend may reach the lines).
-        let plot_px = (f64::from(root.dim_in_pixel().1) - 110.0).max(100.0);
+        let plot_px = plot_height_px(root);
         let legend_px = 20.0 * self.lines.len() as f64 + 24.0;
         let headroom = 1.0 / (1.0 - (legend_px / plot_px).min(0.75));
-        let mut chart = ChartBuilder::on(root)
+        let mut chart = chart_builder(root, 80)
             .caption(&self.title, (FONT, 20))
-            .margin(12)
-            .x_label_area_size(45)
-            .y_label_area_size(80)
             .build_cartesian_2d(0f64..self.xmax, 0f64..self.ymax / div * headroom)
             .map_err(err)?;
         let mut mesh = chart.configure_mesh();
         mesh.x_desc("step (memory after step k is drawn from k - 1 to k)")
             .x_label_formatter(&|x| format!("{x:.0}"))
-            .y_desc(format!("live memory ({unit})"))
-            .label_style((FONT, 14))
-            .axis_desc_style((FONT, 16));
+            .y_desc(format!("live memory ({unit})"));
         // No more labels than whole steps: a 3-step graph printed
         // "0 0 1 2 2 2 3" from fractional ticks.
         if self.xmax < 10.0 {
             mesh.x_labels(self.xmax as usize + 1);
         }
-        mesh.draw().map_err(err)?;
+        draw_mesh(&mut mesh)?;
         let count = self.lines.len() as u32;
         for (i, (label, ci, p)) in self.lines.iter().enumerate() {
             let c = color(*ci);
@@ -152,12 +148,9 @@ impl Draw for Steps<'_> {
                     "B" => format!("{label} - peak {peak:.0} B"),
                     _ => format!("{label} - peak {peak:.2} {unit}"),
                 })
-                .legend(move |(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2))
-                });
+                .legend(line_key(c));
         }
-        super::draw_legend(&mut chart, SeriesLabelPosition::UpperRight)?;
-        Ok(())
+        draw_legend(&mut chart, SeriesLabelPosition::UpperRight)
     }
 }
 
@@ -192,7 +185,7 @@ pub fn draw_file(
         .enumerate()
         .map(|(i, (label, p))| (label.clone(), i, p))
         .collect();
-    super::render_file(path, "memory", SIZE, &Steps::new(title.to_string(), lines))
+    super::render_file(path, SIZE, &Steps::new(title.to_string(), lines))
 }
 
 /// The size of a Tetris plot, in pixels.
@@ -281,22 +274,14 @@ mod tests {
             row("exact", 7, "optimal"),
         ];
         let profiles: Vec<Profile> = solvers.iter().map(|s| profile(s)).collect();
-        let labels: Vec<String> = pick(&rows, &solvers, &profiles)
-            .into_iter()
-            .map(|(label, ..)| label)
-            .collect();
-        assert!(
-            labels.contains(&"lowest-peak heuristic: kahn (+2 tied)".to_string()),
-            "{labels:?}"
-        );
-        let alone = &rows[..2];
-        let labels: Vec<String> = pick(alone, &solvers, &profiles)
-            .into_iter()
-            .map(|(label, ..)| label)
-            .collect();
-        assert!(
-            labels.contains(&"lowest-peak heuristic: kahn".to_string()),
-            "{labels:?}"
-        );
+        let has_label = |rows: &[Row], wanted: &str| {
+            let labels: Vec<String> = pick(rows, &solvers, &profiles)
+                .into_iter()
+                .map(|(label, ..)| label)
+                .collect();
+            assert!(labels.iter().any(|l| l == wanted), "{wanted}: {labels:?}");
+        };
+        has_label(&rows, "lowest-peak heuristic: kahn (+2 tied)");
+        has_label(&rows[..2], "lowest-peak heuristic: kahn");
     }
 }

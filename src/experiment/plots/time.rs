@@ -5,6 +5,7 @@ use std::path::Path;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
+use super::frame::{chart_builder, draw_legend, draw_mesh};
 use super::{color, err, render, Draw, FONT};
 use crate::experiment::rows::Row;
 use crate::experiment::ExperimentError;
@@ -18,14 +19,11 @@ struct Times<'a> {
 
 impl Draw for Times<'_> {
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), String> {
-        let mut chart = ChartBuilder::on(root)
+        let mut chart = chart_builder(root, 80)
             .caption(
                 format!("{}: solve time against graph size (log-log)", self.title),
                 (FONT, 22),
             )
-            .margin(12)
-            .x_label_area_size(45)
-            .y_label_area_size(80)
             .build_cartesian_2d(
                 (self.x.0..self.x.1)
                     .log_scale()
@@ -35,16 +33,14 @@ impl Draw for Times<'_> {
                     .with_key_points(log_ticks(self.y.0, self.y.1)),
             )
             .map_err(err)?;
-        chart
-            .configure_mesh()
-            .x_desc("graph size (nodes)")
-            .y_desc("solve time (ms)")
-            .x_label_formatter(&|x| format!("{x:.0}"))
-            .y_label_formatter(&|y| tick_label(*y))
-            .label_style((FONT, 14))
-            .axis_desc_style((FONT, 16))
-            .draw()
-            .map_err(err)?;
+        draw_mesh(
+            chart
+                .configure_mesh()
+                .x_desc("graph size (nodes)")
+                .y_desc("solve time (ms)")
+                .x_label_formatter(&|x| format!("{x:.0}"))
+                .y_label_formatter(&|y| tick_label(*y)),
+        )?;
         for (i, (name, pts)) in self.series.iter().enumerate() {
             let c = color(i);
             chart
@@ -53,8 +49,7 @@ impl Draw for Times<'_> {
                 .label(name.as_str())
                 .legend(move |(x, y)| Circle::new((x + 8, y), 4, c.filled()));
         }
-        super::draw_legend(&mut chart, SeriesLabelPosition::UpperLeft)?;
-        Ok(())
+        draw_legend(&mut chart, SeriesLabelPosition::UpperLeft)
     }
 }
 
