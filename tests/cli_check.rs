@@ -3,18 +3,16 @@
 
 mod cli_support;
 
-use cli_support::{run, run_within, stderr, stdout};
+use cli_support::{run, run_within, stderr, stdout, temp_file};
 
 use serde_json::Value;
 
 /// The article's example graph: ALLOC 0 -> compute 1 -> FREE 2, 1024 bytes.
 const EXAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/seed_example.json");
 
+/// `text` in a file `order.txt` of a fresh directory (see [`temp_file`]).
 fn order_file(text: &str) -> (tempfile::TempDir, String) {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("order.txt");
-    std::fs::write(&path, text).unwrap();
-    (dir, path.to_str().unwrap().to_string())
+    temp_file("order.txt", text)
 }
 
 #[test]

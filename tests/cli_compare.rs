@@ -4,7 +4,7 @@
 
 mod cli_support;
 
-use cli_support::{run, stderr, stdout};
+use cli_support::{expect_exit, schedule, stdout};
 
 use serde_json::Value;
 
@@ -17,20 +17,11 @@ const REVERSED: &str =
 
 #[test]
 fn compare_prints_a_row_per_solver_in_order_and_the_proof() {
-    let o = run(
-        &[
-            "schedule",
-            "-",
-            "-s",
-            "kahn",
-            "-s",
-            "exact",
-            "-s",
-            "rule:delta,type,id",
-        ],
-        Some(EXAMPLE),
+    let o = schedule(
+        &["-s", "kahn", "-s", "exact", "-s", "rule:delta,type,id"],
+        EXAMPLE,
     );
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    expect_exit(&o, 0);
     let out = stdout(&o);
     let rows: Vec<&str> = out
         .lines()
@@ -60,20 +51,11 @@ fn compare_prints_a_row_per_solver_in_order_and_the_proof() {
 
 #[test]
 fn compare_json_is_one_schedule_object_per_line() {
-    let o = run(
-        &[
-            "schedule",
-            "-",
-            "-s",
-            "kahn",
-            "-s",
-            "seed-greedy",
-            "--format",
-            "json",
-        ],
-        Some(EXAMPLE),
+    let o = schedule(
+        &["-s", "kahn", "-s", "seed-greedy", "--format", "json"],
+        EXAMPLE,
     );
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    expect_exit(&o, 0);
     let objects: Vec<Value> = stdout(&o)
         .lines()
         .map(|l| serde_json::from_str(l).expect("each line is one JSON object"))
@@ -90,22 +72,16 @@ fn compare_json_is_one_schedule_object_per_line() {
 
 #[test]
 fn compare_refuses_an_unknown_solver_before_solving() {
-    let o = run(
-        &["schedule", "-", "-s", "kahn", "-s", "seed-gready"],
-        Some(EXAMPLE),
-    );
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-    assert!(stderr(&o).contains("seed-gready"), "{}", stderr(&o));
+    let o = schedule(&["-s", "kahn", "-s", "seed-gready"], EXAMPLE);
+    let err = expect_exit(&o, 2);
+    assert!(err.contains("seed-gready"), "{err}");
     assert!(stdout(&o).is_empty(), "nothing is solved: {}", stdout(&o));
 }
 
 #[test]
 fn compare_keeps_the_other_rows_when_one_solver_fails() {
-    let o = run(
-        &["schedule", "-", "-s", "program", "-s", "kahn"],
-        Some(REVERSED),
-    );
-    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let o = schedule(&["-s", "program", "-s", "kahn"], REVERSED);
+    let err = expect_exit(&o, 1);
     let out = stdout(&o);
     assert!(
         out.contains("program peak  - (the Nodes order breaks an edge)"),
@@ -117,43 +93,24 @@ fn compare_keeps_the_other_rows_when_one_solver_fails() {
         "{out}"
     );
     assert!(out.contains("program failed: "), "{out}");
-    assert!(stderr(&o).contains("error: solver program returned no valid schedule"));
-    assert!(!stderr(&o).contains("kahn"), "{}", stderr(&o));
+    assert!(
+        err.contains("error: solver program returned no valid schedule"),
+        "{err}"
+    );
+    assert!(!err.contains("kahn"), "{err}");
 }
 
 #[test]
 fn compare_warns_only_about_a_flag_no_solver_reads() {
-    let o = run(
-        &[
-            "schedule",
-            "-",
-            "-s",
-            "kahn",
-            "-s",
-            "noisy:delta,id",
-            "--restarts",
-            "3",
-        ],
-        Some(EXAMPLE),
-    );
-    assert_eq!(o.status.code(), Some(0));
-    assert!(!stderr(&o).contains("warning"), "{}", stderr(&o));
-    let o = run(
-        &[
-            "schedule",
-            "-",
-            "-s",
-            "kahn",
-            "-s",
-            "seed-greedy",
-            "--restarts",
-            "3",
-        ],
-        Some(EXAMPLE),
-    );
-    assert_eq!(o.status.code(), Some(0));
+    let restarts = |solver| {
+        let o = schedule(&["-s", "kahn", "-s", solver, "--restarts", "3"], EXAMPLE);
+        expect_exit(&o, 0)
+    };
+    let err = restarts("noisy:delta,id");
+    assert!(!err.contains("warning"), "{err}");
+    let err = restarts("seed-greedy");
     let warning = "warning: --restarts has no effect on solvers `kahn`, `seed-greedy`";
-    assert!(stderr(&o).contains(warning), "{}", stderr(&o));
+    assert!(err.contains(warning), "{err}");
 }
 
 #[test]
@@ -162,11 +119,15 @@ fn plot_draws_each_checked_schedule_in_the_format_its_name_gives() {
     let svg = dir.path().join("memory.svg");
     let png = dir.path().join("memory.PNG");
     for path in [&svg, &png] {
-        let args = ["schedule", "-", "-s", "kahn", "-s", "exact", "--plot"];
-        let mut args = args.to_vec();
-        args.push(path.to_str().unwrap());
-        let o = run(&args, Some(EXAMPLE));
-        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let plot = [
+            "-s",
+            "kahn",
+            "-s",
+            "exact",
+            "--plot",
+            path.to_str().unwrap(),
+        ];
+        expect_exit(&schedule(&plot, EXAMPLE), 0);
     }
     let text = std::fs::read_to_string(&svg).unwrap();
     assert!(text.starts_with("<svg"), "an SVG");
@@ -189,13 +150,10 @@ fn out_refuses_a_directory_or_a_missing_one_before_solving() {
         (dir.path().to_path_buf(), "it is a directory"),
         (nowhere, "there is no directory"),
     ] {
-        let o = run(
-            &["schedule", "-", "--out", path.to_str().unwrap()],
-            Some(EXAMPLE),
-        );
-        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-        assert!(stderr(&o).contains(needle), "{}", stderr(&o));
-        assert!(!stderr(&o).contains("cannot write"), "{}", stderr(&o));
+        let o = schedule(&["--out", path.to_str().unwrap()], EXAMPLE);
+        let err = expect_exit(&o, 2);
+        assert!(err.contains(needle), "{err}");
+        assert!(!err.contains("cannot write"), "{err}");
     }
 }
 
@@ -214,31 +172,20 @@ fn plot_refuses_a_name_it_cannot_draw_before_solving() {
         (&folder, "it is a directory", &[]),
         (&report, "--out names the same file", &same_as_out[..]),
     ] {
-        let mut args = vec!["schedule", "-", "--plot", path.to_str().unwrap()];
+        let mut args = vec!["--plot", path.to_str().unwrap()];
         args.extend_from_slice(extra);
-        let o = run(&args, Some(EXAMPLE));
-        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-        assert!(stderr(&o).contains(needle), "{}", stderr(&o));
+        let o = schedule(&args, EXAMPLE);
+        let err = expect_exit(&o, 2);
+        assert!(err.contains(needle), "{err}");
         assert!(stdout(&o).is_empty(), "nothing is solved: {}", stdout(&o));
     }
     // Nothing valid to draw: a warning, and no file.
     let svg = dir.path().join("none.svg");
-    let o = run(
-        &[
-            "schedule",
-            "-",
-            "-s",
-            "program",
-            "--plot",
-            svg.to_str().unwrap(),
-        ],
-        Some(REVERSED),
+    let o = schedule(
+        &["-s", "program", "--plot", svg.to_str().unwrap()],
+        REVERSED,
     );
-    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
-    assert!(
-        stderr(&o).contains("warning: no valid schedule to plot"),
-        "{}",
-        stderr(&o)
-    );
+    let err = expect_exit(&o, 1);
+    assert!(err.contains("warning: no valid schedule to plot"), "{err}");
     assert!(!svg.exists());
 }

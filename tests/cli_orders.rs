@@ -3,7 +3,7 @@
 
 mod cli_support;
 
-use cli_support::{run, stderr, stdout};
+use cli_support::{arg, expect_exit, run, run_args, stderr, stdout};
 
 /// The article's example graph: ALLOC 0 -> compute 1 -> FREE 2, 1024 bytes.
 const EXAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/seed_example.json");
@@ -15,7 +15,7 @@ fn schedule_reads_the_order_named_after_the_graph_file() {
     std::fs::write(dir.path().join("seed_example.json"), "[0, 1, 2]").unwrap();
     let solver = format!("orders:{}", dir.path().display());
     let o = run(&["schedule", EXAMPLE, "-s", &solver, "-s", "exact"], None);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    expect_exit(&o, 0);
     let out = stdout(&o);
     assert!(
         out.contains("feasible") && out.contains("read from"),
@@ -45,17 +45,7 @@ fn an_experiment_reads_another_experiments_orders() {
     )
     .unwrap();
     let out1 = tmp.path().join("out1");
-    let o = run(
-        &[
-            "run",
-            first.to_str().unwrap(),
-            "--out",
-            out1.to_str().unwrap(),
-            "-q",
-        ],
-        None,
-    );
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    expect_exit(&run(&run_args(arg(&first), &out1, &[]), None), 0);
     let saved = out1.join("orders.jsonl");
     let second = tmp.path().join("second.toml");
     std::fs::write(
@@ -67,17 +57,7 @@ fn an_experiment_reads_another_experiments_orders() {
     )
     .unwrap();
     let out2 = tmp.path().join("out2");
-    let o = run(
-        &[
-            "run",
-            second.to_str().unwrap(),
-            "--out",
-            out2.to_str().unwrap(),
-            "-q",
-        ],
-        None,
-    );
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    expect_exit(&run(&run_args(arg(&second), &out2, &[]), None), 0);
     let mut reader = csv::Reader::from_path(out2.join("runs.csv")).unwrap();
     let headers = reader.headers().unwrap().clone();
     let col = |name: &str| headers.iter().position(|h| h == name).unwrap();

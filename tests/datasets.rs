@@ -2,13 +2,34 @@
 //! reproducible from their manifest; the README tables are up to date.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Output};
 
 use memsched::corpus::gen::{generate, GenSpec};
 use memsched::graph::seed;
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Runs the binary with `args` in the package root and asserts it
+/// succeeds (the failure message shows its standard error).
+fn memsched_ok(args: &[&str]) -> Output {
+    let out = memsched(args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// Runs the binary with `args` in the package root.
+fn memsched(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_memsched"))
+        .current_dir(root())
+        .args(args)
+        .output()
+        .unwrap()
 }
 
 fn json_files(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -49,16 +70,7 @@ fn every_json_file_in_datasets_validates() {
 #[test]
 fn one_dataset_validates_through_the_binary() {
     let f = root().join("datasets/nas/darts_v2_c48_14cells_224_b1.json");
-    let out = Command::new(env!("CARGO_BIN_EXE_memsched"))
-        .arg("validate")
-        .arg(&f)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = memsched_ok(&["validate", f.to_str().unwrap()]);
     assert!(String::from_utf8_lossy(&out.stdout).contains(": ok: 1133 nodes"));
 }
 
@@ -85,16 +97,7 @@ fn nas_instances_regenerate_byte_for_byte() {
 
 #[test]
 fn readme_tables_are_up_to_date() {
-    let out = Command::new(env!("CARGO_BIN_EXE_memsched"))
-        .current_dir(root())
-        .args(["datasets", "--update", "datasets/README.md", "--check"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    memsched_ok(&["datasets", "--update", "datasets/README.md", "--check"]);
 }
 
 /// A graph file the manifest misses, or a row it repeats, is an error
@@ -112,21 +115,15 @@ fn the_manifest_names_every_graph_once() {
             std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
         }
     }
-    let datasets = |dir: &std::path::Path| {
-        Command::new(env!("CARGO_BIN_EXE_memsched"))
-            .args(["datasets", "--dir"])
-            .arg(dir)
-            .output()
-            .unwrap()
-    };
-    assert!(datasets(tmp.path()).status.success());
+    let datasets = || memsched(&["datasets", "--dir", tmp.path().to_str().unwrap()]);
+    assert!(datasets().status.success());
     let nas = tmp.path().join("nas");
     std::fs::copy(
         nas.join("darts_v2_c48_14cells_224_b1.json"),
         nas.join("extra.json"),
     )
     .unwrap();
-    let out = datasets(tmp.path());
+    let out = datasets();
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         !out.status.success() && err.contains("`extra.json` is in"),
@@ -137,7 +134,7 @@ fn the_manifest_names_every_graph_once() {
     let text = std::fs::read_to_string(&manifest).unwrap();
     let first_row = text.lines().nth(1).unwrap().to_string();
     std::fs::write(&manifest, format!("{text}{first_row}\n")).unwrap();
-    let out = datasets(tmp.path());
+    let out = datasets();
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         !out.status.success() && err.contains("is listed twice"),

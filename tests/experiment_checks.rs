@@ -8,26 +8,20 @@
 //! versions of a graph; and a merge of some shards only warns which are
 //! missing.
 
+mod cli_support;
+
 use std::collections::BTreeSet;
 use std::fs;
 use std::path::Path;
-use std::process::{Command, Output};
 
-const BIN: &str = env!("CARGO_BIN_EXE_memsched");
+use cli_support::{arg, run, run_args, stderr};
+
 const EXAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/seed_example.json");
-
-fn memsched(args: &[&str]) -> Output {
-    Command::new(BIN).args(args).output().expect("runs")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
 
 /// Runs `memsched args` and checks it exits 2 with an error (no panic);
 /// returns stderr.
 fn invalid(args: &[&str]) -> String {
-    let o = memsched(args);
+    let o = run(args, None);
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(2), "memsched {args:?}: {err}");
     assert!(
@@ -37,13 +31,15 @@ fn invalid(args: &[&str]) -> String {
     err
 }
 
+/// Runs `memsched args` and checks it succeeds; returns stderr.
 fn ok(args: &[&str]) -> String {
-    let o = memsched(args);
+    let o = run(args, None);
     let err = stderr(&o);
     assert!(o.status.success(), "memsched {args:?} failed: {err}");
     err
 }
 
+/// Writes `text` to the file `name` in `dir`; returns its path.
 fn write(dir: &Path, name: &str, text: &str) -> String {
     let p = dir.join(name);
     fs::write(&p, text).unwrap();
@@ -57,14 +53,37 @@ fn graphs_with_rows(dir: &Path) -> (BTreeSet<String>, usize) {
     (rows.into_iter().map(|r| r.graph).collect(), count)
 }
 
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
+/// `memsched run CONFIG --out OUT -q FLAGS`, expected to succeed: its
+/// standard error.
+fn run_ok(config: &str, out: &Path, flags: &[&str]) -> String {
+    ok(&run_args(config, out, flags))
 }
 
-/// `memsched run CONFIG --out OUT -q`, expected to fail as invalid input:
-/// its standard error.
-fn run_invalid(config: &str, out: &Path) -> String {
-    invalid(&["run", config, "--out", s(out), "-q"])
+/// `memsched run CONFIG --out OUT -q FLAGS`, expected to fail as invalid
+/// input: its standard error.
+fn run_invalid(config: &str, out: &Path, flags: &[&str]) -> String {
+    invalid(&run_args(config, out, flags))
+}
+
+/// The config `text`, written as `name` in a new directory and run into
+/// it, expected to succeed: the run's standard error.
+fn run_new_ok(name: &str, text: &str) -> String {
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = write(tmp.path(), name, text);
+    run_ok(&cfg, &tmp.path().join("o"), &[])
+}
+
+/// The config `text`, written as `name` in a new directory and run into
+/// it, expected to fail as invalid input: the run's standard error.
+fn run_new_invalid(name: &str, text: &str) -> String {
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = write(tmp.path(), name, text);
+    run_invalid(&cfg, &tmp.path().join("o"), &[])
+}
+
+/// The text of `dir`'s runs.csv.
+fn runs_csv(dir: &Path) -> String {
+    fs::read_to_string(dir.join("runs.csv")).unwrap()
 }
 
 const CHAINS: &str =
@@ -79,7 +98,7 @@ fn a_time_limit_beyond_duration_is_a_config_error() {
         &format!("time_limit = 1e30\n{CHAINS}"),
     );
     let out = tmp.path().join("out");
-    let err = run_invalid(&cfg, &out);
+    let err = run_invalid(&cfg, &out, &[]);
     assert!(
         err.contains("`time_limit`") && err.contains("huge.toml"),
         "{err}"
@@ -96,7 +115,7 @@ fn graphs_that_cannot_be_loaded_stop_the_run_before_any_solve() {
         "solvers = [\"kahn\"]\n[graphs]\ngenerate = [{ spec = \"chain:length=0\" }, { spec = \"chain:length=3\" }]\n",
     );
     let out = tmp.path().join("out");
-    let err = run_invalid(&cfg, &out);
+    let err = run_invalid(&cfg, &out, &[]);
     assert!(
         err.contains("`chain:length=0#0`") && err.contains("zero.toml") && err.contains("length"),
         "{err}"
@@ -113,7 +132,7 @@ fn graphs_that_cannot_be_loaded_stop_the_run_before_any_solve() {
         "cyc.toml",
         &format!("solvers = [\"kahn\"]\n[graphs]\nfiles = [\"{cyc}\"]\n"),
     );
-    let err = run_invalid(&cfg, &out);
+    let err = run_invalid(&cfg, &out, &[]);
     assert!(
         err.contains("`cyclic`") && err.contains("cyclic.json") && err.contains("cycle"),
         "{err}"
@@ -123,13 +142,7 @@ fn graphs_that_cannot_be_loaded_stop_the_run_before_any_solve() {
 
 #[test]
 fn an_unknown_tetris_graph_is_rejected_listing_the_graphs() {
-    let tmp = tempfile::tempdir().unwrap();
-    let cfg = write(
-        tmp.path(),
-        "t.toml",
-        &format!("tetris_graph = \"nope\"\n{CHAINS}"),
-    );
-    let err = run_invalid(&cfg, &tmp.path().join("o"));
+    let err = run_new_invalid("t.toml", &format!("tetris_graph = \"nope\"\n{CHAINS}"));
     assert!(
         err.contains("`nope`") && err.contains("t.toml") && err.contains("`chain:length=3#2`"),
         "{err}"
@@ -138,13 +151,10 @@ fn an_unknown_tetris_graph_is_rejected_listing_the_graphs() {
 
 #[test]
 fn a_graph_file_listed_twice_is_rejected_naming_it() {
-    let tmp = tempfile::tempdir().unwrap();
-    let cfg = write(
-        tmp.path(),
+    let err = run_new_invalid(
         "dup.toml",
         &format!("solvers = [\"kahn\"]\n[graphs]\nfiles = [\"{EXAMPLE}\", \"{EXAMPLE}\"]\n"),
     );
-    let err = run_invalid(&cfg, &tmp.path().join("o"));
     assert!(
         err.contains("seed_example.json") && err.contains("twice") && err.contains("dup.toml"),
         "{err}"
@@ -161,24 +171,24 @@ fn a_run_into_another_experiments_directory_is_refused() {
         &CHAINS.replace("length=3", "length=5"),
     );
     let out = tmp.path().join("out");
-    ok(&["run", &a, "--out", s(&out), "-q"]);
-    let before = fs::read_to_string(out.join("runs.csv")).unwrap();
-    let err = run_invalid(&b, &out);
+    run_ok(&a, &out, &[]);
+    let before = runs_csv(&out);
+    let err = run_invalid(&b, &out, &[]);
     assert!(
-        err.contains("`a`") && err.contains("`b`") && err.contains(s(&out)),
+        err.contains("`a`") && err.contains("`b`") && err.contains(arg(&out)),
         "{err}"
     );
-    assert_eq!(fs::read_to_string(out.join("runs.csv")).unwrap(), before);
+    assert_eq!(runs_csv(&out), before);
     assert!(fs::read_to_string(out.join("config.toml"))
         .unwrap()
         .contains("name = \"a\""));
     // The same experiment, extended by a solver, resumes as before.
     fs::write(&a, CHAINS.replace("\"kahn\"", "\"kahn\", \"seed-greedy\"")).unwrap();
-    let err = ok(&["run", &a, "--out", s(&out), "-q"]);
+    let err = run_ok(&a, &out, &[]);
     assert!(err.contains("3 run now, 6 already done"), "{err}");
     // --fresh discards the other experiment's results.
-    ok(&["run", &b, "--out", s(&out), "-q", "--fresh"]);
-    let rows = fs::read_to_string(out.join("runs.csv")).unwrap();
+    run_ok(&b, &out, &["--fresh"]);
+    let rows = runs_csv(&out);
     assert!(
         rows.contains("length=5") && !rows.contains("length=3"),
         "{rows}"
@@ -197,17 +207,15 @@ fn a_directory_that_is_not_a_results_directory_is_refused() {
     fs::create_dir(&project).unwrap();
     fs::write(project.join("README.md"), "# My notes\n").unwrap();
     for fresh in [&[][..], &["--fresh"][..]] {
-        let mut args = vec!["run", &cfg, "--out", s(&project), "-q"];
-        args.extend_from_slice(fresh);
-        let err = invalid(&args);
+        let err = run_invalid(&cfg, &project, fresh);
         assert!(
             err.contains("is not a results directory") && err.contains("README.md"),
             "{err}"
         );
     }
     let done = tmp.path().join("done");
-    ok(&["run", &cfg, "--out", s(&done), "-q"]);
-    let err = invalid(&["merge", s(&done), "--out", s(&project)]);
+    run_ok(&cfg, &done, &[]);
+    let err = invalid(&["merge", arg(&done), "--out", arg(&project)]);
     assert!(err.contains("is not a results directory"), "{err}");
     assert_eq!(
         fs::read_to_string(project.join("README.md")).unwrap(),
@@ -222,7 +230,7 @@ fn a_directory_that_is_not_a_results_directory_is_refused() {
     fs::create_dir(&empty).unwrap();
     fs::write(empty.join(".memsched.lock"), "").unwrap();
     fs::write(empty.join(".gitkeep"), "").unwrap();
-    ok(&["run", &cfg, "--out", s(&empty), "-q"]);
+    run_ok(&cfg, &empty, &[]);
     assert!(empty.join(".gitkeep").exists() && empty.join("runs.csv").exists());
 }
 
@@ -240,30 +248,33 @@ fn merge_refuses_different_experiments_and_warns_of_missing_shards() {
         tmp.path().join("ob"),
         tmp.path().join("m"),
     );
-    ok(&["run", &a, "--out", s(&oa), "-q"]);
-    ok(&["run", &b, "--out", s(&ob), "-q"]);
-    let err = invalid(&["merge", s(&oa), s(&ob), "--out", s(&m)]);
+    run_ok(&a, &oa, &[]);
+    run_ok(&b, &ob, &[]);
+    let err = invalid(&["merge", arg(&oa), arg(&ob), "--out", arg(&m)]);
     assert!(
-        err.contains("`a`") && err.contains("`b`") && err.contains(s(&oa)) && err.contains(s(&ob)),
+        err.contains("`a`")
+            && err.contains("`b`")
+            && err.contains(arg(&oa))
+            && err.contains(arg(&ob)),
         "{err}"
     );
     assert!(!m.exists(), "nothing written");
     // The same experiment from configs that define different work.
     let a2 = tmp.path().join("a2");
     fs::write(&a, CHAINS.replace("\"kahn\"", "\"kahn\", \"seed-greedy\"")).unwrap();
-    ok(&["run", &a, "--out", s(&a2), "-q"]);
-    let err = invalid(&["merge", s(&oa), s(&a2), "--out", s(&m)]);
+    run_ok(&a, &a2, &[]);
+    let err = invalid(&["merge", arg(&oa), arg(&a2), "--out", arg(&m)]);
     assert!(err.contains("`solvers`"), "{err}");
     // Shard 0 of 2 alone: merged, with a warning naming shard 1/2.
     fs::write(&a, CHAINS).unwrap();
     let (s0, s1) = (tmp.path().join("s0"), tmp.path().join("s1"));
-    ok(&["run", &a, "--out", s(&s0), "-q", "--shard", "0/2"]);
+    run_ok(&a, &s0, &["--shard", "0/2"]);
     let held = graphs_with_rows(&s0).1;
     assert!(
         (1..6).contains(&held),
         "shard 0/2 holds some of the 6 items"
     );
-    let err = ok(&["merge", s(&s0), "--out", s(&m)]);
+    let err = ok(&["merge", arg(&s0), "--out", arg(&m)]);
     assert!(
         err.contains("warning:")
             && err.contains("1/2")
@@ -272,20 +283,20 @@ fn merge_refuses_different_experiments_and_warns_of_missing_shards() {
     );
     // One shard twice (here as `s0` and `s0/.`) is a typo for another shard.
     let again = s0.join(".");
-    let err = invalid(&["merge", s(&s0), s(&again), "--out", s(&m)]);
+    let err = invalid(&["merge", arg(&s0), arg(&again), "--out", arg(&m)]);
     assert!(err.contains("same directory"), "{err}");
     // Both shards: no warning.
-    ok(&["run", &a, "--out", s(&s1), "-q", "--shard", "1/2"]);
-    let err = ok(&["merge", s(&s0), s(&s1), "--out", s(&m)]);
+    run_ok(&a, &s1, &["--shard", "1/2"]);
+    let err = ok(&["merge", arg(&s0), arg(&s1), "--out", arg(&m)]);
     assert!(!err.contains("warning"), "{err}");
     // Merging into another experiment's directory would replace its rows.
-    let before = fs::read_to_string(ob.join("runs.csv")).unwrap();
-    let err = invalid(&["merge", s(&s0), s(&s1), "--out", s(&ob)]);
+    let before = runs_csv(&ob);
+    let err = invalid(&["merge", arg(&s0), arg(&s1), "--out", arg(&ob)]);
     assert!(
         err.contains("`b`") && err.contains("refusing to overwrite"),
         "{err}"
     );
-    assert_eq!(fs::read_to_string(ob.join("runs.csv")).unwrap(), before);
+    assert_eq!(runs_csv(&ob), before);
 }
 
 #[test]
@@ -323,8 +334,8 @@ fn resuming_under_other_settings_is_refused() {
         &format!("restarts = 2\n{with_random}"),
     );
     let out = tmp.path().join("out");
-    ok(&["run", &a, "--out", s(&out), "-q"]);
-    let before = fs::read_to_string(out.join("runs.csv")).unwrap();
+    run_ok(&a, &out, &[]);
+    let before = runs_csv(&out);
     for (changed, named) in [
         (
             format!("restarts = 4\n{with_random}"),
@@ -341,9 +352,9 @@ fn resuming_under_other_settings_is_refused() {
         ),
     ] {
         fs::write(&a, &changed).unwrap();
-        let err = run_invalid(&a, &out);
+        let err = run_invalid(&a, &out, &[]);
         assert!(err.contains(named) && err.contains("--fresh"), "{err}");
-        assert_eq!(fs::read_to_string(out.join("runs.csv")).unwrap(), before);
+        assert_eq!(runs_csv(&out), before);
     }
     // A config.toml naming a solver this build does not know is still read
     // (its settings, not its solvers, are compared).
@@ -355,34 +366,28 @@ fn resuming_under_other_settings_is_refused() {
     )
     .unwrap();
     fs::write(&a, format!("restarts = 4\n{with_random}")).unwrap();
-    let err = run_invalid(&a, &out);
+    let err = run_invalid(&a, &out, &[]);
     assert!(err.contains("`restarts` (2, now 4)"), "{err}");
     fs::write(out.join("config.toml"), recorded).unwrap();
     // Dropping the restarting solver does not free `restarts`: its rows
     // stay in the directory, solved under the old value.
     fs::write(&a, format!("restarts = 4\n{CHAINS}")).unwrap();
-    let o = memsched(&["run", &a, "--out", s(&out), "-q"]);
+    let o = run(&run_args(&a, &out, &[]), None);
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(err.contains("`restarts` (2, now 4)"), "{err}");
     // Dropping it under the same `restarts` resumes; restarts then has no effect.
     fs::write(&a, format!("restarts = 2\n{CHAINS}")).unwrap();
-    let err = ok(&["run", &a, "--out", s(&out), "-q"]);
+    let err = run_ok(&a, &out, &[]);
     assert!(err.contains("warning: restarts = 2 has no effect"), "{err}");
-    ok(&["run", &a, "--out", s(&out), "-q", "--fresh"]);
+    run_ok(&a, &out, &["--fresh"]);
 }
 
 /// A zero budget is an error naming the key, as on the command line.
 #[test]
 fn a_zero_budget_is_a_config_error() {
-    let tmp = tempfile::tempdir().unwrap();
     for key in ["max_states", "max_memory_bytes"] {
-        let config = write(
-            tmp.path(),
-            "z.toml",
-            &format!("{CHAINS}[budget]\n{key} = 0\n"),
-        );
-        let err = run_invalid(&config, &tmp.path().join("o"));
+        let err = run_new_invalid("z.toml", &format!("{CHAINS}[budget]\n{key} = 0\n"));
         assert!(err.contains(key) && err.contains("z.toml"), "{err}");
     }
 }
@@ -404,11 +409,11 @@ fn unusable_seeds_are_config_errors() {
             "seeds.toml",
             &format!("{seeds}\n{}", CHAINS.replace("kahn", "random")),
         );
-        let err = run_invalid(&cfg, &out);
+        let err = run_invalid(&cfg, &out, &[]);
         assert!(err.contains(named) && err.contains("seeds.toml"), "{err}");
         let generator = CHAINS.replace("\"0..3\"", &seeds["seeds = ".len()..]);
         let cfg = write(tmp.path(), "gen.toml", &generator);
-        let err = run_invalid(&cfg, &out);
+        let err = run_invalid(&cfg, &out, &[]);
         assert!(err.contains(named), "{err}");
     }
     assert!(!out.exists(), "nothing written");
@@ -421,18 +426,18 @@ fn absurd_threads_and_a_file_as_output_are_refused() {
     let tmp = tempfile::tempdir().unwrap();
     let cfg = write(tmp.path(), "c.toml", CHAINS);
     let out = tmp.path().join("out");
-    let err = invalid(&["run", &cfg, "--out", s(&out), "-q", "--threads", "1000000"]);
+    let err = run_invalid(&cfg, &out, &["--threads", "1000000"]);
     assert!(err.contains("--threads 1000000: at most 4096"), "{err}");
     assert!(!out.exists(), "nothing written");
     // More threads than solves is fine (the pool is capped at the solves).
-    ok(&["run", &cfg, "--out", s(&out), "-q", "--threads", "4096"]);
+    run_ok(&cfg, &out, &["--threads", "4096"]);
     let file = write(tmp.path(), "a-file", "not a directory");
-    let err = run_invalid(&cfg, Path::new(&file));
+    let err = run_invalid(&cfg, Path::new(&file), &[]);
     assert!(err.contains("exists and is not a directory"), "{err}");
-    let err = invalid(&["merge", s(&out), "--out", &file]);
+    let err = invalid(&["merge", arg(&out), "--out", &file]);
     assert!(err.contains("exists and is not a directory"), "{err}");
     let under = Path::new(&file).join("sub");
-    let err = run_invalid(&cfg, &under);
+    let err = run_invalid(&cfg, &under, &[]);
     assert!(err.contains("exists and is not a directory"), "{err}");
     assert_eq!(fs::read_to_string(&file).unwrap(), "not a directory");
 }
@@ -450,20 +455,20 @@ fn resuming_on_an_edited_graph_file_is_refused() {
     let config = |solvers: &str| {
         format!(
             "name = \"edit\"\nsolvers = [{solvers}]\nplots = []\n[graphs]\nfiles = [\"{}\"]\n",
-            s(&graph)
+            arg(&graph)
         )
     };
     let cfg = write(tmp.path(), "c.toml", &config("\"kahn\""));
     let out = tmp.path().join("out");
-    ok(&["run", &cfg, "--out", s(&out), "-q"]);
-    let before = fs::read_to_string(out.join("runs.csv")).unwrap();
+    run_ok(&cfg, &out, &[]);
+    let before = runs_csv(&out);
     // Same nodes and edges, one size changed.
     let resized = example.replacen("\"Size\": 1024", "\"Size\": 1048576", 1);
     assert_ne!(resized, example, "the example has a size to change");
     // With nothing left to run too: the final pass would rewrite the
     // README from rows of the old graph.
     fs::write(&graph, &resized).unwrap();
-    let err = run_invalid(&cfg, &out);
+    let err = run_invalid(&cfg, &out, &[]);
     assert!(
         err.contains("differ from the graphs of the same name"),
         "{err}"
@@ -471,16 +476,16 @@ fn resuming_on_an_edited_graph_file_is_refused() {
     fs::write(&cfg, config("\"kahn\", \"seed-greedy\"")).unwrap();
     for edited in [resized, with_one_node_more(&example)] {
         fs::write(&graph, &edited).unwrap();
-        let err = run_invalid(&cfg, &out);
+        let err = run_invalid(&cfg, &out, &[]);
         assert!(
             err.contains("differ from the graphs of the same name") && err.contains("--fresh"),
             "{err}"
         );
-        assert_eq!(fs::read_to_string(out.join("runs.csv")).unwrap(), before);
+        assert_eq!(runs_csv(&out), before);
     }
     // The original graph resumes.
     fs::write(&graph, &example).unwrap();
-    ok(&["run", &cfg, "--out", s(&out), "-q"]);
+    run_ok(&cfg, &out, &[]);
 }
 
 /// `--redo-graph` after editing one graph file: only that graph's items
@@ -500,10 +505,9 @@ fn redo_graph_solves_an_edited_graph_again_and_keeps_the_rest() {
         ),
     );
     let out = tmp.path().join("out");
-    ok(&["run", &cfg, "--out", s(&out), "-q"]);
+    run_ok(&cfg, &out, &[]);
     let rows_of = |name: &str| -> Vec<String> {
-        fs::read_to_string(out.join("runs.csv"))
-            .unwrap()
+        runs_csv(&out)
             .lines()
             .filter(|l| l.contains(&format!(",{name},")))
             .map(String::from)
@@ -515,17 +519,16 @@ fn redo_graph_solves_an_edited_graph_again_and_keeps_the_rest() {
         TWO_BUFFERS.replace("\"Size\": 10,", "\"Size\": 20,"),
     )
     .unwrap();
-    let err = run_invalid(&cfg, &out);
+    let err = run_invalid(&cfg, &out, &[]);
     assert!(err.contains("--redo-graph NAME"), "{err}");
-    let redo = |name| ["run", &cfg, "--out", s(&out), "-q", "--redo-graph", name];
-    let err = invalid(&redo("twobuff"));
+    let err = run_invalid(&cfg, &out, &["--redo-graph", "twobuff"]);
     assert!(
         err.contains(
             "--redo-graph `twobuff`: not a graph of this experiment (did you mean `twobuf`?)"
         ) && err.contains("`g`, `twobuf`"),
         "{err}"
     );
-    let err = ok(&redo("twobuf"));
+    let err = run_ok(&cfg, &out, &["--redo-graph", "twobuf"]);
     assert!(err.contains("(2 run now, 2 already done)"), "{err}");
     assert_eq!(rows_of("g"), g_rows, "the other graph's rows stay");
     assert_eq!(rows_of("twobuf").len(), 2);
@@ -533,7 +536,7 @@ fn redo_graph_solves_an_edited_graph_again_and_keeps_the_rest() {
     assert_eq!(now["g"], recorded["g"]);
     assert_ne!(now["twobuf"], recorded["twobuf"], "the edited graph's");
     // The edited graph now resumes as it is.
-    let err = ok(&["run", &cfg, "--out", s(&out), "-q"]);
+    let err = run_ok(&cfg, &out, &[]);
     assert!(err.contains("(0 run now, 4 already done)"), "{err}");
 }
 
@@ -582,17 +585,17 @@ fn resuming_on_a_graph_edited_keeping_counts_and_peak_is_refused() {
     };
     let cfg = write(tmp.path(), "c.toml", &config("\"kahn\""));
     let out = tmp.path().join("out");
-    ok(&["run", &cfg, "--out", s(&out), "-q"]);
+    run_ok(&cfg, &out, &[]);
     let recorded = fingerprints(&out);
     assert_eq!(recorded.keys().collect::<Vec<_>>(), ["twobuf"]);
-    let before = fs::read_to_string(out.join("runs.csv")).unwrap();
+    let before = runs_csv(&out);
     fs::write(&cfg, config("\"kahn\", \"seed-greedy\"")).unwrap();
     let relatency = TWO_BUFFERS.replace("\"Latency\": 1.5", "\"Latency\": 2.5");
     let resized = TWO_BUFFERS.replace("\"Size\": 10,", "\"Size\": 20,");
     for edited in [&relatency, &resized] {
         assert_ne!(edited, TWO_BUFFERS);
         fs::write(&graph, edited).unwrap();
-        let err = run_invalid(&cfg, &out);
+        let err = run_invalid(&cfg, &out, &[]);
         assert!(
             err.contains("graph `twobuf`")
                 && err.contains("twobuf.json")
@@ -600,18 +603,18 @@ fn resuming_on_a_graph_edited_keeping_counts_and_peak_is_refused() {
                 && err.contains("--fresh"),
             "{err}"
         );
-        assert_eq!(fs::read_to_string(out.join("runs.csv")).unwrap(), before);
+        assert_eq!(runs_csv(&out), before);
         assert_eq!(fingerprints(&out), recorded, "the record is kept");
     }
     // Without the record, only counts and peak are compared: not seen.
     fs::remove_file(out.join("fingerprints.toml")).unwrap();
-    ok(&["run", &cfg, "--out", s(&out), "-q"]);
+    run_ok(&cfg, &out, &[]);
     let now = fingerprints(&out);
     assert_ne!(now["twobuf"], recorded["twobuf"], "the edited graph's");
     // The original graph now differs from the record, and is refused.
     fs::write(&graph, TWO_BUFFERS).unwrap();
     fs::write(&cfg, config("\"kahn\", \"seed-greedy\", \"random\"")).unwrap();
-    let err = run_invalid(&cfg, &out);
+    let err = run_invalid(&cfg, &out, &[]);
     assert!(err.contains("graph `twobuf`"), "{err}");
     // A damaged record is an error naming the file, not a silent fallback.
     fs::write(
@@ -619,7 +622,7 @@ fn resuming_on_a_graph_edited_keeping_counts_and_peak_is_refused() {
         "scheme = 1\n[graphs]\ntwobuf = \"zz\"\n",
     )
     .unwrap();
-    let err = run_invalid(&cfg, &out);
+    let err = run_invalid(&cfg, &out, &[]);
     assert!(
         err.contains("fingerprints.toml") && err.contains("`twobuf`"),
         "{err}"
@@ -634,7 +637,7 @@ fn an_unedited_resume_runs_and_records_every_graph() {
     let tmp = tempfile::tempdir().unwrap();
     let cfg = write(tmp.path(), "c.toml", CHAINS);
     let out = tmp.path().join("out");
-    ok(&["run", &cfg, "--out", s(&out), "-q"]);
+    run_ok(&cfg, &out, &[]);
     let first = fingerprints(&out);
     let names: Vec<&str> = first.keys().map(String::as_str).collect();
     assert_eq!(
@@ -643,7 +646,7 @@ fn an_unedited_resume_runs_and_records_every_graph() {
     );
     // One graph more: only it is loaded, the others keep their entries.
     fs::write(&cfg, CHAINS.replace("0..3", "0..4")).unwrap();
-    let err = ok(&["run", &cfg, "--out", s(&out), "-q"]);
+    let err = run_ok(&cfg, &out, &[]);
     assert!(err.contains("2 run now, 6 already done"), "{err}");
     let second = fingerprints(&out);
     assert_eq!(second.len(), 4);
@@ -653,19 +656,19 @@ fn an_unedited_resume_runs_and_records_every_graph() {
         .replace("0..3", "0..4")
         .replace("\"kahn\"", "\"kahn\", \"seed-greedy\"");
     fs::write(&cfg, more).unwrap();
-    let err = ok(&["run", &cfg, "--out", s(&out), "-q"]);
+    let err = run_ok(&cfg, &out, &[]);
     assert!(err.contains("4 run now, 8 already done"), "{err}");
     assert_eq!(fingerprints(&out), second);
     // Nothing left to run: nothing is loaded, and the file is not touched
     // (a directory without one, such as results/ made before it, gets none).
     let file = out.join("fingerprints.toml");
     fs::remove_file(&file).unwrap();
-    let err = ok(&["run", &cfg, "--out", s(&out), "-q"]);
+    let err = run_ok(&cfg, &out, &[]);
     assert!(err.contains("0 run now, 12 already done"), "{err}");
     assert!(!file.exists());
     // --fresh forgets the graphs no longer in the config.
     fs::write(&cfg, CHAINS.replace("0..3", "0..2")).unwrap();
-    ok(&["run", &cfg, "--out", s(&out), "-q", "--fresh"]);
+    run_ok(&cfg, &out, &["--fresh"]);
     assert_eq!(fingerprints(&out).len(), 2);
 }
 
@@ -684,15 +687,15 @@ fn merge_unites_fingerprints_and_refuses_conflicting_ones() {
         tmp.path().join("t0"),
         tmp.path().join("m"),
     );
-    ok(&["run", &cfg, "--out", s(&s0), "-q", "--shard", "0/2"]);
-    ok(&["run", &cfg, "--out", s(&s1), "-q", "--shard", "1/2"]);
-    ok(&["run", &cfg, "--out", s(&t0), "-q", "--shard", "0/3"]);
+    run_ok(&cfg, &s0, &["--shard", "0/2"]);
+    run_ok(&cfg, &s1, &["--shard", "1/2"]);
+    run_ok(&cfg, &t0, &["--shard", "0/3"]);
     let graphs = |d: &Path| graphs_with_rows(d).0;
     let names = |d: &Path| -> BTreeSet<String> { fingerprints(d).into_keys().collect() };
     for d in [&s0, &s1, &t0] {
         assert_eq!(names(d), graphs(d), "a fingerprint per graph with rows");
     }
-    ok(&["merge", s(&s0), s(&s1), "--out", s(&m)]);
+    ok(&["merge", arg(&s0), arg(&s1), "--out", arg(&m)]);
     let merged = fingerprints(&m);
     let union: BTreeSet<String> = graphs(&s0).union(&graphs(&s1)).cloned().collect();
     assert_eq!(merged.keys().cloned().collect::<BTreeSet<_>>(), union);
@@ -701,14 +704,14 @@ fn merge_unites_fingerprints_and_refuses_conflicting_ones() {
     // its graphs: they drop out of the union, the others' entries stay.
     fs::remove_file(s1.join("fingerprints.toml")).unwrap();
     let m_old = tmp.path().join("m_old");
-    ok(&["merge", s(&s0), s(&s1), "--out", s(&m_old)]);
+    ok(&["merge", arg(&s0), arg(&s1), "--out", arg(&m_old)]);
     let vouched: BTreeSet<String> = graphs(&s0).difference(&graphs(&s1)).cloned().collect();
     assert_eq!(names(&m_old), vouched);
     let t2 = tmp.path().join("t2");
-    ok(&["run", &cfg, "--out", s(&t2), "-q", "--shard", "2/3"]);
+    run_ok(&cfg, &t2, &["--shard", "2/3"]);
     fs::remove_file(t2.join("fingerprints.toml")).unwrap();
     let m_t = tmp.path().join("m_t");
-    ok(&["merge", s(&t0), s(&t2), "--out", s(&m_t)]);
+    ok(&["merge", arg(&t0), arg(&t2), "--out", arg(&m_t)]);
     let vouched: BTreeSet<String> = graphs(&t0).difference(&graphs(&t2)).cloned().collect();
     assert!(
         !vouched.is_empty() && vouched.len() < graphs(&t0).len(),
@@ -729,24 +732,24 @@ fn merge_unites_fingerprints_and_refuses_conflicting_ones() {
         tmp.path().join("ob"),
         tmp.path().join("m2"),
     );
-    ok(&["run", &cfg, "--out", s(&oa), "-q"]);
+    run_ok(&cfg, &oa, &[]);
     fs::write(
         &graph,
         TWO_BUFFERS.replace("\"Latency\": 1.5", "\"Latency\": 2.5"),
     )
     .unwrap();
-    ok(&["run", &cfg, "--out", s(&ob), "-q"]);
-    let err = invalid(&["merge", s(&oa), s(&ob), "--out", s(&m2)]);
+    run_ok(&cfg, &ob, &[]);
+    let err = invalid(&["merge", arg(&oa), arg(&ob), "--out", arg(&m2)]);
     assert!(
         err.contains("`twobuf`")
-            && err.contains(s(&oa))
-            && err.contains(s(&ob))
+            && err.contains(arg(&oa))
+            && err.contains(arg(&ob))
             && err.contains("fingerprint"),
         "{err}"
     );
     assert!(!m2.exists(), "nothing written");
     // One of them alone merges.
-    ok(&["merge", s(&ob), "--out", s(&m2)]);
+    ok(&["merge", arg(&ob), "--out", arg(&m2)]);
     assert_eq!(fingerprints(&m2), fingerprints(&ob));
 }
 
@@ -767,13 +770,13 @@ fn a_damaged_row_is_solved_again_with_a_warning() {
     let tmp = tempfile::tempdir().unwrap();
     let cfg = write(tmp.path(), "c.toml", CHAINS);
     let out = tmp.path().join("out");
-    ok(&["run", &cfg, "--out", s(&out), "-q"]);
+    run_ok(&cfg, &out, &[]);
     let runs = out.join("runs.csv");
     let before = fs::read_to_string(&runs).unwrap();
     let mut lines: Vec<&str> = before.lines().collect();
     lines[2] = "this,is,not,a,row";
     fs::write(&runs, lines.join("\n") + "\n").unwrap();
-    let err = ok(&["run", &cfg, "--out", s(&out), "-q"]);
+    let err = run_ok(&cfg, &out, &[]);
     assert!(
         err.contains("warning: 1 line(s)") && err.contains("not rows"),
         "{err}"
@@ -803,14 +806,11 @@ fn a_damaged_row_is_solved_again_with_a_warning() {
 /// is; with a search among the solvers, none.
 #[test]
 fn a_budget_no_solver_reads_is_a_warning() {
-    let tmp = tempfile::tempdir().unwrap();
     let budget = "[budget]\nmax_states = 5\n";
-    let cfg = write(tmp.path(), "b.toml", &format!("{CHAINS}{budget}"));
-    let err = ok(&["run", &cfg, "--out", s(&tmp.path().join("o1")), "-q"]);
+    let err = run_new_ok("b.toml", &format!("{CHAINS}{budget}"));
     assert!(err.contains("warning: [budget] has no effect"), "{err}");
     let with_exact = CHAINS.replace("\"kahn\"", "\"kahn\", \"exact\"");
-    let cfg = write(tmp.path(), "b.toml", &format!("{with_exact}{budget}"));
-    let err = ok(&["run", &cfg, "--out", s(&tmp.path().join("o2")), "-q"]);
+    let err = run_new_ok("b.toml", &format!("{with_exact}{budget}"));
     assert!(!err.contains("warning"), "{err}");
 }
 
@@ -829,7 +829,7 @@ fn a_graph_without_a_valid_baseline_is_named() {
         format!("solvers = [\"kahn\"]\nbaselines = [{baselines}]\nplots = []\n[graphs]\nfiles = [\"{graph}\"]\n")
     };
     let cfg = write(tmp.path(), "c.toml", &config("\"program\""));
-    let err = ok(&["run", &cfg, "--out", s(&tmp.path().join("o1")), "-q"]);
+    let err = run_ok(&cfg, &tmp.path().join("o1"), &[]);
     assert!(
         err.contains("1 graph(s) have no valid baseline")
             && err.contains("`backwards`")
@@ -838,13 +838,13 @@ fn a_graph_without_a_valid_baseline_is_named() {
     );
     // The hint fits the baselines: `program` not among them is not blamed.
     let cfg = write(tmp.path(), "c.toml", &config("\"liu\""));
-    let err = ok(&["run", &cfg, "--out", s(&tmp.path().join("o3")), "-q"]);
+    let err = run_ok(&cfg, &tmp.path().join("o3"), &[]);
     assert!(
         err.contains("1 graph(s) have no valid baseline") && !err.contains("`program`"),
         "{err}"
     );
     let cfg = write(tmp.path(), "c.toml", &config("\"program\", \"kahn\""));
-    let err = ok(&["run", &cfg, "--out", s(&tmp.path().join("o2")), "-q"]);
+    let err = run_ok(&cfg, &tmp.path().join("o2"), &[]);
     assert!(!err.contains("no valid baseline"), "{err}");
 }
 
@@ -860,7 +860,7 @@ fn a_shard_without_the_baseline_rows_does_not_warn() {
     );
     for shard in ["0/3", "1/3", "2/3"] {
         let out = tmp.path().join(shard.replace('/', "-"));
-        let err = ok(&["run", &cfg, "--out", s(&out), "-q", "--shard", shard]);
+        let err = run_ok(&cfg, &out, &["--shard", shard]);
         assert!(!err.contains("no valid baseline"), "{shard}: {err}");
     }
 }
@@ -869,22 +869,17 @@ fn a_shard_without_the_baseline_rows_does_not_warn() {
 /// large to hold: an error, not an abort.
 #[test]
 fn a_plan_too_large_to_hold_is_a_config_error() {
-    let tmp = tempfile::tempdir().unwrap();
-    let cfg = write(
-        tmp.path(),
+    let err = run_new_invalid(
         "big.toml",
         "solvers = [\"random\"]\nseeds = \"0..1000000\"\nplots = []\n[graphs]\ngenerate = [{ spec = \"chain:length=3\", seeds = \"0..1000000\" }]\n",
     );
-    let err = run_invalid(&cfg, &tmp.path().join("o"));
     assert!(err.contains("at most 5000000 are allowed"), "{err}");
     // 6 million solves (and the 6 baseline rows): each seed range fine, the product over the cap
     // (99 million exhausted a review's machine before the cap came down).
-    let cfg = write(
-        tmp.path(),
+    let err = run_new_invalid(
         "six.toml",
         "solvers = [\"random\"]\nseeds = \"0..1000000\"\nplots = []\n[graphs]\ngenerate = [{ spec = \"chain:length=3\", seeds = \"0..6\" }]\n",
     );
-    let err = run_invalid(&cfg, &tmp.path().join("o6"));
     assert!(err.contains("the config makes 6000006 solves"), "{err}");
 }
 
@@ -903,18 +898,13 @@ fn a_directory_file_and_bad_seeds_say_what_to_write() {
             dir.display().to_string()
         ),
     );
-    let err = run_invalid(&cfg, &tmp.path().join("o1"));
+    let err = run_invalid(&cfg, &tmp.path().join("o1"), &[]);
     assert!(
         err.contains("is a directory") && err.contains("/*.json"),
         "{err}"
     );
     for seeds in ["-1", "1.5"] {
-        let cfg = write(
-            tmp.path(),
-            "seeds.toml",
-            &format!("seeds = {seeds}\n{CHAINS}"),
-        );
-        let err = run_invalid(&cfg, &tmp.path().join("o2"));
+        let err = run_new_invalid("seeds.toml", &format!("seeds = {seeds}\n{CHAINS}"));
         assert!(
             err.contains("a range string") && !err.contains("untagged enum"),
             "{seeds}: {err}"
@@ -934,7 +924,7 @@ fn an_empty_shard_is_named_in_a_warning() {
         &format!("solvers = [\"kahn\"]\n[graphs]\nfiles = [\"{EXAMPLE}\"]\n"),
     );
     let out = tmp.path().join("o");
-    let err = ok(&["run", &cfg, "--out", s(&out), "-q", "--shard", "5/9"]);
+    let err = run_ok(&cfg, &out, &["--shard", "5/9"]);
     assert!(
         err.contains("warning: shard 5/9 holds none of the 2 solves"),
         "{err}"
@@ -958,12 +948,12 @@ fn run_lists_the_warnings_about_its_graphs() {
         "c.toml",
         &format!(
             "solvers = [\"kahn\"]\nplots = []\n[graphs]\nfiles = [\"{}\"]\n",
-            s(&tmp.path().join("g.json"))
+            arg(&tmp.path().join("g.json"))
         ),
     );
     let out = tmp.path().join("out");
     for _ in 0..2 {
-        let err = ok(&["run", &cfg, "--out", s(&out), "-q"]);
+        let err = run_ok(&cfg, &out, &[]);
         assert!(
             err.contains("warning: graph `g`: compute node 1 (`Conv`) has Size 4096"),
             "{err}"
@@ -984,7 +974,7 @@ fn plots_left_undrawn_are_named() {
         &format!("solvers = [\"kahn\"]\n[graphs]\nfiles = [\"{graph}\"]\n"),
     );
     let out = tmp.path().join("out");
-    let err = ok(&["run", &cfg, "--out", s(&out), "-q"]);
+    let err = run_ok(&cfg, &out, &[]);
     assert!(
         err.contains("warning: plot(s) not drawn: `reduction` (it needs")
             && err.contains("`time` (it needs"),
@@ -1001,14 +991,11 @@ fn plots_left_undrawn_are_named() {
 /// baseline is not otherwise said.
 #[test]
 fn a_randomized_baseline_is_noted() {
-    let tmp = tempfile::tempdir().unwrap();
-    let cfg = write(
-        tmp.path(),
+    let err = run_new_ok(
         "r.toml",
         "solvers = [\"kahn\"]\nbaselines = [\"random\"]\nseeds = \"0..2\"\nplots = []\n\
          [graphs]\ngenerate = [\"chain:length=3\"]\n",
     );
-    let err = ok(&["run", &cfg, "--out", s(&tmp.path().join("o")), "-q"]);
     assert!(
         err.contains("note: baseline `random` is randomized: a graph's baseline is its row of the lowest seed"),
         "{err}"

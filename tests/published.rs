@@ -2,7 +2,11 @@
 //! corpora: every order passes the independent checker, the best-of members
 //! order as documented, and annealing never loses its start.
 
-use memsched::corpus::gen::{families, generate, GenSpec};
+mod common;
+
+use std::time::Duration;
+
+use common::generated;
 use memsched::graph::{Graph, GraphBuilder, NodeIdx};
 use memsched::rng::Rng;
 use memsched::schedule;
@@ -83,14 +87,11 @@ fn corpus() -> Vec<(String, Graph)> {
                 2 + seed % 9,
                 1 + seed % 4
             );
-            let g = generate(&GenSpec::parse(&spec).unwrap(), seed).unwrap();
+            let g = generated(&spec, seed);
             out.push((format!("{spec} seed {seed}"), g));
         }
         let spec = format!("chain:length={},allocs=floating", 1 + seed);
-        out.push((
-            spec.clone(),
-            generate(&GenSpec::parse(&spec).unwrap(), seed).unwrap(),
-        ));
+        out.push((spec.clone(), generated(&spec, seed)));
     }
     for seed in 0..60u64 {
         let shuffle = seed % 2 == 1;
@@ -110,21 +111,10 @@ fn solve(name: &str, g: &Graph) -> Report {
 /// Every generator family in both encodings (small sizes), three seeds each.
 fn family_graphs() -> Vec<(String, Graph)> {
     let mut out = Vec::new();
-    for info in families() {
-        let base = match info.name {
-            "randwire" => "randwire:nodes=12,resolution=64".to_string(),
-            "darts" => "darts:cells=3,resolution=64".to_string(),
-            "nasnet" => "nasnet:cells=3,resolution=64".to_string(),
-            "adversarial" => "adversarial:scale=3".to_string(),
-            f => f.to_string(),
-        };
-        for enc in ["anchored", "floating"] {
-            let sep = if base.contains(':') { ',' } else { ':' };
-            let spec = format!("{base}{sep}allocs={enc}");
-            for seed in 0..3 {
-                let g = generate(&GenSpec::parse(&spec).unwrap(), seed).unwrap();
-                out.push((format!("{spec} seed {seed}"), g));
-            }
+    for spec in common::family_specs() {
+        for seed in 0..3 {
+            let g = generated(&spec, seed);
+            out.push((format!("{spec} seed {seed}"), g));
         }
     }
     out
@@ -265,12 +255,10 @@ fn anneal_never_loses_its_start_and_is_deterministic() {
 fn anneal_improves_a_poor_start_on_a_fork_join() {
     // Kahn runs every ALLOC of a 6-way fork before any FREE; shifting them
     // next to their ops brings the peak down.
-    let g = generate(
-        &GenSpec::parse("random-layered:layers=3,width=6,density=0,skip=0,allocs=floating")
-            .unwrap(),
+    let g = generated(
+        "random-layered:layers=3,width=6,density=0,skip=0,allocs=floating",
         5,
-    )
-    .unwrap();
+    );
     let kahn = solve("kahn", &g);
     let warm = SolveContext {
         warm_start: kahn.order.clone(),
@@ -287,34 +275,22 @@ fn anneal_improves_a_poor_start_on_a_fork_join() {
 
 #[test]
 fn anneal_respects_a_time_limit() {
-    let g = generate(
-        &GenSpec::parse("random-layered:layers=200,width=4").unwrap(),
-        2,
-    )
-    .unwrap();
-    let ctx = SolveContext::new(1, Some(std::time::Duration::from_millis(300)));
+    let g = generated("random-layered:layers=200,width=4", 2);
+    let ctx = SolveContext::new(1, Some(Duration::from_millis(300)));
     let r = run(&Anneal::default(), &g, &ctx);
     assert!(r.valid());
-    assert!(
-        r.time < std::time::Duration::from_millis(1500),
-        "{:?}",
-        r.time
-    );
+    assert!(r.time < Duration::from_millis(1500), "{:?}", r.time);
 }
 
 #[test]
 fn anneal_under_a_generous_time_limit_depends_on_the_seed_only() {
-    let g = generate(
-        &GenSpec::parse("random-layered:layers=30,width=4").unwrap(),
-        5,
-    )
-    .unwrap();
-    let ctx = SolveContext::new(3, Some(std::time::Duration::from_secs(60)));
+    let g = generated("random-layered:layers=30,width=4", 5);
+    let ctx = SolveContext::new(3, Some(Duration::from_secs(60)));
     let a = run(&Anneal::default(), &g, &ctx);
     let b = run(&Anneal::default(), &g, &ctx);
     assert!(a.valid());
     assert_eq!(a.order, b.order);
-    assert!(a.time < std::time::Duration::from_secs(10), "{:?}", a.time);
+    assert!(a.time < Duration::from_secs(10), "{:?}", a.time);
     assert!(!a.note.unwrap().contains("ended it"));
 }
 
@@ -322,12 +298,8 @@ fn anneal_under_a_generous_time_limit_depends_on_the_seed_only() {
 /// how many of its moves it made.
 #[test]
 fn anneal_says_when_the_time_limit_cut_it_short() {
-    let g = generate(
-        &GenSpec::parse("random-layered:layers=30,width=4").unwrap(),
-        5,
-    )
-    .unwrap();
-    let ctx = SolveContext::new(3, Some(std::time::Duration::from_nanos(1)));
+    let g = generated("random-layered:layers=30,width=4", 5);
+    let ctx = SolveContext::new(3, Some(Duration::from_nanos(1)));
     let r = run(
         &Anneal::with_start(Box::new(memsched::solvers::Kahn)),
         &g,

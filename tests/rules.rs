@@ -3,55 +3,24 @@
 //! graphs, exact dynamic keys against naive references, error messages,
 //! determinism across thread counts, and the repaired greedy's gain.
 
+mod common;
+
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use memsched::corpus::gen::{generate, GenSpec};
+use common::generated;
 use memsched::corpus::program::{AllocEncoding, TensorProgram};
 use memsched::graph::{Graph, GraphBuilder, NodeIdx};
 use memsched::rng::Rng;
 use memsched::solvers::{self, SolveContext};
 use memsched::{check, NodeKind};
-use serde_json::json;
 
 /// A random DAG of ALLOC / FREE / compute nodes, with duplicate edges and
 /// `Latency` fields sometimes, and ALLOCs both with and without predecessors.
 fn random_dag(seed: u64, n: usize) -> Graph {
-    let mut r = Rng::new(seed);
-    let mut b = GraphBuilder::new();
-    let mut ids: Vec<i64> = Vec::new();
-    let mut open: Vec<(i64, i64)> = Vec::new(); // (alloc id, buffer)
-    let mut next_buf = 0;
-    while ids.len() < n {
-        let roll = r.below(10);
-        let v = if roll < 3 {
-            let a = b.alloc(r.range(1, 100), next_buf);
-            open.push((a, next_buf));
-            next_buf += 1;
-            a
-        } else if roll < 6 && !open.is_empty() {
-            let (a, buf) = open.swap_remove(r.below(open.len() as u64) as usize);
-            let f = b.free(buf);
-            b.edge(a, f);
-            f
-        } else {
-            b.op("op")
-        };
-        if b.len() > 1 && r.chance(0.7) {
-            for _ in 0..r.below(3) {
-                let u = ids[r.below(ids.len() as u64) as usize];
-                b.edge(u, v);
-                if r.chance(0.1) {
-                    b.edge(u, v);
-                }
-            }
-        }
-        if r.chance(0.3) {
-            b.set_extra(v, "Latency", json!(r.below(50) as f64 / 7.0));
-        }
-        ids.push(v);
-    }
-    b.build().unwrap()
+    common::latency_dag(&mut Rng::new(seed), n, 0.7, 3)
+        .build()
+        .unwrap()
 }
 
 /// Small graphs of every kind: random DAGs, random-layered in both encodings, chains.
@@ -64,11 +33,11 @@ fn corpus() -> Vec<Graph> {
                 "random-layered:layers={},width=4,allocs={enc}",
                 2 + seed % 9
             );
-            gs.push(generate(&GenSpec::parse(&spec).unwrap(), seed).unwrap());
+            gs.push(generated(&spec, seed));
         }
         if seed % 5 == 0 {
             let spec = format!("chain:length={},allocs=floating", 3 + seed);
-            gs.push(generate(&GenSpec::parse(&spec).unwrap(), seed).unwrap());
+            gs.push(generated(&spec, seed));
         }
     }
     gs
@@ -83,6 +52,22 @@ fn order_of(name: &str, g: &Graph, ctx: &SolveContext) -> Vec<NodeIdx> {
 
 fn peak(g: &Graph, order: &[NodeIdx]) -> u64 {
     check(g, order).unwrap().peak
+}
+
+/// `memsched schedule` of a small chain with `--solver solver`, expected to
+/// exit 2: its standard error.
+fn refused_by_the_cli(solver: &str) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("g.json");
+    let g = generated("chain:length=3", 1);
+    memsched::graph::seed::write_path(&g, path.to_str().unwrap()).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_memsched"))
+        .args(["schedule", path.to_str().unwrap(), "--solver", solver])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(2), "{solver}: {err}");
+    err
 }
 
 #[test]
@@ -283,29 +268,16 @@ fn a_bad_rule_names_the_term_and_lists_the_features() {
     let err = solvers::build("moves:0.5*").err().unwrap().to_string();
     assert!(err.contains("`0.5*`") && err.contains("unlocks"), "{err}");
 
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("g.json");
-    let g = generate(&GenSpec::parse("chain:length=3").unwrap(), 1).unwrap();
-    memsched::graph::seed::write_path(&g, path.to_str().unwrap()).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_memsched"))
-        .args(["schedule", path.to_str().unwrap(), "--solver", "rule:bogus"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let err = refused_by_the_cli("rule:bogus");
     assert!(
-        stderr.contains("`bogus`") && stderr.contains("frees_after"),
-        "{stderr}"
+        err.contains("`bogus`") && err.contains("frees_after"),
+        "{err}"
     );
 }
 
 #[test]
 fn randomized_solvers_are_deterministic_across_thread_counts() {
-    let g = generate(
-        &GenSpec::parse("random-layered:layers=30,width=6,allocs=floating").unwrap(),
-        3,
-    )
-    .unwrap();
+    let g = generated("random-layered:layers=30,width=6,allocs=floating", 3);
     for name in [
         "noisy:delta,type,id",
         "noisy-moves:delta,-height",
@@ -337,11 +309,7 @@ fn randomized_solvers_are_deterministic_across_thread_counts() {
 /// number of restarts that finished.
 #[test]
 fn restarts_stop_at_the_time_limit() {
-    let g = generate(
-        &GenSpec::parse("random-layered:layers=30,width=6,allocs=floating").unwrap(),
-        3,
-    )
-    .unwrap();
+    let g = generated("random-layered:layers=30,width=6,allocs=floating", 3);
     for name in ["random", "noisy:delta,type,id"] {
         let s = solvers::build(name).unwrap();
         let mut ctx = SolveContext::new(1, Some(Duration::from_millis(250)));
@@ -366,11 +334,7 @@ fn restarts_stop_at_the_time_limit() {
 
 #[test]
 fn more_restarts_never_hurt() {
-    let g = generate(
-        &GenSpec::parse("random-layered:layers=20,width=5,allocs=floating").unwrap(),
-        9,
-    )
-    .unwrap();
+    let g = generated("random-layered:layers=20,width=5,allocs=floating", 9);
     let s = solvers::build("noisy:delta,type,id").unwrap();
     let mut last = u64::MAX;
     for k in [1, 2, 4, 8] {
@@ -412,7 +376,7 @@ fn repaired_greedy_beats_the_article_on_floating_graphs_in_aggregate() {
             "random-layered:layers={},width=6,allocs=floating",
             5 + seed % 20
         );
-        let g = generate(&GenSpec::parse(&spec).unwrap(), seed).unwrap();
+        let g = generated(&spec, seed);
         let greedy = peak(&g, &order_of("seed-greedy", &g, &ctx));
         let moves = peak(&g, &order_of("moves:delta,type,id", &g, &ctx));
         total += 1;
@@ -448,24 +412,10 @@ fn a_float_sum_that_can_overflow_is_refused_naming_the_term() {
             "{name}: {err}"
         );
     }
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("g.json");
-    let g = generate(&GenSpec::parse("chain:length=3").unwrap(), 1).unwrap();
-    memsched::graph::seed::write_path(&g, path.to_str().unwrap()).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_memsched"))
-        .args([
-            "schedule",
-            path.to_str().unwrap(),
-            "--solver",
-            "rule:1e308*size-1e308*size",
-        ])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let err = refused_by_the_cli("rule:1e308*size-1e308*size");
     assert!(
-        stderr.contains("term `1e308*size-1e308*size` can overflow f64"),
-        "{stderr}"
+        err.contains("term `1e308*size-1e308*size` can overflow f64"),
+        "{err}"
     );
 }
 

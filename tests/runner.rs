@@ -2,13 +2,16 @@
 //! rows and columns, resume after a killed run, determinism, plot files,
 //! config errors, and shards merged back into one run.
 
+mod cli_support;
+
 use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-const BIN: &str = env!("CARGO_BIN_EXE_memsched");
+use cli_support::{arg, run_args, stderr, BIN};
+
 const TINY: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/configs/tiny.toml");
 
 const COLUMNS: [&str; 18] = [
@@ -36,13 +39,12 @@ fn memsched(args: &[&str]) -> Output {
     Command::new(BIN).args(args).output().expect("runs")
 }
 
-fn run_ok(args: &[&str]) {
+/// Runs `memsched args` and checks it succeeds; returns stderr.
+fn run_ok(args: &[&str]) -> String {
     let out = memsched(args);
-    assert!(
-        out.status.success(),
-        "memsched {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let err = stderr(&out);
+    assert!(out.status.success(), "memsched {args:?} failed: {err}");
+    err
 }
 
 /// The CSV as (header, rows), each row a list of fields.
@@ -56,10 +58,18 @@ fn read_csv(path: &Path) -> (Vec<String>, Vec<Vec<String>>) {
     (header, rows)
 }
 
+/// The index of the column `name` in a CSV's `header`.
+fn column(header: &[String], name: &str) -> usize {
+    header
+        .iter()
+        .position(|h| h == name)
+        .unwrap_or_else(|| panic!("no column `{name}`"))
+}
+
 /// The CSV with the `time_ms` column blanked (the only column that may vary).
 fn without_time(path: &Path) -> Vec<Vec<String>> {
     let (header, mut rows) = read_csv(path);
-    let t = header.iter().position(|h| h == "time_ms").unwrap();
+    let t = column(&header, "time_ms");
     for r in &mut rows {
         r[t].clear();
     }
@@ -68,7 +78,7 @@ fn without_time(path: &Path) -> Vec<Vec<String>> {
 
 fn keys(path: &Path) -> Vec<(String, String, String)> {
     let (h, rows) = read_csv(path);
-    let col = |n: &str| h.iter().position(|x| x == n).unwrap();
+    let col = |n: &str| column(&h, n);
     let (g, s, d) = (col("graph"), col("solver"), col("seed"));
     rows.iter()
         .map(|r| (r[g].clone(), r[s].clone(), r[d].clone()))
@@ -83,14 +93,14 @@ fn dir(tmp: &tempfile::TempDir, name: &str) -> PathBuf {
 fn tiny_run_writes_every_row_column_and_file() {
     let tmp = tempfile::tempdir().unwrap();
     let out = dir(&tmp, "a");
-    run_ok(&["run", TINY, "--out", out.to_str().unwrap(), "--quiet"]);
+    run_ok(&["run", TINY, "--out", arg(&out), "--quiet"]);
     let (header, rows) = read_csv(&out.join("runs.csv"));
     for c in COLUMNS {
         assert!(header.iter().any(|h| h == c), "missing column {c}");
     }
     // 6 graphs x 4 deterministic solvers (program, kahn, seed-greedy, brute).
     assert_eq!(rows.len(), 24);
-    let col = |n: &str| header.iter().position(|x| x == n).unwrap();
+    let col = |n: &str| column(&header, n);
     let valid: Vec<&Vec<String>> = rows.iter().filter(|r| r[col("valid")] == "true").collect();
     assert!(valid.len() >= 20);
     for r in &valid {
@@ -108,7 +118,7 @@ fn tiny_run_writes_every_row_column_and_file() {
     // One line per graph: `brute` proves the graphs of up to 12 nodes; the
     // others are too large for it, and no other solver gives a bound.
     let (gh, grows) = read_csv(&out.join("graphs.csv"));
-    let gcol = |n: &str| gh.iter().position(|x| x == n).expect(n);
+    let gcol = |n: &str| column(&gh, n);
     assert_eq!(grows.len(), 6);
     for g in &grows {
         let small = g[gcol("nodes")].parse::<usize>().unwrap() <= 12;
@@ -164,16 +174,16 @@ fn tiny_run_writes_every_row_column_and_file() {
 fn same_config_same_csv_except_time() {
     let tmp = tempfile::tempdir().unwrap();
     let (a, b) = (dir(&tmp, "a"), dir(&tmp, "b"));
-    run_ok(&["run", TINY, "--out", a.to_str().unwrap(), "-q", "-j", "2"]);
-    run_ok(&["run", TINY, "--out", b.to_str().unwrap(), "-q", "-j", "1"]);
+    run_ok(&run_args(TINY, &a, &["-j", "2"]));
+    run_ok(&run_args(TINY, &b, &["-j", "1"]));
     assert_eq!(
         without_time(&a.join("runs.csv")),
         without_time(&b.join("runs.csv"))
     );
     // Running again on a complete CSV only redoes the final pass.
-    run_ok(&["run", TINY, "--out", a.to_str().unwrap(), "-q"]);
+    run_ok(&run_args(TINY, &a, &[]));
     let before = fs::read_to_string(b.join("runs.csv")).unwrap();
-    run_ok(&["run", TINY, "--out", b.to_str().unwrap(), "-q"]);
+    run_ok(&run_args(TINY, &b, &[]));
     assert_eq!(
         fs::read_to_string(b.join("runs.csv")).unwrap(),
         before,
@@ -190,51 +200,22 @@ fn shards_merged_equal_one_run() {
         dir(&tmp, "s1"),
         dir(&tmp, "m"),
     );
-    run_ok(&["run", TINY, "--out", all.to_str().unwrap(), "-q"]);
-    run_ok(&[
-        "run",
-        TINY,
-        "-q",
-        "--shard",
-        "0/2",
-        "--out",
-        s0.to_str().unwrap(),
-    ]);
-    run_ok(&[
-        "run",
-        TINY,
-        "-q",
-        "--shard",
-        "1/2",
-        "--out",
-        s1.to_str().unwrap(),
-    ]);
+    run_ok(&run_args(TINY, &all, &[]));
+    run_ok(&run_args(TINY, &s0, &["--shard", "0/2"]));
+    run_ok(&run_args(TINY, &s1, &["--shard", "1/2"]));
     let n0 = read_csv(&s0.join("runs.csv")).1.len();
     assert!(n0 > 0 && n0 < 24);
     // One shard alone: written, but `--complete` refuses to call it done.
     let half = tmp.path().join("half");
-    let o = memsched(&[
-        "merge",
-        s0.to_str().unwrap(),
-        "--out",
-        half.to_str().unwrap(),
-        "--complete",
-    ]);
-    let err = String::from_utf8_lossy(&o.stderr);
+    let o = memsched(&["merge", arg(&s0), "--out", arg(&half), "--complete"]);
+    let err = stderr(&o);
     assert_eq!(o.status.code(), Some(1), "{err}");
     assert!(
         err.contains("--complete: ") && err.contains("have no row"),
         "{err}"
     );
     assert!(half.join("runs.csv").is_file());
-    run_ok(&[
-        "merge",
-        s0.to_str().unwrap(),
-        s1.to_str().unwrap(),
-        "--out",
-        m.to_str().unwrap(),
-        "--complete",
-    ]);
+    run_ok(&["merge", arg(&s0), arg(&s1), "--out", arg(&m), "--complete"]);
     assert_eq!(
         without_time(&all.join("runs.csv")),
         without_time(&m.join("runs.csv"))
@@ -253,29 +234,23 @@ fn shards_merged_equal_one_run() {
 fn merge_complete_refuses_what_it_cannot_check() {
     let tmp = tempfile::tempdir().unwrap();
     let graph = tmp.path().join("g.json");
-    run_ok(&["gen", "chain", "-o", graph.to_str().unwrap()]);
+    run_ok(&["gen", "chain", "-o", arg(&graph)]);
     let cfg = tmp.path().join("c.toml");
     fs::write(
         &cfg,
         format!(
             "solvers = [\"kahn\"]\nplots = []\n[graphs]\nfiles = [{:?}]\n",
-            graph.to_str().unwrap()
+            arg(&graph)
         ),
     )
     .unwrap();
     let (shard, m) = (dir(&tmp, "s"), dir(&tmp, "m"));
-    run_ok(&[
-        "run",
-        cfg.to_str().unwrap(),
-        "-q",
-        "--out",
-        shard.to_str().unwrap(),
-    ]);
+    run_ok(&run_args(arg(&cfg), &shard, &[]));
     fs::remove_file(&graph).unwrap();
-    let (shard, m) = (shard.to_str().unwrap(), m.to_str().unwrap());
+    let (shard, m) = (arg(&shard), arg(&m));
     run_ok(&["merge", shard, "--out", m]);
     let o = memsched(&["merge", shard, "--out", m, "--complete"]);
-    let err = String::from_utf8_lossy(&o.stderr);
+    let err = stderr(&o);
     assert_eq!(o.status.code(), Some(1), "{err}");
     assert!(err.contains("--complete: cannot check"), "{err}");
 }
@@ -285,17 +260,17 @@ fn unknown_key_exits_2_naming_it() {
     let tmp = tempfile::tempdir().unwrap();
     let cfg = tmp.path().join("bad.toml");
     fs::write(&cfg, "solvers = [\"kahn\"]\ntime_limitt = 3\n").unwrap();
-    let out = memsched(&["run", cfg.to_str().unwrap(), "-q"]);
+    let out = memsched(&["run", arg(&cfg), "-q"]);
     assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = stderr(&out);
     assert!(
         err.contains("time_limitt") && err.contains("bad.toml"),
         "{err}"
     );
     fs::write(&cfg, "solvers = [\"no-such-solver\"]\n").unwrap();
-    let out = memsched(&["run", cfg.to_str().unwrap(), "-q"]);
+    let out = memsched(&["run", arg(&cfg), "-q"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("no-such-solver"));
+    assert!(stderr(&out).contains("no-such-solver"));
 }
 
 #[test]
@@ -311,17 +286,9 @@ fn resume_after_a_killed_run_loses_and_doubles_nothing() {
     .unwrap();
     let out = dir(&tmp, "out");
     let runs = out.join("runs.csv");
-    let args = [
-        "run",
-        cfg.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "-q",
-        "-j",
-        "1",
-    ];
+    let args = run_args(arg(&cfg), &out, &["-j", "1"]);
     let mut child = Command::new(BIN)
-        .args(args)
+        .args(&args)
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
@@ -359,7 +326,7 @@ fn resume_after_a_killed_run_loses_and_doubles_nothing() {
     // Rows written before the kill survive (same peaks), apart from the
     // per-graph columns the final pass fills in.
     let (h, rows) = read_csv(&runs);
-    let col = |n: &str| h.iter().position(|x| x == n).unwrap();
+    let col = |n: &str| column(&h, n);
     for line in &before {
         let f: Vec<String> = csv::ReaderBuilder::new()
             .has_headers(false)
@@ -390,13 +357,7 @@ fn adding_a_solver_runs_only_its_rows() {
     let body =
         "[graphs]\ngenerate = [{ spec = \"random-layered:layers=4,width=3\", seeds = \"0..5\" }]\n";
     fs::write(&cfg, format!("solvers = [\"kahn\"]\n{body}")).unwrap();
-    let args = [
-        "run",
-        cfg.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "-q",
-    ];
+    let args = run_args(arg(&cfg), &out, &[]);
     run_ok(&args);
     let first = read_csv(&out.join("runs.csv"));
     assert_eq!(first.1.len(), 10);
@@ -405,14 +366,12 @@ fn adding_a_solver_runs_only_its_rows() {
         format!("solvers = [\"kahn\", \"seed-greedy\"]\n{body}"),
     )
     .unwrap();
-    let out2 = memsched(&args);
-    assert!(out2.status.success());
-    let stderr = String::from_utf8_lossy(&out2.stderr);
-    assert!(stderr.contains("5 run now, 10 already done"), "{stderr}");
+    let err = run_ok(&args);
+    assert!(err.contains("5 run now, 10 already done"), "{err}");
     let (h, rows) = read_csv(&out.join("runs.csv"));
     assert_eq!(rows.len(), 15);
-    let t = h.iter().position(|x| x == "time_ms").unwrap();
-    let s = h.iter().position(|x| x == "solver").unwrap();
+    let t = column(&h, "time_ms");
+    let s = column(&h, "solver");
     let old: Vec<&String> = first.1.iter().map(|r| &r[t]).collect();
     let kept: Vec<&String> = rows
         .iter()
@@ -421,7 +380,7 @@ fn adding_a_solver_runs_only_its_rows() {
         .collect();
     assert_eq!(old, kept, "earlier rows are kept as they were");
     // Rows are in plan order: graph-major, seed-greedy after kahn.
-    let item = h.iter().position(|x| x == "item").unwrap();
+    let item = column(&h, "item");
     let ids: Vec<usize> = rows.iter().map(|r| r[item].parse().unwrap()).collect();
     assert_eq!(ids, (0..15).collect::<Vec<_>>());
 }
@@ -436,16 +395,10 @@ fn notes_are_recorded_and_old_files_without_them_resume() {
     let out = dir(&tmp, "out");
     let body = "plots = []\n[graphs]\ngenerate = [{ spec = \"tensor-program:ops=8\", seeds = \"0..2\" }]\n";
     fs::write(&cfg, format!("solvers = [\"xla-default\"]\n{body}")).unwrap();
-    let args = [
-        "run",
-        cfg.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "-q",
-    ];
+    let args = run_args(arg(&cfg), &out, &[]);
     run_ok(&args);
     let (h, rows) = read_csv(&out.join("runs.csv"));
-    let col = |n: &str| h.iter().position(|x| x == n).unwrap();
+    let col = |n: &str| column(&h, n);
     for r in rows.iter().filter(|r| r[col("solver")] == "xla-default") {
         assert!(r[col("note")].starts_with("best: xla-"), "{r:?}");
     }
@@ -462,14 +415,10 @@ fn notes_are_recorded_and_old_files_without_them_resume() {
         format!("solvers = [\"xla-default\", \"anneal:kahn\"]\n{body}"),
     )
     .unwrap();
-    let o = memsched(&args);
-    let stderr = String::from_utf8_lossy(&o.stderr);
-    assert!(
-        o.status.success() && stderr.contains("2 run now, 4 already done"),
-        "{stderr}"
-    );
+    let err = run_ok(&args);
+    assert!(err.contains("2 run now, 4 already done"), "{err}");
     let (h, rows) = read_csv(&out.join("runs.csv"));
-    let col = |n: &str| h.iter().position(|x| x == n).unwrap();
+    let col = |n: &str| column(&h, n);
     for r in &rows {
         let note = &r[col("note")];
         match r[col("solver")].as_str() {
@@ -493,15 +442,9 @@ fn config_restarts_keep_the_best_of_k_runs() {
         );
         fs::write(&config, text).unwrap();
         let out = dir(&tmp, &name);
-        run_ok(&[
-            "run",
-            config.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-            "-q",
-        ]);
+        run_ok(&run_args(arg(&config), &out, &[]));
         let (h, rows) = read_csv(&out.join("runs.csv"));
-        let col = |n: &str| h.iter().position(|x| x == n).unwrap();
+        let col = |n: &str| column(&h, n);
         let mut peaks: Vec<(String, String, u64)> = rows
             .iter()
             .filter(|r| r[col("solver")] == "random")
@@ -536,7 +479,7 @@ fn saved_orders_are_the_rows_schedules_and_survive_resume_and_merge() {
     let cfg = tmp.path().join("orders.toml");
     let body = "plots = []\nsave_orders = true\n[graphs]\ngenerate = [{ spec = \"tensor-program:ops=6\", seeds = \"0..3\" }]\n";
     let write = |solvers: &str| fs::write(&cfg, format!("solvers = [{solvers}]\n{body}")).unwrap();
-    let cfg_s = cfg.to_str().unwrap();
+    let cfg_s = arg(&cfg);
     let orders = |dir: &Path| -> Vec<SavedOrder> {
         fs::read_to_string(dir.join("orders.jsonl"))
             .unwrap()
@@ -548,7 +491,7 @@ fn saved_orders_are_the_rows_schedules_and_survive_resume_and_merge() {
     let check = |dir: &Path, expected: usize| {
         let saved = orders(dir);
         let (h, rows) = read_csv(&dir.join("runs.csv"));
-        let col = |n: &str| h.iter().position(|x| x == n).unwrap();
+        let col = |n: &str| column(&h, n);
         let valid: Vec<&Vec<String>> = rows.iter().filter(|r| r[col("valid")] == "true").collect();
         assert_eq!(valid.len(), expected);
         assert_eq!(saved.len(), expected, "one order per valid row");
@@ -565,7 +508,7 @@ fn saved_orders_are_the_rows_schedules_and_survive_resume_and_merge() {
     };
     let out = dir(&tmp, "out");
     write("\"kahn\", \"exact\"");
-    run_ok(&["run", cfg_s, "--out", out.to_str().unwrap(), "-q"]);
+    run_ok(&run_args(cfg_s, &out, &[]));
     check(&out, 9); // 3 graphs x (program, kahn, exact)
                     // An order whose row is not there (a run killed between the two, whose
                     // item then failed) is dropped on resume.
@@ -575,31 +518,17 @@ fn saved_orders_are_the_rows_schedules_and_survive_resume_and_merge() {
     text.push('\n');
     fs::write(out.join("orders.jsonl"), text).unwrap();
     write("\"kahn\", \"exact\"");
-    run_ok(&["run", cfg_s, "--out", out.to_str().unwrap(), "-q"]);
+    run_ok(&run_args(cfg_s, &out, &[]));
     check(&out, 9);
     write("\"kahn\", \"exact\", \"seed-greedy\"");
-    run_ok(&["run", cfg_s, "--out", out.to_str().unwrap(), "-q"]);
+    run_ok(&run_args(cfg_s, &out, &[]));
     check(&out, 12);
     // Two shards merged.
     let (s0, s1, m) = (dir(&tmp, "s0"), dir(&tmp, "s1"), dir(&tmp, "m"));
     for (s, k) in [(&s0, "0/2"), (&s1, "1/2")] {
-        run_ok(&[
-            "run",
-            cfg_s,
-            "--out",
-            s.to_str().unwrap(),
-            "-q",
-            "--shard",
-            k,
-        ]);
+        run_ok(&run_args(cfg_s, s, &["--shard", k]));
     }
-    run_ok(&[
-        "merge",
-        s0.to_str().unwrap(),
-        s1.to_str().unwrap(),
-        "--out",
-        m.to_str().unwrap(),
-    ]);
+    run_ok(&["merge", arg(&s0), arg(&s1), "--out", arg(&m)]);
     check(&m, 12);
     // A shard that kept no orders, merged after one that did: warned, and
     // only the rows that have one get one.
@@ -612,37 +541,19 @@ fn saved_orders_are_the_rows_schedules_and_survive_resume_and_merge() {
         ),
     )
     .unwrap();
-    run_ok(&[
-        "run",
-        cfg_s,
-        "--out",
-        off.to_str().unwrap(),
-        "-q",
-        "--shard",
-        "1/2",
-    ]);
+    run_ok(&run_args(cfg_s, &off, &["--shard", "1/2"]));
     let mixed = dir(&tmp, "mixed");
-    let o = memsched(&[
-        "merge",
-        s0.to_str().unwrap(),
-        off.to_str().unwrap(),
-        "--out",
-        mixed.to_str().unwrap(),
-    ]);
-    let stderr = String::from_utf8_lossy(&o.stderr);
-    assert!(
-        o.status.success() && stderr.contains("have no order in orders.jsonl"),
-        "{stderr}"
-    );
+    let err = run_ok(&["merge", arg(&s0), arg(&off), "--out", arg(&mixed)]);
+    assert!(err.contains("have no order in orders.jsonl"), "{err}");
     assert_eq!(orders(&mixed).len(), orders(&s0).len());
     // Merging into `m` an input that lacks its rows (solved elsewhere, no
     // orders kept) is refused: `m` keeps its rows and its orders.
     let before = fs::read(m.join("runs.csv")).unwrap();
-    let o = memsched(&["merge", off.to_str().unwrap(), "--out", m.to_str().unwrap()]);
-    let stderr = String::from_utf8_lossy(&o.stderr);
+    let o = memsched(&["merge", arg(&off), "--out", arg(&m)]);
+    let err = stderr(&o);
     assert!(
-        o.status.code() == Some(2) && stderr.contains("that none of the inputs has"),
-        "{stderr}"
+        o.status.code() == Some(2) && err.contains("that none of the inputs has"),
+        "{err}"
     );
     assert_eq!(fs::read(m.join("runs.csv")).unwrap(), before);
     assert!(m.join("orders.jsonl").exists());
@@ -654,23 +565,21 @@ fn saved_orders_are_the_rows_schedules_and_survive_resume_and_merge() {
         format!("solvers = [\"kahn\", \"seed-greedy\"]\n{without}"),
     )
     .unwrap();
-    run_ok(&["run", cfg_s, "--out", late.to_str().unwrap(), "-q"]);
+    run_ok(&run_args(cfg_s, &late, &[]));
     assert!(!late.join("orders.jsonl").exists());
     // Only this run's items are counted (seed-greedy's rows are not in it).
     fs::write(&cfg, format!("solvers = [\"kahn\"]\n{body}")).unwrap();
-    let o = memsched(&["run", cfg_s, "--out", late.to_str().unwrap(), "-q"]);
-    let stderr = String::from_utf8_lossy(&o.stderr);
+    let err = run_ok(&run_args(cfg_s, &late, &[]));
     assert!(
-        o.status.success() && stderr.contains("6 valid rows were solved before `save_orders`"),
-        "{stderr}"
+        err.contains("6 valid rows were solved before `save_orders`"),
+        "{err}"
     );
     // Turned off again: the file stays as it was, and the run says so.
     fs::write(&cfg, format!("solvers = [\"kahn\", \"exact\"]\n{without}")).unwrap();
-    let o = memsched(&["run", cfg_s, "--out", late.to_str().unwrap(), "-q"]);
-    let stderr = String::from_utf8_lossy(&o.stderr);
+    let err = run_ok(&run_args(cfg_s, &late, &[]));
     assert!(
-        o.status.success() && stderr.contains("orders.jsonl holds only orders of earlier solves"),
-        "{stderr}"
+        err.contains("orders.jsonl holds only orders of earlier solves"),
+        "{err}"
     );
 }
 
@@ -681,9 +590,7 @@ fn saved_orders_are_the_rows_schedules_and_survive_resume_and_merge() {
 fn progress_lines_when_stderr_is_not_a_terminal() {
     let tmp = tempfile::tempdir().unwrap();
     let out = dir(&tmp, "a");
-    let run = memsched(&["run", TINY, "--out", out.to_str().unwrap(), "-j", "1"]);
-    assert!(run.status.success());
-    let err = String::from_utf8_lossy(&run.stderr);
+    let err = run_ok(&["run", TINY, "--out", arg(&out), "-j", "1"]);
     assert!(
         err.starts_with("[memsched] 24 solves to run (if interrupted, the finished ones are kept"),
         "{err}"
@@ -700,8 +607,6 @@ fn progress_lines_when_stderr_is_not_a_terminal() {
         ["3/24", "5/24", "8/24", "10/24", "12/24", "15/24", "17/24", "20/24", "22/24", "24/24"],
         "{err}"
     );
-    let quiet = memsched(&["run", TINY, "--out", out.to_str().unwrap(), "--fresh", "-q"]);
-    assert!(quiet.status.success());
-    let err = String::from_utf8_lossy(&quiet.stderr);
+    let err = run_ok(&["run", TINY, "--out", arg(&out), "--fresh", "-q"]);
     assert!(!err.contains("[memsched]"), "{err}");
 }

@@ -8,14 +8,14 @@
 //! To re-record after an intended change of behaviour:
 //! `MEMSCHED_BLESS_PINS=1 cargo test --no-default-features --test schedule_pins`.
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use memsched::corpus::gen::{families, generate, GenSpec};
-use memsched::graph::{Graph, GraphBuilder};
+use memsched::graph::Graph;
 use memsched::rng::Rng;
 use memsched::solvers::{self, SolveContext};
-use serde_json::json;
 
 const PINS: &str = "tests/data/schedule_pins.tsv";
 
@@ -58,40 +58,7 @@ const SOLVERS: &[&str] = &[
 /// program order reversed and ids permuted when `shuffle`.
 fn random_dag(seed: u64, n: usize, shuffle: bool) -> Graph {
     let mut r = Rng::new(seed);
-    let mut b = GraphBuilder::new();
-    let mut ids: Vec<i64> = Vec::new();
-    let mut open: Vec<(i64, i64)> = Vec::new();
-    let mut next_buf = 0;
-    while ids.len() < n {
-        let roll = r.below(10);
-        let v = if roll < 3 {
-            let a = b.alloc(r.range(1, 100), next_buf);
-            open.push((a, next_buf));
-            next_buf += 1;
-            a
-        } else if roll < 6 && !open.is_empty() {
-            let (a, buf) = open.swap_remove(r.below(open.len() as u64) as usize);
-            let f = b.free(buf);
-            b.edge(a, f);
-            f
-        } else {
-            b.op("op")
-        };
-        if !ids.is_empty() && r.chance(0.8) {
-            for _ in 0..r.below(4) {
-                let u = ids[r.below(ids.len() as u64) as usize];
-                b.edge(u, v);
-                if r.chance(0.1) {
-                    b.edge(u, v);
-                }
-            }
-        }
-        if r.chance(0.3) {
-            b.set_extra(v, "Latency", json!(r.below(50) as f64 / 7.0));
-        }
-        ids.push(v);
-    }
-    let mut raw = b.into_raw();
+    let mut raw = common::latency_dag(&mut r, n, 0.8, 4).into_raw();
     if shuffle {
         raw.nodes.reverse();
         let mut perm: Vec<i64> = (0..raw.nodes.len() as i64).map(|i| 3 * i + 7).collect();
@@ -110,22 +77,11 @@ fn random_dag(seed: u64, n: usize, shuffle: bool) -> Graph {
 fn corpus() -> Vec<(String, Graph)> {
     let mut out = Vec::new();
     let mut add = |spec: String, seed: u64| {
-        let g = generate(&GenSpec::parse(&spec).unwrap(), seed)
-            .unwrap_or_else(|e| panic!("{spec}: {e}"));
+        let g = common::generated(&spec, seed);
         out.push((format!("{spec} seed {seed}"), g));
     };
-    for info in families() {
-        let base = match info.name {
-            "randwire" => "randwire:nodes=12,resolution=64".to_string(),
-            "darts" => "darts:cells=3,resolution=64".to_string(),
-            "nasnet" => "nasnet:cells=3,resolution=64".to_string(),
-            "adversarial" => "adversarial:scale=3".to_string(),
-            f => f.to_string(),
-        };
-        for enc in ["anchored", "floating"] {
-            let sep = if base.contains(':') { ',' } else { ':' };
-            add(format!("{base}{sep}allocs={enc}"), 3);
-        }
+    for spec in common::family_specs() {
+        add(spec, 3);
     }
     for seed in 0..6u64 {
         for enc in ["anchored", "floating"] {

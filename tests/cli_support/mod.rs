@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 use std::io::Write;
+use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
 
 /// The binary under test.
@@ -18,6 +19,43 @@ pub fn run(args: &[&str], stdin: Option<&str>) -> Output {
         }
     }
     child.wait_with_output().unwrap()
+}
+
+/// Writes `text` to the file `name` in a fresh directory; returns both
+/// (the directory lives as long as the handle) and the file's path.
+pub fn temp_file(name: &str, text: &str) -> (tempfile::TempDir, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(name);
+    std::fs::write(&path, text).unwrap();
+    (dir, arg(&path).to_string())
+}
+
+/// A path as an argument (the tests' paths are UTF-8).
+pub fn arg(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// The arguments of `memsched run CONFIG --out OUT -q`, then `flags`.
+pub fn run_args<'a>(config: &'a str, out: &'a Path, flags: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec!["run", config, "--out", arg(out), "-q"];
+    args.extend_from_slice(flags);
+    args
+}
+
+/// Runs `memsched schedule -` followed by `args`, with `graph` on
+/// standard input.
+pub fn schedule(args: &[&str], graph: &str) -> Output {
+    let mut all = vec!["schedule", "-"];
+    all.extend_from_slice(args);
+    run(&all, Some(graph))
+}
+
+/// Asserts that the binary exited with `code` (the failure message shows
+/// its standard error); returns standard error as text.
+pub fn expect_exit(o: &Output, code: i32) -> String {
+    let err = stderr(o);
+    assert_eq!(o.status.code(), Some(code), "{err}");
+    err
 }
 
 /// Standard error as text.
@@ -63,13 +101,7 @@ fn spawn(args: &[&str], stdin: Stdio) -> Child {
 /// killing the process) if it takes more than `secs` seconds. For commands
 /// that print little: the output is collected once the process has ended.
 pub fn run_within(args: &[&str], secs: u64) -> Output {
-    let mut child = Command::new(BIN)
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = spawn(args, Stdio::null());
     let start = std::time::Instant::now();
     while child.try_wait().unwrap().is_none() {
         if start.elapsed().as_secs() >= secs {

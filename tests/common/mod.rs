@@ -1,10 +1,81 @@
-//! Random small graphs shared by the exact-solver tests.
+//! Graphs shared by the integration tests (and the exact-solver bench):
+//! random small graphs, and the generator families at small sizes.
 #![allow(dead_code)]
 
+use memsched::corpus::gen::{families, generate, GenSpec};
 use memsched::corpus::program::{AllocEncoding, TensorProgram, TensorRef};
 use memsched::graph::GraphBuilder;
 use memsched::rng::Rng;
 use memsched::Graph;
+use serde_json::json;
+
+/// The graph the generator spec `spec` makes from `seed`.
+pub fn generated(spec: &str, seed: u64) -> Graph {
+    let parsed = GenSpec::parse(spec).unwrap_or_else(|e| panic!("{spec}: {e}"));
+    generate(&parsed, seed).unwrap_or_else(|e| panic!("{spec}: {e}"))
+}
+
+/// Every generator family's spec at a small size, in both ALLOC encodings
+/// (`anchored`, then `floating`).
+pub fn family_specs() -> Vec<String> {
+    let mut specs = Vec::new();
+    for info in families() {
+        let base = match info.name {
+            "randwire" => "randwire:nodes=12,resolution=64".to_string(),
+            "darts" => "darts:cells=3,resolution=64".to_string(),
+            "nasnet" => "nasnet:cells=3,resolution=64".to_string(),
+            "adversarial" => "adversarial:scale=3".to_string(),
+            f => f.to_string(),
+        };
+        let sep = if base.contains(':') { ',' } else { ':' };
+        for enc in ["anchored", "floating"] {
+            specs.push(format!("{base}{sep}allocs={enc}"));
+        }
+    }
+    specs
+}
+
+/// A random DAG of `n` ALLOC / FREE / compute nodes, ALLOCs with and
+/// without predecessors, `Latency` fields on some nodes: each node after
+/// the first, with chance `linked`, gets edges from fewer than `links`
+/// random earlier nodes (sometimes the same edge twice). Left unbuilt, for
+/// callers that relabel the nodes first.
+pub fn latency_dag(rng: &mut Rng, n: usize, linked: f64, links: u64) -> GraphBuilder {
+    let mut b = GraphBuilder::new();
+    let mut ids: Vec<i64> = Vec::new();
+    let mut open: Vec<(i64, i64)> = Vec::new(); // (alloc id, buffer)
+    let mut next_buf = 0;
+    while ids.len() < n {
+        let roll = rng.below(10);
+        let v = if roll < 3 {
+            let a = b.alloc(rng.range(1, 100), next_buf);
+            open.push((a, next_buf));
+            next_buf += 1;
+            a
+        } else if roll < 6 && !open.is_empty() {
+            let (a, buf) = open.swap_remove(rng.below(open.len() as u64) as usize);
+            let f = b.free(buf);
+            b.edge(a, f);
+            f
+        } else {
+            b.op("op")
+        };
+        if !ids.is_empty() && rng.chance(linked) {
+            for _ in 0..rng.below(links) {
+                let u = ids[rng.below(ids.len() as u64) as usize];
+                b.edge(u, v);
+                if rng.chance(0.1) {
+                    b.edge(u, v);
+                }
+            }
+        }
+        if rng.chance(0.3) {
+            b.set_extra(v, "Latency", json!(rng.below(50) as f64 / 7.0));
+        }
+        ids.push(v);
+    }
+    b
+}
 
 /// A random tensor program of a few ops (anchored or floating ALLOCs),
 /// lowered to at most `max_nodes` nodes; `None` if it came out larger.
