@@ -372,9 +372,11 @@ fn resuming_under_other_settings_is_refused() {
     // Dropping the restarting solver does not free `restarts`: its rows
     // stay in the directory, solved under the old value.
     fs::write(&a, format!("restarts = 4\n{CHAINS}")).unwrap();
+    // (After a warning that `restarts` now has no effect, so not `run_invalid`.)
     let o = run(&run_args(&a, &out, &[]), None);
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
     assert!(err.contains("`restarts` (2, now 4)"), "{err}");
     // Dropping it under the same `restarts` resumes; restarts then has no effect.
     fs::write(&a, format!("restarts = 2\n{CHAINS}")).unwrap();
