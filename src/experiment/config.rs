@@ -536,6 +536,17 @@ impl Config {
                 }
             ));
         }
+        let mut claimed: BTreeMap<String, &Claim> = BTreeMap::new();
+        for c in &self.claims {
+            let name = super::plan::canonical_name(&c.graph);
+            if let Some(first) = claimed.insert(name, c) {
+                return Err(format!(
+                    "`[[claims]]`: two claims for graph `{}` ({}% and {}%); the tables show \
+                     one claim per graph: keep one",
+                    c.graph, first.reduction_pct, c.reduction_pct
+                ));
+            }
+        }
         if self.restarts == 0 {
             return Err("`restarts` must be at least 1 (got 0)".into());
         }
@@ -748,6 +759,27 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("at most 100 (got 150)"), "{err}");
+    }
+
+    #[test]
+    fn two_claims_for_one_graph_are_an_error() {
+        let claim = |graph: &str, pct: u32| {
+            format!("[[claims]]\ngraph = \"{graph}\"\nreduction_pct = {pct}\n")
+        };
+        let text = format!(
+            "solvers = [\"kahn\"]\n{}{}",
+            claim("tensor-program:ops=40,allocs=floating#0", 5),
+            claim("tensor-program:allocs=floating,ops=40#0", 7)
+        );
+        let err = Config::parse(&text, "exp.toml", "e")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("two claims for graph") && err.contains("(5% and 7%)"),
+            "{err}"
+        );
+        let text = format!("solvers = [\"kahn\"]\n{}{}", claim("a", 5), claim("b", 7));
+        assert!(Config::parse(&text, "exp.toml", "e").is_ok());
     }
 
     #[test]
