@@ -73,8 +73,19 @@ pub fn parse(text: &str) -> Result<ReadOrder, String> {
             .iter()
             .enumerate()
             .map(|(i, x)| {
-                x.as_i64()
-                    .ok_or_else(|| format!("entry {} ({x}) is not an integer node id", i + 1))
+                x.as_i64().ok_or_else(|| {
+                    // A u64 past i64, or a float (as serde_json reads larger
+                    // integers) with no fraction.
+                    let whole = x.is_u64() || x.as_f64().is_some_and(|f| f.fract() == 0.0);
+                    match whole {
+                        true => format!(
+                            "entry {} ({x}) is out of range: a node id is an integer from \
+                             -2^63 to 2^63 - 1",
+                            i + 1
+                        ),
+                        false => format!("entry {} ({x}) is not an integer node id", i + 1),
+                    }
+                })
             })
             .collect::<Result<_, _>>()?;
         return Ok(ReadOrder { ids, graph });
@@ -84,8 +95,17 @@ pub fn parse(text: &str) -> Result<ReadOrder, String> {
         .filter(|t| !t.is_empty())
         .enumerate()
         .map(|(i, t)| {
-            t.parse::<i64>()
-                .map_err(|_| format!("entry {} (`{t}`) is not an integer node id", i + 1))
+            t.parse::<i64>().map_err(|_| {
+                let digits = t.strip_prefix(['-', '+']).unwrap_or(t);
+                match !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
+                    true => format!(
+                        "entry {} (`{t}`) is out of range: a node id is an integer from \
+                             -2^63 to 2^63 - 1",
+                        i + 1
+                    ),
+                    false => format!("entry {} (`{t}`) is not an integer node id", i + 1),
+                }
+            })
         })
         .collect::<Result<_, _>>()?;
     Ok(ReadOrder { ids, graph: None })
@@ -131,6 +151,24 @@ mod tests {
         }
         assert!(parse("[1, 2.5]").unwrap_err().contains("entry 2 (2.5)"));
         assert!(parse("1 x 3").unwrap_err().contains("entry 2 (`x`)"));
+        // Integers past i64 are out of range, not "not integers".
+        for text in [
+            "[0, 99999999999999999999999]",
+            "[0, 9223372036854775808]",
+            "0 -99999999999999999999",
+        ] {
+            let err = parse(text).unwrap_err();
+            assert!(
+                err.starts_with("entry 2 (") && err.contains("is out of range"),
+                "{text}: {err}"
+            );
+        }
+        assert!(parse("[1, 2.5]")
+            .unwrap_err()
+            .contains("not an integer node id"));
+        assert!(parse("1 - 2")
+            .unwrap_err()
+            .contains("not an integer node id"));
         assert!(parse("{\"peak\": 3}")
             .unwrap_err()
             .contains("`order` array"));
