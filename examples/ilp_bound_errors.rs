@@ -1,9 +1,9 @@
 //! How far HiGHS's dual bound strays above the proven optimum: the sweep
 //! behind `ilp`'s relative bound allowance (`BOUND_ALLOWANCE`, 1e-5).
 //!
-//! `cargo run --release --example ilp_bound_errors -- [COUNT] [SECONDS]`
-//! (defaults 2000 and 10): COUNT small graphs with tensor sizes in the
-//! millions of bytes (random-layered graphs, tensor programs and
+//! `cargo run --release --example ilp_bound_errors -- [COUNT] [SECONDS] [MAX_SIZE]`
+//! (defaults 2000, 10 and 4000000): COUNT small graphs with tensor sizes
+//! up to MAX_SIZE bytes (random-layered graphs, tensor programs and
 //! series-parallel graphs, both ALLOC encodings, and random DAGs of ALLOC,
 //! FREE and compute nodes), each solved by `exact`
 //! (the optimum, proven) and `ilp`. HiGHS's own bound is read from `ilp`'s
@@ -24,9 +24,9 @@ mod sweep {
     /// Graph `i` and its name: a generated family and size by turns, or a
     /// random DAG. Sizes run from one byte to millions: rows mixing such
     /// coefficients are where HiGHS's tolerances showed (`tests/ilp.rs`).
-    fn graph(i: u64) -> (String, Graph) {
+    fn graph(i: u64, max_size: u64) -> (String, Graph) {
         let allocs = ["anchored", "floating"][(i / 4 % 2) as usize];
-        let sizes = "min=1,max=4000000";
+        let sizes = format!("min=1,max={max_size}");
         let spec = match i % 4 {
             0 => format!(
                 "random-layered:layers={},width=3,{sizes},allocs={allocs}",
@@ -43,7 +43,7 @@ mod sweep {
             _ => {
                 let mut rng = Rng::derive(0x1b, i);
                 let n = rng.range(8, 20) as usize;
-                return (format!("random DAG {i}"), random_dag(&mut rng, n));
+                return (format!("random DAG {i}"), random_dag(&mut rng, n, max_size));
             }
         };
         let parsed = GenSpec::parse(&spec).expect("valid spec");
@@ -52,8 +52,9 @@ mod sweep {
     }
 
     /// A random DAG of ALLOC / FREE / compute nodes (edges only go forward,
-    /// each FREE has an edge from its ALLOC), sizes log-uniform in 1..4e6.
-    fn random_dag(rng: &mut Rng, n: usize) -> Graph {
+    /// each FREE has an edge from its ALLOC), sizes log-uniform in
+    /// 1..max_size.
+    fn random_dag(rng: &mut Rng, n: usize, max_size: u64) -> Graph {
         let mut b = GraphBuilder::new();
         let mut open: Vec<(i64, i64)> = Vec::new();
         for i in 0..n as i64 {
@@ -63,7 +64,7 @@ mod sweep {
                 b.edge(a, f);
                 f
             } else if rng.chance(0.5) {
-                let size = 4e6f64.powf(rng.f64()) as u64;
+                let size = (max_size as f64).powf(rng.f64()) as u64;
                 let a = b.alloc(size, i);
                 open.push((a, i));
                 a
@@ -112,12 +113,16 @@ mod sweep {
         let mut args = std::env::args().skip(1);
         let count: u64 = args.next().and_then(|s| s.parse().ok()).unwrap_or(2000);
         let secs: u64 = args.next().and_then(|s| s.parse().ok()).unwrap_or(10);
+        let max_size: u64 = args
+            .next()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(4_000_000);
         let ctx = SolveContext::new(0, Some(Duration::from_secs(secs)));
         let exact = solvers::build("exact").expect("exact is registered");
         let seen: Vec<Option<Seen>> = (0..count)
             .into_par_iter()
             .map(|i| {
-                let (name, g) = graph(i);
+                let (name, g) = graph(i, max_size);
                 let best = solvers::run(exact.as_ref(), &g, &ctx);
                 if best.status != Status::Optimal {
                     return None;
@@ -160,7 +165,7 @@ mod sweep {
             .iter()
             .filter(|s| s.reported.is_some_and(|b| b > s.optimum))
             .collect();
-        println!("{count} graphs, {secs} s per solve");
+        println!("{count} graphs, sizes up to {max_size} B, {secs} s per solve");
         println!("proven optimal by exact: {}", proven.len());
         println!("with a HiGHS bound: {}", with_bound.len());
         println!(

@@ -4,7 +4,7 @@
 //! Variables: `y(c, t)` = "cluster c is done after step t", binary for main
 //! clusters inside their window, continuous in [0, 1] for absorbed clusters
 //! (forced integral by their rows), constants outside the windows; `P`, the
-//! peak in units of the sizes' gcd (continuous: see [`solve`]). Rows, for
+//! peak in model units ([`Spec::unit`]; continuous: see [`solve`]). Rows, for
 //! steps t = 1..T:
 //! - `y(c, t) <= y(c, t+1)` (main clusters);
 //! - `y(v, t) <= y(u, t-1)` for each cluster edge u -> v into a main v;
@@ -33,9 +33,13 @@ use crate::solvers::SolveContext;
 pub(crate) struct Spec<'a> {
     pub red: &'a Reduced,
     pub win: &'a Windows,
-    /// Bytes per model unit (gcd of the sizes).
+    /// Bytes per model unit: the gcd of the sizes, or a multiple of it
+    /// when sizes are counted coarsely (each cluster's total and peak
+    /// rounded down to whole units, so every row, and with them any bound
+    /// HiGHS proves, stays at or below the bytes' value).
     pub unit: i64,
-    /// Proven lower bound, in units.
+    /// A lower bound on the model's optimum, in units: the proven bound
+    /// rounded up when `unit` divides every size, down otherwise.
     pub lb: i64,
     /// The start: its peak (in bytes) bounds P from above.
     pub start: &'a sim::Outcome,
@@ -118,8 +122,10 @@ pub(crate) fn solve(spec: &Spec) -> Result<Answer, String> {
     let win = spec.win;
     let k = red.clusters.len();
     let steps = red.steps();
-    let unit = spec.unit as f64;
-    let ub = spec.start.peak as i64 / spec.unit;
+    let unit = spec.unit;
+    // The start's memory rows count at most its peak's bytes, so P up to
+    // the peak in whole units (rounded up) keeps the start feasible.
+    let ub = spec.start.peak.div_ceil(unit as u64) as i64;
 
     let mut vars = ProblemVariables::new();
     let mut init = Vec::new();
@@ -215,9 +221,9 @@ pub(crate) fn solve(spec: &Spec) -> Result<Answer, String> {
             if cl.role == Role::Tail || t < win.lo[c] {
                 continue;
             }
-            let total = cl.total as f64 / unit;
+            let total = cl.total.div_euclid(unit) as f64;
             if cl.role == Role::Main && t <= win.hi[c] {
-                let peak = cl.peak as f64 / unit;
+                let peak = cl.peak.div_euclid(unit) as f64;
                 lin.add(peak, vs.y(c, t));
                 lin.add(total - peak, vs.y(c, t - 1));
             } else {
