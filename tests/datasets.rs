@@ -140,4 +140,21 @@ fn the_manifest_names_every_graph_once() {
         !out.status.success() && err.contains("is listed twice"),
         "{err}"
     );
+    // A row whose spec or seed does not make its file is refused too (its
+    // figures would stand beside another graph's spec).
+    for (from, to) in [
+        (",randwire,0,", ",darts,0,"),
+        (",randwire,0,", ",randwire:nodes=16,0,"),
+        (",randwire,0,", ",randwire,1,"),
+    ] {
+        assert!(text.contains(from), "{text}");
+        std::fs::write(&manifest, text.replacen(from, to, 1)).unwrap();
+        let out = datasets();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{to}: {err}");
+        assert!(
+            err.contains("`randwire_ws32_k4_p075_c78_224_b1.json`: the file is not the graph"),
+            "{to}: {err}"
+        );
+    }
 }

@@ -144,13 +144,51 @@ fn cell(text: &str) -> String {
     text.replace('|', "\\|")
 }
 
-fn load(dir: &Path, file: &str) -> Result<GraphStats, StatsError> {
+fn read(dir: &Path, file: &str) -> Result<Graph, StatsError> {
     let path = dir.join(file).display().to_string();
-    let g = seed::read_path(&path).map_err(|source| StatsError::Graph {
+    seed::read_path(&path).map_err(|source| StatsError::Graph {
         path: path.clone(),
         source,
-    })?;
-    Ok(graph_stats(&g))
+    })
+}
+
+fn load(dir: &Path, file: &str) -> Result<GraphStats, StatsError> {
+    read(dir, file).map(|g| graph_stats(&g))
+}
+
+/// Checks that `spec` and `seed` (a row of a generated graphs' manifest)
+/// make the graph `g` of `file`, to the fingerprint: a table row must not
+/// pair one graph's figures with another's spec.
+fn check_generated(
+    dir: &Path,
+    file: &str,
+    spec: &str,
+    seed: &str,
+    g: &Graph,
+) -> Result<(), StatsError> {
+    let bad = |message: String| StatsError::Manifest {
+        path: dir.join("manifest.csv").display().to_string(),
+        message: format!("`{file}`: {message}"),
+    };
+    let parsed = crate::corpus::gen::GenSpec::parse(spec)
+        .map_err(|e| e.to_string())
+        .and_then(|parsed| parsed.check_names().map(|()| parsed))
+        .map_err(|e| bad(format!("spec `{spec}`: {e}")))?;
+    let seed_n: u64 = seed
+        .parse()
+        .map_err(|_| bad(format!("seed `{seed}` is not a whole number")))?;
+    let made = crate::corpus::gen::generate(&parsed, seed_n)
+        .map_err(|e| bad(format!("spec `{spec}`: {e}")))?;
+    // The experiments' fingerprint: ids, kinds, buffers, sizes, latencies, edges.
+    use crate::experiment::fingerprint;
+    if fingerprint::of(&made) != fingerprint::of(g) {
+        return Err(bad(format!(
+            "the file is not the graph `memsched gen '{spec}' --seed {seed}` makes (its \
+             nodes, sizes or edges differ): fix the row, or write the file anew with that \
+             command"
+        )));
+    }
+    Ok(())
 }
 
 fn bytes(b: u64) -> String {
@@ -206,15 +244,10 @@ pub fn nas_table(dir: &Path) -> Result<String, StatsError> {
     for row in manifest(dir)? {
         let f = |k| field(&row, k, dir).map(cell);
         let file = field(&row, "file", dir)?;
-        let st = load(dir, file)?;
+        let g = read(dir, file)?;
         let spec = field(&row, "spec", dir)?;
-        crate::corpus::gen::GenSpec::parse(spec)
-            .map_err(|e| e.to_string())
-            .and_then(|parsed| parsed.check_names())
-            .map_err(|e| StatsError::Manifest {
-                path: dir.join("manifest.csv").display().to_string(),
-                message: format!("`{file}`: spec `{spec}`: {e}"),
-            })?;
+        check_generated(dir, file, spec, field(&row, "seed", dir)?, &g)?;
+        let st = graph_stats(&g);
         let _ = writeln!(
             s,
             "| {} | `{}` | {} | {} | {} | {} | {} | {} | `{}` |",
