@@ -863,7 +863,9 @@ fn a_closed_standard_error_keeps_the_exit_code() {
 }
 
 /// `RAYON_NUM_THREADS` stands for `--threads` when the flag is left out,
-/// under the same cap (8,000 threads took a run of 35 solves 51 s).
+/// under the same cap (8,000 threads took a run of 35 solves 51 s); a
+/// value that is no number of threads is an error too (rayon ignores it),
+/// and 0 means one per core, as for rayon.
 #[test]
 fn rayon_num_threads_is_held_to_the_threads_cap() {
     let graph = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/seed_example.json");
@@ -874,15 +876,21 @@ fn rayon_num_threads_is_held_to_the_threads_cap() {
             .output()
             .unwrap()
     };
-    let o = with_threads("8000");
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-    assert!(
-        stderr(&o).contains("RAYON_NUM_THREADS=8000: at most 4096"),
-        "{}",
-        stderr(&o)
-    );
-    let o = with_threads("2");
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    for bad in ["8000", "abc", "-1"] {
+        let o = with_threads(bad);
+        assert_eq!(o.status.code(), Some(2), "{bad}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains(&format!(
+                "RAYON_NUM_THREADS={bad}: a number of worker threads from 1 to 4096"
+            )),
+            "{bad}: {}",
+            stderr(&o)
+        );
+    }
+    for good in ["2", "0", ""] {
+        let o = with_threads(good);
+        assert_eq!(o.status.code(), Some(0), "{good:?}: {}", stderr(&o));
+    }
 }
 
 /// `validate - -` names the mistake instead of failing the second read of

@@ -187,25 +187,30 @@ pub const MAX_THREADS: usize = 4096;
 /// Checks a `--threads` value (`run`, `schedule`): at least 1, at most
 /// [`MAX_THREADS`]. Left out, `RAYON_NUM_THREADS` stands for it when set to
 /// a positive number (held to the same cap: 20,000 threads took a run over
-/// a minute); otherwise `None`, rayon's default of every core.
+/// a minute); set to 0 or empty, or unset, `None`: rayon's default of every
+/// core. Any other value is an error (rayon would ignore it silently).
 pub fn threads_value(threads: Option<usize>) -> Result<Option<usize>, InvalidInput> {
-    let from_env = || {
-        let n: usize = std::env::var("RAYON_NUM_THREADS")
-            .ok()?
-            .trim()
-            .parse()
-            .ok()?;
-        (n > 0).then_some(n)
+    if let Some(n) = threads {
+        return match n {
+            0 => Err(InvalidInput("--threads must be at least 1".into())),
+            n if n > MAX_THREADS => Err(InvalidInput(format!(
+                "--threads {n}: at most {MAX_THREADS}"
+            ))),
+            n => Ok(Some(n)),
+        };
+    }
+    let Ok(text) = std::env::var("RAYON_NUM_THREADS") else {
+        return Ok(None);
     };
-    match threads.or_else(from_env) {
-        Some(n) if threads.is_none() && n > MAX_THREADS => Err(InvalidInput(format!(
-            "RAYON_NUM_THREADS={n}: at most {MAX_THREADS} worker threads"
-        ))),
-        Some(0) => Err(InvalidInput("--threads must be at least 1".into())),
-        Some(n) if n > MAX_THREADS => Err(InvalidInput(format!(
-            "--threads {n}: at most {MAX_THREADS}"
-        ))),
-        t => Ok(t),
+    match text.trim() {
+        "" | "0" => Ok(None),
+        t => match t.parse::<usize>() {
+            Ok(n) if n <= MAX_THREADS => Ok(Some(n)),
+            _ => Err(InvalidInput(format!(
+                "RAYON_NUM_THREADS={text}: a number of worker threads from 1 to {MAX_THREADS} \
+                 (0 or unset: one per core)"
+            ))),
+        },
     }
 }
 
