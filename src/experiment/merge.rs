@@ -587,7 +587,10 @@ fn completeness(
         s.as_ref()
             .is_some_and(|v| v.iter().any(|e| e == ALL_SHARDS))
     }) {
-        msg.push_str("; an unsharded input is incomplete (interrupted? run it again to finish)");
+        msg.push_str(
+            "; an unsharded input is incomplete (interrupted, or items added to its config \
+             and run with --shard? run it again without --shard to finish)",
+        );
     }
     let first = super::first_few(
         missing.iter(),
