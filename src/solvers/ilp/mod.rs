@@ -28,12 +28,12 @@ pub const ILP_MAX_NODES: usize = 20_000;
 /// Largest number of binary variables `ilp` builds.
 pub const ILP_MAX_BINARIES: usize = 300_000;
 /// Most units the start's peak may span in the model. Past it sizes are
-/// counted in coarser units, a multiple of their gcd, each cluster's total
-/// and peak rounded down: every memory row then counts at most the bytes'
-/// value, so the bound HiGHS proves stays below the optimum (by up to a
-/// unit per live cluster) and proofs need it to meet the peak. With sizes
-/// counted exactly, HiGHS claimed a bound 7.4% above the optimum of an
-/// 11-node graph whose peaks are about 2e9 units (`tests/ilp.rs`,
+/// counted in coarser units, a multiple of their gcd, each buffer's size
+/// rounded down ([`model::Profiles`]): every memory row then counts at most
+/// the bytes' value, so the bound HiGHS proves stays below the optimum (by
+/// less than a unit per live buffer) and proofs need it to meet the peak.
+/// With sizes counted exactly, HiGHS claimed a bound 7.4% above the optimum
+/// of an 11-node graph whose peaks are about 2e9 units (`tests/ilp.rs`,
 /// `coarse_units_keep_the_bound_below_the_optimum`); it held on 20,000
 /// graphs with sizes up to 4e6 (`examples/ilp_bound_errors.rs`).
 const MAX_MODEL_UNITS: u64 = 10_000_000;
@@ -124,11 +124,13 @@ impl Scheduler for Ilp {
             1 => lb.div_ceil(unit as u64) as i64,
             _ => lb as i64 / unit,
         };
+        let profiles = model::Profiles::new(g, &red, unit);
         let round = |start: &sim::Outcome, tight: bool, warm: bool| {
             let spec = model::Spec {
                 red: &red,
                 win: &win,
                 unit,
+                profiles: &profiles,
                 lb: lb_units,
                 start,
                 ctx,
@@ -162,8 +164,10 @@ impl Scheduler for Ilp {
             .answer
             .dual_bound
             .map(|b| Round::raw_units(b) * unit as u64);
-        // (With coarse units a bound below the peak is expected.)
-        let short = coarse == 1 && r.answer.status == "Optimal" && raw_bound < Some(r.best.peak);
+        // (With coarse units a bound below the peak is expected: only a
+        // returned start is solved again.)
+        let below = raw_bound < Some(r.best.peak) && (coarse == 1 || r.answer.stale);
+        let short = r.answer.status == "Optimal" && below;
         let mut again_note = "";
         if short && !ctx.expired() {
             let stale = r.answer.stale;
@@ -230,8 +234,8 @@ impl Scheduler for Ilp {
 /// of rows whose coefficients are in the millions; docs/ilp.md, and
 /// `examples/ilp_bound_errors.rs` for a sweep). A bound is trusted only this
 /// far below what HiGHS says, so `ilp` alone proves optima of up to about
-/// 1e5 units (sizes divided by their gcd); above, it reports HiGHS's bound
-/// so lowered, `feasible`.
+/// 1e5 units (sizes divided by their gcd, the model's unit there); above,
+/// it reports HiGHS's bound so lowered, `feasible`.
 pub const BOUND_ALLOWANCE: f64 = 1e-5;
 
 /// One HiGHS solve, settled: its answer, the better of its decoded order and

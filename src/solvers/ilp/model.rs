@@ -27,6 +27,7 @@ use good_lp::{highs, variable, Expression, ProblemVariables, SolverModel, Variab
 use super::reduce::{Reduced, Role};
 use super::sim;
 use super::windows::Windows;
+use crate::graph::{Graph, NodeIdx};
 use crate::solvers::SolveContext;
 
 /// What the model needs beside the reduced graph.
@@ -34,10 +35,10 @@ pub(crate) struct Spec<'a> {
     pub red: &'a Reduced,
     pub win: &'a Windows,
     /// Bytes per model unit: the gcd of the sizes, or a multiple of it
-    /// when sizes are counted coarsely (each cluster's total and peak
-    /// rounded down to whole units, so every row, and with them any bound
-    /// HiGHS proves, stays at or below the bytes' value).
+    /// when sizes are counted coarsely (see [`Profiles`]).
     pub unit: i64,
+    /// Each cluster's total and peak in units.
+    pub profiles: &'a Profiles,
     /// A lower bound on the model's optimum, in units: the proven bound
     /// rounded up when `unit` divides every size, down otherwise.
     pub lb: i64,
@@ -116,6 +117,31 @@ impl Lin {
     }
 }
 
+/// Each cluster's (total, peak) in model units, from its members' deltas
+/// with every buffer's size rounded down to whole units (an ALLOC's and
+/// its FREE's alike). The memory a row counts is then the rounded sizes of
+/// the buffers live at some point of the schedule: at most the bytes'
+/// value over the unit (a freed buffer cancels exactly), and below it by
+/// less than a unit per live buffer. When the unit divides every size
+/// (the gcd), these are the exact profiles.
+pub(crate) struct Profiles(Vec<(i64, i64)>);
+
+impl Profiles {
+    /// The profiles of `red`'s clusters over `g` in units of `unit` bytes.
+    pub(crate) fn new(g: &Graph, red: &Reduced, unit: i64) -> Self {
+        let profile = |members: &[NodeIdx]| {
+            let (mut total, mut peak) = (0i64, i64::MIN);
+            for &v in members {
+                // Toward zero: an ALLOC's size and its FREE's round alike.
+                total += g.delta(v) / unit;
+                peak = peak.max(total);
+            }
+            (total, peak)
+        };
+        Profiles(red.clusters.iter().map(|c| profile(&c.members)).collect())
+    }
+}
+
 /// Builds and solves the model.
 pub(crate) fn solve(spec: &Spec) -> Result<Answer, String> {
     let red = spec.red;
@@ -123,9 +149,9 @@ pub(crate) fn solve(spec: &Spec) -> Result<Answer, String> {
     let k = red.clusters.len();
     let steps = red.steps();
     let unit = spec.unit;
-    // The start's memory rows count at most its peak's bytes, so P up to
-    // the peak in whole units (rounded up) keeps the start feasible.
-    let ub = spec.start.peak.div_ceil(unit as u64) as i64;
+    // The start's rows count whole units, at most its peak's bytes: P up
+    // to the peak in whole units (rounded down) keeps the start feasible.
+    let ub = (spec.start.peak / unit as u64) as i64;
 
     let mut vars = ProblemVariables::new();
     let mut init = Vec::new();
@@ -221,9 +247,9 @@ pub(crate) fn solve(spec: &Spec) -> Result<Answer, String> {
             if cl.role == Role::Tail || t < win.lo[c] {
                 continue;
             }
-            let total = cl.total.div_euclid(unit) as f64;
+            let (total, peak) = spec.profiles.0[c];
+            let (total, peak) = (total as f64, peak as f64);
             if cl.role == Role::Main && t <= win.hi[c] {
-                let peak = cl.peak.div_euclid(unit) as f64;
                 lin.add(peak, vs.y(c, t));
                 lin.add(total - peak, vs.y(c, t - 1));
             } else {
