@@ -73,19 +73,9 @@ pub fn parse(text: &str) -> Result<ReadOrder, String> {
             .iter()
             .enumerate()
             .map(|(i, x)| {
-                x.as_i64().ok_or_else(|| {
-                    // A u64 past i64, or a float (as serde_json reads larger
-                    // integers) with no fraction.
-                    let whole = x.is_u64() || x.as_f64().is_some_and(|f| f.fract() == 0.0);
-                    match whole {
-                        true => format!(
-                            "entry {} ({x}) is out of range: a node id is an integer from \
-                             -2^63 to 2^63 - 1",
-                            i + 1
-                        ),
-                        false => format!("entry {} ({x}) is not an integer node id", i + 1),
-                    }
-                })
+                // Past i64: a u64, or a float as serde_json reads larger integers.
+                let past = x.is_u64() || x.as_f64().is_some_and(|f| f.abs() >= 2f64.powi(63));
+                x.as_i64().ok_or_else(|| bad_entry(i, &x.to_string(), past))
             })
             .collect::<Result<_, _>>()?;
         return Ok(ReadOrder { ids, graph });
@@ -97,18 +87,24 @@ pub fn parse(text: &str) -> Result<ReadOrder, String> {
         .map(|(i, t)| {
             t.parse::<i64>().map_err(|_| {
                 let digits = t.strip_prefix(['-', '+']).unwrap_or(t);
-                match !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
-                    true => format!(
-                        "entry {} (`{t}`) is out of range: a node id is an integer from \
-                             -2^63 to 2^63 - 1",
-                        i + 1
-                    ),
-                    false => format!("entry {} (`{t}`) is not an integer node id", i + 1),
-                }
+                let past = !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit());
+                bad_entry(i, &format!("`{t}`"), past)
             })
         })
         .collect::<Result<_, _>>()?;
     Ok(ReadOrder { ids, graph: None })
+}
+
+/// Why entry `i` (0-based), shown as `shown`, is no node id: an integer
+/// `past` the 64-bit range, or no integer at all.
+fn bad_entry(i: usize, shown: &str, past: bool) -> String {
+    match past {
+        true => format!(
+            "entry {} ({shown}) is out of range: a node id is an integer from -2^63 to 2^63 - 1",
+            i + 1
+        ),
+        false => format!("entry {} ({shown}) is not an integer node id", i + 1),
+    }
 }
 
 /// The fields of an order object that memsched reads (`parse`, and the
@@ -163,9 +159,13 @@ mod tests {
                 "{text}: {err}"
             );
         }
-        assert!(parse("[1, 2.5]")
-            .unwrap_err()
-            .contains("not an integer node id"));
+        for text in ["[1, 2.5]", "[1, 2.0]", "[1, 1e2]"] {
+            let err = parse(text).unwrap_err();
+            assert!(
+                err.contains("entry 2") && err.contains("not an integer node id"),
+                "{err}"
+            );
+        }
         assert!(parse("1 - 2")
             .unwrap_err()
             .contains("not an integer node id"));
