@@ -16,8 +16,7 @@ use std::path::Path;
 use thiserror::Error;
 
 use crate::corpus::gen::{generate, GenSpec};
-use crate::experiment::fingerprint;
-use crate::graph::{seed, Graph, GraphError, NodeKind};
+use crate::graph::{fingerprint, seed, Graph, GraphError, NodeKind};
 use crate::schedule;
 
 /// Why a table could not be made.
@@ -186,7 +185,8 @@ fn check_generated(
         return Err(bad(format!(
             "the file is not the graph `memsched gen '{spec}' --seed {seed}` makes (its \
              nodes, sizes or edges differ): fix the row, or write the file anew with that \
-             command"
+             command and `-o {}`",
+            dir.join(file).display()
         )));
     }
     Ok(())

@@ -15,6 +15,7 @@ pub mod analysis;
 mod build;
 mod csr;
 mod error;
+pub mod fingerprint;
 pub mod lint;
 pub mod seed;
 
