@@ -169,10 +169,9 @@ fn time_limited_hard_instance_is_never_a_false_optimal() {
 #[test]
 fn a_row_violated_within_tolerance_does_not_stand() {
     let g = common::windowed_program(40, 6, 2);
-    let exact = solvers::run(solvers::build("exact").unwrap().as_ref(), &g, &ctx(60));
-    assert_eq!(exact.status, Status::Optimal);
+    let optimum = optimum_of(&g);
     let r = solvers::run(&Ilp::default(), &g, &ctx(120));
-    assert_found_and_bounded(&r, exact.peak.unwrap(), "windowed program");
+    assert_found_and_bounded(&r, optimum, "windowed program");
 }
 
 /// `ilp` claimed `optimal` at 888,130 on this 16-node graph at seeds 0 and
@@ -200,10 +199,8 @@ fn no_seed_proves_a_bound_above_the_optimum_on_the_sweep_graphs() {
         ("ilp_bound_rounding_18.json", 1_901_456, 6),
         ("ilp_bound_rounding_41.json", 1_010_148, 10),
     ] {
-        let path = format!("{}/tests/data/{file}", env!("CARGO_MANIFEST_DIR"));
-        let g = memsched::graph::seed::read_path(&path).unwrap();
-        let exact = solvers::run(solvers::build("exact").unwrap().as_ref(), &g, &ctx(60));
-        assert_eq!((exact.status, exact.peak), (Status::Optimal, Some(optimum)));
+        let g = data_graph(file);
+        assert_eq!(optimum_of(&g), optimum, "{file}");
         for seed in 0..seeds {
             let r = solvers::run(&Ilp::default(), &g, &SolveContext::new(seed, None));
             assert_found_and_bounded(&r, optimum, &format!("{file} seed {seed}"));
@@ -217,21 +214,12 @@ fn no_seed_proves_a_bound_above_the_optimum_on_the_sweep_graphs() {
 /// (optimum 19); `ilp` now solves without presolve.
 #[test]
 fn presolve_cut_off_the_optimum() {
-    let path = format!(
-        "{}/tests/data/ilp_presolve_33.json",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let small = memsched::graph::seed::read_path(&path).unwrap();
+    let small = data_graph("ilp_presolve_33.json");
     let spec =
         GenSpec::parse("tensor-program:ops=20,window=6,allocs=floating,min=1,max=3").unwrap();
     let generated = generate(&spec, 337).unwrap();
     for (g, optimum, what) in [(small, 10, "33 nodes"), (generated, 19, "seed 337")] {
-        let exact = solvers::run(solvers::build("exact").unwrap().as_ref(), &g, &ctx(60));
-        assert_eq!(
-            (exact.status, exact.peak),
-            (Status::Optimal, Some(optimum)),
-            "{what}"
-        );
+        assert_eq!(optimum_of(&g), optimum, "{what}");
         let r = solvers::run(&Ilp::default(), &g, &ctx(60));
         assert_found_and_bounded(&r, optimum, what);
         assert_eq!(r.status, Status::Optimal, "{what}");
@@ -245,8 +233,7 @@ fn presolve_cut_off_the_optimum() {
 fn a_returned_start_is_solved_again_without_it() {
     let spec = GenSpec::parse("random-layered:layers=8,width=3").unwrap();
     let g = generate(&spec, 12).unwrap();
-    let exact = solvers::run(solvers::build("exact").unwrap().as_ref(), &g, &ctx(60));
-    assert_eq!(exact.peak, Some(4_282_162));
+    assert_eq!(optimum_of(&g), 4_282_162);
     let r = solvers::run(&Ilp::default(), &g, &ctx(60));
     assert_found_and_bounded(&r, 4_282_162, "random-layered seed 12");
 }
@@ -281,11 +268,7 @@ fn sizes_past_what_a_double_holds_are_counted_coarsely() {
 /// at every seed.
 #[test]
 fn coarse_units_keep_the_bound_below_the_optimum() {
-    let path = format!(
-        "{}/tests/data/ilp_coarse_11.json",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let g = memsched::graph::seed::read_path(&path).unwrap();
+    let g = data_graph("ilp_coarse_11.json");
     let optimum = optimum_of(&g);
     assert_eq!(optimum, 2_136_015_926);
     for seed in 0..4 {
@@ -301,6 +284,12 @@ fn coarse_units_keep_the_bound_below_the_optimum() {
         );
         assert!(r.peak.unwrap() >= optimum, "seed {seed}: {r:?}");
     }
+}
+
+/// The graph of `tests/data/FILE`.
+fn data_graph(file: &str) -> Graph {
+    let path = format!("{}/tests/data/{file}", env!("CARGO_MANIFEST_DIR"));
+    memsched::graph::seed::read_path(&path).unwrap()
 }
 
 /// The optimum `exact` proves on `g`.
