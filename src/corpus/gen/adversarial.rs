@@ -2,7 +2,8 @@
 //!
 //! `adversarial:target=T,scale=K,unit=U` builds one of two constructions,
 //! sized for target T so that T's peak exceeds a known schedule's peak by a
-//! factor that grows with K (linearly, except for `xla-dfs`). Sizes are multiples of `unit` bytes.
+//! factor that grows with K (linearly, except for `xla-dfs`). Sizes are
+//! multiples of `unit` bytes.
 //! The known schedule (the witness) is stated for each construction; the
 //! test `tests/adversarial.rs` builds it explicitly and checks it with
 //! [`crate::schedule::check`].
