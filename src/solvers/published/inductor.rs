@@ -236,7 +236,8 @@ impl BfsKey {
 
 /// Inductor's `topological_sort_dfs`: a DFS post-order whose outer loop and
 /// operand visits both go in increasing `size_with_reads` (bytes the op
-/// defines plus the bytes of the buffers it uses), then program order.
+/// defines plus the bytes of the buffers it reads, its own not among them),
+/// then program order.
 ///
 /// Wrong on `A -> a[10]; B -> b[10]; C(b); D(a)`: A and B have equal
 /// `size_with_reads`, A is visited first and a stays live while b is: peak
@@ -250,15 +251,20 @@ pub struct InductorDfs;
 op_scheduler!(InductorDfs, "inductor-dfs");
 
 impl OpScheduler for InductorDfs {
-    fn decide(&self, _g: &Graph, view: &OpView, ctx: &SolveContext) -> Decision {
+    fn decide(&self, g: &Graph, view: &OpView, ctx: &SolveContext) -> Decision {
         let m = view.op_count();
+        // An op's own buffers are not among its reads (Inductor's
+        // `pred_buffers`), though the view lists a buffer no op reads as
+        // used by its definer.
+        let self_user = view.self_users(g);
         let size_with_reads: Vec<i64> = (0..m as u32)
             .map(|op| {
-                // Saturating: an op that owns and uses the same buffer counts
-                // it twice, which may pass i64::MAX on valid graphs.
                 view.uses()
                     .neighbors(op)
                     .iter()
+                    .filter(|&&b| self_user[b as usize] != op)
+                    // Saturating: on a general graph an op may own, through
+                    // a chain of ALLOCs, a buffer it also uses.
                     .fold(view.defined[op as usize], |acc, &b| {
                         acc.saturating_add(view.buffer_size(b))
                     })
@@ -305,7 +311,7 @@ pub(super) fn ops_by_key(keys: &[u64]) -> Vec<u32> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::tests::{assert_wrong, lowered};
+    use super::super::tests::{assert_wrong, lowered, op_order, unread_buffer};
     use super::*;
     use crate::rng::Rng;
 
@@ -404,6 +410,18 @@ mod tests {
             (&[(0, 0)], &[]),
         ]);
         assert_wrong(&InductorDfs, &g, 20, 10);
+    }
+
+    /// X's buffer is read by no op, so it is not among X's reads
+    /// (Inductor's `pred_buffers`): X, Y and F all have `size_with_reads`
+    /// 10 and run in program order, peak 10. Counted twice, X went last
+    /// (Y, X, F: peak 20).
+    #[test]
+    fn dfs_does_not_count_a_buffer_nobody_reads_as_read() {
+        let g = unread_buffer();
+        assert_eq!(op_order(&InductorDfs, &g), [0, 1, 2]);
+        let r = crate::solvers::run(&InductorDfs, &g, &SolveContext::default());
+        assert_eq!(r.peak, Some(10));
     }
 
     #[test]

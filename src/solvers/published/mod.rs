@@ -273,6 +273,30 @@ impl OpView {
         self.buffer_bytes[b as usize]
     }
 
+    /// The op defining buffer `b`: the first, in program order, of the ops
+    /// its ALLOC feeds (`None` if it feeds none).
+    pub fn definer(&self, g: &Graph, b: u32) -> Option<u32> {
+        let alloc = g.partner(self.buffers[b as usize])?;
+        g.succs(alloc)
+            .iter()
+            .filter(|&&w| g.kind(w) == NodeKind::Compute)
+            .map(|&w| self.op_of(w))
+            .min()
+    }
+
+    /// For each buffer, its definer when the definer also *uses* it (its
+    /// FREE is reached from the definer through ALLOC/FREE nodes, as a
+    /// buffer no op reads is), else [`NO_OP`]. XLA and Inductor never count
+    /// an op's own output among its operands: a dead buffer has no user.
+    pub(crate) fn self_users(&self, g: &Graph) -> Vec<u32> {
+        (0..self.buffers.len() as u32)
+            .map(|b| match self.definer(g, b) {
+                Some(d) if self.uses.neighbors(d).contains(&b) => d,
+                _ => NO_OP,
+            })
+            .collect()
+    }
+
     /// Whether the graph is *regular*: every ALLOC has at most one
     /// successor, a compute node, and every FREE has no successor and only
     /// compute predecessors (every lowered graph). Then each op's step of
@@ -994,6 +1018,34 @@ pub(crate) mod tests {
             p.push(format!("op{i}"), inputs, outputs.to_vec());
         }
         p.to_graph(AllocEncoding::Anchored).unwrap()
+    }
+
+    /// The op numbers of `solver`'s schedule of `g`, in order.
+    pub(crate) fn op_order(solver: &dyn Scheduler, g: &Graph) -> Vec<u32> {
+        let order = run(solver, g, &SolveContext::default()).order.unwrap();
+        let view = OpView::new(g).unwrap();
+        order
+            .into_iter()
+            .filter(|&v| g.kind(v) == NodeKind::Compute)
+            .map(|v| view.op_of(v))
+            .collect()
+    }
+
+    /// `a[10] -> X -> free a` (a buffer nobody reads), `Y -> y[10]`,
+    /// `F(y)` after X: ops X, Y, F.
+    pub(crate) fn unread_buffer() -> Graph {
+        let mut b = GraphBuilder::new();
+        let a = b.alloc(10, 1);
+        let x = b.op("X");
+        let fa = b.free(1);
+        let y_out = b.alloc(10, 2);
+        let y = b.op("Y");
+        let f = b.op("F");
+        let fy = b.free(2);
+        for (u, v) in [(a, x), (x, fa), (y_out, y), (y, f), (x, f), (f, fy)] {
+            b.edge(u, v);
+        }
+        b.build().unwrap()
     }
 
     /// `solver` peaks at `peak` on `g` where brute proves `optimum`.

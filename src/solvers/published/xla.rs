@@ -13,8 +13,8 @@
 
 use std::collections::BinaryHeap;
 
-use super::{op_scheduler, post_order, Decision, OpScheduler, OpView, Readiness};
-use crate::graph::{Graph, NodeKind};
+use super::{op_scheduler, post_order, Decision, OpScheduler, OpView, Readiness, NO_OP};
+use crate::graph::Graph;
 use crate::solvers::{DeadlineTicker, Outcome, SolveContext};
 
 const NOT_READY: u32 = u32::MAX;
@@ -23,15 +23,19 @@ const NOT_READY: u32 = u32::MAX;
 /// defined*, then by number of users, largest first.
 ///
 /// Bytes freed by an op: the buffers it uses whose only unscheduled user it
-/// is. Bytes defined: the ALLOCs it owns. Ties go to the op inserted into
-/// the ready list last (XLA keeps a `std::multimap` and takes `end() - 1`;
-/// equal keys sit in insertion order); the initial ready list is in program
-/// order, and the ops a step makes ready are inserted in the order of the
-/// scheduled op's users (XLA walks `best->users()`), in either ALLOC
-/// encoding. When a buffer is left with one unscheduled user, that user's
-/// priority is recomputed and, if it changed, it is re-inserted, buffer by
-/// buffer in the program order of the ops defining them (XLA reaches the
-/// same ops through the scheduled op's operands' users, in operand order).
+/// is. Bytes defined: the ALLOCs it owns. An op never uses a buffer it
+/// defines (XLA's uses are operands), so a buffer no op reads is freed by
+/// nobody. Ties go to the op inserted into the ready list last (XLA keeps a
+/// `std::multimap` and takes `end() - 1`; equal keys sit in insertion
+/// order); the initial ready list is in program order, and the ops a step
+/// makes ready are inserted in the order of the scheduled op's users (XLA
+/// walks `best->users()`), in either ALLOC encoding. When a buffer is left
+/// with one unscheduled user, that user's priority is recomputed and, if it
+/// changed, it is re-inserted, as XLA does it: through the scheduled op's
+/// operands in program order (XLA: operand order) and each operand's users
+/// in order. Like XLA's, that walk misses a user that shares the buffer but
+/// no operand with the scheduled op (two views of one buffer); its priority
+/// stays out of date until a later walk meets it.
 ///
 /// Wrong on (ops with their output sizes; `C(a)` reads `a`):
 /// `A -> a[10]; B -> b[10]; C(a) -> c[4]; D(b, c)`. A and B tie at
@@ -51,14 +55,14 @@ impl OpScheduler for XlaList {
     fn decide(&self, g: &Graph, view: &OpView, ctx: &SolveContext) -> Decision {
         let m = view.op_count();
         let mut readiness = Readiness::new(view);
-        let mut left = UsersLeft::new(view);
+        let mut left = UsersLeft::new(g, view);
         let mut list = ReadyList::new(m);
         let priority = |op: u32, left: &UsersLeft| -> (i64, i64) {
             let freed: i64 = view
                 .uses()
                 .neighbors(op)
                 .iter()
-                .filter(|&&b| left.count[b as usize] == 1)
+                .filter(|&&b| left.frees(op, b))
                 .map(|&b| view.buffer_size(b))
                 .sum();
             (
@@ -72,10 +76,13 @@ impl OpScheduler for XlaList {
         let mut op_order = Vec::with_capacity(m);
         let mut ticker = DeadlineTicker::new(1 << 12);
         let mut down_to_one = Vec::new();
+        let mut stale = Stale::new(m);
+        let (mut changed, mut met) = (Vec::new(), Vec::new());
         while let Some(best) = list.pop() {
             if ticker.expired(ctx) {
                 return Decision::Stopped(Outcome::timed_out());
             }
+            stale.clear(best);
             op_order.push(best);
             left.run(view, best, &mut down_to_one);
             // New ready ops first (XLA adds them before adjusting
@@ -87,19 +94,51 @@ impl OpScheduler for XlaList {
                     "xla-list: internal error, op not ready",
                 ));
             }
-            // XLA re-checks the users of `best`'s operands, operand by
-            // operand: the buffers in the order of the ops defining them.
-            if down_to_one.len() > 1 {
-                down_to_one.sort_by_key(|&b| producer_of(g, view, b));
+            if down_to_one.is_empty() {
+                continue;
             }
+            // XLA's re-check: through `best`'s operands and each one's
+            // users, re-insert every ready op whose priority changed. A
+            // priority changes only for the last user of a buffer down to
+            // one user; while no op is stale, re-inserting those the walk
+            // meets, in the order it meets them, is the walk.
             for b in down_to_one.drain(..) {
                 let u = left.last_user(b);
-                if !list.contains(u) {
-                    continue;
+                if list.contains(u)
+                    && !changed.contains(&u)
+                    && priority(u, &left) != list.priority(u)
+                {
+                    changed.push(u);
                 }
-                let p = priority(u, &left);
-                if p != list.priority(u) {
-                    list.insert(u, p);
+            }
+            if stale.count == 0 {
+                for u in changed.drain(..) {
+                    match walk_position(view, best, u) {
+                        Some(at) => met.push((at, u)),
+                        None => stale.mark(u),
+                    }
+                }
+                met.sort_unstable();
+                for (_, u) in met.drain(..) {
+                    list.insert(u, priority(u, &left));
+                }
+            } else {
+                for &operand in view.operands().neighbors(best) {
+                    for &u in view.users().neighbors(operand) {
+                        if !list.contains(u) {
+                            continue;
+                        }
+                        let p = priority(u, &left);
+                        if p != list.priority(u) {
+                            list.insert(u, p);
+                            stale.clear(u);
+                        }
+                    }
+                }
+                for u in changed.drain(..) {
+                    if priority(u, &left) != list.priority(u) {
+                        stale.mark(u);
+                    }
                 }
             }
         }
@@ -110,17 +149,66 @@ impl OpScheduler for XlaList {
     }
 }
 
+/// Where XLA's re-check after `best` meets op `u`, if it does: it walks
+/// `best`'s operands (here in program order) and each one's users in order.
+/// It misses the last user of a buffer that shares no operand with `best`:
+/// two ops reading one buffer through different views (as exported
+/// PyTorch graphs have), where only the buffer, not an op, is shared.
+fn walk_position(view: &OpView, best: u32, u: u32) -> Option<(usize, usize)> {
+    view.operands()
+        .neighbors(best)
+        .iter()
+        .enumerate()
+        .find_map(|(i, &operand)| {
+            let users = view.users().neighbors(operand);
+            users.iter().position(|&w| w == u).map(|at| (i, at))
+        })
+}
+
+/// Ready ops whose priority in the list is out of date: a buffer of theirs
+/// came down to one user in a step whose re-check did not meet them. XLA
+/// leaves them so until a later re-check meets them.
+struct Stale {
+    is: Vec<bool>,
+    count: usize,
+}
+
+impl Stale {
+    fn new(m: usize) -> Self {
+        Stale {
+            is: vec![false; m],
+            count: 0,
+        }
+    }
+
+    fn mark(&mut self, op: u32) {
+        if !std::mem::replace(&mut self.is[op as usize], true) {
+            self.count += 1;
+        }
+    }
+
+    fn clear(&mut self, op: u32) {
+        if std::mem::replace(&mut self.is[op as usize], false) {
+            self.count -= 1;
+        }
+    }
+}
+
 /// The users of each buffer not yet scheduled: how many, and the XOR of
 /// their op numbers, which names the last one once one is left (an op
-/// uses a buffer once), with no list of each buffer's users to search.
+/// uses a buffer once), with no list of each buffer's users to search. A
+/// buffer's definer is not among its users (see [`OpView::self_users`]).
 struct UsersLeft {
     count: Vec<u32>,
     xor: Vec<u32>,
+    /// Each buffer's definer where the view lists it as a user, else
+    /// [`NO_OP`].
+    self_user: Vec<u32>,
 }
 
 impl UsersLeft {
     /// Every use unscheduled.
-    fn new(view: &OpView) -> Self {
+    fn new(g: &Graph, view: &OpView) -> Self {
         let buffers = view.buffers.len();
         let (mut count, mut xor) = (vec![0u32; buffers], vec![0u32; buffers]);
         for op in 0..view.op_count() as u32 {
@@ -134,7 +222,24 @@ impl UsersLeft {
                 xor[b as usize] ^= op;
             }
         }
-        UsersLeft { count, xor }
+        let self_user = view.self_users(g);
+        for (b, &d) in self_user.iter().enumerate() {
+            if d != NO_OP {
+                count[b] -= 1;
+                xor[b] ^= d;
+            }
+        }
+        UsersLeft {
+            count,
+            xor,
+            self_user,
+        }
+    }
+
+    /// Whether running `op`, which uses `b`, frees it.
+    #[inline]
+    fn frees(&self, op: u32, b: u32) -> bool {
+        self.count[b as usize] == 1 && self.self_user[b as usize] != op
     }
 
     /// Schedules `op`'s uses; the buffers it leaves with one user go to
@@ -142,6 +247,9 @@ impl UsersLeft {
     fn run(&mut self, view: &OpView, op: u32, down_to_one: &mut Vec<u32>) {
         for &b in view.uses().neighbors(op) {
             let b = b as usize;
+            if self.self_user[b] == op {
+                continue;
+            }
             self.count[b] -= 1;
             self.xor[b] ^= op;
             if self.count[b] == 1 {
@@ -154,21 +262,6 @@ impl UsersLeft {
     fn last_user(&self, b: u32) -> u32 {
         self.xor[b as usize]
     }
-}
-
-/// The op defining buffer `b`: the first, in program order, of the ops its
-/// ALLOC feeds (`u32::MAX` if it feeds none). Our graphs keep no operand
-/// order, so XLA's operand order is read as the producers' program order.
-fn producer_of(g: &Graph, view: &OpView, b: u32) -> u32 {
-    g.partner(view.buffers[b as usize])
-        .and_then(|alloc| {
-            g.succs(alloc)
-                .iter()
-                .filter(|&&w| g.kind(w) == NodeKind::Compute)
-                .map(|&w| view.op_of(w))
-                .min()
-        })
-        .unwrap_or(u32::MAX)
 }
 
 /// XLA's ready list, a `std::multimap` from priority to op taken from the
@@ -327,7 +420,7 @@ impl OpScheduler for XlaDfs {
 
 #[cfg(test)]
 mod tests {
-    use super::super::tests::{assert_wrong, lowered};
+    use super::super::tests::{assert_wrong, lowered, op_order, unread_buffer};
     use super::*;
 
     /// `P -> p; X(p) -> x[5]; Y(p) -> y[5]; Z(x, y)`: after P, XLA inserts
@@ -393,6 +486,97 @@ mod tests {
             // P2 (the later of two ties), P1, B, then X before Y.
             assert_eq!(op_order, [1, 0, 2, 3, 4, 5], "{encoding:?}");
         }
+    }
+
+    /// After B, buffers q (from Q) and c1 (from A2) are down to their last
+    /// users U and R, which tie. XLA walks B's operands A1, A2, Q: it meets
+    /// U first, through A1 (U reads b0), then R, so R is inserted last and
+    /// runs first. By the buffers' definers, R then U, U would. (Order
+    /// from an independent replica of XLA's `ListScheduler`.)
+    #[test]
+    fn list_reinserts_in_the_order_of_xlas_walk() {
+        use crate::corpus::program::{AllocEncoding, TensorProgram, TensorRef};
+        let t = |op, output| TensorRef { op, output };
+        let mut p = TensorProgram::new();
+        p.push("A0", vec![], vec![1, 2]);
+        p.push("A1", vec![], vec![1, 1]);
+        p.push("A2", vec![], vec![1, 2]);
+        p.push("R", vec![t(0, 0), t(2, 1)], vec![]);
+        p.push("Q", vec![t(0, 1)], vec![2]);
+        p.push("B", vec![t(4, 0), t(1, 1), t(2, 1)], vec![]);
+        p.push("U", vec![t(1, 0), t(4, 0)], vec![1]);
+        p.push("V", vec![t(2, 0), t(0, 0)], vec![1]);
+        for encoding in [AllocEncoding::Anchored, AllocEncoding::Floating] {
+            let g = p.to_graph(encoding).unwrap();
+            assert_eq!(
+                op_order(&XlaList, &g),
+                [1, 2, 0, 4, 5, 3, 6, 7],
+                "{encoding:?}"
+            );
+        }
+    }
+
+    /// Two views of one buffer: A writes a[5] and b[3]; V1(A) and V2(A)
+    /// are views (no output) and, like X(A, V1) -> c[2], W(V2) -> d[2]
+    /// and Z(A) -> e[1], read a; X reads b, Y(Z) reads e. Once A, V2, V1,
+    /// X and Z have run, W is a's last user, but W shares no operand with
+    /// Z (W reads a through V2): XLA's re-check after Z misses it, so W
+    /// keeps its priority `(-2, 0)` without a's 5 bytes and Y, at `(1, 0)`,
+    /// runs before it. Re-inserting W would run it first, at `(3, 0)`.
+    /// (Order from a replica of XLA's walk.)
+    #[test]
+    fn list_leaves_a_user_the_walk_misses_out_of_date() {
+        let mut g = crate::graph::GraphBuilder::new();
+        let (a, b) = (g.alloc(5, 0), g.alloc(3, 1));
+        let op_a = g.op("A");
+        let v1 = g.op("V1");
+        let c = g.alloc(2, 2);
+        let x = g.op("X");
+        let v2 = g.op("V2");
+        let d = g.alloc(2, 3);
+        let w = g.op("W");
+        let e = g.alloc(1, 4);
+        let z = g.op("Z");
+        let y = g.op("Y");
+        let (free_a, free_b, free_e) = (g.free(0), g.free(1), g.free(4));
+        for (u, v) in [
+            (a, op_a),
+            (b, op_a),
+            (op_a, v1),
+            (c, x),
+            (op_a, x),
+            (v1, x),
+            (op_a, v2),
+            (d, w),
+            (v2, w),
+            (e, z),
+            (op_a, z),
+            (z, y),
+            (v1, free_a),
+            (x, free_a),
+            (v2, free_a),
+            (w, free_a),
+            (z, free_a),
+            (x, free_b),
+            (y, free_e),
+        ] {
+            g.edge(u, v);
+        }
+        let g = g.build().unwrap();
+        // Ops in program order: A, V1, X, V2, W, Z, Y.
+        assert_eq!(op_order(&XlaList, &g), [0, 3, 1, 2, 5, 6, 4]);
+    }
+
+    /// X's buffer is read by no op: XLA gives it no use, so X frees
+    /// nothing and ties with Y at `(-10, 1 user)`; Y, inserted last, runs
+    /// first and the peak is 20. Counting the buffer as freed by X ran X
+    /// first (peak 10).
+    #[test]
+    fn list_frees_nothing_by_a_buffer_nobody_reads() {
+        let g = unread_buffer();
+        assert_eq!(op_order(&XlaList, &g), [1, 0, 2]);
+        let r = crate::solvers::run(&XlaList, &g, &SolveContext::default());
+        assert_eq!(r.peak, Some(20));
     }
 
     /// `a -> f` (a buffer nobody reads), `f -> X`, and `Y`: X and Y are
