@@ -838,6 +838,10 @@ fn a_graph_without_a_valid_baseline_is_named() {
             && err.contains("fails `program`; add `kahn`"),
         "{err}"
     );
+    // Its cells in the report are peaks, and the caption says so.
+    let readme =
+        |dir: &str| std::fs::read_to_string(tmp.path().join(dir).join("README.md")).unwrap();
+    assert!(readme("o1").contains("a cell gives the solver's peak instead"));
     // The hint fits the baselines: `program` not among them is not blamed.
     let cfg = write(tmp.path(), "c.toml", &config("\"liu\""));
     let err = run_ok(&cfg, &tmp.path().join("o3"), &[]);
@@ -848,6 +852,7 @@ fn a_graph_without_a_valid_baseline_is_named() {
     let cfg = write(tmp.path(), "c.toml", &config("\"program\", \"kahn\""));
     let err = run_ok(&cfg, &tmp.path().join("o2"), &[]);
     assert!(!err.contains("no valid baseline"), "{err}");
+    assert!(!readme("o2").contains("peak instead"));
 }
 
 /// A shard holds some of a graph's rows: a graph whose baseline row is in

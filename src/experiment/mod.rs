@@ -345,17 +345,25 @@ fn leftover_note(rows: &[rows::Row], solvers: &[String], plan: Option<&Plan>) ->
 
 /// Graphs none of whose baselines gave a checked order (their
 /// `reduction_pct` stays empty), named in a warning. Only graphs with a
-/// baseline row count: a shard may hold a graph's other rows only.
+/// baseline row count, and only the baselines with rows are named: a shard
+/// may hold some of a graph's rows only.
 fn no_baseline_warning(rows: &[rows::Row], config: &Config) -> Option<String> {
     const SHOWN: usize = 5;
-    let graphs: std::collections::BTreeSet<&str> = rows
+    let failed: Vec<&rows::Row> = rows
         .iter()
         .filter(|r| r.baseline_peak_bytes.is_none() && config.baselines.contains(&r.solver))
-        .map(|r| r.graph.as_str())
         .collect();
+    let graphs: std::collections::BTreeSet<&str> =
+        failed.iter().map(|r| r.graph.as_str()).collect();
     if graphs.is_empty() {
         return None;
     }
+    let tried: Vec<&str> = config
+        .baselines
+        .iter()
+        .filter(|b| failed.iter().any(|r| &r.solver == *b))
+        .map(String::as_str)
+        .collect();
     let names = first_few(
         graphs.iter(),
         SHOWN,
@@ -375,7 +383,7 @@ fn no_baseline_warning(rows: &[rows::Row], config: &Config) -> Option<String> {
         "{} graph(s) have no valid baseline ({} gave no checked order), so their \
          reduction_pct is empty: {}{hint}",
         graphs.len(),
-        config.baselines.join(", "),
+        tried.join(", "),
         names.join(", ")
     ))
 }

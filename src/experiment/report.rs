@@ -152,14 +152,26 @@ pub fn headline(
             .total_cmp(&a.mean_reduction_pct.unwrap_or(f64::MIN))
     });
     if let Some(b) = best {
+        // The figures are over the runs with a reduction: valid, on a
+        // graph with a valid baseline (exactly those wins, ties and losses
+        // count).
+        let compared = b.wins + b.ties + b.losses;
+        let over = if compared < b.valid {
+            format!(
+                "over {compared} runs: {} of {} runs valid, {} of them on a graph without a valid baseline",
+                b.valid,
+                b.runs,
+                b.valid - compared
+            )
+        } else {
+            format!("{} of {} runs valid", b.valid, b.runs)
+        };
         parts.push(format!(
-            "{among}, `{}` has the largest mean reduction, {}% (median {}%, max {}%, {} of {} runs valid)",
+            "{among}, `{}` has the largest mean reduction, {}% (median {}%, max {}%, {over})",
             b.solver,
             opt_pct(b.mean_reduction_pct),
             opt_pct(b.median_reduction_pct),
             opt_pct(b.max_reduction_pct),
-            b.valid,
-            b.runs
         ));
     }
     if let Some(g) = summary.iter().find(|x| x.solver == "seed-greedy") {
@@ -339,8 +351,14 @@ pub fn readme(
          `*` marks a proven optimum; a word says why there is no valid order. The \
          baseline per graph is the first valid one of {:?}. `lower bound` is the highest \
          bound any solver proved on the graph, `gap to bound` how far the best known peak \
-         is above it (`optimal` when it meets it, empty without a bound).\n",
-        config.baselines
+         is above it (`optimal` when it meets it, empty without a bound).{}\n",
+        config.baselines,
+        if graphs.len() <= MAX_TABLE_GRAPHS && graph_summary.iter().any(|g| g.baseline.is_empty()) {
+            " On a graph without a valid baseline (baseline `-`) a cell gives the solver's \
+             peak instead."
+        } else {
+            ""
+        }
     );
     let by_graph_solver = |g: &str, sv: &str| -> Vec<&Row> {
         rows.iter()
@@ -548,6 +566,7 @@ mod tests {
             solver: name.into(),
             runs: 1,
             valid: 1,
+            ties: 1,
             mean_reduction_pct: Some(reduction),
             median_reduction_pct: Some(reduction),
             max_reduction_pct: Some(reduction),
@@ -575,6 +594,7 @@ mod tests {
             solver: name.into(),
             runs: 2,
             valid,
+            ties: valid,
             mean_reduction_pct: Some(reduction),
             ..SolverSummary::default()
         };
@@ -588,7 +608,30 @@ mod tests {
         let summary = [solver("liu", 1, 4.2), solver("brute", 1, 2.1)];
         let text = headline(&[], &summary, &BTreeMap::new(), &program);
         assert!(
-            text.contains("`liu` has the largest") && text.contains("1 of 2 runs valid"),
+            text.contains("`liu` has the largest") && text.contains(", 1 of 2 runs valid)."),
+            "{text}"
+        );
+    }
+
+    /// A valid run on a graph without a valid baseline has no reduction:
+    /// the headline says over how many runs its figures are.
+    #[test]
+    fn headline_counts_the_runs_its_mean_is_over() {
+        let exact = SolverSummary {
+            solver: "exact".into(),
+            runs: 5,
+            valid: 5,
+            wins: 3,
+            ties: 1,
+            mean_reduction_pct: Some(11.91),
+            ..SolverSummary::default()
+        };
+        let text = headline(&[], &[exact], &BTreeMap::new(), &["program".to_string()]);
+        assert!(
+            text.contains(
+                "11.91% (median -%, max -%, over 4 runs: 5 of 5 runs valid, \
+                 1 of them on a graph without a valid baseline)"
+            ),
             "{text}"
         );
     }
