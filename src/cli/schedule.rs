@@ -65,6 +65,9 @@ pub struct Args {
     /// a lower bound where it has one), or `timed_out` if it has none.
     /// `ilp` can overrun it by one HiGHS step plus the model's construction
     /// (5.4 s under a 2 s limit on BERT training in a review; docs/ilp.md).
+    /// On graphs of millions of nodes any solver can overrun it by its
+    /// set-up (a pass or two over the graph before it first looks at the
+    /// clock): `best-heuristic` under 0.05 s took 0.34 s on 2 million nodes.
     /// Ctrl-C acts as the limit: the solver running stops at its best so
     /// far, the solvers after it do not run (`timed_out`, noted "not run"),
     /// and the report is written (then the exit is as Ctrl-C's, status

@@ -336,6 +336,16 @@ fn parse_term(term: &str) -> Result<Term, RuleError> {
                     format!("write the weight first: `{name}*{num}`"),
                 ));
             }
+            // `delta*` or `delta*height`: only a number may come before `*`.
+            Some((num, _)) if Feature::from_name(num).is_some() => {
+                return Err(syntax(
+                    term,
+                    format!(
+                        "`{num}` is a feature: a weight (a number) comes before `*`, as in \
+                         `2*{num}`, and features are not multiplied"
+                    ),
+                ));
+            }
             Some((num, name)) => (parse_number(term, num)?, name),
             None => (Weight::Int(1), s),
         };
@@ -354,6 +364,14 @@ fn parse_term(term: &str) -> Result<Term, RuleError> {
                     format!(
                         "`{op}` is not part of the language, which has only weights, `*`, \
                          `+` and `-` (`0.5*unlocks` for a half)"
+                    ),
+                )
+            } else if name.parse::<f64>().is_ok() && s.contains('*') {
+                syntax(
+                    term,
+                    format!(
+                        "`{s}` multiplies two numbers: a weight multiplies a feature \
+                         (`{name}*delta`)"
                     ),
                 )
             } else if name.parse::<f64>().is_ok() {
@@ -411,6 +429,15 @@ fn meant(name: &str, term: &str) -> String {
     }
     if let Some(c) = name.chars().find(|c| matches!(c, ';' | '，' | '、' | '|')) {
         return format!("; `{c}` is not a separator: separate terms with `,`");
+    }
+    if let Some(c) = name
+        .chars()
+        .find(|c| matches!(c, '\u{2212}' | '\u{2013}' | '\u{2014}'))
+    {
+        return format!(
+            "; `{c}` (U+{:04X}) is not the ASCII `-` that makes a term descending",
+            c as u32
+        );
     }
     if let Some(c) = name.chars().find(|c| !c.is_ascii_graphic()) {
         return format!("; it holds the character U+{:04X}", c as u32);
@@ -650,6 +677,14 @@ mod tests {
         assert!(e.contains("`NaN` is not a number"), "{e}");
         let e = parse("delta*2").unwrap_err().to_string();
         assert!(e.contains("write the weight first: `2*delta`"), "{e}");
+        for expr in ["delta*", "delta*height"] {
+            let e = parse(expr).unwrap_err().to_string();
+            assert!(e.contains("`delta` is a feature: a weight"), "{expr}: {e}");
+        }
+        let e = parse("2*3").unwrap_err().to_string();
+        assert!(e.contains("`2*3` multiplies two numbers"), "{e}");
+        let e = parse("\u{2212}delta").unwrap_err().to_string();
+        assert!(e.contains("is not the ASCII `-`"), "{e}");
         let e = parse("2*delta-unlocks/2").unwrap_err().to_string();
         assert!(e.contains("`/` is not part of the language"), "{e}");
         for (rule, op) in [("delta^2", "^"), ("max(delta)", "(")] {
