@@ -15,7 +15,7 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use super::lpmf_tree::LpmfTree;
-use super::{op_scheduler, post_order, Decision, OpScheduler, OpView, Readiness};
+use super::{op_scheduler, post_order, Decision, OpScheduler, OpView, Readiness, NO_OP};
 use crate::graph::Graph;
 use crate::solvers::{DeadlineTicker, Outcome, SolveContext};
 
@@ -255,21 +255,23 @@ impl OpScheduler for InductorDfs {
         let m = view.op_count();
         // An op's own buffers are not among its reads (Inductor's
         // `pred_buffers`), though the view lists a buffer no op reads as
-        // used by its definer.
+        // used by its definer: such buffers (rare) are taken out after.
         let self_user = view.self_users(g);
-        let size_with_reads: Vec<i64> = (0..m as u32)
-            .map(|op| {
-                view.uses()
-                    .neighbors(op)
-                    .iter()
-                    .filter(|&&b| self_user[b as usize] != op)
-                    // Saturating: on a general graph an op may own, through
-                    // a chain of ALLOCs, a buffer it also uses.
-                    .fold(view.defined[op as usize], |acc, &b| {
-                        acc.saturating_add(view.buffer_size(b))
-                    })
-            })
-            .collect();
+        let with_reads = |op: u32, skip_own: bool| -> i64 {
+            view.uses()
+                .neighbors(op)
+                .iter()
+                .filter(|&&b| !skip_own || self_user[b as usize] != op)
+                // Saturating: on a general graph an op may own, through a
+                // chain of ALLOCs, a buffer it also uses.
+                .fold(view.defined[op as usize], |acc, &b| {
+                    acc.saturating_add(view.buffer_size(b))
+                })
+        };
+        let mut size_with_reads: Vec<i64> = (0..m as u32).map(|op| with_reads(op, false)).collect();
+        for &d in self_user.iter().filter(|&&d| d != NO_OP) {
+            size_with_reads[d as usize] = with_reads(d, true);
+        }
         let by_key =
             |list: &mut [u32]| list.sort_unstable_by_key(|&o| (size_with_reads[o as usize], o));
         let children = view.operands().with_sorted_rows(by_key);

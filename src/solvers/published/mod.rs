@@ -181,6 +181,9 @@ pub struct OpView {
     /// ALLOCs with no successor, in program order, when the graph is
     /// [regular](OpView::is_regular); `None` otherwise.
     tail_allocs: Option<Vec<NodeIdx>>,
+    /// Whether each op's users and uses are its own successors (see
+    /// `direct_rows`).
+    direct: bool,
 }
 
 impl OpView {
@@ -201,7 +204,8 @@ impl OpView {
     /// [`OpView::new`], failing beyond `limit` pairs of either kind.
     fn with_pair_limit(g: &Graph, limit: usize) -> Result<OpView, String> {
         let numbers = Numbering::new(g);
-        let (rows, defined) = match numbers.rows_are_direct(g) {
+        let direct = numbers.rows_are_direct(g);
+        let (rows, defined) = match direct {
             true => (direct_rows(g, &numbers, limit)?, numbers.regular_defined()),
             false => searched_rows(g, &numbers, limit)?,
         };
@@ -229,6 +233,7 @@ impl OpView {
             buffer_bytes,
             output_bytes,
             tail_allocs: regular.then_some(tail_allocs),
+            direct,
         })
     }
 
@@ -289,12 +294,42 @@ impl OpView {
     /// buffer no op reads is), else [`NO_OP`]. XLA and Inductor never count
     /// an op's own output among its operands: a dead buffer has no user.
     pub(crate) fn self_users(&self, g: &Graph) -> Vec<u32> {
+        if self.direct {
+            // A regular graph: an ALLOC feeds one op at most, and a use is
+            // an edge to the FREE. One pass in buffer (node) order.
+            return self
+                .buffers
+                .iter()
+                .map(|&free| match g.partner(free).map(|a| g.succs(a)) {
+                    Some(&[w]) if g.preds(free).contains(&w) => self.op_of(w),
+                    _ => NO_OP,
+                })
+                .collect();
+        }
         (0..self.buffers.len() as u32)
             .map(|b| match self.definer(g, b) {
                 Some(d) if self.uses.neighbors(d).contains(&b) => d,
                 _ => NO_OP,
             })
             .collect()
+    }
+
+    /// The operands of `op` in program order, into `out`: on direct rows
+    /// read off its own predecessors, else from [`OpView::operands`].
+    pub(crate) fn operands_of(&self, g: &Graph, op: u32, out: &mut Vec<u32>) {
+        out.clear();
+        if self.direct {
+            let node = self.ops[op as usize];
+            out.extend(
+                g.preds(node)
+                    .iter()
+                    .filter(|&&p| g.kind(p) == NodeKind::Compute)
+                    .map(|&p| self.op_of(p)),
+            );
+            out.sort_unstable();
+        } else {
+            out.extend_from_slice(self.operands().neighbors(op));
+        }
     }
 
     /// Whether the graph is *regular*: every ALLOC has at most one

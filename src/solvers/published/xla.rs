@@ -13,7 +13,7 @@
 
 use std::collections::BinaryHeap;
 
-use super::{op_scheduler, post_order, Decision, OpScheduler, OpView, Readiness, NO_OP};
+use super::{op_scheduler, post_order, Decision, OpScheduler, OpView, Readiness};
 use crate::graph::Graph;
 use crate::solvers::{DeadlineTicker, Outcome, SolveContext};
 
@@ -77,7 +77,7 @@ impl OpScheduler for XlaList {
         let mut ticker = DeadlineTicker::new(1 << 12);
         let mut down_to_one = Vec::new();
         let mut stale = Stale::new(m);
-        let (mut changed, mut met) = (Vec::new(), Vec::new());
+        let (mut changed, mut met, mut operands) = (Vec::new(), Vec::new(), Vec::new());
         while let Some(best) = list.pop() {
             if ticker.expired(ctx) {
                 return Decision::Stopped(Outcome::timed_out());
@@ -111,9 +111,13 @@ impl OpScheduler for XlaList {
                     changed.push(u);
                 }
             }
+            if changed.is_empty() && stale.count == 0 {
+                continue;
+            }
+            view.operands_of(g, best, &mut operands);
             if stale.count == 0 {
                 for u in changed.drain(..) {
-                    match walk_position(view, best, u) {
+                    match walk_position(view, &operands, u) {
                         Some(at) => met.push((at, u)),
                         None => stale.mark(u),
                     }
@@ -123,7 +127,7 @@ impl OpScheduler for XlaList {
                     list.insert(u, priority(u, &left));
                 }
             } else {
-                for &operand in view.operands().neighbors(best) {
+                for &operand in &operands {
                     for &u in view.users().neighbors(operand) {
                         if !list.contains(u) {
                             continue;
@@ -150,19 +154,15 @@ impl OpScheduler for XlaList {
 }
 
 /// Where XLA's re-check after `best` meets op `u`, if it does: it walks
-/// `best`'s operands (here in program order) and each one's users in order.
+/// `best`'s `operands` (here in program order) and each one's users in order.
 /// It misses the last user of a buffer that shares no operand with `best`:
 /// two ops reading one buffer through different views (as exported
 /// PyTorch graphs have), where only the buffer, not an op, is shared.
-fn walk_position(view: &OpView, best: u32, u: u32) -> Option<(usize, usize)> {
-    view.operands()
-        .neighbors(best)
-        .iter()
-        .enumerate()
-        .find_map(|(i, &operand)| {
-            let users = view.users().neighbors(operand);
-            users.iter().position(|&w| w == u).map(|at| (i, at))
-        })
+fn walk_position(view: &OpView, operands: &[u32], u: u32) -> Option<(usize, usize)> {
+    operands.iter().enumerate().find_map(|(i, &operand)| {
+        let users = view.users().neighbors(operand);
+        users.iter().position(|&w| w == u).map(|at| (i, at))
+    })
 }
 
 /// Ready ops whose priority in the list is out of date: a buffer of theirs
@@ -199,18 +199,31 @@ impl Stale {
 /// uses a buffer once), with no list of each buffer's users to search. A
 /// buffer's definer is not among its users (see [`OpView::self_users`]).
 struct UsersLeft {
-    count: Vec<u32>,
-    xor: Vec<u32>,
-    /// Each buffer's definer where the view lists it as a user, else
-    /// [`NO_OP`].
-    self_user: Vec<u32>,
+    /// Per buffer, side by side: a use touches one cache line.
+    of: Vec<Left>,
+}
+
+#[derive(Clone, Copy)]
+struct Left {
+    count: u32,
+    xor: u32,
+    /// The buffer's definer where the view lists it as a user, else
+    /// `u32::MAX`.
+    self_user: u32,
 }
 
 impl UsersLeft {
     /// Every use unscheduled.
     fn new(g: &Graph, view: &OpView) -> Self {
-        let buffers = view.buffers.len();
-        let (mut count, mut xor) = (vec![0u32; buffers], vec![0u32; buffers]);
+        let mut of: Vec<Left> = view
+            .self_users(g)
+            .into_iter()
+            .map(|self_user| Left {
+                count: 0,
+                xor: 0,
+                self_user,
+            })
+            .collect();
         for op in 0..view.op_count() as u32 {
             let uses = view.uses().neighbors(op);
             debug_assert!(
@@ -218,49 +231,42 @@ impl UsersLeft {
                 "op {op} uses a buffer twice"
             );
             for &b in uses {
-                count[b as usize] += 1;
-                xor[b as usize] ^= op;
+                let left = &mut of[b as usize];
+                if left.self_user != op {
+                    left.count += 1;
+                    left.xor ^= op;
+                }
             }
         }
-        let self_user = view.self_users(g);
-        for (b, &d) in self_user.iter().enumerate() {
-            if d != NO_OP {
-                count[b] -= 1;
-                xor[b] ^= d;
-            }
-        }
-        UsersLeft {
-            count,
-            xor,
-            self_user,
-        }
+        UsersLeft { of }
     }
 
     /// Whether running `op`, which uses `b`, frees it.
     #[inline]
     fn frees(&self, op: u32, b: u32) -> bool {
-        self.count[b as usize] == 1 && self.self_user[b as usize] != op
+        let left = &self.of[b as usize];
+        left.count == 1 && left.self_user != op
     }
 
     /// Schedules `op`'s uses; the buffers it leaves with one user go to
     /// `down_to_one`.
     fn run(&mut self, view: &OpView, op: u32, down_to_one: &mut Vec<u32>) {
         for &b in view.uses().neighbors(op) {
-            let b = b as usize;
-            if self.self_user[b] == op {
+            let left = &mut self.of[b as usize];
+            if left.self_user == op {
                 continue;
             }
-            self.count[b] -= 1;
-            self.xor[b] ^= op;
-            if self.count[b] == 1 {
-                down_to_one.push(b as u32);
+            left.count -= 1;
+            left.xor ^= op;
+            if left.count == 1 {
+                down_to_one.push(b);
             }
         }
     }
 
     /// The one unscheduled user of buffer `b` (which has exactly one).
     fn last_user(&self, b: u32) -> u32 {
-        self.xor[b as usize]
+        self.of[b as usize].xor
     }
 }
 
