@@ -20,6 +20,39 @@
 //!   [`output`] writes files whole or not at all.
 //! - [`rng`] is the project's seeded random generator (stable across versions).
 //!
+//! A graph, two solvers and the checker, in code:
+//!
+//! ```
+//! use memsched::graph::GraphBuilder;
+//! use memsched::solvers::{self, SolveContext, Status};
+//!
+//! // Two 10-byte tensors read by one op each, then joined.
+//! let mut b = GraphBuilder::new();
+//! let (a, x) = (b.alloc(10, 0), b.op("X"));
+//! let (c, y) = (b.alloc(10, 1), b.op("Y"));
+//! let join = b.op("Join");
+//! let (fa, fc) = (b.free(0), b.free(1));
+//! for (u, v) in [(a, x), (c, y), (x, join), (y, join), (join, fa), (join, fc)] {
+//!     b.edge(u, v);
+//! }
+//! let g = b.build()?;
+//!
+//! let ctx = SolveContext::default();
+//! for name in ["seed-greedy", "exact"] {
+//!     // `run` times the solver and checks its order with `schedule::check`:
+//!     // `peak` is the checker's figure, never the solver's own claim.
+//!     let report = solvers::run(solvers::build(name)?.as_ref(), &g, &ctx);
+//!     assert_eq!(report.peak, Some(20));
+//!     println!("{name}: {} peak {:?}", report.status, report.peak);
+//! }
+//! let exact = solvers::run(solvers::build("exact")?.as_ref(), &g, &ctx);
+//! assert_eq!(exact.status, Status::Optimal);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! Writing a solver of your own: `examples/custom_solver.rs` and
+//! `docs/extending.md`.
+//!
 //! The only `unsafe` is a cache prefetch hint (`prefetch.rs`), which cannot
 //! fault or change a result; everything else is denied it.
 #![deny(unsafe_code)]

@@ -577,8 +577,19 @@ impl GraphBuilder {
         self.raw.edges.push((u, v));
     }
     /// Sets an extra field (`Name`, `Latency`, `Inputs`, ...) on node `id`.
+    ///
+    /// # Panics
+    /// If no node has id `id` (ids are the values the adding methods return).
     pub fn set_extra(&mut self, id: i64, key: &str, value: Value) {
-        let node = &mut self.raw.nodes[id as usize];
+        let Some(node) = usize::try_from(id)
+            .ok()
+            .and_then(|i| self.raw.nodes.get_mut(i))
+        else {
+            panic!(
+                "set_extra: no node {id} (the builder has {})",
+                self.raw.nodes.len()
+            );
+        };
         node.extra
             .get_or_insert_with(Default::default)
             .insert(key.to_string(), value);

@@ -66,6 +66,11 @@ impl Stop {
 
 impl SolveContext {
     /// A context with this seed and time limit and default budgets.
+    ///
+    /// The limit's clock starts in [`started`](SolveContext::started),
+    /// which [`solvers::run`](crate::solvers::run) calls: a solver's
+    /// `solve` called directly with this context has no deadline. Call
+    /// `solve(g, &ctx.started())` to give it one.
     pub fn new(seed: u64, time_limit: Option<Duration>) -> Self {
         SolveContext {
             seed,

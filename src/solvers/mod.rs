@@ -84,10 +84,15 @@ pub struct Abilities {
 
 /// A memory-aware scheduler.
 ///
-/// Implementations return an order of node indices; they never compute the
-/// recorded peak themselves (see [`run`]). Every implementation must stop
-/// within the context's deadline (checked cooperatively) and must be
-/// deterministic for a given seed.
+/// Implementations return an order of node indices; the recorded peak is
+/// never theirs but the checker's (see [`run`]; a solver may call
+/// [`crate::schedule::check`] itself, to keep the best of
+/// several tries). Every implementation must stop within the context's
+/// deadline (checked cooperatively: [`SolveContext::expired`], or a
+/// [`DeadlineTicker`] in a hot loop) and must be deterministic for a given
+/// seed (draw from [`Rng::derive`](crate::rng::Rng::derive)`(ctx.seed, k)`
+/// for a `k`-th stream). [`run`] starts the deadline's clock; `solve`
+/// called directly gets one from [`SolveContext::started`].
 pub trait Scheduler: Send + Sync {
     /// The registry name that builds this solver (e.g. `rule:delta,id`).
     fn name(&self) -> String;
