@@ -1,14 +1,17 @@
 //! A solver of your own, written outside memsched's source: implement
 //! [`Scheduler`], run it through [`solvers::run`] (which checks its order
 //! with the independent checker, as for every built-in solver) and compare
-//! it with the built-in ones. `docs/extending.md` says how to put it in the
-//! registry, so that `memsched schedule -s NAME` and experiments run it.
+//! it with the built-in ones; then [`solvers::register`] it and run an
+//! experiment config that names it beside built-in solvers (rows, summary
+//! and README in a temporary directory). `docs/extending.md` says how to
+//! put it in memsched's own registry, for the `memsched` binary.
 //!
 //! `cargo run --release --no-default-features --example custom_solver -- [GRAPH.json]`
 //! (default: MobileNetV2 inference, the article's floating encoding).
 
 use std::time::Duration;
 
+use memsched::experiment::{self, Config, RunOptions};
 use memsched::graph::{seed, Graph, NodeIdx};
 use memsched::solvers::{self, DeadlineTicker, Outcome, Scheduler, SolveContext};
 
@@ -101,5 +104,33 @@ fn main() {
         let peak = r.peak.map_or("-".into(), |p| p.to_string());
         let ms = r.time.as_secs_f64() * 1e3;
         println!("| {} | {} | {peak} | {ms:.2} |", r.solver, r.status);
+    }
+
+    // Registered, it runs in experiments like a built-in solver.
+    solvers::register("lookahead", "two-step lookahead", |arg| match arg {
+        None => Ok(Box::new(Lookahead) as Box<dyn Scheduler>),
+        Some(a) => Err(format!("takes no argument (got `{a}`)")),
+    })
+    .expect("a new name");
+    let config = "solvers = [\"lookahead\", \"seed-greedy\", \"best-heuristic\"]\n\
+                  plots = []\n[graphs]\n\
+                  generate = [{ spec = \"tensor-program:ops=40\", seeds = \"0..5\" }]\n";
+    let config = Config::parse(config, "custom_solver.rs", "custom").expect("a valid config");
+    let out = std::env::temp_dir().join("memsched-custom-solver");
+    let opts = RunOptions {
+        out: out.clone(),
+        fresh: true,
+        quiet: true,
+        ..RunOptions::default()
+    };
+    match experiment::run(&config, &opts) {
+        Ok(_) => println!(
+            "\nexperiment over 5 tensor programs: {}",
+            out.join("README.md").display()
+        ),
+        Err(e) => {
+            eprintln!("error: {e}");
+            std::process::exit(1);
+        }
     }
 }

@@ -51,7 +51,9 @@ pub use outcome::{
     Outcome, Report, Status,
 };
 pub use program::ProgramOrder;
-pub use registry::{build, list, names_with, not_built, split_name, SolverError, SolverInfo};
+pub use registry::{
+    build, list, names_with, not_built, register, split_name, Maker, SolverError, SolverInfo,
+};
 pub use seed_greedy::SeedGreedy;
 
 use std::time::Instant;

@@ -31,6 +31,109 @@ pub enum SolverError {
     BadArgument { name: String, message: String },
     #[error("solver `{name}` is not in this build: it needs the `{feature}` feature (on by default; this binary was built with --no-default-features)")]
     NotBuilt { name: String, feature: String },
+    #[error("cannot register solver `{name}`: {reason}")]
+    NotRegistered { name: String, reason: String },
+}
+
+/// Builds a registered solver from its argument (`None` for the bare name).
+pub type Maker = dyn Fn(Option<&str>) -> Result<Box<dyn Scheduler>, String> + Send + Sync;
+
+/// A solver registered by a program using memsched as a library.
+struct Registered {
+    name: String,
+    summary: String,
+    make: Box<Maker>,
+}
+
+/// The solvers [`register`]ed in this process, after the built-in ones.
+static REGISTERED: std::sync::RwLock<Vec<Registered>> = std::sync::RwLock::new(Vec::new());
+
+/// Registers a solver of your own under `name` for this process: from then
+/// on [`build`] and [`list`] know it, and so does everything that builds
+/// solvers by name, such as [`experiment::run`](crate::experiment::run)
+/// with a config that names it. `make` gets the text after `name:`, if
+/// any (`mine:fast` gives `Some("fast")`); an `Err` it returns becomes a
+/// [`SolverError::BadArgument`], as does a solver whose `name()` is not the
+/// name that built it (`mine`, `mine:fast`), which rows and resumes go by.
+/// The name must be new (not a built-in solver's or one registered
+/// before), non-empty, and without `:`, whitespace or `,`.
+///
+/// ```
+/// use memsched::graph::Graph;
+/// use memsched::solvers::{self, Kahn, Outcome, Scheduler, SolveContext};
+///
+/// /// Kahn's order, under a name of its own.
+/// struct MyKahn;
+///
+/// impl Scheduler for MyKahn {
+///     fn name(&self) -> String {
+///         "my-kahn".into()
+///     }
+///     fn solve(&self, g: &Graph, ctx: &SolveContext) -> Outcome {
+///         Kahn.solve(g, ctx)
+///     }
+/// }
+///
+/// let make = |arg: Option<&str>| match arg {
+///     None => Ok(Box::new(MyKahn) as Box<dyn Scheduler>),
+///     Some(a) => Err(format!("takes no argument (got `{a}`)")),
+/// };
+/// solvers::register("my-kahn", "Kahn's order, registered as an example", make)?;
+/// assert_eq!(solvers::build("my-kahn")?.name(), "my-kahn");
+/// assert!(solvers::build("my-kahn:x").is_err());
+/// # Ok::<(), solvers::SolverError>(())
+/// ```
+pub fn register(
+    name: &str,
+    summary: &str,
+    make: impl Fn(Option<&str>) -> Result<Box<dyn Scheduler>, String> + Send + Sync + 'static,
+) -> Result<(), SolverError> {
+    let refuse = |reason: &str| SolverError::NotRegistered {
+        name: name.to_string(),
+        reason: reason.to_string(),
+    };
+    if name.is_empty() || name.contains([':', ',']) || name.contains(char::is_whitespace) {
+        return Err(refuse("a name is non-empty, without `:`, `,` or spaces"));
+    }
+    if ENTRIES.iter().any(|e| e.name == name) || FEATURE_SOLVERS.iter().any(|(n, _)| *n == name) {
+        return Err(refuse("a built-in solver has that name"));
+    }
+    let mut registered = REGISTERED.write().unwrap_or_else(|e| e.into_inner());
+    if registered.iter().any(|r| r.name == name) {
+        return Err(refuse("a solver was registered under that name before"));
+    }
+    registered.push(Registered {
+        name: name.to_string(),
+        summary: summary.to_string(),
+        make: Box::new(make),
+    });
+    Ok(())
+}
+
+/// The registered solver `base` built with `arg`, if there is one.
+fn build_registered(
+    base: &str,
+    arg: Option<&str>,
+) -> Option<Result<Box<dyn Scheduler>, SolverError>> {
+    let registered = REGISTERED.read().unwrap_or_else(|e| e.into_inner());
+    let r = registered.iter().find(|r| r.name == base)?;
+    let bad = |message: String| SolverError::BadArgument {
+        name: base.to_string(),
+        message,
+    };
+    // Rows, resumes and reports know a solver by the name it gives.
+    let wanted = arg.map_or(base.to_string(), |a| format!("{base}:{a}"));
+    Some(
+        (r.make)(arg)
+            .map_err(bad)
+            .and_then(|solver| match solver.name() {
+                given if given == wanted => Ok(solver),
+                given => Err(bad(format!(
+                    "the solver built for `{wanted}` calls itself `{given}`: its `name()` must \
+             return the name that builds it"
+                ))),
+            }),
+    )
 }
 
 /// Solvers behind a cargo feature, and the feature.
@@ -316,7 +419,7 @@ pub fn names_with(has: impl Fn(&Abilities) -> bool) -> Vec<String> {
 
 /// Every solver, in registry order.
 pub fn list() -> Vec<SolverInfo> {
-    ENTRIES
+    let mut infos: Vec<SolverInfo> = ENTRIES
         .iter()
         .map(|e| SolverInfo {
             name: match e.param {
@@ -326,7 +429,13 @@ pub fn list() -> Vec<SolverInfo> {
             },
             summary: e.summary.to_string(),
         })
-        .collect()
+        .collect();
+    let registered = REGISTERED.read().unwrap_or_else(|e| e.into_inner());
+    infos.extend(registered.iter().map(|r| SolverInfo {
+        name: r.name.clone(),
+        summary: r.summary.clone(),
+    }));
+    infos
 }
 
 /// Solvers left out of this build, each with the cargo feature that adds it
@@ -379,10 +488,9 @@ pub fn build(name: &str) -> Result<Box<dyn Scheduler>, SolverError> {
             known: list().into_iter().map(|i| i.name).collect(),
         },
     };
-    let entry = ENTRIES
-        .iter()
-        .find(|e| e.name == base)
-        .ok_or_else(unknown)?;
+    let Some(entry) = ENTRIES.iter().find(|e| e.name == base) else {
+        return build_registered(base, arg).unwrap_or_else(|| Err(unknown()));
+    };
     match (entry.param, arg) {
         (Param::Optional(param), Some("")) => Err(SolverError::BadArgument {
             name: base.to_string(),

@@ -1,0 +1,75 @@
+//! A solver registered by a program using memsched as a library
+//! (`solvers::register`) is built by name, listed, and run by an
+//! experiment whose config names it, its orders checked as any other's.
+
+use memsched::experiment::{self, Config, RunOptions};
+use memsched::graph::Graph;
+use memsched::solvers::{self, Kahn, Outcome, Scheduler, SolveContext, SolverError};
+
+/// Kahn's order under another name.
+struct KahnAgain;
+
+impl Scheduler for KahnAgain {
+    fn name(&self) -> String {
+        "kahn-again".into()
+    }
+    fn solve(&self, g: &Graph, ctx: &SolveContext) -> Outcome {
+        Kahn.solve(g, ctx)
+    }
+}
+
+/// Registers `kahn-again` (no argument) and `misnamed` (a solver calling
+/// itself `kahn`), once per process.
+fn register_once() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let make = |arg: Option<&str>| match arg {
+            None => Ok(Box::new(KahnAgain) as Box<dyn Scheduler>),
+            Some(a) => Err(format!("takes no argument (got `{a}`)")),
+        };
+        solvers::register("kahn-again", "Kahn's order, registered by a test", make).unwrap();
+        solvers::register("misnamed", "", |_| Ok(Box::new(Kahn))).unwrap();
+    });
+}
+
+#[test]
+fn a_registered_solver_is_built_listed_and_refuses_clashes() {
+    register_once();
+    assert_eq!(solvers::build("kahn-again").unwrap().name(), "kahn-again");
+    let err = solvers::build("kahn-again:x").err().unwrap().to_string();
+    assert!(err.contains("takes no argument (got `x`)"), "{err}");
+    let err = solvers::build("misnamed").err().unwrap().to_string();
+    assert!(err.contains("calls itself `kahn`"), "{err}");
+    assert!(solvers::list().iter().any(|i| i.name == "kahn-again"));
+    for name in ["kahn", "kahn-again", "", "a:b", "a b"] {
+        let err = solvers::register(name, "", |_| Ok(Box::new(Kahn)))
+            .err()
+            .unwrap();
+        assert!(
+            matches!(err, SolverError::NotRegistered { .. }),
+            "{name}: {err}"
+        );
+    }
+}
+
+#[test]
+fn an_experiment_runs_a_registered_solver() {
+    register_once();
+    let tmp = tempfile::tempdir().unwrap();
+    let text = "solvers = [\"kahn-again\", \"seed-greedy\"]\nplots = []\n\
+                [graphs]\ngenerate = [{ spec = \"chain:length=4\", seeds = \"0..2\" }]\n";
+    let config = Config::parse(text, "registered.toml", "registered").unwrap();
+    let opts = RunOptions {
+        out: tmp.path().join("out"),
+        quiet: true,
+        ..RunOptions::default()
+    };
+    experiment::run(&config, &opts).unwrap();
+    let runs = std::fs::read_to_string(tmp.path().join("out/runs.csv")).unwrap();
+    let rows: Vec<&str> = runs
+        .lines()
+        .filter(|l| l.contains(",kahn-again,"))
+        .collect();
+    assert_eq!(rows.len(), 2, "{runs}");
+    assert!(rows.iter().all(|r| r.contains(",true,")), "{runs}");
+}
