@@ -191,6 +191,7 @@ fn cell(r: &Report) -> String {
         Status::TimedOut => "t/o",
         Status::Failed(_) => "fail",
         Status::Invalid(_) => "INVALID",
+        _ => "other",
     };
     let gap = match (&r.status, r.gap_pct()) {
         (Status::Feasible, Some(g)) => format!(" gap {g:.1}%"),

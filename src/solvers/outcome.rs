@@ -9,6 +9,7 @@ use crate::schedule::{Evaluation, ScheduleError};
 
 /// How a solve ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Status {
     /// The order's peak is proven minimal (search exhausted or bound closed).
     Optimal,
