@@ -426,6 +426,19 @@ fn transform_warns_when_it_drops_a_memory_constraint() {
     );
     let err = expect_exit(&o, 0);
     assert!(!err.contains("warning"), "{err}");
+    // A FREE before an ALLOC that must still run before the ALLOC's op: the
+    // floating encoding drops the edge, the anchored one keeps it.
+    let g = r#"{"Nodes":[{"Id":0,"Op":"ALLOC","Size":5,"BufId":0},{"Id":1,"Op":"a"},{"Id":2,"Op":"FREE","BufId":0},{"Id":3,"Op":"ALLOC","Size":7,"BufId":1},{"Id":4,"Op":"b"},{"Id":5,"Op":"FREE","BufId":1}],"Edges":[[0,1],[1,2],[2,3],[3,4],[4,5]]}"#;
+    let (_dir, path) = file_with(g);
+    for (allocs, warned) in [("floating", true), ("anchored", false)] {
+        let o = run(&["transform", path.as_str(), "--allocs", allocs], None);
+        let err = expect_exit(&o, 0);
+        assert_eq!(
+            err.contains("[2, 3] (a FREE before an ALLOC) is dropped"),
+            warned,
+            "{allocs}: {err}"
+        );
+    }
 }
 
 /// A rule reading `latency` on a graph without any `Latency` gets a

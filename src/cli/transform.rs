@@ -32,13 +32,19 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let g = read_graph(&args.graph)?;
     let t = transform::to_encoding(&g, args.allocs)?;
     // An edge into an ALLOC from an ALLOC or a FREE ("allocate after that
-    // is freed") is a memory constraint both encodings drop: the optimum
-    // may then fall. Edges from compute nodes only delay the ALLOC (F2).
+    // is freed") is a memory constraint the re-encoding may drop (the
+    // anchored one keeps it where its rule adds it back): the optimum may
+    // then fall. Edges from compute nodes only delay the ALLOC (F2). The
+    // re-encoded graph keeps every node id (maybe in another order).
+    let kept = |u: NodeIdx, a: NodeIdx| match (t.index_of(g.id(u)), t.index_of(g.id(a))) {
+        (Some(u), Some(a)) => t.preds(a).contains(&u),
+        _ => false,
+    };
     let dropped: Vec<(NodeIdx, NodeIdx)> = g
         .nodes()
         .filter(|&a| g.kind(a) == NodeKind::Alloc)
         .flat_map(|a| g.preds(a).iter().map(move |&u| (u, a)))
-        .filter(|&(u, _)| g.kind(u) != NodeKind::Compute)
+        .filter(|&(u, a)| g.kind(u) != NodeKind::Compute && !kept(u, a))
         .collect();
     if let Some(&(u, a)) = dropped.first() {
         note!(

@@ -303,7 +303,8 @@ const DARTS_REDUCE: [(CellOp, usize); 8] = [
 /// Reduction cells double C. Deterministic: the seed is not used.
 pub(super) fn darts(p: &Params, _rng: &mut Rng) -> Result<Graph, GenError> {
     let cells = p.int("cells", 1, 10_000)?;
-    let mut c = p.int("channels", 1, 100_000)?;
+    // The stem's first conv has C/2 channels: C = 1 would make it empty.
+    let mut c = p.int("channels", 2, 100_000)?;
     let (res, batch) = net_params(p)?;
     let mut net = Net::new(batch);
     let img = net.input(res);
@@ -448,6 +449,18 @@ pub(super) fn nasnet(p: &Params, _rng: &mut Rng) -> Result<Graph, GenError> {
 mod tests {
     use super::super::{generate, GenSpec};
     use super::*;
+
+    /// DARTS' stem halves C: `channels=1` would write an empty tensor.
+    #[test]
+    fn darts_refuses_one_channel() {
+        let spec = GenSpec::parse("darts:channels=1").unwrap();
+        let err = generate(&spec, 0).unwrap_err().to_string();
+        assert!(err.contains("channels"), "{err}");
+        let g = generate(&GenSpec::parse("darts:channels=2,cells=1").unwrap(), 0).unwrap();
+        assert!(g
+            .nodes()
+            .all(|v| g.kind(v) != crate::NodeKind::Alloc || g.size(v) > 0));
+    }
 
     #[test]
     fn watts_strogatz_keeps_n_k_over_2_edges() {
