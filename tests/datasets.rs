@@ -157,4 +157,27 @@ fn the_manifest_names_every_graph_once() {
             "{to}: {err}"
         );
     }
+    // So is a command column that is not the command that makes the file,
+    // and a model row whose `allocs` column misnames the file's encoding.
+    std::fs::write(&manifest, text.replacen("--seed 0 -o", "--seed 7 -o", 1)).unwrap();
+    let err = String::from_utf8_lossy(&datasets().stderr).to_string();
+    assert!(err.contains("is not the one that makes it"), "{err}");
+    std::fs::write(&manifest, &text).unwrap();
+    let models = tmp.path().join("models").join("manifest.csv");
+    let text = std::fs::read_to_string(&models).unwrap();
+    let first_row = text.lines().nth(1).unwrap();
+    assert!(first_row.contains(",anchored,"), "{first_row}");
+    let flipped = text.replacen(
+        first_row,
+        &first_row.replacen(",anchored,", ",floating,", 1),
+        1,
+    );
+    std::fs::write(&models, flipped).unwrap();
+    let out = datasets();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("says `floating`, but the file is anchored"),
+        "{err}"
+    );
 }

@@ -154,10 +154,6 @@ fn read(dir: &Path, file: &str) -> Result<Graph, StatsError> {
     })
 }
 
-fn load(dir: &Path, file: &str) -> Result<GraphStats, StatsError> {
-    read(dir, file).map(|g| graph_stats(&g))
-}
-
 /// Checks that `spec` and `seed` (a row of a generated graphs' manifest)
 /// make the graph `g` of `file`, to the fingerprint: a table row must not
 /// pair one graph's figures with another's spec.
@@ -192,6 +188,65 @@ fn check_generated(
     Ok(())
 }
 
+/// Checks that a generated graph's `command` column is the command that
+/// makes it: `memsched gen SPEC --seed SEED -o .../FILE` (quotes around a
+/// word allowed), so the table's provenance column cannot drift from the
+/// spec and seed the file was checked against.
+fn check_command(
+    dir: &Path,
+    file: &str,
+    spec: &str,
+    seed: &str,
+    command: &str,
+) -> Result<(), StatsError> {
+    let words: Vec<&str> = command
+        .split_whitespace()
+        .map(|w| w.trim_matches(|c| c == '\'' || c == '"'))
+        .collect();
+    let after = |flag: &str| {
+        words
+            .iter()
+            .position(|w| *w == flag)
+            .and_then(|i| words.get(i + 1))
+    };
+    let writes_file = after("-o").is_some_and(|o| Path::new(o).file_name() == Some(file.as_ref()));
+    if words.get(..3) == Some(&["memsched", "gen", spec][..])
+        && after("--seed") == Some(&seed)
+        && writes_file
+    {
+        return Ok(());
+    }
+    Err(StatsError::Manifest {
+        path: dir.join("manifest.csv").display().to_string(),
+        message: format!(
+            "`{file}`: the command `{command}` is not the one that makes it: write \
+             `memsched gen {spec} --seed {seed} -o {}`",
+            dir.join(file).display()
+        ),
+    })
+}
+
+/// Checks an exported model's `allocs` column against the file: in the
+/// floating encoding no ALLOC has a predecessor; an anchored export has
+/// ALLOCs that wait for their op's inputs.
+fn check_allocs(dir: &Path, file: &str, allocs: &str, g: &Graph) -> Result<(), StatsError> {
+    let anchored = g
+        .nodes()
+        .any(|v| g.kind(v) == NodeKind::Alloc && !g.preds(v).is_empty());
+    let found = if anchored { "anchored" } else { "floating" };
+    if allocs == found {
+        return Ok(());
+    }
+    Err(StatsError::Manifest {
+        path: dir.join("manifest.csv").display().to_string(),
+        message: format!(
+            "`{file}`: its `allocs` column says `{allocs}`, but the file is {found} (an ALLOC \
+             {} a predecessor)",
+            if anchored { "has" } else { "never has" }
+        ),
+    })
+}
+
 fn bytes(b: u64) -> String {
     let mib = b as f64 / (1024.0 * 1024.0);
     format!("{b} ({mib:.2} MiB)")
@@ -213,7 +268,9 @@ pub fn models_table(dir: &Path) -> Result<String, StatsError> {
     for row in manifest(dir)? {
         let f = |k| field(&row, k, dir).map(cell);
         let file = field(&row, "file", dir)?;
-        let st = load(dir, file)?;
+        let g = read(dir, file)?;
+        check_allocs(dir, file, field(&row, "allocs", dir)?, &g)?;
+        let st = graph_stats(&g);
         let _ = writeln!(
             s,
             "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | `{}` |",
@@ -246,8 +303,9 @@ pub fn nas_table(dir: &Path) -> Result<String, StatsError> {
         let f = |k| field(&row, k, dir).map(cell);
         let file = field(&row, "file", dir)?;
         let g = read(dir, file)?;
-        let spec = field(&row, "spec", dir)?;
-        check_generated(dir, file, spec, field(&row, "seed", dir)?, &g)?;
+        let (spec, seed) = (field(&row, "spec", dir)?, field(&row, "seed", dir)?);
+        check_generated(dir, file, spec, seed, &g)?;
+        check_command(dir, file, spec, seed, field(&row, "command", dir)?)?;
         let st = graph_stats(&g);
         let _ = writeln!(
             s,
