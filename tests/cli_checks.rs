@@ -237,6 +237,21 @@ fn cli_checks_restarts_and_rule_mode_are_checked_and_warned() {
             &["--solver", "kahn", "--memory-budget", "1MiB"],
             "warning: --memory-budget has no effect on solver `kahn`",
         ),
+        (
+            &["-s", "rule:delta", "-s", "rule: delta"],
+            "warning: `rule:delta` and `rule: delta` are the same solver `rule:delta`",
+        ),
+        (
+            &[
+                "-s",
+                "rule:delta",
+                "-s",
+                "moves:delta",
+                "--rule-mode",
+                "moves",
+            ],
+            "warning: `rule:delta` and `moves:delta` are the same solver `moves:delta`",
+        ),
     ] {
         let err = expect_exit(&schedule(args, EXAMPLE), 0);
         assert!(err.contains(warning), "{args:?}: {err}");

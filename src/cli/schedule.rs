@@ -241,6 +241,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         budget,
     };
     warn_unread_flags(&chosen, args.rule_mode, given);
+    warn_repeated_solvers(&chosen);
     check_outputs(
         args.out.as_deref(),
         args.plot.as_deref(),
@@ -529,6 +530,21 @@ struct Given {
 /// Warns about flags that none of the `chosen` solvers reads (`--rule-mode moves`,
 /// `--seed`, `--restarts`, the budgets), naming them: such a flag is ignored.
 /// A flag that one of several solvers reads is meant for that one.
+/// Two `-s` that build the same solver (`rule:delta` and `rule: delta`, or
+/// `rule:E` and `moves:E` under `--rule-mode moves`) run it twice, each
+/// with its own row: said, as an experiment config refuses them.
+fn warn_repeated_solvers(chosen: &[(&str, Box<dyn Scheduler>)]) {
+    for (i, (shown, solver)) in chosen.iter().enumerate() {
+        let name = solver.name();
+        if let Some((first, _)) = chosen[..i].iter().find(|(_, s)| s.name() == name) {
+            note!(
+                "warning: `{first}` and `{shown}` are the same solver `{name}`: it runs twice, \
+                 with a row each"
+            );
+        }
+    }
+}
+
 fn warn_unread_flags(chosen: &[(&str, Box<dyn Scheduler>)], rule_mode: RuleMode, given: Given) {
     let Given {
         seed,
