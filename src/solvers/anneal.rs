@@ -285,6 +285,16 @@ pub struct Anneal {
     name: Option<String>,
 }
 
+impl std::fmt::Debug for Anneal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Anneal")
+            .field("name", &self.name())
+            .field("start", &self.start.name())
+            .field("iterations", &self.iterations)
+            .finish()
+    }
+}
+
 impl Default for Anneal {
     fn default() -> Self {
         Anneal::with_start(Box::new(super::best_heuristic()))
@@ -302,8 +312,8 @@ impl Anneal {
     }
 
     /// Sets the name it reports (the registry name that builds it).
-    pub fn named(mut self, name: String) -> Self {
-        self.name = Some(name);
+    pub fn named(mut self, name: impl Into<String>) -> Self {
+        self.name = Some(name.into());
         self
     }
 

@@ -32,6 +32,16 @@ pub struct BestOf {
     members: Vec<Box<dyn Scheduler>>,
 }
 
+impl std::fmt::Debug for BestOf {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let members: Vec<String> = self.members.iter().map(|m| m.name()).collect();
+        f.debug_struct("BestOf")
+            .field("name", &self.name)
+            .field("members", &members)
+            .finish()
+    }
+}
+
 /// Below this many nodes the members run one after another: handing them
 /// to rayon costs more than they take (on 35-60-node graphs
 /// `best-heuristic` took 2-3x longer in parallel than in sequence).
