@@ -154,6 +154,14 @@ fn read(dir: &Path, file: &str) -> Result<Graph, StatsError> {
     })
 }
 
+/// A bad manifest row, the one of `file`.
+fn row_error(dir: &Path, file: &str, message: String) -> StatsError {
+    StatsError::Manifest {
+        path: dir.join("manifest.csv").display().to_string(),
+        message: format!("`{file}`: {message}"),
+    }
+}
+
 /// Checks that `spec` and `seed` (a row of a generated graphs' manifest)
 /// make the graph `g` of `file`, to the fingerprint: a table row must not
 /// pair one graph's figures with another's spec.
@@ -164,10 +172,7 @@ fn check_generated(
     seed: &str,
     g: &Graph,
 ) -> Result<(), StatsError> {
-    let bad = |message: String| StatsError::Manifest {
-        path: dir.join("manifest.csv").display().to_string(),
-        message: format!("`{file}`: {message}"),
-    };
+    let bad = |message: String| row_error(dir, file, message);
     let parsed = GenSpec::parse(spec)
         .map_err(|e| e.to_string())
         .and_then(|parsed| parsed.check_names().map(|()| parsed))
@@ -216,14 +221,15 @@ fn check_command(
     {
         return Ok(());
     }
-    Err(StatsError::Manifest {
-        path: dir.join("manifest.csv").display().to_string(),
-        message: format!(
-            "`{file}`: the command `{command}` is not the one that makes it: write \
+    Err(row_error(
+        dir,
+        file,
+        format!(
+            "the command `{command}` is not the one that makes it: write \
              `memsched gen {spec} --seed {seed} -o {}`",
             dir.join(file).display()
         ),
-    })
+    ))
 }
 
 /// Checks an exported model's `allocs` column against the file: in the
@@ -237,14 +243,15 @@ fn check_allocs(dir: &Path, file: &str, allocs: &str, g: &Graph) -> Result<(), S
     if allocs == found {
         return Ok(());
     }
-    Err(StatsError::Manifest {
-        path: dir.join("manifest.csv").display().to_string(),
-        message: format!(
-            "`{file}`: its `allocs` column says `{allocs}`, but the file is {found} (an ALLOC \
-             {} a predecessor)",
+    Err(row_error(
+        dir,
+        file,
+        format!(
+            "its `allocs` column says `{allocs}`, but the file is {found} (an ALLOC {} a \
+             predecessor)",
             if anchored { "has" } else { "never has" }
         ),
-    })
+    ))
 }
 
 fn bytes(b: u64) -> String {

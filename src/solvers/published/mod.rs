@@ -280,7 +280,7 @@ impl OpView {
 
     /// The op defining buffer `b`: the first, in program order, of the ops
     /// its ALLOC feeds (`None` if it feeds none).
-    pub fn definer(&self, g: &Graph, b: u32) -> Option<u32> {
+    fn definer(&self, g: &Graph, b: u32) -> Option<u32> {
         let alloc = g.partner(self.buffers[b as usize])?;
         g.succs(alloc)
             .iter()
