@@ -145,8 +145,11 @@ pub struct Optimality {
     /// The open graphs' largest and median gap (%).
     pub max_gap_pct: Option<f64>,
     pub median_gap_pct: Option<f64>,
-    /// Graphs with a valid peak and no usable bound.
+    /// Graphs with a valid peak and no usable bound: none at all
+    /// (`boundless`), a bound of 0, or one above the peak.
     pub unbounded: usize,
+    /// Graphs with a valid peak for which no solver gave any bound.
+    pub boundless: usize,
     /// Graphs without any checked order.
     pub unsolved: usize,
 }
@@ -166,6 +169,10 @@ impl Optimality {
             .iter()
             .filter(|g| g.best_known_bytes.is_none())
             .count();
+        let boundless = graphs
+            .iter()
+            .filter(|g| g.best_known_bytes.is_some() && g.lower_bound_bytes.is_none())
+            .count();
         Optimality {
             graphs: graphs.len(),
             proven,
@@ -173,6 +180,7 @@ impl Optimality {
             max_gap_pct,
             median_gap_pct,
             unbounded: graphs.len() - proven - open - unsolved,
+            boundless,
             unsolved,
         }
     }
@@ -266,6 +274,7 @@ mod tests {
                 max_gap_pct: Some(10.5357),
                 median_gap_pct: Some(10.5357),
                 unbounded: 1,
+                boundless: 1,
                 unsolved: 0,
             }
         );

@@ -261,12 +261,35 @@ pub fn optimality(graphs: &[GraphSummary]) -> String {
             o.median_gap_pct.map_or("-".into(), open_gap)
         ));
     }
-    if o.unbounded > 0 {
+    if o.boundless > 0 && o.boundless == o.graphs - o.unsolved {
+        return format!(
+            "**Optimality.** No solver of this config gives lower bounds, so no best known \
+             peak here is known to be optimal (`exact`, `ilp`, `dp` or `brute` in the config \
+             would prove optima or bound the gap){}.\n",
+            match o.unsolved {
+                0 => String::new(),
+                n => format!(
+                    "; {} no valid order at all",
+                    plural(n, "graph has", "graphs have")
+                ),
+            }
+        );
+    }
+    if o.boundless > 0 {
         parts.push(format!(
-            "{} no usable lower bound (no solver of the config gave one above 0): {} best \
-             known peak is not known to be optimal",
-            plural(o.unbounded, "has", "have"),
-            if o.unbounded == 1 { "its" } else { "their" }
+            "{} no lower bound (no solver of the config gave one): {} best known peak is \
+             not known to be optimal",
+            plural(o.boundless, "has", "have"),
+            if o.boundless == 1 { "its" } else { "their" }
+        ));
+    }
+    let unusable = o.unbounded - o.boundless;
+    if unusable > 0 {
+        parts.push(format!(
+            "{} no usable lower bound (the highest is 0, or above the best known peak, which \
+             is a solver bug): {} best known peak is not known to be optimal",
+            plural(unusable, "has", "have"),
+            if unusable == 1 { "its" } else { "their" }
         ));
     }
     if o.unsolved > 0 {
@@ -788,7 +811,7 @@ mod tests {
                 "Of the 3 graphs, 1 is proven optimal (the best known peak meets a lower bound \
                  some solver proved); 1 is open: the best known peak is above the best lower \
                  bound, by at most 100.00% (median 100.00%) of the bound, so at most that far \
-                 above the optimum; 1 has no usable lower bound"
+                 above the optimum; 1 has no lower bound (no solver of the config gave one)"
             ),
             "{text}"
         );
@@ -816,6 +839,53 @@ mod tests {
         // Per solver: the gap to the optimum is over the one proven graph.
         let kahn = text.lines().find(|l| l.starts_with("| `kahn` |")).unwrap();
         assert!(kahn.contains("| 1 of 3 | 100.00 |"), "{kahn}");
+    }
+
+    /// A config without a bounding solver is told so in one sentence; a
+    /// bound of 0 is "no usable bound", apart from "no bound at all".
+    #[test]
+    fn optimality_tells_no_bounds_from_unusable_ones() {
+        use crate::experiment::rows;
+        let config = Config::parse(
+            "solvers = [\"kahn\", \"exact\"]\nbaselines = [\"program\"]\n",
+            "t.toml",
+            "t",
+        )
+        .unwrap();
+        let row = |item: usize, graph: &str, solver: &str, lb| Row {
+            item,
+            graph: graph.into(),
+            solver: solver.into(),
+            status: "feasible".into(),
+            valid: true,
+            peak_bytes: Some(1 << 20),
+            lower_bound_bytes: lb,
+            ..rows::blank()
+        };
+        let none = final_readme(
+            &config,
+            vec![row(0, "a", "program", None), row(1, "b", "kahn", None)],
+        );
+        assert!(
+            none.contains(
+                "**Optimality.** No solver of this config gives lower bounds, so no best known \
+                 peak here is known to be optimal"
+            ),
+            "{none}"
+        );
+        let zero = final_readme(
+            &config,
+            vec![row(0, "a", "exact", Some(0)), row(1, "b", "kahn", None)],
+        );
+        assert!(
+            zero.contains(
+                "Of the 2 graphs, 0 are proven optimal (the best known peak meets a lower bound \
+                 some solver proved); 1 has no lower bound (no solver of the config gave one): \
+                 its best known peak is not known to be optimal; 1 has no usable lower bound \
+                 (the highest is 0, or above the best known peak"
+            ),
+            "{zero}"
+        );
     }
 
     /// Above [`MAX_TABLE_GRAPHS`] graphs a family's cell is the mean over

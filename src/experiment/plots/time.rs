@@ -12,6 +12,8 @@ use crate::experiment::ExperimentError;
 
 struct Times<'a> {
     title: &'a str,
+    /// How many rows took under [`FLOOR_MS`] and are drawn at it.
+    floored: usize,
     series: Vec<(String, Vec<(f64, f64)>)>,
     x: (f64, f64),
     y: (f64, f64),
@@ -37,7 +39,17 @@ impl Draw for Times<'_> {
             chart
                 .configure_mesh()
                 .x_desc("graph size (nodes)")
-                .y_desc("solve time (ms)")
+                .y_desc(if self.floored > 0 {
+                    format!(
+                        "solve time (ms; {} under {FLOOR_MS} ms drawn at {FLOOR_MS})",
+                        match self.floored {
+                            1 => "1 run".to_string(),
+                            n => format!("{n} runs"),
+                        }
+                    )
+                } else {
+                    "solve time (ms)".to_string()
+                })
                 .x_label_formatter(&|x| format!("{x:.0}"))
                 .y_label_formatter(&|y| tick_label(*y)),
         )?;
@@ -92,21 +104,25 @@ fn tick_label(v: f64) -> String {
     format!("{v:.decimals$}")
 }
 
-/// Draws `time.png` and `time.svg` (rows with a valid order only).
+/// The lowest time drawn (the log axis needs > 0; `runs.csv` keeps
+/// microseconds, so a faster solve is written as 0).
+const FLOOR_MS: f64 = 1e-3;
+
+/// Draws `time.png` and `time.svg` (rows with a valid order only); the
+/// y axis says how many runs were drawn at [`FLOOR_MS`].
 pub fn draw(
     dir: &Path,
     title: &str,
     rows: &[Row],
     solvers: &[String],
 ) -> Result<Vec<String>, ExperimentError> {
-    // Times below a microsecond are drawn at 1 us (the log axis needs > 0).
     let series: Vec<(String, Vec<(f64, f64)>)> = solvers
         .iter()
         .map(|s| {
             let pts = rows
                 .iter()
                 .filter(|r| &r.solver == s && r.valid && r.nodes > 0)
-                .map(|r| (r.nodes as f64, r.time_ms.max(1e-3)))
+                .map(|r| (r.nodes as f64, r.time_ms.max(FLOOR_MS)))
                 .collect();
             (s.clone(), pts)
         })
@@ -116,10 +132,16 @@ pub fn draw(
         return Ok(Vec::new());
     }
     let all = || series.iter().flat_map(|(_, p)| p.iter());
+    let floored = rows
+        .iter()
+        .filter(|r| r.valid && r.nodes > 0 && r.time_ms < FLOOR_MS)
+        .filter(|r| solvers.contains(&r.solver))
+        .count();
     let (x0, x1) = all().fold((f64::MAX, 0f64), |(a, b), p| (a.min(p.0), b.max(p.0)));
     let (y0, y1) = all().fold((f64::MAX, 0f64), |(a, b), p| (a.min(p.1), b.max(p.1)));
     let plot = Times {
         title,
+        floored,
         series,
         x: (x0 / 1.5, x1 * 1.5),
         y: (y0 / 2.0, y1 * 2.0),
