@@ -62,8 +62,12 @@ pub enum Refusal {
     /// The first byte that is not blank cannot begin the input.
     #[error("it starts with {} at offset {offset}, where {says}{}", show_byte(*byte), start_hint(*byte, *offset))]
     BadStart {
+        /// The offending byte.
         byte: u8,
+        /// Its position in the file, in bytes from 0 (a byte-order mark
+        /// and blanks before it counted).
         offset: u64,
+        /// What the input should start with: the [`Start::says`] text.
         says: &'static str,
     },
     /// A byte-order mark of UTF-16 text.
@@ -76,10 +80,20 @@ pub enum Refusal {
          order or config holds: it is not a text file",
         show_byte(*byte)
     )]
-    ControlByte { byte: u8, offset: u64, line: u64 },
+    ControlByte {
+        /// The control byte, below 0x20.
+        byte: u8,
+        /// Its position in the file, in bytes from 0.
+        offset: u64,
+        /// Its line, counted from 1.
+        line: u64,
+    },
     /// More bytes than the limit.
     #[error("it is larger than {}, the most memsched reads", bytes(*limit))]
-    TooLarge { limit: u64 },
+    TooLarge {
+        /// The byte limit given to [`read`] or [`read_from`].
+        limit: u64,
+    },
 }
 
 /// Why an input could not be read.
@@ -95,7 +109,11 @@ pub enum ReadError {
     /// A text input ([`read_text`]) holds a byte sequence that is not
     /// UTF-8.
     #[error("byte {valid_up_to} is not UTF-8 text")]
-    NotUtf8 { valid_up_to: usize },
+    NotUtf8 {
+        /// Offset in bytes of the first byte that is not UTF-8; every byte
+        /// before it is.
+        valid_up_to: usize,
+    },
 }
 
 /// A byte as a message shows it: `` `[` `` if printable, else `byte 0x00`.

@@ -56,6 +56,7 @@
 //! The only `unsafe` is a cache prefetch hint (`prefetch.rs`), which cannot
 //! fault or change a result; everything else is denied it.
 #![deny(unsafe_code)]
+#![warn(missing_docs)]
 // Module docs map their private submodules and constants for readers of
 // `cargo doc --document-private-items`; the public docs show those names
 // as plain text.

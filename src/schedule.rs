@@ -25,16 +25,40 @@ pub struct Evaluation {
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum ScheduleError {
+    /// The order does not list as many nodes as the graph has.
     #[error("the order has {got} entries but the graph has {expected} nodes")]
-    WrongLength { got: usize, expected: usize },
+    WrongLength {
+        /// Entries in the order.
+        got: usize,
+        /// Nodes in the graph.
+        expected: usize,
+    },
+    /// An index-based order names an index `>= node_count()`.
     #[error("the order names node index {index}, which does not exist")]
-    UnknownNode { index: u64 },
+    UnknownNode {
+        /// The out-of-range node index.
+        index: u64,
+    },
+    /// An id-based order ([`check_ids`]) names an id no node has.
     #[error("the order names id {id}, which is not a node of the graph")]
-    UnknownId { id: i64 },
+    UnknownId {
+        /// The id as given.
+        id: i64,
+    },
+    /// A node is listed twice (so, by the length check, another is missing).
     #[error("node {id} appears twice in the order")]
-    Repeated { id: i64 },
+    Repeated {
+        /// The node's original id.
+        id: i64,
+    },
+    /// A node runs before one of its predecessors.
     #[error("edge [{from}, {to}] is violated: {to} runs before {from}")]
-    EdgeViolated { from: i64, to: i64 },
+    EdgeViolated {
+        /// Original id of the edge's source, which the order runs too late.
+        from: i64,
+        /// Original id of the edge's target.
+        to: i64,
+    },
 }
 
 /// Checks that `order` is a permutation of the graph's nodes that respects

@@ -36,21 +36,28 @@ pub enum AllocEncoding {
 /// A tensor: output `output` of op `op`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TensorRef {
+    /// Index of the producing op in [`TensorProgram::ops`].
     pub op: usize,
+    /// Index into that op's [`OpSpec::outputs`].
     pub output: usize,
 }
 
 /// One op: its name, the tensors it reads, the byte sizes of its outputs.
 #[derive(Debug, Clone, PartialEq)]
 pub struct OpSpec {
+    /// The op type, written as the op node's `Op` field (e.g. `Conv`).
     pub name: String,
+    /// Tensors read, each an output of an earlier op; the graph gets one
+    /// edge per distinct producer op.
     pub inputs: Vec<TensorRef>,
+    /// Size in bytes of each output tensor, one ALLOC and buffer each.
     pub outputs: Vec<u64>,
 }
 
 /// A straight-line program of ops; ops may only read earlier ops' outputs.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct TensorProgram {
+    /// The ops in program order; a [`TensorRef`] names one by index.
     pub ops: Vec<OpSpec>,
 }
 

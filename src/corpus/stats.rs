@@ -23,25 +23,48 @@ use crate::schedule;
 #[derive(Debug, Error)]
 #[non_exhaustive]
 pub enum StatsError {
+    /// The folder's `manifest.csv` could not be opened.
     #[error("cannot read {path}: {message}")]
-    Io { path: String, message: String },
+    Io {
+        /// The manifest's path, as displayed.
+        path: String,
+        /// The CSV reader's error.
+        message: String,
+    },
+    /// The manifest is not valid CSV, lacks a column, misses or repeats a
+    /// graph file, or has a row that does not match its file.
     #[error("{path}: bad manifest: {message}")]
-    Manifest { path: String, message: String },
+    Manifest {
+        /// The manifest's path, as displayed.
+        path: String,
+        /// What is wrong, naming the row's file when one row is at fault.
+        message: String,
+    },
+    /// A graph file the manifest lists could not be read as a graph.
     #[error("{path}: {source}")]
     Graph {
+        /// The graph file's path (the folder joined with the row's `file`).
         path: String,
+        /// Why it was refused.
         #[source]
         source: GraphError,
     },
+    /// The document lacks the markers around the section to replace.
     #[error("no `<!-- BEGIN {name} -->` ... `<!-- END {name} -->` markers in the document")]
-    MissingMarker { name: String },
+    MissingMarker {
+        /// The section name given to [`replace_section`].
+        name: String,
+    },
 }
 
 /// Figures of one graph.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct GraphStats {
+    /// Node count: ALLOCs, ops and FREEs together.
     pub nodes: usize,
+    /// Edge count, an edge written twice counted twice.
     pub edges: usize,
+    /// Buffer count, i.e. the number of ALLOC nodes.
     pub buffers: usize,
     /// Sum of all ALLOC sizes.
     pub total_allocated: i64,

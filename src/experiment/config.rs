@@ -23,13 +23,25 @@ const MAX_CONFIG_BYTES: u64 = 64 << 20;
 #[derive(Debug, Error)]
 #[non_exhaustive]
 pub enum ConfigError {
+    /// The file could not be read, or is not TOML text (binary, not UTF-8,
+    /// over 64 MiB).
     #[error("cannot read config {path}: {source}")]
     Read {
+        /// The config's path, as displayed.
         path: String,
+        /// Why reading failed.
         source: crate::input::ReadError,
     },
+    /// The text is not a valid config: bad TOML, an unknown key, an
+    /// unknown solver or generator, a malformed seed list, ...
     #[error("invalid config {path}: {message}")]
-    Invalid { path: String, message: String },
+    Invalid {
+        /// The `origin` given to [`Config::parse`]: the file's path for
+        /// [`Config::load`].
+        path: String,
+        /// What is wrong, naming the key or entry.
+        message: String,
+    },
 }
 
 /// The plots an experiment can draw (`plots = [...]`).
@@ -153,8 +165,12 @@ fn default_gen_seeds() -> Seeds {
     expecting = "seeds as a non-negative integer (`3`), a list of them (`[0, 1, 2]`) or a range string (`\"0..50\"`)"
 )]
 pub enum Seeds {
+    /// `[0, 1, 2]`: these seeds, in this order, none repeated.
     List(Vec<u64>),
+    /// `3`: the one seed 3 (not three seeds).
     One(u64),
+    /// `"A..B"`: seeds A to B - 1, at most 1,000,000 of them; kept as
+    /// written until [`Seeds::expand`].
     Range(String),
 }
 
@@ -293,8 +309,12 @@ pub struct GraphsSection {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct BudgetSection {
+    /// `max_states`: most states a search may store; default 50,000,000
+    /// (see [`Budget::max_states`]).
     #[serde(default = "default_states")]
     pub max_states: u64,
+    /// `max_memory_bytes`: most bytes a search's tables may hold; default
+    /// 4 GiB (see [`Budget::max_memory_bytes`]).
     #[serde(default = "default_memory")]
     pub max_memory_bytes: u64,
 }
@@ -339,6 +359,7 @@ pub struct Config {
     /// One line shown at the top of the generated README.
     #[serde(default)]
     pub description: String,
+    /// `[graphs]`: the experiment's graphs, each solved by every solver.
     #[serde(default)]
     pub graphs: GraphsSection,
     /// Solver names (see `memsched solvers`).
@@ -353,6 +374,7 @@ pub struct Config {
     /// keeping the lowest peak (`memsched schedule --restarts K`).
     #[serde(default = "default_restarts")]
     pub restarts: u32,
+    /// `[budget]`: work limits of searches, passed to every solve.
     #[serde(default)]
     pub budget: BudgetSection,
     /// Baselines in order of preference: the first valid one on a graph is

@@ -23,12 +23,17 @@ use crate::solvers::gap_to_bound_pct;
 pub struct GraphSummary {
     /// The graph's first item in the plan (rows are sorted by it).
     pub item: usize,
+    /// The graph's name, as in `runs.csv`'s `graph` column.
     pub graph: String,
+    /// Generator family, or the directory name of a graph file.
     pub family: String,
+    /// Node count, from the graph's first row (0 if it could not be loaded).
     pub nodes: usize,
+    /// Edge count, from the graph's first row (0 if it could not be loaded).
     pub edges: usize,
     /// The baseline used for this graph (empty when none gave an order).
     pub baseline: String,
+    /// That baseline's checked peak in bytes; empty when none gave an order.
     pub baseline_peak_bytes: Option<u64>,
     /// The lowest checked peak over all solvers.
     pub best_known_bytes: Option<u64>,
@@ -138,12 +143,15 @@ pub fn conflicts(graphs: &[GraphSummary]) -> Option<String> {
 /// gaps of the open ones.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Optimality {
+    /// All graphs counted: `proven + open + unbounded + unsolved`.
     pub graphs: usize,
+    /// Graphs whose best known peak equals their best lower bound.
     pub proven: usize,
     /// Graphs with a positive gap to their bound.
     pub open: usize,
     /// The open graphs' largest and median gap (%).
     pub max_gap_pct: Option<f64>,
+    /// The open graphs' median gap (%); `None` when no graph is open.
     pub median_gap_pct: Option<f64>,
     /// Graphs with a valid peak and no usable bound: none at all
     /// (`boundless`), a bound of 0, or one above the peak.

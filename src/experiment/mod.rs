@@ -52,13 +52,22 @@ pub enum ExperimentError {
     /// A file operation failed: `op` says which ("read", "write", ...).
     #[error("cannot {op} {path}: {source}")]
     Io {
+        /// The operation, as the message words it: `read`, `write`,
+        /// `open`, `create directory`, `rename to`, ...
         op: &'static str,
+        /// The file or directory it was applied to, as displayed.
         path: String,
+        /// The operating system's error.
         source: std::io::Error,
     },
     /// A plot could not be drawn: `plot` is its file's path.
     #[error("plot {plot}: {message}")]
-    Plot { plot: String, message: String },
+    Plot {
+        /// Path of the PNG or SVG file being drawn.
+        plot: String,
+        /// The plotting library's error, or a bad file extension.
+        message: String,
+    },
     /// memsched's own code panicked outside a solve (a bug): the message.
     #[error("internal error (a memsched bug, please report it): {0}")]
     Internal(String),
@@ -81,6 +90,8 @@ pub const GRAPHS: &str = "graphs.csv";
 /// What the final pass wrote.
 #[derive(Debug, Clone, Default)]
 pub struct Finished {
+    /// Rows of the rewritten `runs.csv`, rows of solvers or graphs no
+    /// longer in the config included.
     pub rows: usize,
     /// Rows that show a solver bug ([`rows::is_broken`]), the final pass's
     /// refuted bounds included.

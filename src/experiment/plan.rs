@@ -49,7 +49,12 @@ pub enum GraphSource {
     /// A seed JSON file.
     File(PathBuf),
     /// A generator spec and seed.
-    Generated { spec: GenSpec, seed: u64 },
+    Generated {
+        /// The generator spec, parsed from the config's `generate` entry.
+        spec: GenSpec,
+        /// The generator seed: one of the entry's `seeds`.
+        seed: u64,
+    },
 }
 
 /// A named graph of the experiment.
@@ -59,12 +64,17 @@ pub struct GraphEntry {
     pub name: String,
     /// Generator family, or the directory name for files (`models`).
     pub family: String,
+    /// Where to load or generate it from (nothing is loaded when the plan
+    /// is made).
     pub source: GraphSource,
 }
 
 /// A solver of the experiment.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SolverEntry {
+    /// The registry name as the solver spells it (the config's
+    /// `rule: delta, id` is `rule:delta,id`), as in `runs.csv`'s `solver`
+    /// column.
     pub name: String,
     /// Runs once per seed (otherwise once, with seed 0).
     pub seeded: bool,
@@ -77,8 +87,12 @@ pub struct SolverEntry {
 pub struct Item {
     /// Position in the full plan (stable across shards and resumes).
     pub id: usize,
+    /// Index into [`Plan::graphs`].
     pub graph: usize,
+    /// Index into [`Plan::solvers`].
     pub solver: usize,
+    /// The solver's seed: one of the config's `seeds` for a seeded
+    /// solver, 0 for a deterministic one.
     pub seed: u64,
 }
 
@@ -87,7 +101,9 @@ pub struct Item {
 /// do); see [`Plan::shard_items`] for which items.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Shard {
+    /// K: which part, in `0..count`.
     pub index: usize,
+    /// N: how many parts, at least 1.
     pub count: usize,
 }
 
@@ -137,8 +153,11 @@ fn key_hash(graph: &str, solver: &str, seed: u64) -> u64 {
 /// Graphs, solvers and items of one config.
 #[derive(Debug, Clone)]
 pub struct Plan {
+    /// Files, then globs' matches, then generated graphs, in config order.
     pub graphs: Vec<GraphEntry>,
+    /// Baselines, then solvers, each once ([`Config::all_solvers`]).
     pub solvers: Vec<SolverEntry>,
+    /// Every solve, graph-major, `items[i].id == i`.
     pub items: Vec<Item>,
 }
 

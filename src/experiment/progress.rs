@@ -29,7 +29,9 @@ pub const PLAIN_PERIOD: Duration = Duration::from_secs(30);
 /// overruns the docs name), `threads` at a time.
 #[derive(Debug, Clone, Copy)]
 pub struct Worst {
+    /// The per-solve time limit (the config's `time_limit`).
     pub limit: Duration,
+    /// Solves run at once: the thread pool's size (0 is taken as 1).
     pub threads: usize,
 }
 

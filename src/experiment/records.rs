@@ -17,8 +17,11 @@ use crate::schedule;
 /// The memory profile of one solve of the Tetris graph (`tetris.jsonl`).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Profile {
+    /// The Tetris graph's name, as in `runs.csv`'s `graph` column.
     pub graph: String,
+    /// The solver's registry name, as in `runs.csv`'s `solver` column.
     pub solver: String,
+    /// The solve's seed, as in `runs.csv`'s `seed` column.
     pub seed: u64,
     /// Steps of the full order.
     pub steps: usize,
@@ -79,8 +82,11 @@ pub(super) fn downsample(mem: &[i64]) -> Vec<(usize, i64)> {
 /// The order of one solve (`orders.jsonl`), as the node ids of the graph.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SavedOrder {
+    /// The graph's name, as in `runs.csv`'s `graph` column.
     pub graph: String,
+    /// The solver's registry name, as in `runs.csv`'s `solver` column.
     pub solver: String,
+    /// The solve's seed, as in `runs.csv`'s `seed` column.
     pub seed: u64,
     /// The checked schedule, as original ids (`memsched check` reads it).
     pub order: Vec<i64>,

@@ -25,11 +25,18 @@ pub type Key = (String, String, u64);
 pub struct Row {
     /// Position in the experiment's plan (sort key).
     pub item: usize,
+    /// The graph's name: a file's stem, or `SPEC#SEED` for a generated graph.
     pub graph: String,
+    /// Generator family, or the directory name of a graph file.
     pub family: String,
+    /// The graph's node count (0 when it could not be loaded).
     pub nodes: usize,
+    /// The graph's edge count, a repeated edge counted each time (0 when
+    /// it could not be loaded).
     pub edges: usize,
+    /// The solver's registry name, as the solver spells it (`rule:delta,id`).
     pub solver: String,
+    /// The seed passed to the solver: 0 for a deterministic solver.
     pub seed: u64,
     /// `optimal`, `feasible`, `timed_out`, `failed`, `invalid`.
     pub status: String,
@@ -41,6 +48,8 @@ pub struct Row {
     pub peak_bytes: Option<u64>,
     /// The baseline used for this graph (first valid of `baselines`).
     pub baseline: String,
+    /// That baseline's checked peak on this graph, in bytes (its lowest
+    /// seed's row); empty when no baseline gave an order.
     pub baseline_peak_bytes: Option<u64>,
     /// `100 * (baseline - peak) / baseline`.
     pub reduction_pct: Option<f64>,

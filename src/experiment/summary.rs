@@ -17,16 +17,25 @@ use super::rows::Row;
 /// Per-solver statistics.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct SolverSummary {
+    /// The solver's registry name, as in `runs.csv`'s `solver` column.
     pub solver: String,
     /// Rows (graph x seed).
     pub runs: usize,
     /// Rows whose order passed the checker.
     pub valid: usize,
+    /// Mean of the rows' `reduction_pct` (peak saved against the graph's
+    /// baseline, %); empty when no row has one.
     pub mean_reduction_pct: Option<f64>,
+    /// Median of the rows' `reduction_pct`; empty when no row has one.
     pub median_reduction_pct: Option<f64>,
+    /// Largest of the rows' `reduction_pct`; empty when no row has one.
     pub max_reduction_pct: Option<f64>,
+    /// Mean of the rows' `gap_pct` (peak above the graph's best known
+    /// peak, %); empty when no row has a valid peak.
     pub mean_gap_pct: Option<f64>,
+    /// Median of the rows' `gap_pct`; empty when no row has a valid peak.
     pub median_gap_pct: Option<f64>,
+    /// Largest of the rows' `gap_pct`; empty when no row has a valid peak.
     pub max_gap_pct: Option<f64>,
     /// Rows with a lower peak than the baseline.
     pub wins: usize,
@@ -38,9 +47,16 @@ pub struct SolverSummary {
     pub best_known: usize,
     /// Rows with status `optimal` (a proof).
     pub proven_optimal: usize,
+    /// Rows with status `timed_out`.
     pub timed_out: usize,
+    /// Rows with status `failed`: the solver refused the graph or
+    /// panicked, or the graph did not load.
     pub failed: usize,
+    /// Rows with status `invalid`: the checker refused the order, or the
+    /// claimed lower bound is above another row's checked peak.
     pub invalid: usize,
+    /// Mean `time_ms` over the rows whose solver ran, rounded to the
+    /// microsecond; 0 without any.
     pub mean_time_ms: f64,
     /// Graphs with a valid run of the solver (those its gaps are over).
     pub gap_graphs: usize,
@@ -50,6 +66,8 @@ pub struct SolverSummary {
     /// Mean and largest gap over its valid runs on proven graphs: the gap
     /// to the optimum.
     pub mean_gap_proven_pct: Option<f64>,
+    /// Largest such gap to the optimum (%); empty without a valid run on a
+    /// proven graph.
     pub max_gap_proven_pct: Option<f64>,
 }
 

@@ -10,13 +10,21 @@ pub enum GraphError {
     /// The text is not valid JSON, or not of the seed format's shape.
     #[error("malformed graph JSON at line {line}, column {column}: {message}")]
     Json {
+        /// Line of the error, counted from 1.
         line: usize,
+        /// Column of the error within its line, counted from 1.
         column: usize,
+        /// serde_json's message without its ` at line L column C` suffix.
         message: String,
     },
     /// Reading the file failed.
     #[error("cannot read {path}: {message}")]
-    Io { path: String, message: String },
+    Io {
+        /// The path as given (`-` for standard input).
+        path: String,
+        /// The operating system's reason.
+        message: String,
+    },
     /// The file cannot be a graph, as its first bytes or its size show
     /// before it is read whole (a binary file, `/dev/zero`, a file beyond
     /// [`MAX_INPUT_BYTES`](crate::input::MAX_INPUT_BYTES)).
@@ -25,21 +33,32 @@ pub enum GraphError {
     /// Two nodes share one id.
     #[error("duplicate node id {id} (nodes #{first} and #{second} of the Nodes array)")]
     DuplicateId {
+        /// The shared id.
         id: i64,
+        /// Position (from 0) in the `Nodes` array of one node with the id.
         first: usize,
+        /// Position (from 0) in the `Nodes` array of the other node.
         second: usize,
     },
     /// An edge names a node that does not exist.
     #[error("edge #{edge} [{from}, {to}] refers to missing node {missing}")]
     EdgeToMissingNode {
+        /// Position (from 0) of the edge in the `Edges` array.
         edge: usize,
+        /// The edge's source id, as written.
         from: i64,
+        /// The edge's target id, as written.
         to: i64,
+        /// Whichever of `from` and `to` names no node (`from` if both).
         missing: i64,
     },
     /// The edges contain a cycle; `cycle` lists its nodes in edge order.
     #[error("the edges contain a cycle: {}", fmt_cycle(.cycle))]
-    Cycle { cycle: Vec<i64> },
+    Cycle {
+        /// Node ids around the cycle, each with an edge to the next and the
+        /// last with an edge back to the first.
+        cycle: Vec<i64>,
+    },
     /// An `Op` that is `ALLOC` or `FREE` in another case (`"alloc"`, `"Free"`):
     /// Op is case-sensitive, and such a node would silently be compute.
     #[error(
@@ -47,8 +66,11 @@ pub enum GraphError {
          and takes no spaces; any other Op is a compute node, which allocates nothing)"
     )]
     OpCase {
+        /// The node's id.
         id: i64,
+        /// The `Op` as written, e.g. `"alloc"`.
         op: String,
+        /// The spelling meant: `"ALLOC"` or `"FREE"`.
         expected: &'static str,
     },
     /// A node key that is a field of the format in another case or with
@@ -60,50 +82,114 @@ pub enum GraphError {
          case-sensitive and take no spaces; {key:?} would be ignored)"
     )]
     FieldCase {
+        /// The node's id.
         id: i64,
+        /// The key as written, e.g. `"latency"`.
         key: String,
+        /// The field of [`NODE_FIELDS`](crate::graph::seed::NODE_FIELDS) it
+        /// was taken for, e.g. `"Latency"`.
         expected: &'static str,
     },
     /// A `Latency` field that is not a JSON number.
     #[error("node {id} has a Latency that is not a number ({value}); write a JSON number or leave it out")]
-    BadLatency { id: i64, value: String },
+    BadLatency {
+        /// The node's id.
+        id: i64,
+        /// The value as JSON text, cut short when long.
+        value: String,
+    },
     /// A `Latency` beyond the range the rule language's sums are checked
     /// against (see [`MAX_LATENCY`](crate::graph::MAX_LATENCY)).
     #[error(
         "node {id} has Latency {value}, out of range: its magnitude must be at most 2^63 \
          (about 9.2e18); scale the graph's latencies down"
     )]
-    LatencyOutOfRange { id: i64, value: String },
+    LatencyOutOfRange {
+        /// The node's id.
+        id: i64,
+        /// The value as JSON text.
+        value: String,
+    },
     /// An ALLOC has no `Size`.
     #[error("ALLOC node {id} has no Size")]
-    MissingSize { id: i64 },
+    MissingSize {
+        /// The ALLOC's id.
+        id: i64,
+    },
     /// An ALLOC has a negative `Size`.
     #[error("ALLOC node {id} has a negative Size ({size})")]
-    NegativeSize { id: i64, size: i128 },
+    NegativeSize {
+        /// The ALLOC's id.
+        id: i64,
+        /// The `Size` as written, in bytes.
+        size: i128,
+    },
     /// An ALLOC or FREE has no `BufId`.
     #[error("{op} node {id} has no BufId")]
-    MissingBufId { id: i64, op: &'static str },
+    MissingBufId {
+        /// The node's id.
+        id: i64,
+        /// The node's kind: `"ALLOC"` or `"FREE"`.
+        op: &'static str,
+    },
     /// A FREE's buffer has no ALLOC.
     #[error("FREE node {free} releases buffer {buf}, which no ALLOC node allocates")]
-    FreeWithoutAlloc { free: i64, buf: i64 },
+    FreeWithoutAlloc {
+        /// The FREE's id.
+        free: i64,
+        /// The `BufId` it releases.
+        buf: i64,
+    },
     /// Two ALLOCs of one buffer.
     #[error("buffer {buf} is allocated twice, by ALLOC nodes {first} and {second}")]
-    DuplicateAlloc { buf: i64, first: i64, second: i64 },
+    DuplicateAlloc {
+        /// The buffer id.
+        buf: i64,
+        /// Id of the ALLOC that comes first in the `Nodes` array.
+        first: i64,
+        /// Id of the next ALLOC of the same buffer.
+        second: i64,
+    },
     /// Two FREEs of one buffer.
     #[error("buffer {buf} is freed twice, by FREE nodes {first} and {second}")]
-    DuplicateFree { buf: i64, first: i64, second: i64 },
+    DuplicateFree {
+        /// The buffer id.
+        buf: i64,
+        /// Id of the FREE that comes first in the `Nodes` array.
+        first: i64,
+        /// Id of the next FREE of the same buffer.
+        second: i64,
+    },
     /// Some topological order runs the FREE before its ALLOC.
     #[error(
         "FREE node {free} of buffer {buf} is not reachable from its ALLOC node {alloc}: \
          some order would free the buffer before allocating it (add a path of edges from {alloc} to {free})"
     )]
-    FreeNotReachable { buf: i64, alloc: i64, free: i64 },
+    FreeNotReachable {
+        /// The buffer id.
+        buf: i64,
+        /// Id of the buffer's ALLOC.
+        alloc: i64,
+        /// Id of the FREE no path of edges leads to from the ALLOC.
+        free: i64,
+    },
     /// The sizes do not fit the model's integer range.
     #[error("the ALLOC sizes add up to more than {max} bytes (2^63 - 1) at ALLOC node {id}; memsched keeps every sum exact in i64")]
-    TooLarge { max: i64, id: i64 },
+    TooLarge {
+        /// The limit in bytes: always `i64::MAX`.
+        max: i64,
+        /// Id of the ALLOC (in `Nodes` order) at which the running sum of
+        /// sizes passed `max`.
+        id: i64,
+    },
     /// More nodes or edges than the compact storage holds.
     #[error("graph too large: {what} (at most {max})")]
-    Capacity { what: String, max: u64 },
+    Capacity {
+        /// The count that is too large, e.g. `5000000000 edges`.
+        what: String,
+        /// The most that fit: `2^32 - 2` nodes or `2^32 - 1` edges.
+        max: u64,
+    },
 }
 
 /// Most nodes of a cycle an error names: a cycle through a whole large

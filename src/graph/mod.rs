@@ -44,8 +44,13 @@ pub(crate) const NONE: NodeIdx = NodeIdx::MAX;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[repr(u8)]
 pub enum NodeKind {
+    /// A node with `"Op": "FREE"`: releases its buffer, delta `-Size` of
+    /// the buffer's ALLOC.
     Free = 0,
+    /// Any other `Op` (`Matmul`, `Conv`, ...): delta 0.
     Compute = 1,
+    /// A node with `"Op": "ALLOC"`: reserves `Size` bytes for its buffer,
+    /// delta `+Size`.
     Alloc = 2,
 }
 

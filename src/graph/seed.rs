@@ -45,10 +45,14 @@ pub fn miscased<'a>(key: &str, fields: &[&'a str]) -> Option<&'a str> {
 /// One entry of the `Nodes` array, as written.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RawNode {
+    /// `Id`: the node's id, unique in the graph, named by edges and orders.
     pub id: i64,
+    /// `Op`: exactly `ALLOC` or `FREE`, or any other name for a compute node.
     pub op: String,
     /// `Size` as written (may be negative: validation rejects that with the id).
     pub size: Option<i128>,
+    /// `BufId` as written: the buffer an ALLOC or FREE acts on (required
+    /// for those two, kept as an extra field on a compute node).
     pub buf_id: Option<i64>,
     /// Every other field, kept verbatim.
     pub extra: Option<Box<Map<String, Value>>>,
@@ -57,7 +61,10 @@ pub struct RawNode {
 /// A graph as written: nodes in file order, edges as pairs of ids.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct RawGraph {
+    /// The `Nodes` array, in file (program) order.
     pub nodes: Vec<RawNode>,
+    /// The `Edges` array as `(from, to)` id pairs, in file order (empty
+    /// when the file has no `Edges`).
     pub edges: Vec<(i64, i64)>,
     /// Top-level fields other than `Nodes` and `Edges`, kept verbatim.
     pub extra: Map<String, Value>,

@@ -51,6 +51,8 @@ pub struct SolveContext {
 /// A flag that ends solves early, and its name for their notes.
 #[derive(Debug, Clone)]
 pub struct Stop {
+    /// Shared with whoever asks for the stop (a signal handler): once it
+    /// is `true`, every context holding it counts as expired.
     pub flag: Arc<AtomicBool>,
     /// What set it, as a note names it (`Ctrl-C`, `SIGTERM`): asked when
     /// a solve stops, since which signal came is known only then.

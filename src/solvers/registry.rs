@@ -16,23 +16,58 @@ use super::{Abilities, Anneal, Brute, Dp, Exact, Kahn, ProgramOrder, Scheduler, 
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum SolverError {
+    /// No built-in or registered solver has the name before the `:`.
     #[error("unknown solver `{name}`{hint}; known solvers: {}", .known.join(", "))]
     Unknown {
+        /// The whole name as given (trimmed), argument included.
         name: String,
         /// A guess at the meant name (` (did you mean `kahn`?)`), or empty.
         hint: String,
+        /// Every solver as [`list`] shows it (`kahn`, `rule:EXPR`,
+        /// `anneal[:START]`, ...).
         known: Vec<String>,
     },
+    /// A solver that requires an argument was named bare (or with an
+    /// empty one after the `:`).
     #[error("solver `{name}` needs an argument: `{name}:{param}`")]
-    MissingArgument { name: String, param: String },
+    MissingArgument {
+        /// The solver's base name, e.g. `rule`.
+        name: String,
+        /// What the argument is, as usage shows it: `EXPR` or `PATH`.
+        param: String,
+    },
+    /// A solver that takes no argument was given one.
     #[error("solver `{name}` takes no argument (got `{arg}`)")]
-    UnexpectedArgument { name: String, arg: String },
+    UnexpectedArgument {
+        /// The solver's base name, e.g. `kahn`.
+        name: String,
+        /// The text after the `:`.
+        arg: String,
+    },
+    /// The argument did not parse, or the solver it makes is refused.
     #[error("bad argument for solver `{name}`: {message}")]
-    BadArgument { name: String, message: String },
+    BadArgument {
+        /// The solver's base name, e.g. `rule` or `exact`.
+        name: String,
+        /// What is wrong, from the solver's own parser.
+        message: String,
+    },
+    /// The solver exists but its cargo feature was left out of this build.
     #[error("solver `{name}` is not in this build: it needs the `{feature}` feature (on by default; this binary was built with --no-default-features)")]
-    NotBuilt { name: String, feature: String },
+    NotBuilt {
+        /// The solver's base name, e.g. `ilp`.
+        name: String,
+        /// The cargo feature that adds it.
+        feature: String,
+    },
+    /// [`register`] refused the name.
     #[error("cannot register solver `{name}`: {reason}")]
-    NotRegistered { name: String, reason: String },
+    NotRegistered {
+        /// The name passed to [`register`].
+        name: String,
+        /// Why: empty or ill-formed, a built-in's, or registered before.
+        reason: String,
+    },
 }
 
 /// Builds a registered solver from its argument (`None` for the bare name).

@@ -33,23 +33,47 @@ mod random;
 #[derive(Debug, Error, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum GenError {
+    /// The spec names no known family.
     #[error("unknown generator family `{family}`; known families: {}", .known.join(", "))]
-    UnknownFamily { family: String, known: Vec<String> },
-    #[error("generator `{family}` has no parameter `{param}`; its parameters: {}", .known.join(", "))]
-    UnknownParam {
+    UnknownFamily {
+        /// The family name as given in the spec.
         family: String,
-        param: String,
+        /// Every family name, in `--help` order.
         known: Vec<String>,
     },
+    /// The spec gives a parameter its family does not declare.
+    #[error("generator `{family}` has no parameter `{param}`; its parameters: {}", .known.join(", "))]
+    UnknownParam {
+        /// The family the spec names.
+        family: String,
+        /// The undeclared parameter name as given.
+        param: String,
+        /// The family's declared parameter names.
+        known: Vec<String>,
+    },
+    /// A parameter value does not parse, is out of range, or makes a graph
+    /// too large to build.
     #[error("generator `{family}`: parameter `{param}` = `{value}`: {message}")]
     BadValue {
+        /// The family the spec names.
         family: String,
+        /// The parameter the error is about.
         param: String,
+        /// Its value: as given in the spec, or the default when not given.
         value: String,
+        /// What is wrong with it, e.g. `must be in 1..=4000000`.
         message: String,
     },
+    /// The spec text is not `FAMILY[:key=value,...]`.
     #[error("malformed generator spec `{spec}`: {message}")]
-    Syntax { spec: String, message: String },
+    Syntax {
+        /// The spec as given (trimmed).
+        spec: String,
+        /// What is malformed, e.g. an empty parameter or a `#seed` suffix.
+        message: String,
+    },
+    /// The generated graph fails validation: a generator bug, except
+    /// [`GraphError::TooLarge`], which huge size parameters can cause.
     #[error("generated graph is invalid (a generator bug): {0}")]
     Graph(#[from] GraphError),
 }
@@ -57,7 +81,10 @@ pub enum GenError {
 /// A family and its parameter values, e.g. `chain:length=10`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GenSpec {
+    /// The family name before the `:`, e.g. `chain`; see [`families`].
     pub family: String,
+    /// The given `key=value` pairs (trimmed, unparsed); parameters not
+    /// given take their family's default when the graph is generated.
     pub params: BTreeMap<String, String>,
 }
 
@@ -140,16 +167,22 @@ impl fmt::Display for GenSpec {
 /// One documented parameter of a family.
 #[derive(Debug, Clone, Copy)]
 pub struct ParamInfo {
+    /// The key written in a spec, e.g. `length` in `chain:length=10`.
     pub name: &'static str,
+    /// The value used when a spec does not give the parameter, as text.
     pub default: &'static str,
+    /// One line for `memsched gen --help`: meaning, unit or options.
     pub help: &'static str,
 }
 
 /// A generator family as documented to users.
 #[derive(Debug, Clone, Copy)]
 pub struct FamilyInfo {
+    /// The family name written first in a spec, e.g. `random-layered`.
     pub name: &'static str,
+    /// What graphs the family makes, for `memsched gen --help`.
     pub summary: &'static str,
+    /// Every parameter the family accepts (always `allocs` among them).
     pub params: &'static [ParamInfo],
 }
 

@@ -22,19 +22,41 @@ use thiserror::Error;
 /// A feature of a ready node (or of a move), as named in a rule.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Feature {
+    /// `delta`: memory change in bytes when the node runs (`+Size`,
+    /// `-Size` or 0); a move's net change in move mode.
     Delta,
+    /// `type`: the article's priority type, FREE 0, compute 1, ALLOC 2.
     Type,
+    /// `id`: the node's original id.
     Id,
+    /// `size`: bytes the node allocates or frees, `abs(delta)`.
     Size,
+    /// `in_degree`: number of distinct predecessors.
     InDegree,
+    /// `out_degree`: number of distinct successors.
     OutDegree,
+    /// `depth`: longest path, in edges, from any source to the node
+    /// (sources 0).
     Depth,
+    /// `height`: longest path, in edges, from the node to any sink
+    /// (sinks 0).
     Height,
+    /// `unlocks`: distinct successors whose only unrun predecessor is the
+    /// node, i.e. that become ready when it runs.
     Unlocks,
+    /// `frees_after`: bytes released by the FREEs among the nodes
+    /// `unlocks` counts.
     FreesAfter,
+    /// `live_after`: memory in bytes after the node (or move) runs; ranks
+    /// like `delta`.
     LiveAfter,
+    /// `rise`: bytes allocated before anything is released, `max(delta, 0)`
+    /// for a node, the pulled ALLOCs' sizes for a move.
     Rise,
+    /// `latency`: the node's numeric `Latency` field, 0 when absent.
     Latency,
+    /// `random`: a uniform draw in `[0, 1)` per node, from the seed and the
+    /// node's position in the `Nodes` array.
     Random,
 }
 
@@ -188,32 +210,55 @@ impl fmt::Display for Key {
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum RuleError {
+    /// The rule is empty or all whitespace.
     #[error("empty rule; a rule is a comma-separated list of terms over the features: {features}")]
-    Empty { features: String },
-    #[error("term {index} of `{rule}` is empty; features: {features}")]
-    EmptyTerm {
-        rule: String,
-        index: usize,
+    Empty {
+        /// Every feature name, comma-separated ([`feature_list`]).
         features: String,
     },
+    /// Two commas in a row, or a comma at either end.
+    #[error("term {index} of `{rule}` is empty; features: {features}")]
+    EmptyTerm {
+        /// The rule with whitespace removed.
+        rule: String,
+        /// Position of the empty term, counted from 1.
+        index: usize,
+        /// Every feature name, comma-separated ([`feature_list`]).
+        features: String,
+    },
+    /// A summand names no [`Feature`].
     #[error("unknown feature `{name}` in term `{term}`{hint}; features: {features}")]
     UnknownFeature {
+        /// The term holding the name, whitespace removed.
         term: String,
+        /// The name as written.
         name: String,
         /// What the name may have meant (` (did you mean ...)`), or empty.
         hint: String,
+        /// Every feature name, comma-separated ([`feature_list`]).
         features: String,
     },
+    /// A term that is not a signed sum of `NUMBER*FEATURE` or `FEATURE`
+    /// summands (a stray character, a bad number, two `*`).
     #[error("bad term `{term}`: {message}; a term is like `delta`, `-height` or `0.7*delta+0.3*latency`; features: {features}")]
     Syntax {
+        /// The offending term, whitespace removed (kept, when the fault is
+        /// a space inside a word or number).
         term: String,
+        /// What is wrong with it.
         message: String,
+        /// Every feature name, comma-separated ([`feature_list`]).
         features: String,
     },
     /// A float sum whose value can exceed f64's range on some valid graph
     /// (`1e308*size`): it would be infinite there, and `inf - inf` is NaN.
     #[error("term `{term}` can overflow f64 (largest value about 1.8e308): {reason}; divide all of the term's weights by one factor (the ranking stays the same, up to rounding)")]
-    Overflow { term: String, reason: String },
+    Overflow {
+        /// The term, whitespace removed (for `noisy:`, the first term).
+        term: String,
+        /// Which summand, or the noise, takes it past the range.
+        reason: String,
+    },
 }
 
 /// Parses a rule such as `delta,type,id` or `0.7*delta+0.3*latency,-height`.
