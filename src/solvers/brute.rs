@@ -51,8 +51,10 @@ impl Scheduler for Brute {
                 Outcome::optimal(order, peak).with_counter("orders", orders)
             }
             // Stopped: the F4 bound, as a stopped `exact` or `dp` gives it.
+            // Its table is n^2/8 <= 18 bytes here, so the memory budget is
+            // not consulted (`brute` has no `budgeted` ability).
             (Some((peak, order)), true) => {
-                let f4 = super::exact::f4_global_bound(g, n, ctx.budget.max_memory_bytes);
+                let f4 = super::exact::f4_global_bound(g, n, u64::MAX);
                 match f4 {
                     Some(lb) if lb == peak => Outcome::optimal(order, peak),
                     _ => Outcome::feasible(order).with_lower_bound(f4),
