@@ -74,8 +74,19 @@ pub enum GenError {
     },
     /// The generated graph fails validation: a generator bug, except
     /// [`GraphError::TooLarge`], which huge size parameters can cause.
-    #[error("generated graph is invalid (a generator bug): {0}")]
+    #[error("{}", invalid_graph_text(.0))]
     Graph(#[from] GraphError),
+}
+
+/// [`GenError::Graph`]'s message: a size overflow is the parameters'
+/// doing (the user can lower them), any other invalid graph a bug.
+fn invalid_graph_text(e: &GraphError) -> String {
+    match e {
+        GraphError::TooLarge { .. } => {
+            format!("generated graph is too large (lower its size parameters): {e}")
+        }
+        _ => format!("generated graph is invalid (a generator bug): {e}"),
+    }
 }
 
 /// A family and its parameter values, e.g. `chain:length=10`.
@@ -434,6 +445,21 @@ pub(crate) fn size(rng: &mut Rng, lo: u64, hi: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A size overflow is blamed on the parameters, anything else on the
+    /// generator: an experiment's row reason is this text.
+    #[test]
+    fn only_an_invalid_graph_other_than_too_large_is_a_generator_bug() {
+        let big = GenError::Graph(GraphError::TooLarge {
+            max: i64::MAX,
+            id: 7,
+        })
+        .to_string();
+        assert!(big.contains("lower its size parameters"), "{big}");
+        assert!(!big.contains("generator bug"), "{big}");
+        let bug = GenError::Graph(GraphError::MissingSize { id: 3 }).to_string();
+        assert!(bug.contains("(a generator bug)"), "{bug}");
+    }
 
     #[test]
     fn spec_round_trips_and_same_seed_same_graph() {
