@@ -400,6 +400,7 @@ fn not_run(solver: String) -> Report {
     Report {
         solver,
         status: Status::TimedOut,
+        rejection: None,
         order: None,
         peak: None,
         final_memory: None,

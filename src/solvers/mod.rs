@@ -48,7 +48,7 @@ pub use kahn::Kahn;
 pub use liu::Liu;
 pub use outcome::{
     gap_to_bound_pct, refute_bounds, wrong_bound_claim, wrong_bound_reason, wrong_bound_refuter,
-    Outcome, Report, Status,
+    Outcome, Rejection, Report, Status,
 };
 pub use program::ProgramOrder;
 pub use registry::{

@@ -136,6 +136,9 @@ pub struct Report {
     /// reason) when the order broke an edge, missed a node, or its claimed
     /// peak or bound disagreed with the checker's figures.
     pub status: Status,
+    /// Why the status is `Invalid`, typed (its text is the status's
+    /// reason); `None` for every other status.
+    pub rejection: Option<Rejection>,
     /// The order (present whenever `peak` is).
     pub order: Option<Vec<NodeIdx>>,
     /// The checker's peak; `None` unless the order passed the check.
@@ -152,6 +155,56 @@ pub struct Report {
     pub note: Option<String>,
     /// Wall time of the solve alone, not of the check.
     pub time: Duration,
+}
+
+/// Why a solver's answer was refused ([`Report::rejection`]). Its text is
+/// the `invalid` status's reason, as `runs.csv` records it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Rejection {
+    /// The solver claimed `optimal` or `feasible` and gave no order.
+    #[error("solver reported success without an order")]
+    NoOrder,
+    /// The order is not a schedule of the graph.
+    #[error("order rejected by the checker: {0}")]
+    Order(ScheduleError),
+    /// The solver's claimed peak differs from the checker's.
+    #[error("solver claimed peak {claimed} but the checker measures {peak}")]
+    WrongPeak {
+        /// The peak the solver claimed, in bytes.
+        claimed: u64,
+        /// The checker's peak of the order, in bytes.
+        peak: u64,
+    },
+    /// The solver's lower bound is above its own order's checked peak.
+    #[error("lower bound {bound} is above the checked peak {peak}")]
+    BoundAbovePeak {
+        /// The solver's lower bound, in bytes.
+        bound: u64,
+        /// The checker's peak of the solver's order, in bytes.
+        peak: u64,
+    },
+    /// `optimal` without a lower bound equal to the checked peak.
+    #[error("claimed optimal without a matching lower bound (peak {peak}, bound {bound:?})")]
+    UnprovenOptimal {
+        /// The checker's peak of the order, in bytes.
+        peak: u64,
+        /// The solver's lower bound, if it gave one.
+        bound: Option<u64>,
+    },
+    /// The solver's lower bound is above another order's checked peak of
+    /// the same graph ([`refute_bounds`]).
+    #[error("{}", wrong_bound_reason(claimed, *bound, *peak, by))]
+    RefutedBound {
+        /// The status label the solver claimed (`optimal`, `feasible`).
+        claimed: &'static str,
+        /// The solver's lower bound, in bytes.
+        bound: u64,
+        /// The lower checked peak, in bytes.
+        peak: u64,
+        /// Whose order has that peak (a solver's name, or `program`).
+        by: String,
+    },
 }
 
 /// Marks invalid every report of one graph whose lower bound is above a
@@ -175,7 +228,13 @@ pub fn refute_bounds(reports: &mut [Report], known: Option<(u64, &str)>) -> usiz
         let Some(lb) = r.lower_bound.filter(|&lb| lb > peak) else {
             continue;
         };
-        r.status = Status::Invalid(wrong_bound_reason(r.status.label(), lb, peak, &by));
+        let claimed = r.status.label();
+        r.reject(Rejection::RefutedBound {
+            claimed,
+            bound: lb,
+            peak,
+            by: by.clone(),
+        });
         marked += 1;
     }
     marked
@@ -230,6 +289,7 @@ impl Report {
         let mut report = Report {
             solver,
             status,
+            rejection: None,
             order: None,
             peak: None,
             final_memory: None,
@@ -240,7 +300,7 @@ impl Report {
         };
         let Some(order) = order else {
             if matches!(report.status, Status::Optimal | Status::Feasible) {
-                report.status = Status::Invalid("solver reported success without an order".into());
+                report.reject(Rejection::NoOrder);
             }
             return report;
         };
@@ -249,14 +309,12 @@ impl Report {
             report.status = Status::Feasible;
         }
         match check(graph, &order) {
-            Err(e) => {
-                report.status = Status::Invalid(format!("order rejected by the checker: {e}"))
-            }
+            Err(e) => report.reject(Rejection::Order(e)),
             Ok(eval) => {
                 if let Some(why) =
                     inconsistency(&report.status, eval.peak, claimed_peak, lower_bound)
                 {
-                    report.status = Status::Invalid(why);
+                    report.reject(why);
                 } else {
                     report.peak = Some(eval.peak);
                     report.final_memory = Some(eval.final_memory);
@@ -265,6 +323,12 @@ impl Report {
             }
         }
         report
+    }
+
+    /// Sets the status to `Invalid` for `why`.
+    fn reject(&mut self, why: Rejection) {
+        self.status = Status::Invalid(why.to_string());
+        self.rejection = Some(why);
     }
 
     /// True when the order passed the checker.
@@ -311,19 +375,15 @@ fn inconsistency(
     peak: u64,
     claimed: Option<u64>,
     lb: Option<u64>,
-) -> Option<String> {
-    if let Some(c) = claimed.filter(|&c| c != peak) {
-        return Some(format!(
-            "solver claimed peak {c} but the checker measures {peak}"
-        ));
+) -> Option<Rejection> {
+    if let Some(claimed) = claimed.filter(|&c| c != peak) {
+        return Some(Rejection::WrongPeak { claimed, peak });
     }
-    if let Some(lb) = lb.filter(|&lb| lb > peak) {
-        return Some(format!("lower bound {lb} is above the checked peak {peak}"));
+    if let Some(bound) = lb.filter(|&lb| lb > peak) {
+        return Some(Rejection::BoundAbovePeak { bound, peak });
     }
     if *status == Status::Optimal && lb != Some(peak) {
-        return Some(format!(
-            "claimed optimal without a matching lower bound (peak {peak}, bound {lb:?})"
-        ));
+        return Some(Rejection::UnprovenOptimal { peak, bound: lb });
     }
     None
 }
@@ -367,6 +427,7 @@ mod tests {
         let report = Report {
             solver: "x".into(),
             status: Status::Feasible,
+            rejection: None,
             order: Some(Vec::new()),
             peak: Some(300),
             final_memory: Some(0),
@@ -394,6 +455,7 @@ mod tests {
             } else {
                 Status::Feasible
             },
+            rejection: None,
             order: Some(Vec::new()),
             peak: Some(peak),
             final_memory: Some(0),
@@ -408,6 +470,11 @@ mod tests {
             report("kahn", 900_000, None),
         ];
         assert_eq!(refute_bounds(&mut reports, None), 1);
+        assert!(matches!(
+            &reports[0].rejection,
+            Some(Rejection::RefutedBound { claimed: "optimal", bound: 888_130, peak: 888_129, by })
+                if by == "exact"
+        ));
         let reason = reports[0].status.reason().unwrap_or_default().to_string();
         assert!(
             reason.contains(
@@ -422,6 +489,73 @@ mod tests {
         assert_eq!(
             refute_bounds(&mut [report("x", 50, Some(45))], Some((45, "p"))),
             0
+        );
+    }
+    /// Each way an answer is refused is typed in `rejection`, and the
+    /// status's reason is its text.
+    #[test]
+    fn rejections_are_typed_and_their_text_is_the_reason() {
+        use crate::graph::GraphBuilder;
+        let mut b = GraphBuilder::new();
+        let (a, x) = (b.alloc(10, 0), b.op("X"));
+        let f = b.free(0);
+        b.edge(a, x);
+        b.edge(x, f);
+        let g = b.build().unwrap();
+        let [a, x, f] = [a, x, f].map(|id| g.index_of(id).unwrap());
+        let report = |outcome: Outcome| {
+            Report::from_outcome(
+                "s".into(),
+                &g,
+                outcome,
+                Duration::ZERO,
+                crate::schedule::check,
+            )
+        };
+        let good = vec![a, x, f];
+        let cases = [
+            (Outcome::feasible(vec![x, a, f]), "EdgeViolated"),
+            (Outcome::feasible(vec![a, x]), "WrongLength"),
+            (
+                Outcome {
+                    claimed_peak: Some(5),
+                    ..Outcome::feasible(good.clone())
+                },
+                "WrongPeak",
+            ),
+            (
+                Outcome::feasible(good.clone()).with_lower_bound(Some(11)),
+                "BoundAbovePeak",
+            ),
+            (
+                Outcome {
+                    lower_bound: None,
+                    ..Outcome::optimal(good.clone(), 10)
+                },
+                "UnprovenOptimal",
+            ),
+            (
+                Outcome {
+                    order: None,
+                    ..Outcome::feasible(good.clone())
+                },
+                "NoOrder",
+            ),
+        ];
+        for (outcome, kind) in cases {
+            let r = report(outcome);
+            let why = r
+                .rejection
+                .as_ref()
+                .unwrap_or_else(|| panic!("{kind}: accepted"));
+            assert!(format!("{why:?}").contains(kind), "{kind}: {why:?}");
+            assert_eq!(r.status, Status::Invalid(why.to_string()));
+            assert_eq!(r.peak, None);
+        }
+        let ok = report(Outcome::optimal(good, 10));
+        assert_eq!(
+            (ok.status, ok.rejection, ok.peak),
+            (Status::Optimal, None, Some(10))
         );
     }
 }
