@@ -24,7 +24,7 @@ if [ ${#need[@]} -gt 0 ]; then
   SUDO=""
   if [ "$(id -u)" -ne 0 ]; then
     if command -v sudo >/dev/null 2>&1; then SUDO="sudo"; else
-      echo "setup: not root and no sudo: install ${need[*]} yourself, or build without the ILP: cargo build --no-default-features" >&2
+      echo "setup: not root and no sudo: install ${need[*]} yourself, or build without the ILP: cargo build --no-default-features --features cli" >&2
       exit 1
     fi
   fi
@@ -32,7 +32,7 @@ if [ ${#need[@]} -gt 0 ]; then
     $SUDO apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}"
   else
-    echo "setup: no apt-get: install ${need[*]} with your package manager, or build with --no-default-features" >&2
+    echo "setup: no apt-get: install ${need[*]} with your package manager, or build with --no-default-features --features cli" >&2
     exit 1
   fi
 fi

@@ -53,6 +53,13 @@
 //! Writing a solver of your own: `examples/custom_solver.rs` and
 //! `docs/extending.md`.
 //!
+//! Cargo features, all on by default: `ilp` (the `ilp` solver, HiGHS),
+//! `cli` (the `memsched` binary: clap, anyhow, signal-hook), `plots`
+//! (`experiment::plots`: plotters and a bundled font) and `progress-bar`
+//! (indicatif). A library user can take `default-features = false`, adding
+//! `ilp` if wanted: an experiment then writes its CSV files and README, and
+//! says that its plots were not drawn.
+//!
 //! The only `unsafe` is a cache prefetch hint (`prefetch.rs`), which cannot
 //! fault or change a result; everything else is denied it.
 #![deny(unsafe_code)]

@@ -1,5 +1,6 @@
 //! `memsched check GRAPH ORDER`: an order made elsewhere goes through the
 //! independent checker; what breaks it is named (exit code 2).
+#![cfg(feature = "cli")]
 
 mod cli_support;
 

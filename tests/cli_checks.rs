@@ -1,6 +1,7 @@
 //! Command-line checks a reviewer found missing: each bad flag or bad input
 //! is an error naming what is wrong and where (exit code 2, never a panic),
 //! and flags that do nothing for a solver say so.
+#![cfg(feature = "cli")]
 
 mod cli_support;
 

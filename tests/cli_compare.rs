@@ -1,6 +1,7 @@
 //! `memsched schedule` with `--solver` repeated: a table (or one JSON object
 //! per line) of checked solves of one graph, the best peak and the best
 //! lower bound among them.
+#![cfg(feature = "cli")]
 
 mod cli_support;
 

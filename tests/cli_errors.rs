@@ -2,6 +2,7 @@
 //! through the binary (exit code 2, a message naming the ids, never a
 //! panic), and the `validate` / `schedule` / `solvers` contract (JSON fields
 //! and their types, `--out`, stdin `-`, original ids, exit codes).
+#![cfg(feature = "cli")]
 
 mod cli_support;
 

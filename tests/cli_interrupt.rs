@@ -2,7 +2,7 @@
 //! still written) and `memsched run` (the solves in flight are recorded,
 //! no more start), and SIGTERM in `run`, which acts alike; either process
 //! then ends by the signal (Linux only).
-#![cfg(target_os = "linux")]
+#![cfg(all(target_os = "linux", feature = "cli"))]
 
 use std::io::{BufRead, BufReader, Read};
 use std::os::unix::process::ExitStatusExt;

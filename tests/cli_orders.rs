@@ -1,5 +1,6 @@
 //! `orders:PATH`: schedules made elsewhere, read from files, run as a
 //! solver by `schedule` and in experiments beside the others.
+#![cfg(feature = "cli")]
 
 mod cli_support;
 

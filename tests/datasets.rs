@@ -1,7 +1,9 @@
 //! Every committed graph under `datasets/` validates; the NAS instances are
-//! reproducible from their manifest; the README tables are up to date.
+//! reproducible from their manifest; the README tables are up to date (the
+//! tests through the binary need the `cli` feature).
 
 use std::path::{Path, PathBuf};
+#[cfg(feature = "cli")]
 use std::process::{Command, Output};
 
 use memsched::corpus::gen::{generate, GenSpec};
@@ -13,6 +15,7 @@ fn root() -> PathBuf {
 
 /// Runs the binary with `args` in the package root and asserts it
 /// succeeds (the failure message shows its standard error).
+#[cfg(feature = "cli")]
 fn memsched_ok(args: &[&str]) -> Output {
     let out = memsched(args);
     assert!(
@@ -24,6 +27,7 @@ fn memsched_ok(args: &[&str]) -> Output {
 }
 
 /// Runs the binary with `args` in the package root.
+#[cfg(feature = "cli")]
 fn memsched(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_memsched"))
         .current_dir(root())
@@ -67,6 +71,7 @@ fn every_json_file_in_datasets_validates() {
     }
 }
 
+#[cfg(feature = "cli")]
 #[test]
 fn one_dataset_validates_through_the_binary() {
     let f = root().join("datasets/nas/darts_v2_c48_14cells_224_b1.json");
@@ -95,6 +100,7 @@ fn nas_instances_regenerate_byte_for_byte() {
     assert_eq!(rows, 3);
 }
 
+#[cfg(feature = "cli")]
 #[test]
 fn readme_tables_are_up_to_date() {
     memsched_ok(&["datasets", "--update", "datasets/README.md", "--check"]);
@@ -103,6 +109,7 @@ fn readme_tables_are_up_to_date() {
 /// A graph file the manifest misses, or a row it repeats, is an error
 /// naming the file (they were left out of the tables, or counted twice,
 /// without a word).
+#[cfg(feature = "cli")]
 #[test]
 fn the_manifest_names_every_graph_once() {
     let tmp = tempfile::tempdir().unwrap();

@@ -7,6 +7,7 @@
 //! peak: its content fingerprint tells), a merge of rows solved on two
 //! versions of a graph; and a merge of some shards only warns which are
 //! missing.
+#![cfg(feature = "cli")]
 
 mod cli_support;
 

@@ -4,7 +4,9 @@
 //! ends as a graph or a typed [`GraphError`]. A sample also goes through the
 //! binary, which must exit 0 or 2, never 101 (a panic).
 
+#[cfg(feature = "cli")]
 use std::io::Write;
+#[cfg(feature = "cli")]
 use std::process::{Command, Stdio};
 
 use memsched::graph::{seed, Graph, GraphError};
@@ -257,6 +259,7 @@ fn wrong_types_are_rejected_and_valid_files_accepted() {
 }
 
 /// A sample of bad inputs through the binary: exit code 2, never a panic.
+#[cfg(feature = "cli")]
 #[test]
 fn the_binary_exits_2_never_101_on_bad_input() {
     let mut inputs: Vec<Vec<u8>> = vec![

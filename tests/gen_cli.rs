@@ -1,4 +1,5 @@
 //! `memsched gen`, `transform` and `datasets` as a user runs them.
+#![cfg(feature = "cli")]
 
 use std::process::{Command, Output};
 

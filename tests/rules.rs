@@ -5,7 +5,6 @@
 
 mod common;
 
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 use common::generated;
@@ -56,12 +55,13 @@ fn peak(g: &Graph, order: &[NodeIdx]) -> u64 {
 
 /// `memsched schedule` of a small chain with `--solver solver`, expected to
 /// exit 2: its standard error.
+#[cfg(feature = "cli")]
 fn refused_by_the_cli(solver: &str) -> String {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("g.json");
     let g = generated("chain:length=3", 1);
     memsched::graph::seed::write_path(&g, path.to_str().unwrap()).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_memsched"))
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_memsched"))
         .args(["schedule", path.to_str().unwrap(), "--solver", solver])
         .output()
         .unwrap();
@@ -267,12 +267,6 @@ fn a_bad_rule_names_the_term_and_lists_the_features() {
     );
     let err = solvers::build("moves:0.5*").err().unwrap().to_string();
     assert!(err.contains("`0.5*`") && err.contains("unlocks"), "{err}");
-
-    let err = refused_by_the_cli("rule:bogus");
-    assert!(
-        err.contains("`bogus`") && err.contains("frees_after"),
-        "{err}"
-    );
 }
 
 #[test]
@@ -412,6 +406,18 @@ fn a_float_sum_that_can_overflow_is_refused_naming_the_term() {
             "{name}: {err}"
         );
     }
+}
+
+/// The CLI exits 2 on the rules refused above (a bad term, a sum that
+/// can overflow), with their messages.
+#[cfg(feature = "cli")]
+#[test]
+fn the_cli_refuses_a_bad_rule_with_its_message() {
+    let err = refused_by_the_cli("rule:bogus");
+    assert!(
+        err.contains("`bogus`") && err.contains("frees_after"),
+        "{err}"
+    );
     let err = refused_by_the_cli("rule:1e308*size-1e308*size");
     assert!(
         err.contains("term `1e308*size-1e308*size` can overflow f64"),

@@ -1,6 +1,7 @@
 //! `memsched run` and `memsched merge` end to end, through the binary:
 //! rows and columns, resume after a killed run, determinism, plot files,
 //! config errors, and shards merged back into one run.
+#![cfg(feature = "cli")]
 
 mod cli_support;
 

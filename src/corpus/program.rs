@@ -11,18 +11,10 @@ use serde_json::json;
 
 use crate::graph::{Graph, GraphBuilder, GraphError, NodeIdx, NodeKind};
 
-/// Where an ALLOC sits in the graph.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Default,
-    clap::ValueEnum,
-    serde::Serialize,
-    serde::Deserialize,
-)]
+/// Where an ALLOC sits in the graph (`--allocs` of `gen` and `transform`
+/// with the `cli` feature).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
 pub enum AllocEncoding {
     /// Each ALLOC depends on the producers of its op's inputs: it cannot run

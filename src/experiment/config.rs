@@ -86,6 +86,10 @@ impl PlotKind {
     }
 }
 
+/// The image formats of a plot, by file extension: each is written as
+/// `STEM.png` and `STEM.svg`.
+pub const IMAGE_EXTENSIONS: [&str; 2] = ["png", "svg"];
+
 /// `generate = [{ spec = "random-layered:layers=20", seeds = "0..50" }]`;
 /// a bare spec string (`"chain:length=3"`) is the entry with seed 0.
 #[derive(Debug, Clone, PartialEq, Serialize)]

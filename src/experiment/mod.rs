@@ -13,16 +13,20 @@
 //!   file edited since its rows were solved.
 //! - [`finish`] is the final pass: [`rows::finalize`] fills the per-graph
 //!   columns, [`graphs`] combines each graph's rows (best peak, best lower
-//!   bound, gap), then [`summary`], [`plots`] and [`report`] write their files.
+//!   bound, gap), then [`summary`], `plots` and [`report`] write their files.
+//!   `plots` needs the `plots` feature; without it the README says the
+//!   plots were not drawn.
 //! - [`merge`] joins shard directories (of one config) and runs the final
 //!   pass on the union, warning about items without a row.
 
 mod catch;
 pub mod config;
+mod drawing;
 pub mod fingerprint;
 pub mod graphs;
 pub mod merge;
 pub mod plan;
+#[cfg(feature = "plots")]
 pub mod plots;
 pub mod progress;
 pub mod records;
@@ -190,40 +194,9 @@ fn finish_with(
     let summary = summary::summarize(&rows, &order, &graph_summary);
     let path = out.join("summary.csv");
     summary::write(&path, &summary).map_err(|e| ExperimentError::io("write", &path, e))?;
-    // Runs record profiles of the Tetris graph (the named one, else the
-    // plan's first), which may have changed between runs. Without a plan
-    // (a config whose graph files are not here, merged elsewhere), item 0's
-    // graph, which a graph dropped from the config may still hold.
-    let first = |plan: &Plan| plan.graphs.first().map(|g| g.name.clone());
-    let tetris = match (&config.tetris_graph, plan) {
-        (Some(name), _) => Some(plan::canonical_name(name)),
-        (None, Some(plan)) => first(plan),
-        (None, None) => match Plan::new(config) {
-            Ok(plan) => first(&plan),
-            Err(_) => rows.iter().find(|r| r.item == 0).map(|r| r.graph.clone()),
-        },
-    };
-    let mut profiles = records::read_profiles(&out.join(results_dir::PROFILES));
-    if let Some(name) = &tetris {
-        profiles.retain(|p| &p.graph == name);
-    }
-    let plots = plots::draw_all(out, config, &rows, &order, &profiles)?;
+    let drawn = drawing::draw(out, config, &rows, &order, plan)?;
     let mut warnings: Vec<String> = no_baseline_warning(&rows, config).into_iter().collect();
-    // The Tetris plot has its own warning below, when its graph was solved.
-    let missing: Vec<String> = config
-        .plots
-        .iter()
-        .filter(|&&k| k != PlotKind::Tetris)
-        .filter(|k| {
-            !plots
-                .iter()
-                .any(|f| f.starts_with(&format!("{}.", k.stem())))
-        })
-        .map(|k| format!("`{}` (it needs {})", k.stem(), k.needs()))
-        .collect();
-    if !missing.is_empty() {
-        warnings.push(format!("plot(s) not drawn: {}", missing.join("; ")));
-    }
+    warnings.extend(drawn.warnings);
     warnings.extend(graphs::conflicts(&graph_summary));
     warnings.extend(identical_graphs_warning(out, &rows));
     let refuted: Vec<String> = rows
@@ -244,22 +217,10 @@ fn finish_with(
             refuted.join(", ")
         ));
     }
-    let solved = |g: &String| rows.iter().any(|r| &r.graph == g && r.valid);
-    if config.plots.contains(&PlotKind::Tetris)
-        && tetris.as_ref().is_some_and(solved)
-        && profiles.is_empty()
-    {
-        warnings.push(format!(
-            "no Tetris plot: no memory profile of the Tetris graph `{}` is recorded (profiles \
-             are recorded as its solves run, so a `tetris_graph` chosen after they ran, or a \
-             first graph that became first by a change of the config, has none; `--fresh` \
-             solves them again)",
-            tetris.as_deref().unwrap_or_default()
-        ));
-    }
     let caveats = report::Caveats {
         partial,
         leftover: leftover_note(&rows, &order, plan),
+        plots: drawn.note,
     };
     let readme = report::readme(
         config,
@@ -267,7 +228,7 @@ fn finish_with(
         &graph_summary,
         &summary,
         &order,
-        &plots,
+        &drawn.files,
         &caveats,
     );
     let path = out.join("README.md");
@@ -275,7 +236,7 @@ fn finish_with(
     Ok(Finished {
         rows: rows.len(),
         broken: rows.iter().filter(|r| rows::is_broken(r)).count(),
-        plots,
+        plots: drawn.files,
         warnings,
         missing: None,
     })

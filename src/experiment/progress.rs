@@ -1,5 +1,7 @@
 //! Progress of a run on standard error: indicatif's bar on a terminal,
 //! plain lines otherwise (a log file, a batch job), nothing when quiet.
+//! Without the `progress-bar` feature (no indicatif) the plain lines go to
+//! a terminal too.
 //!
 //! [`Progress`] is what the runner holds: [`Progress::inc`] after each
 //! solve, [`Progress::println`] for a message that must not garble the
@@ -14,12 +16,13 @@
 //! time limit ([`Worst`]) if that is longer.
 
 use std::fmt::Write as _;
-use std::io::{IsTerminal as _, Write};
+use std::io::Write;
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+#[cfg(feature = "progress-bar")]
 use indicatif::{ProgressBar, ProgressState, ProgressStyle};
 
 /// Longest time between two plain lines while solves run.
@@ -71,6 +74,7 @@ pub struct Progress {
 
 enum Mode {
     Quiet,
+    #[cfg(feature = "progress-bar")]
     Bar(ProgressBar),
     Plain {
         plain: Arc<Plain>,
@@ -81,18 +85,20 @@ enum Mode {
 }
 
 impl Progress {
-    /// Nothing when `quiet`, a bar when standard error is a terminal,
-    /// plain lines on standard error otherwise.
+    /// Nothing when `quiet`, a bar when standard error is a terminal (and
+    /// the build has the `progress-bar` feature), plain lines on standard
+    /// error otherwise.
     pub fn new(total: usize, quiet: bool, worst: Option<Worst>) -> Progress {
         if quiet {
-            Progress::with_mode(Mode::Quiet)
-        } else if std::io::stderr().is_terminal() {
+            return Progress::with_mode(Mode::Quiet);
+        }
+        #[cfg(feature = "progress-bar")]
+        if std::io::IsTerminal::is_terminal(&std::io::stderr()) {
             let bar = bar(total, worst);
             bar.println(starting(total));
-            Progress::with_mode(Mode::Bar(bar))
-        } else {
-            Progress::plain(total, Box::new(std::io::stderr()), PLAIN_PERIOD, worst)
+            return Progress::with_mode(Mode::Bar(bar));
         }
+        Progress::plain(total, Box::new(std::io::stderr()), PLAIN_PERIOD, worst)
     }
 
     /// Plain lines to `out`, at every tenth of `total` and at least every
@@ -136,6 +142,7 @@ impl Progress {
     pub fn inc(&self) {
         match &self.mode {
             Mode::Quiet => {}
+            #[cfg(feature = "progress-bar")]
             Mode::Bar(bar) => bar.inc(1),
             Mode::Plain { plain, .. } => plain.inc(),
         }
@@ -169,6 +176,7 @@ impl Progress {
     fn set_total(&self, total: usize) {
         match &self.mode {
             Mode::Quiet => {}
+            #[cfg(feature = "progress-bar")]
             Mode::Bar(bar) => bar.set_length(total as u64),
             Mode::Plain { plain, .. } => plain.set_total(total),
         }
@@ -177,6 +185,7 @@ impl Progress {
     /// A message on its own line (above the bar, if there is one).
     pub fn println(&self, msg: &str) {
         match &self.mode {
+            #[cfg(feature = "progress-bar")]
             Mode::Bar(bar) => bar.println(msg),
             Mode::Plain { plain, .. } => plain.write(msg),
             // Never a panic on a closed standard error.
@@ -190,6 +199,7 @@ impl Progress {
     pub fn finish(self) {
         match self.mode {
             Mode::Quiet => {}
+            #[cfg(feature = "progress-bar")]
             Mode::Bar(bar) => bar.finish_and_clear(),
             Mode::Plain { stop, ticker, .. } => {
                 drop(stop);
@@ -210,6 +220,7 @@ fn starting(total: usize) -> String {
 
 /// The bar of a terminal: elapsed time, whole solves per second (one
 /// decimal below 10/s), and the time left from the mean time per solve.
+#[cfg(feature = "progress-bar")]
 fn bar(total: usize, worst: Option<Worst>) -> ProgressBar {
     let bar = ProgressBar::new(total as u64);
     let style = ProgressStyle::with_template(
@@ -359,6 +370,7 @@ pub(super) fn duration(d: Duration) -> String {
 }
 
 /// Solves per second: whole above 10/s, else one or two decimals.
+#[cfg(feature = "progress-bar")]
 fn rate(done: u64, elapsed: Duration) -> String {
     let secs = elapsed.as_secs_f64();
     if secs <= 0.0 {
@@ -453,6 +465,12 @@ mod tests {
         );
         assert_eq!(duration(Duration::from_secs(7380)), "2 h 03 min");
         assert_eq!(duration(Duration::from_secs(1 << 62)), "over a year");
+    }
+
+    /// The bar's rate keeps two or three digits.
+    #[cfg(feature = "progress-bar")]
+    #[test]
+    fn the_bar_rate_reads_well() {
         assert_eq!(rate(10027, Duration::from_secs_f64(1.0)), "10027 solves/s");
         assert_eq!(rate(3, Duration::from_secs(2)), "1.5 solves/s");
         assert_eq!(rate(1, Duration::from_secs(30)), "0.03 solves/s");

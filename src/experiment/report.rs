@@ -318,6 +318,9 @@ pub struct Caveats<'a> {
     /// Rows of solvers or graphs no longer in the config: said after the
     /// count of runs.
     pub leftover: Option<String>,
+    /// Why the config's plots were not drawn (a build without the `plots`
+    /// feature): said under the Plots heading instead of the images.
+    pub plots: Option<&'a str>,
 }
 
 /// The generated README, with its [`Caveats`].
@@ -564,6 +567,8 @@ pub fn readme(
         for p in pngs {
             let _ = writeln!(s, "![{p}]({p})\n");
         }
+    } else if let Some(why) = caveats.plots {
+        let _ = writeln!(s, "\n## Plots\n\nThe config's plots were {why}.");
     }
     s
 }
@@ -752,6 +757,31 @@ mod tests {
             "{text}"
         );
         assert!(text.contains(&format!("- `{spelled}`: 10.00%\n")), "{text}");
+    }
+
+    /// The plots are linked when drawn; a build that cannot draw them says
+    /// so under the same heading, with no image link.
+    #[test]
+    fn plots_are_linked_or_said_not_drawn() {
+        let config = Config::parse("solvers = [\"kahn\"]\n", "t.toml", "t").unwrap();
+        let drawn = ["gap.png".to_string(), "gap.svg".to_string()];
+        let text = |plots: &[String], caveats: &Caveats| {
+            readme(&config, &[], &[], &[], &[], plots, caveats)
+        };
+        assert!(text(&drawn, &Caveats::default()).contains("## Plots\n\n![gap.png](gap.png)\n"));
+        let missing = Caveats {
+            plots: Some("not drawn: this build lacks them"),
+            ..Caveats::default()
+        };
+        let readme = text(&[], &missing);
+        assert!(
+            readme.ends_with(
+                "## Plots\n\nThe config's plots were not drawn: this build lacks them.\n"
+            ),
+            "{readme}"
+        );
+        assert!(!readme.contains("!["), "{readme}");
+        assert!(!text(&[], &Caveats::default()).contains("## Plots"));
     }
 
     /// The README of `rows` after the final pass (baselines, per-graph and

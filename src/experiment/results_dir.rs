@@ -9,9 +9,8 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use super::config::{self, Config};
+use super::config::{self, Config, IMAGE_EXTENSIONS};
 use super::plan::Shard;
-use super::plots::IMAGE_EXTENSIONS;
 use super::{one_line, ExperimentError};
 
 /// One row per solve (graph x solver x seed), appended as solves end.

@@ -99,7 +99,7 @@ pub(crate) fn render(
 }
 
 /// The image formats [`render_file`] writes, by file extension.
-pub const IMAGE_EXTENSIONS: [&str; 2] = ["png", "svg"];
+pub use super::config::IMAGE_EXTENSIONS;
 
 /// Draws `plot` into `path`, a PNG or SVG file by its extension (any other
 /// is an error); an error names `path`.
