@@ -759,6 +759,25 @@ mod tests {
         );
     }
 
+    /// A graph split at cut points whose pieces a budget stopped says what
+    /// stopped them, as an unsplit search does (`series-parallel:ops=150`,
+    /// seed 0: two pieces, neither proven under 1,000 states).
+    #[test]
+    fn a_split_search_names_what_stopped_its_pieces() {
+        let spec = crate::corpus::gen::GenSpec::parse("series-parallel:ops=150").unwrap();
+        let g = crate::corpus::gen::generate(&spec, 0).unwrap();
+        let mut ctx = SolveContext::default();
+        ctx.budget.max_states = 1_000;
+        let r = run(&Exact::default(), &g, &ctx);
+        assert_eq!(r.status, Status::Feasible);
+        let note = r.note.unwrap();
+        assert!(
+            note.starts_with("split at cut points")
+                && note.contains("; stopped by the state budget"),
+            "{note}"
+        );
+    }
+
     /// `gen tree --seed 1`: a search stopped by its state budget keeps the
     /// best heuristic's order; the polish lowers it (281792 -> 265520),
     /// keeps the search's bound and says so. Without the polish, the
