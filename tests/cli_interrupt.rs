@@ -50,6 +50,48 @@ fn ctrl_c_stops_the_solvers_and_the_report_is_still_written() {
     assert!(out.contains("best peak"), "{out}");
 }
 
+/// `ilp` cannot stop inside a HiGHS call, which has no end in sight
+/// without a time limit (over 10 minutes on this graph): 5 s after SIGTERM
+/// `schedule` leaves it without an answer and writes the report.
+#[cfg(feature = "ilp")]
+#[test]
+fn a_solver_that_does_not_stop_is_left_behind_and_the_report_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let graph = dir.path().join("adv6.json");
+    let made = Command::new(env!("CARGO_BIN_EXE_memsched"))
+        .args(["gen", "adversarial:target=xla-dfs,scale=6", "-o"])
+        .arg(&graph)
+        .output()
+        .expect("memsched gen runs");
+    assert!(made.status.success(), "{made:?}");
+    let child = Command::new(env!("CARGO_BIN_EXE_memsched"))
+        .arg("schedule")
+        .arg(&graph)
+        .args(["-s", "ilp", "-s", "kahn"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("memsched starts");
+    // Past the model's build, into HiGHS.
+    sleep(Duration::from_secs(2));
+    let sent = Instant::now();
+    let (status, out, err) = interrupt(child, "schedule", None, "TERM");
+    assert_eq!(status.signal(), Some(15), "{status:?}\n{err}");
+    assert!(
+        sent.elapsed() < Duration::from_secs(30),
+        "{:?}",
+        sent.elapsed()
+    );
+    assert!(
+        out.contains("ilp: left without an answer: it did not stop within 5 s of SIGTERM"),
+        "{out}\n{err}"
+    );
+    assert!(
+        out.contains("kahn: not run: interrupted (SIGTERM)"),
+        "{out}"
+    );
+}
+
 #[test]
 fn ctrl_c_in_a_run_records_the_solves_in_flight_and_starts_no_more() {
     stop_a_run_by("INT", 2, "Ctrl-C");

@@ -4,7 +4,8 @@ use std::fmt::Write as _;
 use std::io::IsTerminal as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::Duration;
+use std::sync::{mpsc, Arc};
+use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
 use clap::ValueEnum;
@@ -71,7 +72,8 @@ pub struct Args {
     /// Ctrl-C acts as the limit: the solver running stops at its best so
     /// far, the solvers after it do not run (`timed_out`, noted "not run"),
     /// and the report is written (then the exit is as Ctrl-C's, status
-    /// 130); `ilp` first finishes its HiGHS call, and a second Ctrl-C ends
+    /// 130); a solver that has not stopped 5 s later (`ilp` inside a HiGHS
+    /// call) is left without an answer, and a second Ctrl-C ends
     /// at once. SIGTERM acts as Ctrl-C (status 143).
     #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
     time_limit: Option<f64>,
@@ -228,7 +230,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .iter()
         .map(|shown| {
             let solver = solvers::build(&with_rule_mode(shown, args.rule_mode))?;
-            Ok((shown.trim(), solver))
+            Ok((shown.trim(), Arc::<dyn Scheduler>::from(solver)))
         })
         .collect::<anyhow::Result<Vec<_>>>()?;
     let budget = Budget {
@@ -247,7 +249,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         args.plot.as_deref(),
         &[("graph", &args.graph)],
     )?;
-    let graph = read_graph(&args.graph)?;
+    let graph = Arc::new(read_graph(&args.graph)?);
     if !graph.has_latencies() {
         for (shown, _) in chosen.iter().filter(|(shown, _)| reads_latency(shown)) {
             note!(
@@ -279,45 +281,51 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     {
         note!(
             "note: no --time-limit, so {} may search for a long time; Ctrl-C stops the \
-             running solver at its best so far (`ilp` after its current HiGHS call) and \
+             running solver at its best so far (`ilp`, which cannot stop inside HiGHS, is left \
+             without an answer after 5 s) and \
              writes the report",
             searches.join(", ")
         );
     }
-    let solve_all = || -> Vec<Report> {
-        chosen
-            .iter()
-            .enumerate()
-            .map(|(i, (shown, solver))| {
-                if interrupt.happened() {
-                    return not_run(solver.name());
-                }
-                if progress {
-                    note!("[{}/{}] {shown}", i + 1, chosen.len());
-                }
-                let mut report = solvers::run(solver.as_ref(), &graph, &ctx);
-                if interrupt.happened() {
-                    // A solver whose note names its end names the signal
-                    // (`limit_cause`); the others are marked here.
-                    let cause = super::interrupt::cause();
-                    report.note = Some(match report.note.take() {
-                        Some(n) if n.contains(cause) => n,
-                        Some(n) => format!("interrupted ({cause}); {n}"),
-                        None => format!("interrupted ({cause})"),
-                    });
-                }
-                report
-            })
-            .collect()
+    let pool = match threads {
+        None => None,
+        Some(n) => Some(Arc::new(
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(n)
+                .build()
+                .context("cannot start the worker threads")?,
+        )),
     };
-    let reports = match threads {
-        None => solve_all(),
-        Some(n) => rayon::ThreadPoolBuilder::new()
-            .num_threads(n)
-            .build()
-            .context("cannot start the worker threads")?
-            .install(solve_all),
-    };
+    let reports: Vec<Report> = chosen
+        .iter()
+        .enumerate()
+        .map(|(i, (shown, solver))| {
+            if interrupt.happened() {
+                return not_run(solver.name());
+            }
+            if progress {
+                note!("[{}/{}] {shown}", i + 1, chosen.len());
+            }
+            let solve = Solve {
+                solver: solver.clone(),
+                graph: graph.clone(),
+                ctx: ctx.clone(),
+                pool: pool.clone(),
+            };
+            let mut report = solve.run_or_abandon(&interrupt);
+            if interrupt.happened() {
+                // A solver whose note names its end names the signal
+                // (`limit_cause`); the others are marked here.
+                let cause = super::interrupt::cause();
+                report.note = Some(match report.note.take() {
+                    Some(n) if n.contains(cause) => n,
+                    Some(n) => format!("interrupted ({cause}); {n}"),
+                    None => format!("interrupted ({cause})"),
+                });
+            }
+            report
+        })
+        .collect();
     let program = solvers::run(&ProgramOrder, &graph, &SolveContext::default());
     // A bound above a checked peak (another solver's, or program order's)
     // is a solver bug: its row becomes invalid rather than a proof.
@@ -365,7 +373,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         let cause = super::interrupt::cause();
         note!(
             "interrupted ({cause}): the solver running stopped at its best so far, as at a time \
-             limit, and any after it did not run; the report above is what they had"
+             limit (or, if it did not stop within {} s, was left without an answer), and any \
+             after it did not run; the report above is what they had",
+            STOP_GRACE.as_secs()
         );
         interrupt.end_as_interrupted();
         return Ok(ExitCode::from(interrupt.exit_status()));
@@ -384,6 +394,84 @@ fn reads_latency(shown: &str) -> bool {
             rule::parse(expr).is_ok_and(|key| key.uses(rule::Feature::Latency))
         }
         _ => false,
+    }
+}
+
+/// How long a solver may take to stop after Ctrl-C before `schedule`
+/// leaves it behind and writes the report without its answer: `ilp`
+/// cannot stop inside a HiGHS call, which without `--time-limit` has no
+/// end in sight.
+const STOP_GRACE: Duration = Duration::from_secs(5);
+
+/// One solve, run on a thread of its own so that it can be left behind.
+struct Solve {
+    solver: Arc<dyn Scheduler>,
+    graph: Arc<Graph>,
+    ctx: SolveContext,
+    /// The `--threads` pool, for the solver's parallel work.
+    pool: Option<Arc<rayon::ThreadPool>>,
+}
+
+impl Solve {
+    /// The solve's report; once Ctrl-C came and the solver has not
+    /// returned within [`STOP_GRACE`], a `timed_out` report saying so (the
+    /// solver's thread ends with the process, after the report). A panic
+    /// in the solver is re-raised here, as if it had run on this thread.
+    fn run_or_abandon(self, interrupt: &super::interrupt::Interrupt) -> Report {
+        let name = self.solver.name();
+        let (tx, rx) = mpsc::channel();
+        let started = Instant::now();
+        let thread = std::thread::Builder::new()
+            .name(format!("solve {name}"))
+            .spawn(move || {
+                let solve = || solvers::run(self.solver.as_ref(), &self.graph, &self.ctx);
+                let report = match &self.pool {
+                    Some(pool) => pool.install(solve),
+                    None => solve(),
+                };
+                let _ = tx.send(report);
+            });
+        let thread = match thread {
+            Ok(t) => t,
+            Err(e) => {
+                return failed(name, format!("cannot start a thread for the solve: {e}"));
+            }
+        };
+        let mut asked_to_stop: Option<Instant> = None;
+        loop {
+            match rx.recv_timeout(Duration::from_millis(20)) {
+                Ok(report) => return report,
+                Err(mpsc::RecvTimeoutError::Disconnected) => match thread.join() {
+                    Err(panic) => std::panic::resume_unwind(panic),
+                    Ok(()) => return failed(name, "the solve ended without a report".into()),
+                },
+                Err(mpsc::RecvTimeoutError::Timeout) if interrupt.happened() => {
+                    let since = *asked_to_stop.get_or_insert_with(Instant::now);
+                    if since.elapsed() >= STOP_GRACE {
+                        return Report {
+                            note: Some(format!(
+                                "left without an answer: it did not stop within {} s of {} \
+                                 (`ilp` cannot stop inside a HiGHS call; give it a \
+                                 --time-limit)",
+                                STOP_GRACE.as_secs(),
+                                super::interrupt::cause()
+                            )),
+                            time: started.elapsed(),
+                            ..not_run(name)
+                        };
+                    }
+                }
+                Err(mpsc::RecvTimeoutError::Timeout) => {}
+            }
+        }
+    }
+}
+
+/// A report of `solver` with status `failed` for `why`, no order.
+fn failed(solver: String, why: String) -> Report {
+    Report {
+        status: Status::Failed(why),
+        ..not_run(solver)
     }
 }
 
@@ -534,7 +622,7 @@ struct Given {
 /// Two `-s` that build the same solver (`rule:delta` and `rule: delta`, or
 /// `rule:E` and `moves:E` under `--rule-mode moves`) run it twice, each
 /// with its own row: said, as an experiment config refuses them.
-fn warn_repeated_solvers(chosen: &[(&str, Box<dyn Scheduler>)]) {
+fn warn_repeated_solvers(chosen: &[(&str, Arc<dyn Scheduler>)]) {
     for (i, (shown, solver)) in chosen.iter().enumerate() {
         let name = solver.name();
         if let Some((first, _)) = chosen[..i].iter().find(|(_, s)| s.name() == name) {
@@ -546,7 +634,7 @@ fn warn_repeated_solvers(chosen: &[(&str, Box<dyn Scheduler>)]) {
     }
 }
 
-fn warn_unread_flags(chosen: &[(&str, Box<dyn Scheduler>)], rule_mode: RuleMode, given: Given) {
+fn warn_unread_flags(chosen: &[(&str, Arc<dyn Scheduler>)], rule_mode: RuleMode, given: Given) {
     let Given {
         seed,
         restarts,
