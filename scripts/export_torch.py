@@ -40,10 +40,29 @@ from pathlib import Path
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
-import torch  # noqa: E402
-from torch.fx.experimental.proxy_tensor import make_fx  # noqa: E402
-from torch.func import functional_call  # noqa: E402
-from torch.utils import _pytree as pytree  # noqa: E402
+# torch (and torchvision / transformers, imported in build_model) are only
+# needed to export: --help and --check run with a plain python3, so these
+# names are bound by load_torch() on the export paths, not here.
+torch = None
+make_fx = None
+functional_call = None
+pytree = None
+
+
+def load_torch():
+    """Import torch for an export, or exit with what to install."""
+    global torch, make_fx, functional_call, pytree
+    if torch is not None:
+        return
+    try:
+        import torch as _torch
+        from torch.fx.experimental.proxy_tensor import make_fx as _make_fx
+        from torch.func import functional_call as _functional_call
+        from torch.utils import _pytree as _pytree
+    except ImportError as e:
+        raise SystemExit(f"export_torch.py: exporting needs torch ({e}); install it with "
+                         "`pip install -r scripts/requirements-torch.txt` (--check does not)")
+    torch, make_fx, functional_call, pytree = _torch, _make_fx, _functional_call, _pytree
 
 REPO = Path(__file__).resolve().parent.parent
 MODELS_DIR = REPO / "datasets" / "models"
@@ -72,6 +91,7 @@ VIEW_OPS = {
 
 def build_model(name: str) -> torch.nn.Module:
     """Build a model with random initialisation (nothing is downloaded)."""
+    load_torch()
     torch.manual_seed(0)
     if name in ("resnet50", "mobilenet_v2", "efficientnet_b0"):
         import torchvision
@@ -105,6 +125,7 @@ class Trace:
 
 def trace(model_name: str, mode: str, batch: int, model: torch.nn.Module | None = None) -> Trace:
     """Trace model_name with make_fx in fake mode; every tensor is a graph input."""
+    load_torch()
     model = model if model is not None else build_model(model_name)
     params = dict(model.named_parameters())
     pb = dict(params)
@@ -482,56 +503,175 @@ def convert(tr: Trace, allocs: str, include_params: bool) -> tuple[dict, Convert
 
 # ----------------------------------------------------------- checks, io ---
 
-def check_graph(g: dict) -> dict:
-    """Validate the seed graph; return counts and the program-order peak."""
-    nodes, edges = g["Nodes"], g["Edges"]
+class GraphCheckError(Exception):
+    """A graph memsched would refuse; the message says why, naming the ids."""
+
+
+def _is_int(x) -> bool:
+    # JSON integers only: memsched refuses 2.0, "2" and true where an
+    # integer goes, and json reads true as a bool (an int in Python).
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def check_graph(g) -> dict:
+    """Validate a seed graph; return its counts and program-order peak.
+
+    Explicit checks that raise GraphCheckError (not asserts, which
+    `python -O` drops), of the rules of memsched's reader
+    (src/graph/build.rs) that an export could break: distinct integer ids,
+    edges [u, v] between existing ids, no cycle, ALLOC with an integer
+    Size >= 0 and a BufId, FREE with a BufId, one ALLOC and at most one
+    FREE per buffer, no FREE without ALLOC, every FREE reachable from its
+    ALLOC. Like memsched, it does not require ids to be 0..n-1 or in the
+    order of the Nodes array, nor edges to follow that order: only the
+    program-order peak needs the order, and is None when an edge breaks it
+    (memsched's `program` baseline then fails too). Other rules (field
+    case, Latency, ...) are left to `memsched validate`.
+    """
+    if not isinstance(g, dict) or not isinstance(g.get("Nodes"), list):
+        raise GraphCheckError('not a graph: expected a JSON object with a "Nodes" array')
+    nodes = g["Nodes"]
+    edges = g.get("Edges", [])  # optional for memsched too: no edges
+    if not isinstance(edges, list):
+        raise GraphCheckError('"Edges" is not an array of [u, v] pairs')
     n = len(nodes)
+    pos: dict = {}  # node id -> its position in the Nodes array
+    ids: list = []
     for i, nd in enumerate(nodes):
-        assert nd["Id"] == i, f"node at index {i} has Id {nd['Id']}"
-    succ = [[] for _ in range(n)]
-    for u, v in edges:
-        assert 0 <= u < n and 0 <= v < n, f"edge [{u}, {v}] has a missing endpoint"
-        assert u < v, f"edge [{u}, {v}] goes against program order"
-        succ[u].append(v)
-    alloc_of: dict = {}
+        if not isinstance(nd, dict):
+            raise GraphCheckError(f"node #{i} of the Nodes array is not an object")
+        nid = nd.get("Id")
+        if not _is_int(nid):
+            raise GraphCheckError(f"node #{i} of the Nodes array has no integer Id (Id {nid!r})")
+        if nid in pos:
+            raise GraphCheckError(f"duplicate node id {nid} (nodes #{pos[nid]} and #{i} "
+                                  "of the Nodes array)")
+        op = nd.get("Op")
+        if not isinstance(op, str):
+            raise GraphCheckError(f"node {nid} has no string Op (Op {op!r})")
+        t = op.strip()
+        if op not in ("ALLOC", "FREE") and t.isascii() and t.upper() in ("ALLOC", "FREE"):
+            raise GraphCheckError(f"node {nid} has Op {op!r}: write exactly {t.upper()!r} "
+                                  "(Op is case-sensitive)")
+        pos[nid] = i
+        ids.append(nid)
+
+    # Adjacency by position in the Nodes array.
+    succ: list = [[] for _ in range(n)]
+    pred: list = [[] for _ in range(n)]
+    breaks_order = None  # the first edge whose source comes later in Nodes
+    for k, e in enumerate(edges):
+        # a list from JSON; a tuple from convert()
+        if not (isinstance(e, (list, tuple)) and len(e) == 2 and all(_is_int(x) for x in e)):
+            raise GraphCheckError(f"edge #{k} of the Edges array is not [u, v], "
+                                  f"two integer node ids: {e!r}")
+        u, v = e
+        for x in (u, v):
+            if x not in pos:
+                raise GraphCheckError(f"edge #{k} [{u}, {v}] refers to missing node {x}")
+        a, b = pos[u], pos[v]
+        succ[a].append(b)
+        pred[b].append(a)
+        if a >= b and breaks_order is None:
+            breaks_order = (u, v)
+
+    # Kahn's algorithm, seeded in program order as memsched's is; topo[i]
+    # is node i's place in that topological order.
+    indeg = [len(p) for p in pred]
+    topo = [-1] * n
+    dq = deque(i for i in range(n) if indeg[i] == 0)
+    done = 0
+    while dq:
+        u = dq.popleft()
+        topo[u] = done
+        done += 1
+        for w in succ[u]:
+            indeg[w] -= 1
+            if indeg[w] == 0:
+                dq.append(w)
+    if done < n:
+        # Every node left has a predecessor left: walk back until a node
+        # repeats, and report that loop forwards.
+        v = next(i for i in range(n) if topo[i] < 0)
+        seen_at: dict = {}
+        walk: list = []
+        while v not in seen_at:
+            seen_at[v] = len(walk)
+            walk.append(v)
+            v = next(p for p in pred[v] if topo[p] < 0)
+        cycle = walk[seen_at[v]:][::-1]
+        raise GraphCheckError("the edges contain a cycle: "
+                              + " -> ".join(str(ids[c]) for c in cycle + cycle[:1]))
+
+    alloc_of: dict = {}  # BufId -> position of its ALLOC
+    free_of: dict = {}  # BufId -> position of its FREE
     size_of: dict = {}
-    freed: set = set()
-    for nd in nodes:
-        if nd["Op"] == "ALLOC":
-            assert nd["BufId"] not in alloc_of, f"buffer {nd['BufId']} has two ALLOCs"
-            assert isinstance(nd["Size"], int) and nd["Size"] >= 0
-            alloc_of[nd["BufId"]] = nd["Id"]
-            size_of[nd["BufId"]] = nd["Size"]
-    for nd in nodes:
-        if nd["Op"] == "FREE":
-            b = nd["BufId"]
-            assert b in alloc_of, f"FREE {nd['Id']} of buffer {b} without ALLOC"
-            assert b not in freed, f"buffer {b} freed twice"
-            freed.add(b)
-            # reachable from the ALLOC? (edges go forward, so search is bounded)
-            start, goal = alloc_of[b], nd["Id"]
-            seen = {start}
-            dq = deque([start])
-            found = False
-            while dq and not found:
-                u = dq.popleft()
-                for w in succ[u]:
-                    if w == goal:
-                        found = True
-                        break
-                    if w < goal and w not in seen:
-                        seen.add(w)
-                        dq.append(w)
-            assert found, f"FREE {goal} not reachable from ALLOC {start} (buffer {b})"
-    mem = peak = 0
-    for nd in nodes:
-        if nd["Op"] == "ALLOC":
-            mem += nd["Size"]
-        elif nd["Op"] == "FREE":
-            mem -= size_of[nd["BufId"]]
-        peak = max(peak, mem)
-    return {"nodes": n, "edges": len(edges), "allocs": len(alloc_of), "frees": len(freed),
-            "peak": peak, "final": mem,
+    total = 0
+    for i, nd in enumerate(nodes):
+        op, nid = nd["Op"], ids[i]
+        if op not in ("ALLOC", "FREE"):
+            continue
+        b = nd.get("BufId")
+        if not _is_int(b):
+            raise GraphCheckError(f"{op} node {nid} has no integer BufId (BufId {b!r})")
+        table = alloc_of if op == "ALLOC" else free_of
+        if b in table:
+            twice = "allocated" if op == "ALLOC" else "freed"
+            raise GraphCheckError(f"buffer {b} is {twice} twice, by {op} nodes "
+                                  f"{ids[table[b]]} and {nid}")
+        table[b] = i
+        if op == "ALLOC":
+            size = nd.get("Size")
+            if not _is_int(size):
+                raise GraphCheckError(f"ALLOC node {nid} has no integer Size (Size {size!r})")
+            if size < 0:
+                raise GraphCheckError(f"ALLOC node {nid} has a negative Size ({size})")
+            total += size
+            if total > 2**63 - 1:
+                raise GraphCheckError("the ALLOC sizes add up to more than "
+                                      "9223372036854775807 bytes (2^63 - 1)")
+            size_of[b] = size
+    for b, f in free_of.items():
+        if b not in alloc_of:
+            raise GraphCheckError(f"FREE node {ids[f]} releases buffer {b}, "
+                                  "which no ALLOC node allocates")
+    # Each FREE reachable from its ALLOC: a search forward from the ALLOC,
+    # bounded by the FREE's place in the topological order (no path to it
+    # passes a node placed after it).
+    for b, goal in sorted(free_of.items(), key=lambda kv: kv[1]):
+        start = alloc_of[b]
+        limit = topo[goal]
+        seen = {start}
+        dq = deque([start])
+        found = False
+        while dq and not found:
+            u = dq.popleft()
+            for w in succ[u]:
+                if w == goal:
+                    found = True
+                    break
+                if topo[w] < limit and w not in seen:
+                    seen.add(w)
+                    dq.append(w)
+        if not found:
+            raise GraphCheckError(f"FREE node {ids[goal]} of buffer {b} is not reachable from "
+                                  f"its ALLOC node {ids[start]}: some order would free the "
+                                  "buffer before allocating it")
+
+    # Program order (the Nodes array) is a schedule only if every edge
+    # follows it; its peak is max(0, max prefix sum), as memsched counts.
+    peak = None
+    if breaks_order is None:
+        mem = peak = 0
+        for nd in nodes:
+            if nd["Op"] == "ALLOC":
+                mem += nd["Size"]
+            elif nd["Op"] == "FREE":
+                mem -= size_of[nd["BufId"]]
+            peak = max(peak, mem)
+    final = sum(size_of.values()) - sum(size_of[b] for b in free_of)
+    return {"nodes": n, "edges": len(edges), "allocs": len(alloc_of), "frees": len(free_of),
+            "peak": peak, "final": final, "breaks_order": breaks_order,
             "compute": sum(1 for nd in nodes if nd["Op"] not in ("ALLOC", "FREE"))}
 
 
@@ -602,7 +742,16 @@ def update_manifest(rows: list[dict]):
 
 def export_one(tr: Trace, model, mode, batch, allocs, include_params, out: Path) -> dict:
     g, conv = convert(tr, allocs, include_params)
-    stats = check_graph(g)
+    # The export writes nodes in program order and every edge forward, so
+    # a graph failing the check, or without a program-order peak, is a bug
+    # of the conversion: nothing is written.
+    try:
+        stats = check_graph(g)
+    except GraphCheckError as e:
+        raise SystemExit(f"export_torch.py: the graph for {rel(out)} is not valid: {e}")
+    if stats["peak"] is None:
+        raise SystemExit(f"export_torch.py: the graph for {rel(out)} has edge "
+                         f"{list(stats['breaks_order'])} against its program order")
     write_json(g, out)
     mb = out.stat().st_size / 1e6
     print(f"{rel(out)}: fx_nodes={conv.fx_nodes} nodes={stats['nodes']} edges={stats['edges']} "
@@ -625,7 +774,7 @@ ALL_BATCHES = [1, 32]
 FLOATING_BATCHES = [1]
 
 
-def export_all(check_only: bool = False):
+def export_all(manifest: bool = True):
     t0 = time.time()
     rows = []
     for model_name in MODELS:
@@ -637,24 +786,54 @@ def export_all(check_only: bool = False):
                 for allocs in variants:
                     out = MODELS_DIR / file_name(model_name, mode, batch, allocs, False)
                     rows.append(export_one(tr, model_name, mode, batch, allocs, False, out))
-    update_manifest(rows)
-    print(f"wrote {len(rows)} files and {rel(MANIFEST)} in {time.time() - t0:.1f}s")
+    if manifest:
+        update_manifest(rows)
+        print(f"wrote {len(rows)} files and {rel(MANIFEST)} in {time.time() - t0:.1f}s")
+    else:
+        print(f"wrote {len(rows)} files ({rel(MANIFEST)} left as it was) in {time.time() - t0:.1f}s")
 
 
-def check_files(paths: list[str]):
+def check_files(paths: list[str]) -> int:
+    """Check each file, report each; 0 if all pass, else 1 (after them all)."""
+    failed = 0
     for p in paths:
-        g = json.loads(Path(p).read_text())
-        s = check_graph(g)
-        print(f"{p}: OK nodes={s['nodes']} edges={s['edges']} buffers={s['allocs']} "
-              f"compute={s['compute']} peak={s['peak']} final={s['final']}")
+        try:
+            # utf-8-sig: memsched skips a leading byte-order mark too
+            g = json.loads(Path(p).read_text(encoding="utf-8-sig"))
+            s = check_graph(g)
+        except OSError as e:
+            why = f"cannot read it: {e.strerror or e}"
+        except UnicodeDecodeError as e:
+            why = f"not UTF-8 text: {e}"
+        except json.JSONDecodeError as e:
+            why = f"malformed JSON at line {e.lineno}, column {e.colno}: {e.msg}"
+        except GraphCheckError as e:
+            why = str(e)
+        else:
+            if s["peak"] is None:
+                u, v = s["breaks_order"]
+                peak = f"none (edge [{u}, {v}] runs against the Nodes order)"
+            else:
+                peak = str(s["peak"])
+            print(f"{p}: OK nodes={s['nodes']} edges={s['edges']} buffers={s['allocs']} "
+                  f"compute={s['compute']} peak={peak} final={s['final']}")
+            continue
+        failed += 1
+        print(f"{p}: error: {why}", file=sys.stderr)
+    if failed and len(paths) > 1:
+        print(f"{failed} of {len(paths)} files failed the check", file=sys.stderr)
+    return 1 if failed else 0
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    # --mode, --batch and --allocs default to None so that giving one with
+    # --all or --check (which ignore them) is seen and refused; their
+    # defaults are filled in below.
     ap.add_argument("--model", choices=MODELS)
-    ap.add_argument("--mode", choices=MODES, default="inference")
-    ap.add_argument("--batch", type=int, default=1)
-    ap.add_argument("--allocs", choices=["anchored", "floating"], default="anchored",
+    ap.add_argument("--mode", choices=MODES, help="default: inference")
+    ap.add_argument("--batch", type=int, help="default: 1")
+    ap.add_argument("--allocs", choices=["anchored", "floating"],
                     help="anchored (default): edges from the producers of an op's inputs to "
                          "the op's ALLOCs; floating: ALLOCs have no predecessors (the article's encoding)")
     ap.add_argument("--include-params", action="store_true",
@@ -662,27 +841,48 @@ def main(argv=None):
                          "inputs (ALLOC at the start, FREE after their last reader)")
     ap.add_argument("-o", "--output", type=Path, help="output JSON file")
     ap.add_argument("--all", action="store_true",
-                    help="write the whole committed set into datasets/models/ and its manifest")
+                    help="write the whole committed set into datasets/models/ and its manifest "
+                         "(takes only --no-manifest)")
     ap.add_argument("--check", nargs="+", metavar="FILE",
-                    help="only validate existing seed JSON files and print their peaks")
+                    help="only validate existing seed JSON files and print their peaks "
+                         "(needs no torch; exit 1 if a file fails)")
     ap.add_argument("--no-manifest", action="store_true", help="do not touch manifest.csv")
     a = ap.parse_args(argv)
 
+    one_file = [name for name, given in [
+        ("--model", a.model is not None), ("--mode", a.mode is not None),
+        ("--batch", a.batch is not None), ("--allocs", a.allocs is not None),
+        ("--include-params", a.include_params), ("-o/--output", a.output is not None),
+    ] if given]
     if a.check:
+        others = (["--all"] if a.all else []) + one_file + (["--no-manifest"] if a.no_manifest else [])
+        if others:
+            ap.error(f"--check only reads files; it does not combine with {', '.join(others)}")
         return check_files(a.check)
     if a.all:
-        return export_all()
+        # The committed set is fixed (every model, mode and batch, in the
+        # file names of datasets/models/): the options of one export would
+        # be ignored, so they are refused.
+        if one_file:
+            ap.error(f"--all writes the fixed committed set; it does not take {', '.join(one_file)} "
+                     "(export one file with --model instead)")
+        load_torch()
+        return export_all(manifest=not a.no_manifest)
     if not a.model:
         ap.error("--model is required (or --all / --check)")
-    if a.batch < 1:
+    mode = a.mode or "inference"
+    batch = 1 if a.batch is None else a.batch
+    allocs = a.allocs or "anchored"
+    if batch < 1:
         ap.error("--batch must be >= 1")
-    out = a.output or MODELS_DIR / file_name(a.model, a.mode, a.batch, a.allocs, a.include_params)
-    tr = trace(a.model, a.mode, a.batch)
-    row = export_one(tr, a.model, a.mode, a.batch, a.allocs, a.include_params, out)
+    load_torch()
+    out = a.output or MODELS_DIR / file_name(a.model, mode, batch, allocs, a.include_params)
+    tr = trace(a.model, mode, batch)
+    row = export_one(tr, a.model, mode, batch, allocs, a.include_params, out)
     in_models_dir = out.resolve().parent == MODELS_DIR.resolve()
     if in_models_dir and not a.no_manifest:
         update_manifest([row])
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

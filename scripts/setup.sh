@@ -4,6 +4,10 @@
 # highs-sys). Safe to run repeatedly; does nothing when all are present.
 set -euo pipefail
 
+# cargo first: without it nothing below is of use, so install no packages
+# (and ask for no sudo password) before saying so.
+command -v cargo >/dev/null 2>&1 || { echo "setup: cargo not found: install Rust from rustup.rs (then run this script again)" >&2; exit 1; }
+
 need=()
 command -v cmake >/dev/null 2>&1 || need+=(cmake)
 command -v g++ >/dev/null 2>&1 || need+=(g++)
@@ -36,5 +40,3 @@ if [ ${#need[@]} -gt 0 ]; then
     exit 1
   fi
 fi
-
-command -v cargo >/dev/null 2>&1 || { echo "setup: cargo not found: install Rust from rustup.rs" >&2; exit 1; }
