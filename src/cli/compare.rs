@@ -29,13 +29,22 @@ pub fn to_table(g: &Graph, reports: &[Report], program_peak: Option<u64>) -> Str
         .filter_map(|r| Some((r.peak?, r.solver.as_str())))
         .min_by_key(|&(peak, _)| peak);
     // An invalid report's bound is not trusted: it may be why it is invalid.
-    // The first of the highest bounds (`max_by_key` keeps the last).
+    // The first of the highest bounds (`max_by_key` keeps the last), one
+    // that proved its own order optimal first: a stopped `dp` and `exact`
+    // can give the same bound, and the proof is `exact`'s.
     let bound = reports
         .iter()
         .rev()
         .filter(|r| !matches!(r.status, Status::Invalid(_)))
-        .filter_map(|r| Some((r.lower_bound?, r.solver.as_str())))
-        .max_by_key(|&(lb, _)| lb);
+        .filter_map(|r| {
+            Some((
+                r.lower_bound?,
+                r.status == Status::Optimal,
+                r.solver.as_str(),
+            ))
+        })
+        .max_by_key(|&(lb, proved, _)| (lb, proved))
+        .map(|(lb, _, by)| (lb, by));
     let pct = |x: Option<f64>| x.map_or("-".into(), percent);
     let bytes = |x: Option<u64>| x.map_or("-".into(), |x| x.to_string());
     let header = [
@@ -243,6 +252,23 @@ mod tests {
         (r[1].peak, r[1].order) = (None, None);
         let text = to_table(&g, &r, None);
         assert!(!text.contains("lower bound   "), "{text}");
+    }
+
+    /// Of two equal bounds the line names the solver that proved its order
+    /// optimal, not the first (a stopped `dp` before `exact`).
+    #[test]
+    fn an_equal_bound_is_credited_to_the_proof() {
+        let spec = GenSpec::parse("tensor-program:ops=8").unwrap();
+        let g = generate(&spec, 1).unwrap();
+        let mut r = reports(&g, &["kahn", "seed-greedy"]);
+        let proved = r[1].peak.unwrap();
+        for x in r.iter_mut() {
+            x.lower_bound = Some(proved);
+        }
+        r[1].status = Status::Optimal;
+        let text = to_table(&g, &r, None);
+        let line = format!("lower bound   {} by seed-greedy", human_bytes(proved));
+        assert!(text.contains(&line), "{text}");
     }
 
     /// Without a lower bound there is no optimality line, and an invalid
