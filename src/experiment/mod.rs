@@ -28,7 +28,7 @@ pub mod merge;
 pub mod plan;
 #[cfg(feature = "plots")]
 pub mod plots;
-pub mod progress;
+pub(crate) mod progress;
 pub mod records;
 pub mod report;
 pub mod results_dir;

@@ -198,7 +198,7 @@ pub struct FamilyInfo {
 }
 
 /// Parameter values of one spec, with defaults and typed access.
-pub struct Params<'a> {
+pub(crate) struct Params<'a> {
     info: &'a FamilyInfo,
     given: &'a BTreeMap<String, String>,
 }
