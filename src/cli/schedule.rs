@@ -423,6 +423,9 @@ impl Solve {
         let started = Instant::now();
         let thread = std::thread::Builder::new()
             .name(format!("solve {name}"))
+            // The main thread's usual 8 MiB, where the solves ran before
+            // (a spawned thread gets 2 MiB).
+            .stack_size(8 << 20)
             .spawn(move || {
                 let solve = || solvers::run(self.solver.as_ref(), &self.graph, &self.ctx);
                 let report = match &self.pool {
