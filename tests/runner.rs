@@ -141,8 +141,8 @@ fn tiny_run_writes_every_row_column_and_file() {
     assert!(
         readme.contains(
             "**Optimality.** Of the 6 graphs, 4 are proven optimal (the best known peak meets \
-             a lower bound some solver proved); 2 have no lower bound (no solver of the config \
-             gave one)"
+             a lower bound some solver proved); 2 have no lower bound (no valid row of the \
+             graph has one)"
         ),
         "{readme}"
     );

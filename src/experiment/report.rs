@@ -234,8 +234,10 @@ fn gap_cell(g: &GraphSummary) -> String {
 }
 
 /// The README's paragraph on how many graphs are proven optimal and how
-/// far the others may be from it.
-pub fn optimality(graphs: &[GraphSummary]) -> String {
+/// far the others may be from it; `solvers` are the config's, to tell a
+/// config without a bounding solver from one whose bounding solvers gave
+/// no bound.
+pub fn optimality(graphs: &[GraphSummary], solvers: &[String]) -> String {
     let o = Optimality::of(graphs);
     let of = match o.graphs {
         1 => "Of the 1 graph".to_string(),
@@ -262,10 +264,26 @@ pub fn optimality(graphs: &[GraphSummary]) -> String {
         ));
     }
     if o.boundless > 0 && o.boundless == o.graphs - o.unsolved {
+        let exact = crate::solvers::names_with(|a| a.exact);
+        let bounding: Vec<String> = solvers
+            .iter()
+            .filter(|s| exact.iter().any(|e| e == crate::solvers::split_name(s).0))
+            .map(|s| format!("`{s}`"))
+            .collect();
+        let none = match bounding.as_slice() {
+            [] => "No solver of this config gives lower bounds, so no best known peak here is \
+                   known to be optimal (`exact`, `ilp`, `dp` or `brute` in the config would \
+                   prove optima or bound the gap)"
+                .to_string(),
+            _ => format!(
+                "No valid row gave a lower bound on any graph ({} in the config, but with no \
+                 bound: see {} rows' status), so no best known peak here is known to be optimal",
+                bounding.join(", "),
+                if bounding.len() == 1 { "its" } else { "their" }
+            ),
+        };
         return format!(
-            "**Optimality.** No solver of this config gives lower bounds, so no best known \
-             peak here is known to be optimal (`exact`, `ilp`, `dp` or `brute` in the config \
-             would prove optima or bound the gap){}.\n",
+            "**Optimality.** {none}{}.\n",
             match o.unsolved {
                 0 => String::new(),
                 n => format!(
@@ -277,7 +295,7 @@ pub fn optimality(graphs: &[GraphSummary]) -> String {
     }
     if o.boundless > 0 {
         parts.push(format!(
-            "{} no lower bound (no solver of the config gave one): {} best known peak is \
+            "{} no lower bound (no valid row of the graph has one): {} best known peak is \
              not known to be optimal",
             plural(o.boundless, "has", "have"),
             if o.boundless == 1 { "its" } else { "their" }
@@ -286,8 +304,8 @@ pub fn optimality(graphs: &[GraphSummary]) -> String {
     let unusable = o.unbounded - o.boundless;
     if unusable > 0 {
         parts.push(format!(
-            "{} no usable lower bound (the highest is 0, or above the best known peak, which \
-             is a solver bug): {} best known peak is not known to be optimal",
+            "{} no usable lower bound (the highest is 0): {} best known peak is not known to \
+             be optimal",
             plural(unusable, "has", "have"),
             if unusable == 1 { "its" } else { "their" }
         ));
@@ -367,7 +385,7 @@ pub fn readme(
         },
     );
     if !graph_summary.is_empty() {
-        let _ = writeln!(s, "{}", optimality(graph_summary));
+        let _ = writeln!(s, "{}", optimality(graph_summary, solvers));
     }
     let claims = config.claims_by_graph();
     let _ = writeln!(s, "## Peak reduction against the baseline (%)\n");
@@ -841,7 +859,7 @@ mod tests {
                 "Of the 3 graphs, 1 is proven optimal (the best known peak meets a lower bound \
                  some solver proved); 1 is open: the best known peak is above the best lower \
                  bound, by at most 100.00% (median 100.00%) of the bound, so at most that far \
-                 above the optimum; 1 has no lower bound (no solver of the config gave one)"
+                 above the optimum; 1 has no lower bound (no valid row of the graph has one)"
             ),
             "{text}"
         );
@@ -892,8 +910,26 @@ mod tests {
             lower_bound_bytes: lb,
             ..rows::blank()
         };
-        let none = final_readme(
+        // `exact` is in the config but gave no bound (it failed, say).
+        let silent = final_readme(
             &config,
+            vec![row(0, "a", "program", None), row(1, "b", "kahn", None)],
+        );
+        assert!(
+            silent.contains(
+                "**Optimality.** No valid row gave a lower bound on any graph (`exact` in the \
+                 config, but with no bound: see its rows' status)"
+            ),
+            "{silent}"
+        );
+        let heuristics = Config::parse(
+            "solvers = [\"kahn\", \"seed-greedy\"]\nbaselines = [\"program\"]\n",
+            "t.toml",
+            "t",
+        )
+        .unwrap();
+        let none = final_readme(
+            &heuristics,
             vec![row(0, "a", "program", None), row(1, "b", "kahn", None)],
         );
         assert!(
@@ -910,9 +946,9 @@ mod tests {
         assert!(
             zero.contains(
                 "Of the 2 graphs, 0 are proven optimal (the best known peak meets a lower bound \
-                 some solver proved); 1 has no lower bound (no solver of the config gave one): \
+                 some solver proved); 1 has no lower bound (no valid row of the graph has one): \
                  its best known peak is not known to be optimal; 1 has no usable lower bound \
-                 (the highest is 0, or above the best known peak"
+                 (the highest is 0)"
             ),
             "{zero}"
         );
