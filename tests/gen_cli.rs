@@ -115,7 +115,7 @@ fn gen_rejects_bad_input_with_exit_2_naming_the_problem() {
                 "-p",
                 "channels=100000",
             ],
-            "2^63 - 1",
+            "too large (lower its size parameters): the ALLOC sizes add up to more than",
         ),
     ] {
         let o = memsched(&args);

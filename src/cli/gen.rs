@@ -114,8 +114,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 /// input (exit 2); a generator that builds an otherwise invalid graph is a bug (exit 1).
 fn invalid(e: GenError) -> anyhow::Error {
     match e {
-        // Sizes beyond i64 come from the parameters, not from a bug.
-        GenError::Graph(g @ memsched::GraphError::TooLarge { .. }) => anyhow::Error::new(g),
+        // Sizes beyond i64 come from the parameters, not from a bug: the
+        // error's text says to lower them.
+        e @ GenError::Graph(memsched::GraphError::TooLarge { .. }) => {
+            InvalidInput(e.to_string()).into()
+        }
         GenError::Graph(g) => anyhow::Error::new(g).context("generator bug"),
         other => InvalidInput(other.to_string()).into(),
     }
