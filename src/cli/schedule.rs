@@ -424,7 +424,8 @@ impl Solve {
         let thread = std::thread::Builder::new()
             .name(format!("solve {name}"))
             // The main thread's usual 8 MiB, where the solves ran before
-            // (a spawned thread gets 2 MiB).
+            // without `--threads` (a spawned thread gets 2 MiB; with it the
+            // solve runs on a pool worker, as before).
             .stack_size(8 << 20)
             .spawn(move || {
                 let solve = || solvers::run(self.solver.as_ref(), &self.graph, &self.ctx);

@@ -52,8 +52,10 @@ pub struct SolverSummary {
     /// Rows with status `failed`: the solver refused the graph or
     /// panicked, or the graph did not load.
     pub failed: usize,
-    /// Rows with status `invalid`: the checker refused the order, or the
-    /// claimed lower bound is above another row's checked peak.
+    /// Rows with status `invalid`: the checker refused the order, its
+    /// claimed peak or its bound (above its own peak, or `optimal` without
+    /// a matching one), or the claimed lower bound is above another row's
+    /// checked peak.
     pub invalid: usize,
     /// Mean `time_ms` over the rows whose solver ran, rounded to the
     /// microsecond; 0 without any.

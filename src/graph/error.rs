@@ -12,7 +12,8 @@ pub enum GraphError {
     Json {
         /// Line of the error, counted from 1.
         line: usize,
-        /// Column of the error within its line, counted from 1.
+        /// Column of the error within its line, counted from 1 (serde_json
+        /// gives 0 at a line's start, e.g. for input that ends there).
         column: usize,
         /// serde_json's message without its ` at line L column C` suffix.
         message: String,

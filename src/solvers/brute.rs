@@ -51,8 +51,9 @@ impl Scheduler for Brute {
                 Outcome::optimal(order, peak).with_counter("orders", orders)
             }
             // Stopped: the F4 bound, as a stopped `exact` or `dp` gives it.
-            // Its table is n^2/8 <= 18 bytes here, so the memory budget is
-            // not consulted (`brute` has no `budgeted` ability).
+            // Its table is at most a few hundred bytes on <= 12 nodes, so the
+            // memory budget is not consulted (`brute` has no `budgeted`
+            // ability).
             (Some((peak, order)), true) => {
                 let f4 = super::exact::f4_global_bound(g, n, u64::MAX);
                 match f4 {
