@@ -53,7 +53,7 @@ pub enum SolverError {
         message: String,
     },
     /// The solver exists but its cargo feature was left out of this build.
-    #[error("solver `{name}` is not in this build: it needs the `{feature}` feature (on by default; this binary was built with --no-default-features)")]
+    #[error("solver `{name}` is not in this build: it needs the `{feature}` feature (on by default; this build of memsched left it out, e.g. with --no-default-features)")]
     NotBuilt {
         /// The solver's base name, e.g. `ilp`.
         name: String,
