@@ -90,6 +90,11 @@ fn a_solver_that_does_not_stop_is_left_behind_and_the_report_written() {
         out.contains("kahn: not run: interrupted (SIGTERM)"),
         "{out}"
     );
+    // Standard error says the same, not that it returned no valid schedule.
+    assert!(
+        err.contains("solver ilp: left without an answer") && !err.contains("no valid schedule"),
+        "{err}"
+    );
 }
 
 #[test]

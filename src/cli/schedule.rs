@@ -352,6 +352,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         if report.note.as_deref() == Some(not_run.as_str()) {
             note!("solver {}: {not_run}", report.solver);
             continue;
+        } else if let Some(left) = report
+            .note
+            .as_deref()
+            .filter(|n| n.starts_with(LEFT_BEHIND))
+        {
+            note!("solver {}: {left}", report.solver);
         } else if !report.valid() {
             note!(
                 "error: solver {} returned no valid schedule: {}",
@@ -402,6 +408,9 @@ fn reads_latency(shown: &str) -> bool {
 /// cannot stop inside a HiGHS call, which without `--time-limit` has no
 /// end in sight.
 const STOP_GRACE: Duration = Duration::from_secs(5);
+
+/// How the note of a solver left behind after Ctrl-C begins.
+const LEFT_BEHIND: &str = "left without an answer";
 
 /// One solve, run on a thread of its own so that it can be left behind.
 struct Solve {
@@ -454,7 +463,7 @@ impl Solve {
                     if since.elapsed() >= STOP_GRACE {
                         return Report {
                             note: Some(format!(
-                                "left without an answer: it did not stop within {} s of {} \
+                                "{LEFT_BEHIND}: it did not stop within {} s of {} \
                                  (`ilp` cannot stop inside a HiGHS call; give it a \
                                  --time-limit)",
                                 STOP_GRACE.as_secs(),
