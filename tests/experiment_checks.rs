@@ -805,6 +805,23 @@ fn a_damaged_row_is_solved_again_with_a_warning() {
     assert_eq!(strip(&after), strip(&before));
 }
 
+/// `seeds` beyond `[0]` with no randomized solver is a warning, as an
+/// unread `[budget]` is; with one, none.
+#[test]
+fn seeds_without_a_randomized_solver_are_a_warning() {
+    let seeds = "seeds = \"0..3\"\n";
+    let err = run_new_ok("s.toml", &format!("{seeds}{CHAINS}"));
+    assert!(
+        err.contains("warning: seeds = \"0..3\" has no effect: no solver of"),
+        "{err}"
+    );
+    let with_random = CHAINS.replace("\"kahn\"", "\"kahn\", \"random\"");
+    let err = run_new_ok("s.toml", &format!("{seeds}{with_random}"));
+    assert!(!err.contains("seeds = "), "{err}");
+    let err = run_new_ok("s.toml", CHAINS);
+    assert!(!err.contains("seeds = "), "{err}");
+}
+
 /// A `[budget]` no solver of the config reads is a warning, as `restarts`
 /// is; with a search among the solvers, none.
 #[test]

@@ -100,6 +100,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             args.config.display()
         );
     }
+    if config.seed_list().is_ok_and(|s| s != [0]) && !config.seeds_apply() {
+        note!(
+            "warning: seeds = {} has no effect: no solver of {} is randomized, so each runs \
+             once, with seed 0 (the seeded ones: {})",
+            config.seeds,
+            args.config.display(),
+            solvers::names_with(|a| a.seeded).join(", ")
+        );
+    }
     if config.budget() != solvers::Budget::default() && !config.budget_applies() {
         note!(
             "warning: [budget] has no effect: no solver of {} reads it (only {} do)",

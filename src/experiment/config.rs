@@ -178,6 +178,20 @@ pub enum Seeds {
     Range(String),
 }
 
+/// As written in a config: `3`, `[0, 1, 2]` or `"0..50"`.
+impl std::fmt::Display for Seeds {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Seeds::List(v) => {
+                let items: Vec<String> = v.iter().map(u64::to_string).collect();
+                write!(f, "[{}]", items.join(", "))
+            }
+            Seeds::One(n) => write!(f, "{n}"),
+            Seeds::Range(r) => write!(f, "\"{r}\""),
+        }
+    }
+}
+
 /// Most seeds one `seeds` entry may name (a range past it is surely a typo,
 /// and would allocate its whole list).
 const MAX_SEEDS: u64 = 1_000_000;
@@ -603,6 +617,13 @@ impl Config {
     /// (when none does, `restarts` changes nothing).
     pub fn restarts_apply(&self) -> bool {
         any_has(self.baselines.iter().chain(&self.solvers), |a| a.restarts)
+    }
+
+    /// Whether some solver or baseline is randomized, so runs once per seed
+    /// (when none is, every solve runs with seed 0 and `seeds` changes
+    /// nothing).
+    pub fn seeds_apply(&self) -> bool {
+        any_has(self.baselines.iter().chain(&self.solvers), |a| a.seeded)
     }
 
     /// Whether some solver or baseline reads the `[budget]` (when none does,
