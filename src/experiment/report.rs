@@ -456,7 +456,9 @@ pub fn readme(
                 let _ = write!(
                     s,
                     " {} |",
-                    claims.get(*g).map_or("-".into(), |c| format!("{c:.1}"))
+                    // As written in the config (a claim has the digits its
+                    // source gave), as in the claims list.
+                    claims.get(*g).map_or("-".into(), |c| c.to_string())
                 );
             }
             s.push('\n');
@@ -532,7 +534,7 @@ pub fn readme(
             } else {
                 format!(", from {}", c.source)
             };
-            let _ = writeln!(s, "- {}: {}%{source}", code(&c.graph), two(c.reduction_pct));
+            let _ = writeln!(s, "- {}: {}%{source}", code(&c.graph), c.reduction_pct);
         }
         s.push('\n');
     }
@@ -771,10 +773,10 @@ mod tests {
             &Caveats::default(),
         );
         assert!(
-            text.contains("- `other`: 50.00%, from the article, table 2\n"),
+            text.contains("- `other`: 50%, from the article, table 2\n"),
             "{text}"
         );
-        assert!(text.contains(&format!("- `{spelled}`: 10.00%\n")), "{text}");
+        assert!(text.contains(&format!("- `{spelled}`: 10%\n")), "{text}");
     }
 
     /// The plots are linked when drawn; a build that cannot draw them says
