@@ -484,6 +484,7 @@ impl Solve {
 fn failed(solver: String, why: String) -> Report {
     Report {
         status: Status::Failed(why),
+        note: None,
         ..not_run(solver)
     }
 }
