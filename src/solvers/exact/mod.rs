@@ -452,6 +452,9 @@ pub(crate) struct Attempt {
     /// Identical branches the search stored once (0: none or not searched).
     branches: usize,
     note: String,
+    /// What stopped it before it ended on its own (the time limit, a
+    /// budget, Ctrl-C), as its note's first clause says; `None` otherwise.
+    stop: Option<String>,
 }
 
 impl Attempt {
@@ -547,6 +550,7 @@ impl Exact {
             work: Work::default(),
             branches: 0,
             note,
+            stop: None,
         };
         let Some((reach, bounds)) = &prep.tools else {
             let bytes = Reach::bytes_for(g.node_count());
@@ -562,7 +566,11 @@ impl Exact {
                     ctx.limit_cause()
                 )
             };
-            return known(prep.global, format!("{why}; upper bound from {from}"));
+            let note = format!("{why}; upper bound from {from}");
+            return Attempt {
+                stop: Some(why),
+                ..known(prep.global, note)
+            };
         };
         if prep.ub <= prep.global {
             return known(
@@ -607,6 +615,7 @@ impl Exact {
                 work,
                 branches: 0,
                 note: format!("search improved on {from} ({})", prep.ub),
+                stop: None,
             },
             Found::UpperIsOptimal => known(prep.ub, format!("search proved {from} optimal")),
             Found::Stopped(key) => {
@@ -618,10 +627,12 @@ impl Exact {
                 } else {
                     "the memory budget"
                 };
-                known(
-                    proven(key),
-                    format!("stopped by {stop}; best order from {from}"),
-                )
+                let stop = format!("stopped by {stop}");
+                Attempt {
+                    note: format!("{stop}; best order from {from}"),
+                    stop: Some(stop),
+                    ..known(proven(key), String::new())
+                }
             }
         };
         out.work = work;

@@ -117,14 +117,12 @@ pub(crate) fn solve(
         branches += a.branches;
         proven += usize::from(a.lower >= a.peak);
     }
-    // What stopped the unproven pieces (each piece's note opens with it),
-    // so the note names the cause as an unsplit search's does.
+    // What stopped the unproven pieces, so the note names the cause as an
+    // unsplit search's does.
     let mut stops: Vec<&str> = Vec::new();
     for a in attempts.iter().flatten().filter(|a| a.lower < a.peak) {
-        let clause = a.note.split(';').next().unwrap_or_default();
-        let stopped = clause.starts_with("stopped by") || clause.contains("memory budget");
-        if stopped && !stops.contains(&clause) {
-            stops.push(clause);
+        if let Some(stop) = a.stop.as_deref().filter(|s| !stops.contains(s)) {
+            stops.push(stop);
         }
     }
     let stops: String = stops.iter().map(|c| format!("; {c}")).collect();
