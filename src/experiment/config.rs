@@ -84,6 +84,13 @@ impl PlotKind {
             PlotKind::Tetris => "a recorded memory profile of the Tetris graph",
         }
     }
+    /// Removes the plot's files from `dir`, if any (an earlier pass's plot
+    /// would outlive the rows it was drawn from).
+    pub fn remove_files(self, dir: &std::path::Path) {
+        for ext in IMAGE_EXTENSIONS {
+            let _ = std::fs::remove_file(dir.join(format!("{}.{ext}", self.stem())));
+        }
+    }
 }
 
 /// The image formats of a plot, by file extension: each is written as

@@ -107,9 +107,7 @@ pub(super) fn draw(
         return Ok(Drawn::default());
     }
     for kind in &config.plots {
-        for ext in super::config::IMAGE_EXTENSIONS {
-            let _ = std::fs::remove_file(out.join(format!("{}.{ext}", kind.stem())));
-        }
+        kind.remove_files(out);
     }
     let stems: Vec<String> = config
         .plots

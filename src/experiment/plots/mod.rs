@@ -147,10 +147,7 @@ pub fn draw_all(
             PlotKind::Tetris => tetris::draw(dir, title, rows, solvers, profiles)?,
         };
         if drawn.is_empty() {
-            // A plot an earlier pass drew would outlive its data.
-            for ext in IMAGE_EXTENSIONS {
-                let _ = std::fs::remove_file(dir.join(format!("{}.{ext}", kind.stem())));
-            }
+            kind.remove_files(dir);
         }
         files.extend(drawn);
     }
