@@ -116,13 +116,17 @@ pub fn draw(
     rows: &[Row],
     solvers: &[String],
 ) -> Result<Vec<String>, ExperimentError> {
+    let mut floored = 0;
     let series: Vec<(String, Vec<(f64, f64)>)> = solvers
         .iter()
         .map(|s| {
             let pts = rows
                 .iter()
                 .filter(|r| &r.solver == s && r.valid && r.nodes > 0)
-                .map(|r| (r.nodes as f64, r.time_ms.max(FLOOR_MS)))
+                .map(|r| {
+                    floored += usize::from(r.time_ms < FLOOR_MS);
+                    (r.nodes as f64, r.time_ms.max(FLOOR_MS))
+                })
                 .collect();
             (s.clone(), pts)
         })
@@ -132,11 +136,6 @@ pub fn draw(
         return Ok(Vec::new());
     }
     let all = || series.iter().flat_map(|(_, p)| p.iter());
-    let floored = rows
-        .iter()
-        .filter(|r| r.valid && r.nodes > 0 && r.time_ms < FLOOR_MS)
-        .filter(|r| solvers.contains(&r.solver))
-        .count();
     let (x0, x1) = all().fold((f64::MAX, 0f64), |(a, b), p| (a.min(p.0), b.max(p.0)));
     let (y0, y1) = all().fold((f64::MAX, 0f64), |(a, b), p| (a.min(p.1), b.max(p.1)));
     let plot = Times {
