@@ -11,9 +11,7 @@
 //! `succ_nodes` its users; buffers without a FREE are graph outputs. Inductor
 //! has no freeable graph inputs here (every buffer is allocated by the graph).
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
-
+use super::bfs_queue::BfsQueue;
 use super::lpmf_tree::LpmfTree;
 use super::{op_scheduler, post_order, Decision, OpScheduler, OpView, Readiness, NO_OP};
 use crate::graph::Graph;
@@ -156,8 +154,12 @@ fn lpmf(view: &OpView, ctx: &SolveContext, scan_max: usize) -> Decision {
 /// while b is live: peak 20; `B, C, A, D` peaks at 10 (unit test
 /// `bfs_is_wrong_here`).
 ///
+/// Each op's list is built as its operands run (positions come in
+/// increasing order, so it is born sorted) and a ready op is keyed by one
+/// packed `u128` ([`BfsQueue`]).
+///
 /// # Complexity
-/// O((n + m) log n) after [`OpView`] plus the priority lists (Σ operands).
+/// O((n + m) log n) after [`OpView`].
 #[derive(Debug, Default, Clone, Copy)]
 pub struct InductorBfs;
 
@@ -166,71 +168,21 @@ op_scheduler!(InductorBfs, "inductor-bfs");
 impl OpScheduler for InductorBfs {
     fn decide(&self, _g: &Graph, view: &OpView, ctx: &SolveContext) -> Decision {
         let m = view.op_count();
-        let mut readiness = Readiness::new(view);
-        let mut position = vec![u32::MAX; m];
-        let mut heap: BinaryHeap<Reverse<BfsKey>> = BinaryHeap::new();
+        let mut queue = BfsQueue::new(m, view.users());
         let mut op_order: Vec<u32> = Vec::with_capacity(m);
         let mut ticker = DeadlineTicker::new(1 << 12);
-        let mut positions = Vec::new();
-        let mut key = |op: u32, position: &[u32]| {
-            positions.clear();
-            let operands = view.operands().neighbors(op);
-            positions.extend(operands.iter().map(|&o| position[o as usize]));
-            positions.sort_unstable();
-            positions.dedup();
-            Reverse(BfsKey::new(&positions, op))
-        };
-        for op in readiness.initially_ready() {
-            heap.push(key(op, &position));
-        }
-        let mut fresh = Vec::new();
-        while let Some(Reverse(BfsKey { op: sel, .. })) = heap.pop() {
+        while let Some(sel) = queue.pop() {
             if ticker.expired(ctx) {
                 return Decision::Stopped(Outcome::timed_out());
             }
-            position[sel as usize] = op_order.len() as u32;
+            let position = op_order.len() as u32;
             op_order.push(sel);
-            readiness.run(sel, |op| fresh.push(op));
-            for op in fresh.drain(..) {
-                heap.push(key(op, &position));
-            }
+            queue.ran(view.users().neighbors(sel), position);
         }
         if op_order.len() != m {
             return Decision::Stopped(Outcome::failed("inductor-bfs: some op never became ready"));
         }
         Decision::Ops(op_order)
-    }
-}
-
-/// Operand positions a [`BfsKey`] holds in place; longer lists keep the
-/// rest on the heap (few ops have more operands).
-const BFS_INLINE: usize = 4;
-
-/// [`InductorBfs`]'s priority of a ready op, compared as the sorted list of
-/// its operands' positions, then the op: the first [`BFS_INLINE`] positions
-/// held plus one (0 marks "no more"), so that a list that is a prefix of
-/// another compares lower, as lists do; the rest, if any, after them.
-#[derive(Debug, PartialEq, Eq, PartialOrd, Ord)]
-struct BfsKey {
-    head: [u32; BFS_INLINE],
-    tail: Option<Box<[u32]>>,
-    op: u32,
-}
-
-impl BfsKey {
-    /// The key of `op` whose operands ran at `positions` (sorted, each
-    /// below `u32::MAX`).
-    fn new(positions: &[u32], op: u32) -> Self {
-        let mut head = [0; BFS_INLINE];
-        for (slot, &p) in head.iter_mut().zip(positions.iter()) {
-            *slot = p + 1;
-        }
-        let tail = positions.get(BFS_INLINE..).filter(|t| !t.is_empty());
-        BfsKey {
-            head,
-            tail: tail.map(Box::from),
-            op,
-        }
     }
 }
 
@@ -325,31 +277,6 @@ mod tests {
             let mut expected: Vec<u32> = (0..len as u32).collect();
             expected.sort_by_key(|&o| (keys[o as usize], o));
             assert_eq!(ops_by_key(&keys), expected);
-        }
-    }
-
-    /// A key compares as Inductor's (sorted position list, op) pair does,
-    /// with lists shorter than, as long as and longer than its inline part.
-    #[test]
-    fn bfs_keys_order_as_position_lists() {
-        let mut rng = Rng::new(11);
-        let lists: Vec<(Vec<u32>, u32)> = (0..400)
-            .map(|_| {
-                let len = rng.below(2 * BFS_INLINE as u64 + 2) as usize;
-                let mut list: Vec<u32> = (0..len).map(|_| rng.below(6) as u32).collect();
-                if rng.below(4) == 0 {
-                    list.push(u32::MAX - 1);
-                }
-                list.sort_unstable();
-                list.dedup();
-                (list, rng.below(3) as u32)
-            })
-            .collect();
-        for a in &lists {
-            for b in &lists {
-                let (ka, kb) = (BfsKey::new(&a.0, a.1), BfsKey::new(&b.0, b.1));
-                assert_eq!(ka.cmp(&kb), a.cmp(b), "{a:?} vs {b:?}");
-            }
         }
     }
 

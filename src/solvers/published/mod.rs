@@ -33,6 +33,7 @@
 //! - a graph with no compute node at all: FREEs and their ALLOCs as soon as
 //!   possible, the remaining ALLOCs last.
 
+mod bfs_queue;
 pub mod inductor;
 mod lpmf_tree;
 pub mod xla;
