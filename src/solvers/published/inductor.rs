@@ -62,13 +62,21 @@ const SCAN_MAX: usize = 64;
 fn lpmf(view: &OpView, ctx: &SolveContext, scan_max: usize) -> Decision {
     let m = view.op_count();
     let mut readiness = Readiness::new(view);
-    let mut outdegree: Vec<u32> = (0..view.buffers.len() as u32)
-        .map(|b| view.buffer_users().degree(b) as u32)
-        .collect();
+    // Per buffer, its users that have not run: how many, and the XOR of
+    // their op numbers, which names the last one (an op uses a buffer
+    // once).
+    let mut left = vec![(0u32, 0u32); view.buffers.len()];
+    for op in 0..m as u32 {
+        for &b in view.uses().neighbors(op) {
+            let (count, xor) = &mut left[b as usize];
+            *count += 1;
+            *xor ^= op;
+        }
+    }
     let mut to_free = vec![0i64; m];
     for op in 0..m as u32 {
         for &b in view.uses().neighbors(op) {
-            if outdegree[b as usize] == 1 {
+            if left[b as usize].0 == 1 {
                 to_free[op as usize] += view.buffer_size(b);
             }
         }
@@ -125,15 +133,16 @@ fn lpmf(view: &OpView, ctx: &SolveContext, scan_max: usize) -> Decision {
             Some(t) => t.set(op, net(op, &to_free)),
         });
         for &b in view.uses().neighbors(sel) {
-            let d = &mut outdegree[b as usize];
-            *d -= 1;
-            if *d == 1 {
-                let size = view.buffer_size(b);
-                for &u in view.buffer_users().neighbors(b) {
-                    to_free[u as usize] += size;
-                    if let Some(t) = tree.as_mut().filter(|t| t.contains(u)) {
-                        t.set(u, net(u, &to_free));
-                    }
+            let (count, xor) = &mut left[b as usize];
+            *count -= 1;
+            *xor ^= sel;
+            if *count == 1 {
+                // Inductor adds the size to every user's `memory_to_free`;
+                // only the one that has not run reads it again.
+                let u = *xor;
+                to_free[u as usize] += view.buffer_size(b);
+                if let Some(t) = tree.as_mut().filter(|t| t.contains(u)) {
+                    t.set(u, net(u, &to_free));
                 }
             }
         }
