@@ -61,6 +61,7 @@ pub(crate) fn solve(
     let mut todo: Vec<usize> = (0..pieces.len()).collect();
     todo.sort_by_key(|&i| std::cmp::Reverse(shifted(i, preps[i].ub)));
     let mut states_left = ctx.budget.max_states;
+    let (mut states, mut expanded) = (0, 0);
     for pass in 0..2 {
         // Pieces that may still matter: unproven, and above the floor.
         let open = |i: usize, a: &Option<Attempt>, floor: u64| match a {
@@ -92,6 +93,9 @@ pub(crate) fn solve(
             let target = (floor as i64 - pieces[i].offset).max(0) as u64;
             let a = exact.attempt(&pieces[i].graph, &preps[i], &sub, target);
             states_left = states_left.saturating_sub(a.work.states);
+            // The work of every attempt, kept or not.
+            states += a.work.states;
+            expanded += a.work.expanded;
             floor = floor.max(shifted(i, a.lower));
             let better = attempts[i].as_ref().is_none_or(|old| {
                 (a.peak, std::cmp::Reverse(a.lower)) < (old.peak, std::cmp::Reverse(old.lower))
@@ -103,7 +107,7 @@ pub(crate) fn solve(
     }
     let mut order = Vec::with_capacity(g.node_count());
     let (mut peak, mut lower) = (0u64, floor);
-    let (mut states, mut expanded, mut branches) = (0, 0, 0);
+    let mut branches = 0;
     let mut proven = 0;
     for (i, a) in attempts.iter().enumerate() {
         let a = a
@@ -112,17 +116,28 @@ pub(crate) fn solve(
         order.extend(pieces[i].lift(&a.order));
         peak = peak.max(shifted(i, a.peak));
         lower = lower.max(shifted(i, a.lower));
-        states += a.work.states;
-        expanded += a.work.expanded;
         branches += a.branches;
         proven += usize::from(a.lower >= a.peak);
     }
     // What stopped the unproven pieces, so the note names the cause as an
-    // unsplit search's does.
-    let mut stops: Vec<&str> = Vec::new();
+    // unsplit search's does; a piece stopped by its share of the states or
+    // of the time, while the whole was not spent, says so.
+    let share_only = |stop: &str| match stop.strip_prefix("stopped by ") {
+        Some(cause @ "the state budget") if states_left > 0 => {
+            Some(format!("stopped by its share of {cause}"))
+        }
+        Some(cause @ "the time limit") if !ctx.expired() => {
+            Some(format!("stopped by its share of {cause}"))
+        }
+        _ => None,
+    };
+    let mut stops: Vec<String> = Vec::new();
     for a in attempts.iter().flatten().filter(|a| a.lower < a.peak) {
-        if let Some(stop) = a.stop.as_deref().filter(|s| !stops.contains(s)) {
-            stops.push(stop);
+        if let Some(stop) = a.stop.as_deref() {
+            let stop = share_only(stop).unwrap_or_else(|| stop.to_string());
+            if !stops.contains(&stop) {
+                stops.push(stop);
+            }
         }
     }
     let stops: String = stops.iter().map(|c| format!("; {c}")).collect();
