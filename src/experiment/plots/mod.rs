@@ -102,22 +102,49 @@ pub(crate) fn render(
 pub use super::config::IMAGE_EXTENSIONS;
 
 /// Draws `plot` into `path`, a PNG or SVG file by its extension (any other
-/// is an error); an error names `path`.
+/// is an error); an error names `path`. The image is drawn in memory and
+/// written whole or not at all ([`crate::output::write_file`]): a full disk
+/// or an interrupt leaves the old file, never a cut one.
 pub(crate) fn render_file(
     path: &Path,
     size: (u32, u32),
     plot: &impl Draw,
 ) -> Result<(), ExperimentError> {
     let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
-    match ext.to_ascii_lowercase().as_str() {
-        "png" => paint(BitMapBackend::new(path, size).into_drawing_area(), plot),
-        "svg" => paint(SVGBackend::new(path, size).into_drawing_area(), plot),
+    let bytes = match ext.to_ascii_lowercase().as_str() {
+        "png" => png_bytes(size, plot),
+        "svg" => {
+            let mut svg = String::new();
+            paint(
+                SVGBackend::with_string(&mut svg, size).into_drawing_area(),
+                plot,
+            )
+            .map(|()| svg.into_bytes())
+        }
         _ => Err("neither a .png nor an .svg file".to_string()),
     }
     .map_err(|message| ExperimentError::Plot {
         plot: path.display().to_string(),
         message,
-    })
+    })?;
+    crate::output::write_file(path, |w| std::io::Write::write_all(w, &bytes))
+        .map_err(|e| ExperimentError::io("write", path, e))
+}
+
+/// `plot` as the bytes of a PNG file, encoded as plotters' own
+/// `BitMapBackend::new(path, ..)` encodes it.
+fn png_bytes(size: (u32, u32), plot: &impl Draw) -> Result<Vec<u8>, String> {
+    use image::ImageEncoder as _;
+    let mut rgb = vec![0u8; size.0 as usize * size.1 as usize * 3];
+    paint(
+        BitMapBackend::with_buffer(&mut rgb, size).into_drawing_area(),
+        plot,
+    )?;
+    let mut png = Vec::new();
+    image::codecs::png::PngEncoder::new(&mut png)
+        .write_image(&rgb, size.0, size.1, image::ColorType::Rgb8)
+        .map_err(|e| e.to_string())?;
+    Ok(png)
 }
 
 /// Draws `plot` on `root`, a white page, and writes it out.
