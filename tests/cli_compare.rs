@@ -147,9 +147,12 @@ fn plot_draws_each_checked_schedule_in_the_format_its_name_gives() {
 fn out_refuses_a_directory_or_a_missing_one_before_solving() {
     let dir = tempfile::tempdir().unwrap();
     let nowhere = dir.path().join("missing").join("report.txt");
+    // `report.txt/` has `report.txt`'s parent, yet names a directory.
+    let slashed = format!("{}/", dir.path().join("report.txt").display());
     for (path, needle) in [
         (dir.path().to_path_buf(), "it is a directory"),
         (nowhere, "there is no directory"),
+        (slashed.into(), "it ends in a separator"),
     ] {
         let o = schedule(&["--out", path.to_str().unwrap()], EXAMPLE);
         let err = expect_exit(&o, 2);
@@ -167,11 +170,23 @@ fn plot_refuses_a_name_it_cannot_draw_before_solving() {
     std::fs::create_dir(&folder).unwrap();
     let report = dir.path().join("report.svg");
     let same_as_out = ["--out", report.to_str().unwrap()];
+    // The report's file by other names: through `..`, and through a link
+    // to it (dangling until the report is written).
+    let dotted = folder.join("..").join("report.svg");
+    let link = dir.path().join("link.svg");
+    #[cfg(unix)]
+    std::os::unix::fs::symlink("report.svg", &link).unwrap();
+    #[cfg(not(unix))]
+    let link = dotted.clone();
+    let slashed = std::path::PathBuf::from(format!("{}/", dir.path().join("m.svg").display()));
     for (path, needle, extra) in [
         (&pdf, ".png or .svg", &[][..]),
         (&nowhere, "there is no directory", &[]),
         (&folder, "it is a directory", &[]),
         (&report, "--out names the same file", &same_as_out[..]),
+        (&dotted, "--out names the same file", &same_as_out[..]),
+        (&link, "--out names the same file", &same_as_out[..]),
+        (&slashed, "it ends in a separator", &[]),
     ] {
         let mut args = vec!["--plot", path.to_str().unwrap()];
         args.extend_from_slice(extra);

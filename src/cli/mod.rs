@@ -303,6 +303,40 @@ fn same_file(out: &std::path::Path, input: &str) -> bool {
     }
 }
 
+/// Whether two output paths, which need not exist yet, name one file:
+/// compared after following symbolic links and resolving `.` and `..`
+/// through the directories that exist, and as the same file (device and
+/// inode on Unix) when both exist, so a hard link counts too.
+pub fn same_output(a: &std::path::Path, b: &std::path::Path) -> bool {
+    let both_exist = a.exists() && b.exists();
+    if both_exist && b.to_str().is_some_and(|b| same_file(a, b)) {
+        return true;
+    }
+    match (resolved(a), resolved(b)) {
+        (Some(a), Some(b)) => a == b,
+        _ => a == b,
+    }
+}
+
+/// `path` made absolute with its links followed (up to 40, as the kernel
+/// allows) and its directory canonical; the file itself need not exist.
+fn resolved(path: &std::path::Path) -> Option<std::path::PathBuf> {
+    let mut path = std::path::absolute(path).ok()?;
+    for _ in 0..40 {
+        match std::fs::read_link(&path) {
+            // A relative target is relative to the link's directory; an
+            // absolute one replaces the path.
+            Ok(target) => path = path.parent()?.join(target),
+            Err(_) => break,
+        }
+    }
+    if let Ok(canonical) = std::fs::canonicalize(&path) {
+        return Some(canonical);
+    }
+    let dir = std::fs::canonicalize(path.parent()?).ok()?;
+    Some(dir.join(path.file_name()?))
+}
+
 /// How an output path is named in messages: `-` is standard output.
 pub fn output_name(path: &str) -> &str {
     if path == "-" {

@@ -544,8 +544,19 @@ fn check_out_path(path: &Path) -> Result<(), InvalidInput> {
     check_parent_dir("--out", path)
 }
 
-/// Refuses a `flag` file whose directory does not exist.
+/// Refuses a `flag` file whose directory does not exist, or a name ending
+/// in a separator (`r.txt/` names a directory, which `parent` hides).
 fn check_parent_dir(flag: &str, path: &Path) -> Result<(), InvalidInput> {
+    let bytes = path.as_os_str().as_encoded_bytes();
+    if bytes
+        .last()
+        .is_some_and(|&b| std::path::is_separator(b as char))
+    {
+        return Err(InvalidInput(format!(
+            "{flag} {}: it names a directory (it ends in a separator): name a file",
+            path.display()
+        )));
+    }
     match path.parent() {
         Some(dir) if !dir.as_os_str().is_empty() && !dir.is_dir() => Err(InvalidInput(format!(
             "{flag} {}: there is no directory {}",
@@ -563,11 +574,7 @@ fn check_plot_path(path: &Path, out: Option<&str>) -> Result<(), InvalidInput> {
     if path.is_dir() {
         return refuse("it is a directory: name a .png or .svg file".into());
     }
-    let same = |a: &Path, b: &Path| match (std::path::absolute(a), std::path::absolute(b)) {
-        (Ok(a), Ok(b)) => a == b,
-        _ => a == b,
-    };
-    if out.is_some_and(|o| o != "-" && same(Path::new(o), path)) {
+    if out.is_some_and(|o| o != "-" && super::same_output(Path::new(o), path)) {
         return refuse("--out names the same file: the plot would replace the report".into());
     }
     let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
