@@ -11,7 +11,10 @@ use std::process::ExitCode;
 use clap::Parser;
 
 fn main() -> ExitCode {
-    let args = cli::Cli::parse();
+    let args = match cli::Cli::try_parse() {
+        Ok(args) => args,
+        Err(err) => return usage_error_or_help(err),
+    };
     match cli::run(args) {
         Ok(code) => code,
         Err(err) if cli::is_broken_pipe(&err) => ExitCode::SUCCESS,
@@ -21,5 +24,25 @@ fn main() -> ExitCode {
             let _ = writeln!(std::io::stderr(), "error: {}", cli::error_message(&err));
             ExitCode::from(cli::exit_code(&err))
         }
+    }
+}
+
+/// Prints what clap has to say instead of running: `--help` and `--version`
+/// on standard output (exit 0), a usage error on standard error (exit 2).
+/// A failed write of the help is an error (exit 1), except to a reader that
+/// closed the pipe early (`memsched --help | head`), as for every output.
+fn usage_error_or_help(err: clap::Error) -> ExitCode {
+    let code = err.exit_code() as u8;
+    match err.print() {
+        Ok(()) => ExitCode::from(code),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::from(code),
+        Err(e) if code == 0 => {
+            let _ = writeln!(
+                std::io::stderr(),
+                "error: cannot write to standard output: {e}"
+            );
+            ExitCode::FAILURE
+        }
+        Err(_) => ExitCode::from(code),
     }
 }

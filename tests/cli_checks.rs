@@ -114,6 +114,27 @@ fn cli_checks_io_errors_are_not_repeated() {
     );
 }
 
+/// `--help` and `--version` that cannot be written (a full device) are an
+/// error, exit 1, as any other output is; to a working output, exit 0.
+#[test]
+fn cli_checks_help_that_cannot_be_written_is_an_error() {
+    let full = "/dev/full";
+    if !std::path::Path::new(full).exists() {
+        return;
+    }
+    for args in [&["--help"][..], &["-V"], &["schedule", "--help"]] {
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_memsched"))
+            .args(args)
+            .stdout(std::fs::File::create(full).unwrap())
+            .output()
+            .unwrap();
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+        assert!(err.contains("cannot write to standard output"), "{err}");
+        assert_eq!(run(args, None).status.code(), Some(0), "{args:?}");
+    }
+}
+
 #[test]
 fn cli_checks_time_limit_and_seed_say_what_is_wrong() {
     let o = schedule(&["--time-limit", "1e30"], EXAMPLE);
