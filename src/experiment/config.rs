@@ -227,24 +227,37 @@ impl Seeds {
                             .map_or("B".into(), |e| (e + 1).to_string())
                     ));
                 }
-                let parse = |s: &str| {
-                    s.trim().parse::<u64>().map_err(|_| {
+                // B may be one past the last seed, u64::MAX: 2^64.
+                let parse = |s: &str, max: u128| {
+                    let n = s.trim().parse::<u128>().map_err(|_| {
                         format!(
                             "seed range `{r}`: `{s}` is not a number (write `A..B`, B left out)"
                         )
-                    })
+                    })?;
+                    if n > max {
+                        return Err(format!(
+                            "seed range `{r}`: `{s}` is out of range (seeds go up to {}, \
+                             and B, left out, to one more)",
+                            u64::MAX
+                        ));
+                    }
+                    Ok(n)
                 };
-                let (a, b) = (parse(a)?, parse(b)?);
+                let (a, b) = (
+                    parse(a, u64::MAX.into())?,
+                    parse(b, u128::from(u64::MAX) + 1)?,
+                );
                 if b <= a {
                     return Err(format!("seed range `{r}` is empty"));
                 }
-                if b - a > MAX_SEEDS {
+                if b - a > u128::from(MAX_SEEDS) {
                     return Err(format!(
                         "seed range `{r}` names {} seeds; at most {MAX_SEEDS} are allowed",
                         b - a
                     ));
                 }
-                Ok((a..b).collect())
+                // Every seed is below b <= 2^64.
+                Ok((a..b).map(|s| s as u64).collect())
             }
         }
     }
@@ -962,6 +975,19 @@ mod tests {
             Seeds::Range("0..1000000".into()).expand().unwrap().len(),
             1_000_000
         );
+        // The last seed, u64::MAX, is in reach: B is one past it.
+        let last = Seeds::Range("18446744073709551614..18446744073709551616".into());
+        assert_eq!(last.expand().unwrap(), vec![u64::MAX - 1, u64::MAX]);
+        for r in [
+            "0..18446744073709551617",
+            "18446744073709551616..18446744073709551617",
+        ] {
+            let err = Seeds::Range(r.into()).expand().unwrap_err();
+            assert!(
+                err.contains("is out of range (seeds go up to 18446744073709551615"),
+                "{err}"
+            );
+        }
         let twice = Seeds::List(vec![0, 1, 2, 0]).expand().unwrap_err();
         assert_eq!(twice, "seed 0 is listed twice (entries #0 and #3 of 4)");
         let thrice = Seeds::List(vec![5, 6, 5, 5]).expand().unwrap_err();
