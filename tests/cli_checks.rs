@@ -114,6 +114,25 @@ fn cli_checks_io_errors_are_not_repeated() {
     );
 }
 
+/// An output file in no directory, or naming one, is invalid input (exit
+/// 2) in every command that writes one, refused before any work.
+#[test]
+fn cli_checks_every_output_file_is_checked_up_front() {
+    let (dir, graph) = file_with(EXAMPLE);
+    let missing = format!("{}/missing/x.json", dir.path().display());
+    let slashed = format!("{graph}/");
+    for out in [&missing, &slashed] {
+        for args in [
+            &["gen", "chain", "-o", out][..],
+            &["transform", &graph, "--allocs", "floating", "-o", out],
+        ] {
+            assert_exit_2(&run(args, None), &[&format!("--out {out}")]);
+        }
+    }
+    let o = run(&["datasets", "--update", &missing], None);
+    assert_exit_2(&o, &[&format!("--update {missing}: no such file")]);
+}
+
 /// `--help` and `--version` that cannot be written (a full device) are an
 /// error, exit 1, as any other output is; to a working output, exit 0.
 #[test]

@@ -28,6 +28,19 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    if let Some(path) = args.update.as_deref().filter(|p| !p.is_file()) {
+        return Err(InvalidInput(format!(
+            "--update {}: {}: name the markdown file whose tables to rewrite \
+             (e.g. datasets/README.md)",
+            path.display(),
+            if path.exists() {
+                "not a file"
+            } else {
+                "no such file"
+            }
+        ))
+        .into());
+    }
     for manifest in ["models/manifest.csv", "nas/manifest.csv"] {
         let path = args.dir.join(manifest);
         if !path.is_file() {

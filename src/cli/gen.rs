@@ -85,6 +85,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         spec.params.insert(k, v);
     }
     let seed_number = seed_value(args.seed)?;
+    if let Some(out) = args.out.as_deref().filter(|&o| o != "-") {
+        super::check_out_file("--out", std::path::Path::new(out))?;
+    }
     let graph = gen::generate(&spec, seed_number).map_err(invalid)?;
     // A family that ignores the seed (darts, fork-join without jitter...)
     // gives seed 0's graph: say so, or a corpus of "seeds" repeats one.

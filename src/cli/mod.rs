@@ -303,6 +303,42 @@ fn same_file(out: &std::path::Path, input: &str) -> bool {
     }
 }
 
+/// Refuses a `flag` output file that is a directory or lies in no
+/// directory, before any work (a long solve would otherwise end in "cannot
+/// write").
+pub fn check_out_file(flag: &str, path: &std::path::Path) -> Result<(), InvalidInput> {
+    if path.is_dir() {
+        return Err(InvalidInput(format!(
+            "{flag} {}: it is a directory: name a file",
+            path.display()
+        )));
+    }
+    check_parent_dir(flag, path)
+}
+
+/// Refuses a `flag` file whose directory does not exist, or a name ending
+/// in a separator (`r.txt/` names a directory, which `parent` hides).
+pub fn check_parent_dir(flag: &str, path: &std::path::Path) -> Result<(), InvalidInput> {
+    let bytes = path.as_os_str().as_encoded_bytes();
+    if bytes
+        .last()
+        .is_some_and(|&b| std::path::is_separator(b as char))
+    {
+        return Err(InvalidInput(format!(
+            "{flag} {}: it names a directory (it ends in a separator): name a file",
+            path.display()
+        )));
+    }
+    match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() && !dir.is_dir() => Err(InvalidInput(format!(
+            "{flag} {}: there is no directory {}",
+            path.display(),
+            dir.display()
+        ))),
+        _ => Ok(()),
+    }
+}
+
 /// Whether two output paths, which need not exist yet, name one file:
 /// compared after following symbolic links and resolving `.` and `..`
 /// through the directories that exist, and as the same file (device and

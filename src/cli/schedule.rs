@@ -20,8 +20,8 @@ use memsched::solvers::{
 use memsched::Graph;
 
 use super::{
-    check_output_is_not_an_input, compare, count, emit, human_bytes, is_broken_pipe, percent,
-    read_graph, seed_value, threads_value, InvalidInput,
+    check_out_file, check_output_is_not_an_input, check_parent_dir, compare, count, emit,
+    human_bytes, is_broken_pipe, percent, read_graph, seed_value, threads_value, InvalidInput,
 };
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -523,48 +523,13 @@ pub(super) fn check_outputs(
 ) -> Result<(), InvalidInput> {
     if let Some(out) = out.filter(|&o| o != "-") {
         check_output_is_not_an_input("--out", Path::new(out), inputs)?;
-        check_out_path(Path::new(out))?;
+        check_out_file("--out", Path::new(out))?;
     }
     if let Some(plot) = plot {
         check_output_is_not_an_input("--plot", plot, inputs)?;
         check_plot_path(plot, out)?;
     }
     Ok(())
-}
-
-/// Refuses an `--out` file that is a directory or lies in no directory,
-/// before any solve (a long solve would otherwise end in "cannot write").
-fn check_out_path(path: &Path) -> Result<(), InvalidInput> {
-    if path.is_dir() {
-        return Err(InvalidInput(format!(
-            "--out {}: it is a directory: name a file",
-            path.display()
-        )));
-    }
-    check_parent_dir("--out", path)
-}
-
-/// Refuses a `flag` file whose directory does not exist, or a name ending
-/// in a separator (`r.txt/` names a directory, which `parent` hides).
-fn check_parent_dir(flag: &str, path: &Path) -> Result<(), InvalidInput> {
-    let bytes = path.as_os_str().as_encoded_bytes();
-    if bytes
-        .last()
-        .is_some_and(|&b| std::path::is_separator(b as char))
-    {
-        return Err(InvalidInput(format!(
-            "{flag} {}: it names a directory (it ends in a separator): name a file",
-            path.display()
-        )));
-    }
-    match path.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() && !dir.is_dir() => Err(InvalidInput(format!(
-            "{flag} {}: there is no directory {}",
-            path.display(),
-            dir.display()
-        ))),
-        _ => Ok(()),
-    }
 }
 
 /// Refuses a `--plot` file that is a directory, is `--out`'s file, is

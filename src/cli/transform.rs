@@ -29,6 +29,9 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    if let Some(out) = args.out.as_deref().filter(|&o| o != "-") {
+        super::check_out_file("--out", std::path::Path::new(out))?;
+    }
     let g = read_graph(&args.graph)?;
     let t = transform::to_encoding(&g, args.allocs)?;
     // An edge into an ALLOC from an ALLOC or a FREE ("allocate after that
