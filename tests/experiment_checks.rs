@@ -874,20 +874,34 @@ fn a_graph_without_a_valid_baseline_is_named() {
 }
 
 /// A shard holds some of a graph's rows: a graph whose baseline row is in
-/// another shard is not reported as lacking a baseline.
+/// another shard is not reported as lacking a baseline, and a reduction
+/// plot left undrawn for that reason says to merge the shards.
 #[test]
 fn a_shard_without_the_baseline_rows_does_not_warn() {
     let tmp = tempfile::tempdir().unwrap();
     let cfg = write(
         tmp.path(),
         "s.toml",
-        "solvers = [\"kahn\", \"seed-greedy\"]\nplots = []\n[graphs]\ngenerate = [{ spec = \"chain:length=3\", seeds = \"0..2\" }]\n",
+        "solvers = [\"kahn\", \"seed-greedy\"]\nplots = [\"reduction\"]\n[graphs]\ngenerate = [{ spec = \"chain:length=3\", seeds = \"0..2\" }]\n",
     );
+    let mut undrawn = 0;
     for shard in ["0/3", "1/3", "2/3"] {
         let out = tmp.path().join(shard.replace('/', "-"));
         let err = run_ok(&cfg, &out, &["--shard", shard]);
         assert!(!err.contains("no valid baseline"), "{shard}: {err}");
+        // (An empty shard has its own warning.)
+        if err.contains("not drawn: `reduction`") && !err.contains("holds none") {
+            undrawn += 1;
+            assert!(
+                err.contains("`memsched merge` the shards"),
+                "{shard}: {err}"
+            );
+        }
     }
+    assert!(
+        undrawn > 0,
+        "some shard lacks the baseline rows of its graphs"
+    );
 }
 
 /// Seed ranges each within their cap can still multiply into a plan too

@@ -19,6 +19,19 @@ pub(super) struct Drawn {
     pub note: Option<&'static str>,
 }
 
+/// Whether some valid row's graph has no baseline row in `rows`: a
+/// shard's, whose baseline rows of that graph went to other shards.
+#[cfg(feature = "plots")]
+fn lacks_baseline_rows(rows: &[Row], config: &Config) -> bool {
+    let with_baseline: std::collections::HashSet<&str> = rows
+        .iter()
+        .filter(|r| config.baselines.contains(&r.solver))
+        .map(|r| r.graph.as_str())
+        .collect();
+    rows.iter()
+        .any(|r| r.valid && !with_baseline.contains(r.graph.as_str()))
+}
+
 /// Draws the config's plots into `out` from `rows` (`solvers` in the
 /// config's order) and the recorded profiles of the Tetris graph; warns
 /// about a plot with nothing to draw.
@@ -62,7 +75,17 @@ pub(super) fn draw(
                 .iter()
                 .any(|f| f.starts_with(&format!("{}.", k.stem())))
         })
-        .map(|k| format!("`{}` (it needs {})", k.stem(), k.needs()))
+        .map(|&k| match k {
+            PlotKind::Reduction if lacks_baseline_rows(rows, config) => format!(
+                "`{}` (it needs {}; the rows of a baseline ({}) are not here for some \
+                 graphs: a shard holds part of the rows, so `memsched merge` the shards \
+                 to draw it)",
+                k.stem(),
+                k.needs(),
+                config.baselines.join(", ")
+            ),
+            _ => format!("`{}` (it needs {})", k.stem(), k.needs()),
+        })
         .collect();
     if !missing.is_empty() {
         warnings.push(format!("plot(s) not drawn: {}", missing.join("; ")));
