@@ -712,6 +712,13 @@ pub fn expand_glob(pattern: &str) -> Result<Vec<PathBuf>, String> {
         .filter(|e| wildcard(&name, &e.file_name().to_string_lossy()))
         .map(|e| e.path())
         .collect();
+    // Graphs are named, listed and found again by their path as text.
+    if let Some(bad) = out.iter().find(|p| p.to_str().is_none()) {
+        return Err(format!(
+            "glob `{pattern}` matches {}, whose name is not UTF-8: rename the file",
+            bad.display()
+        ));
+    }
     out.sort();
     Ok(out)
 }

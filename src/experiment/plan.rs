@@ -553,6 +553,20 @@ mod tests {
         assert!(!err.contains("relative"), "{err}");
     }
 
+    /// A glob matching a file whose name is not UTF-8 says so (the name
+    /// turned to text would name no file).
+    #[cfg(unix)]
+    #[test]
+    fn a_glob_matching_a_name_that_is_not_utf8_says_so() {
+        use std::os::unix::ffi::OsStrExt as _;
+        let dir = tempfile::tempdir().unwrap();
+        let name = std::ffi::OsStr::from_bytes(b"bad\xff.json");
+        std::fs::write(dir.path().join(name), "{}").unwrap();
+        let glob = dir.path().join("*.json").display().to_string();
+        let err = crate::experiment::config::expand_glob(&glob).unwrap_err();
+        assert!(err.contains("whose name is not UTF-8"), "{err}");
+    }
+
     #[test]
     fn an_unknown_tetris_graph_is_an_error_listing_the_graphs() {
         let c = Config::parse(
