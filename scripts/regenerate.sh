@@ -47,7 +47,15 @@ while [[ $# -gt 0 ]]; do
     -h|--help) usage; exit 0 ;;
     --fresh) extra+=(--fresh); shift ;;
     --redo|--redo-graph) value_of "$@"; extra+=("$1" "$2"); shift 2 ;;
-    --threads|-j) value_of "$@"; extra+=(--threads "$2"); shift 2 ;;
+    --threads|-j)
+      value_of "$@"
+      # A positive whole number, as memsched requires; checked here so a
+      # typo fails before the release build, not after it.
+      if [[ ! "$2" =~ ^[0-9]+$ || "$2" =~ ^0+$ ]]; then
+        echo "regenerate.sh: $1 needs a positive whole number of threads, not '$2'" >&2
+        exit 2
+      fi
+      extra+=(--threads "$2"); shift 2 ;;
     --) shift; names+=("$@"); break ;;
     # Anything else that looks like an option is a typo or an option of
     # `memsched run` this script does not pass on; taken as an experiment
