@@ -76,6 +76,23 @@ fn duplicate_id() {
     );
 }
 
+/// A field written twice in one node is an error, the known ones and the
+/// extra ones alike (a second `Latency` would replace the first).
+#[test]
+fn duplicate_field_of_a_node() {
+    for (node, field) in [
+        (r#"{"Id": 0, "Op": "A", "Op": "B"}"#, "Op"),
+        (
+            r#"{"Id": 0, "Op": "A", "Latency": 1, "Latency": 5}"#,
+            "Latency",
+        ),
+        (r#"{"Id": 0, "Op": "A", "Name": "x", "Name": "y"}"#, "Name"),
+    ] {
+        let graph = format!(r#"{{"Nodes": [{node}], "Edges": []}}"#);
+        assert_invalid(&graph, &[&format!("duplicate field `{field}`")]);
+    }
+}
+
 #[test]
 fn edge_to_missing_node() {
     assert_invalid(

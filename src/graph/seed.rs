@@ -426,10 +426,14 @@ impl<'de> Visitor<'de> for NodeVisitor {
                     buf_id = Some(value.to_i64("BufId").map_err(|m| at.judged(m))?)
                 }
                 _ => {
+                    // Once, as the fields above: a second `Latency` would
+                    // silently replace the first.
+                    let extra = extra.get_or_insert_with(Default::default);
+                    if extra.contains_key(key.as_ref()) {
+                        return Err(de::Error::custom(format!("duplicate field `{key}`")));
+                    }
                     let value = map.next_value::<Value>().map_err(|e| at.read(e, &key))?;
-                    extra
-                        .get_or_insert_with(Default::default)
-                        .insert(key.into_owned(), value);
+                    extra.insert(key.into_owned(), value);
                 }
             }
         }
