@@ -507,6 +507,32 @@ class GraphCheckError(Exception):
     """A graph memsched would refuse; the message says why, naming the ids."""
 
 
+class _JsonObject(dict):
+    """A JSON object that remembers the keys written twice in it (the last
+    value is kept, as json does): memsched refuses some of them."""
+    duplicated: tuple = ()
+
+
+def _json_object(pairs) -> _JsonObject:
+    obj = _JsonObject()
+    twice = []
+    for k, v in pairs:
+        if k in obj:
+            twice.append(k)
+        obj[k] = v
+    if twice:
+        obj.duplicated = tuple(twice)
+    return obj
+
+
+def load_graph_text(text: str):
+    """Parse a graph's JSON, remembering duplicated keys for check_graph."""
+    return json.loads(text, object_pairs_hook=_json_object)
+
+
+I64_MIN, I64_MAX = -(2**63), 2**63 - 1
+
+
 def _is_int(x) -> bool:
     # JSON integers only: memsched refuses 2.0, "2" and true where an
     # integer goes, and json reads true as a bool (an int in Python).
@@ -530,6 +556,11 @@ def check_graph(g) -> dict:
     """
     if not isinstance(g, dict) or not isinstance(g.get("Nodes"), list):
         raise GraphCheckError('not a graph: expected a JSON object with a "Nodes" array')
+    # As memsched: "Nodes" and "Edges" once, and every field of a node once
+    # (read with load_graph_text; other keys of the top level are ignored).
+    for key in getattr(g, "duplicated", ()):
+        if key in ("Nodes", "Edges"):
+            raise GraphCheckError(f'the key "{key}" is written twice')
     nodes = g["Nodes"]
     edges = g.get("Edges", [])  # optional for memsched too: no edges
     if not isinstance(edges, list):
@@ -540,9 +571,16 @@ def check_graph(g) -> dict:
     for i, nd in enumerate(nodes):
         if not isinstance(nd, dict):
             raise GraphCheckError(f"node #{i} of the Nodes array is not an object")
+        twice = getattr(nd, "duplicated", ())
+        if twice:
+            raise GraphCheckError(f"node #{i} of the Nodes array has the field "
+                                  f"{twice[0]!r} twice")
         nid = nd.get("Id")
         if not _is_int(nid):
             raise GraphCheckError(f"node #{i} of the Nodes array has no integer Id (Id {nid!r})")
+        if not I64_MIN <= nid <= I64_MAX:
+            raise GraphCheckError(f"node #{i} of the Nodes array: Id {nid} is out of range "
+                                  "(from -2^63 to 2^63 - 1)")
         if nid in pos:
             raise GraphCheckError(f"duplicate node id {nid} (nodes #{pos[nid]} and #{i} "
                                   "of the Nodes array)")
@@ -614,6 +652,9 @@ def check_graph(g) -> dict:
         b = nd.get("BufId")
         if not _is_int(b):
             raise GraphCheckError(f"{op} node {nid} has no integer BufId (BufId {b!r})")
+        if not I64_MIN <= b <= I64_MAX:
+            raise GraphCheckError(f"{op} node {nid}: BufId {b} is out of range "
+                                  "(from -2^63 to 2^63 - 1)")
         table = alloc_of if op == "ALLOC" else free_of
         if b in table:
             twice = "allocated" if op == "ALLOC" else "freed"
@@ -799,7 +840,7 @@ def check_files(paths: list[str]) -> int:
     for p in paths:
         try:
             # utf-8-sig: memsched skips a leading byte-order mark too
-            g = json.loads(Path(p).read_text(encoding="utf-8-sig"))
+            g = load_graph_text(Path(p).read_text(encoding="utf-8-sig"))
             s = check_graph(g)
         except OSError as e:
             why = f"cannot read it: {e.strerror or e}"
