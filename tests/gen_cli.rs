@@ -154,14 +154,14 @@ fn allocs_flag_and_transform_agree() {
     ]);
     assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
     let (f, t) = (
-        seed::read_path(&p("f.json")).unwrap(),
-        seed::read_path(&p("t.json")).unwrap(),
+        seed::read_path(p("f.json")).unwrap(),
+        seed::read_path(p("t.json")).unwrap(),
     );
     assert_eq!(f.edge_count(), t.edge_count());
     let o = memsched(&["transform", &p("t.json"), "--allocs", "anchored"]);
     assert_eq!(code(&o), 0);
     let back = seed::parse(&o.stdout).unwrap();
-    let a = seed::read_path(&p("a.json")).unwrap();
+    let a = seed::read_path(p("a.json")).unwrap();
     assert_eq!(back.edges.len(), a.edge_count());
     // A missing file is invalid input.
     assert_eq!(

@@ -442,7 +442,7 @@ mod tests {
             let Some(stem) = name.strip_suffix("_floating.json") else {
                 continue;
             };
-            let read = |f: &str| crate::graph::seed::read_path(&format!("{dir}{f}")).unwrap();
+            let read = |f: &str| crate::graph::seed::read_path(format!("{dir}{f}")).unwrap();
             let (anch, flo) = (read(&format!("{stem}.json")), read(&name));
             let f2 = to_encoding(&anch, AllocEncoding::Floating).unwrap();
             assert_eq!(edge_set(&f2), edge_set(&flo), "{stem}: floating");

@@ -190,7 +190,7 @@ impl<'a> GraphStore<'a> {
 /// Loads or generates one graph.
 pub fn load(entry: &GraphEntry) -> Result<Graph, String> {
     match &entry.source {
-        GraphSource::File(p) => seed::read_path(&p.to_string_lossy()).map_err(|e| e.to_string()),
+        GraphSource::File(p) => seed::read_path(p).map_err(|e| e.to_string()),
         GraphSource::Generated { spec, seed } => {
             gen::generate(spec, *seed).map_err(|e| e.to_string())
         }

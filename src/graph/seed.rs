@@ -12,6 +12,7 @@
 
 use std::fmt;
 use std::io::{self, Write};
+use std::path::Path;
 
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::Deserialize;
@@ -84,14 +85,14 @@ pub fn parse(text: &[u8]) -> Result<RawGraph, GraphError> {
 }
 
 /// Reads a seed-format file (`-` is standard input) and validates it.
-pub fn read_path(path: &str) -> Result<Graph, GraphError> {
+pub fn read_path(path: impl AsRef<Path>) -> Result<Graph, GraphError> {
     let bytes = read_bytes(path)?;
     Graph::from_raw(parse(&bytes)?)
 }
 
 /// Reads a graph file, or standard input for `-`, of at most
 /// [`MAX_INPUT_BYTES`] bytes (see [`read_bytes_limited`]).
-pub fn read_bytes(path: &str) -> Result<Vec<u8>, GraphError> {
+pub fn read_bytes(path: impl AsRef<Path>) -> Result<Vec<u8>, GraphError> {
     read_bytes_limited(path, MAX_INPUT_BYTES)
 }
 
@@ -99,11 +100,12 @@ pub fn read_bytes(path: &str) -> Result<Vec<u8>, GraphError> {
 /// read whole when its first bytes cannot begin a graph (after an optional
 /// byte-order mark and blanks, a graph starts with `{`; no control byte)
 /// or when it holds more than `limit` bytes: see [`input::read`].
-pub fn read_bytes_limited(path: &str, limit: u64) -> Result<Vec<u8>, GraphError> {
+pub fn read_bytes_limited(path: impl AsRef<Path>, limit: u64) -> Result<Vec<u8>, GraphError> {
+    let path = path.as_ref();
     input::read(path, limit, Start::GRAPH).map_err(|e| match e {
         ReadError::Refused(r) => GraphError::NotAGraphFile(r),
         e => GraphError::Io {
-            path: path.to_string(),
+            path: path.display().to_string(),
             message: e.to_string(),
         },
     })
@@ -163,14 +165,15 @@ pub fn write<W: Write>(graph: &Graph, mut out: W) -> io::Result<()> {
 
 /// Writes `graph` to a file (whole or not at all: [`crate::output`]), or
 /// standard output for `-`.
-pub fn write_path(graph: &Graph, path: &str) -> io::Result<()> {
-    if path == "-" {
+pub fn write_path(graph: &Graph, path: impl AsRef<Path>) -> io::Result<()> {
+    let path = path.as_ref();
+    if path == Path::new("-") {
         // Flushed here, not on drop, which would swallow the error.
         let mut w = io::BufWriter::new(io::stdout().lock());
         write(graph, &mut w)?;
         w.flush()
     } else {
-        crate::output::write_file(std::path::Path::new(path), |w| write(graph, w))
+        crate::output::write_file(path, |w| write(graph, w))
     }
 }
 
