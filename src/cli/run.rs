@@ -74,13 +74,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         );
     }
     let threads = super::threads_value(args.threads)?;
-    let out = args.out.unwrap_or_else(|| {
-        let base = PathBuf::from("results").join(&config.name);
-        match shard {
-            Some(s) => base.join(format!("shard-{}-of-{}", s.index, s.count)),
-            None => base,
-        }
-    });
+    let out = args
+        .out
+        .unwrap_or_else(|| RunOptions::default_out(&config, shard));
     let interrupt = super::interrupt::Interrupt::install();
     let opts = RunOptions {
         out,

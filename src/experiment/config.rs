@@ -513,7 +513,10 @@ impl Config {
         Ok(config)
     }
 
-    fn validate(&self) -> Result<(), String> {
+    /// The checks [`Config::parse`] makes, for a config built or changed
+    /// in code ([`run`](super::run) makes them too): every name, list,
+    /// limit and claim; an error says which.
+    pub fn validate(&self) -> Result<(), String> {
         if self.name.is_empty()
             || !self
                 .name

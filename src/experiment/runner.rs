@@ -49,11 +49,14 @@ use crate::solvers::{self, Scheduler, SolveContext, Status, Stop};
 /// How to run (the CLI flags, resolved).
 #[derive(Debug, Clone, Default)]
 pub struct RunOptions {
-    /// Output directory (default `results/NAME`).
+    /// Output directory; empty (the default) means
+    /// [`RunOptions::default_out`]'s.
     pub out: PathBuf,
     /// Worker threads (default: all cores).
     pub threads: Option<usize>,
-    /// No progress on standard error (see [`super::progress`]).
+    /// No progress on standard error (see [`super::progress`]); a row that
+    /// failed or was refused by the checker is still named there, as it
+    /// is in `runs.csv`.
     pub quiet: bool,
     /// Run only this shard of the items (its directory gets its own final pass).
     pub shard: Option<Shard>,
@@ -72,6 +75,16 @@ pub struct RunOptions {
 }
 
 impl RunOptions {
+    /// The output directory of `config` when none is named:
+    /// `results/NAME`, or `results/NAME/shard-K-of-N` for a shard.
+    pub fn default_out(config: &Config, shard: Option<Shard>) -> PathBuf {
+        let base = PathBuf::from("results").join(&config.name);
+        match shard {
+            Some(s) => base.join(format!("shard-{}-of-{}", s.index, s.count)),
+            None => base,
+        }
+    }
+
     /// True once [`RunOptions::stop`] is set.
     fn stopping(&self) -> bool {
         self.stop.as_ref().is_some_and(Stop::is_set)
@@ -266,6 +279,20 @@ fn run_with(
     opts: &RunOptions,
     build: Build,
 ) -> Result<RunSummary, ExperimentError> {
+    // A config built or changed in code gets the checks of a parsed one
+    // (a negative time limit would otherwise run without one).
+    config.validate().map_err(ExperimentError::Config)?;
+    let defaulted;
+    let opts = match opts.out.as_os_str().is_empty() {
+        true => {
+            defaulted = RunOptions {
+                out: RunOptions::default_out(config, opts.shard),
+                ..opts.clone()
+            };
+            &defaulted
+        }
+        false => opts,
+    };
     let plan = Plan::new(config).map_err(ExperimentError::Config)?;
     let out = &opts.out;
     // Everything is checked before the directory is touched; an existing
@@ -1373,6 +1400,32 @@ mod tests {
         assert_eq!(summary.stopped, Some(summary.items));
         assert_eq!(summary.ran, 0);
         assert!(!out.exists());
+    }
+
+    /// A config changed in code is checked as a parsed one is, before
+    /// anything is written: a negative time limit would run without one.
+    #[test]
+    fn a_config_changed_in_code_is_checked() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("out");
+        let (mut config, opts) = six_chains(&out, "");
+        config.time_limit = -1.0;
+        let err = run(&config, &opts).unwrap_err().to_string();
+        assert!(
+            err.contains("`time_limit` must be a positive number"),
+            "{err}"
+        );
+        config.time_limit = 1.0;
+        config.solvers.clear();
+        let err = run(&config, &opts).unwrap_err().to_string();
+        assert!(err.contains("`solvers` is empty"), "{err}");
+        assert!(!out.exists());
+        // No directory named: `results/NAME`, as the command line's.
+        let shard = Some("1/3".parse::<Shard>().unwrap());
+        assert_eq!(
+            RunOptions::default_out(&config, shard),
+            Path::new("results").join(&config.name).join("shard-1-of-3")
+        );
     }
 
     /// A run config over six small chains, and options writing to `dir`.
