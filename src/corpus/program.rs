@@ -84,7 +84,38 @@ impl TensorProgram {
         TensorRef { op, output: 0 }
     }
 
+    /// Checks that every input names an output of an earlier op (the
+    /// fields are public, so [`TensorProgram::push`]'s promise is not
+    /// enforced); [`TensorProgram::to_graph`] calls it.
+    pub fn check(&self) -> Result<(), GraphError> {
+        for (i, op) in self.ops.iter().enumerate() {
+            for t in &op.inputs {
+                let why = if t.op >= i {
+                    Some("which is not an earlier op (ops read only earlier ops' outputs)".into())
+                } else {
+                    let outputs = self.ops[t.op].outputs.len();
+                    (t.output >= outputs).then(|| format!("which has {outputs} output(s)"))
+                };
+                if let Some(why) = why {
+                    return Err(GraphError::BadTensorRef {
+                        op: i,
+                        name: op.name.clone(),
+                        producer: t.op,
+                        output: t.output,
+                        why,
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// Lowers to a graph builder (ids in program order).
+    ///
+    /// # Panics
+    /// If an input names a missing output; one naming a later op gives a
+    /// graph that does not mean the program. [`TensorProgram::check`]
+    /// refuses both.
     ///
     /// # Complexity
     /// O(total inputs + total outputs).
@@ -166,8 +197,9 @@ impl TensorProgram {
         b
     }
 
-    /// Lowers and validates.
+    /// Checks ([`TensorProgram::check`]), lowers and validates.
     pub fn to_graph(&self, encoding: AllocEncoding) -> Result<Graph, GraphError> {
+        self.check()?;
         self.lower(encoding).build()
     }
 }
@@ -209,4 +241,49 @@ pub fn expand_op_order(g: &Graph, ops: &[NodeIdx]) -> Vec<NodeIdx> {
     }
     order.extend(g.nodes().filter(|&v| !done[v as usize]));
     order
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A program built field by field that reads a missing output or a
+    /// later op is an error naming both, not a panic or a wrong graph.
+    #[test]
+    fn bad_tensor_refs_are_errors() {
+        let op = |name: &str, inputs: Vec<TensorRef>| OpSpec {
+            name: name.into(),
+            inputs,
+            outputs: vec![10],
+        };
+        let missing = TensorProgram {
+            ops: vec![
+                op("A", vec![]),
+                op("B", vec![TensorRef { op: 0, output: 3 }]),
+            ],
+        };
+        let err = missing.to_graph(AllocEncoding::Anchored).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "op #1 (`B`) reads output 3 of op #0, which has 1 output(s)"
+        );
+        let later = TensorProgram {
+            ops: vec![
+                op("A", vec![TensorRef { op: 1, output: 0 }]),
+                op("B", vec![]),
+            ],
+        };
+        let err = later.to_graph(AllocEncoding::Floating).unwrap_err();
+        assert!(
+            err.to_string().contains("which is not an earlier op"),
+            "{err}"
+        );
+        let fine = TensorProgram {
+            ops: vec![
+                op("A", vec![]),
+                op("B", vec![TensorRef { op: 0, output: 0 }]),
+            ],
+        };
+        assert!(fine.to_graph(AllocEncoding::Anchored).is_ok());
+    }
 }

@@ -191,6 +191,21 @@ pub enum GraphError {
         /// The most that fit: `2^32 - 2` nodes or `2^32 - 1` edges.
         max: u64,
     },
+    /// An op of a [`TensorProgram`](crate::corpus::program::TensorProgram)
+    /// reads a tensor that is not an output of an earlier op.
+    #[error("op #{op} (`{name}`) reads output {output} of op #{producer}, {why}")]
+    BadTensorRef {
+        /// Index of the reading op.
+        op: usize,
+        /// Its name.
+        name: String,
+        /// The op it names as the producer.
+        producer: usize,
+        /// The output it names.
+        output: usize,
+        /// What is wrong with it.
+        why: String,
+    },
 }
 
 /// Most nodes of a cycle an error names: a cycle through a whole large
