@@ -10,6 +10,9 @@
 //!   (`memsched datasets`).
 
 pub mod gen;
+/// [`gen`] under a name that is not a keyword: `gen` is reserved in the
+/// 2024 edition, where it must be written `r#gen`.
+pub use self::gen as generators;
 pub mod program;
 pub mod stats;
 pub mod transform;
