@@ -16,6 +16,14 @@ impl Scheduler for KahnAgain {
     fn solve(&self, g: &Graph, ctx: &SolveContext) -> Outcome {
         Kahn.solve(g, ctx)
     }
+    /// Says it reads the seed (it does not), so that messages naming the
+    /// seeded solvers name it.
+    fn abilities(&self) -> solvers::Abilities {
+        solvers::Abilities {
+            seeded: true,
+            ..Default::default()
+        }
+    }
 }
 
 /// Registers `kahn-again` (no argument) and `misnamed` (a solver calling
@@ -41,6 +49,10 @@ fn a_registered_solver_is_built_listed_and_refuses_clashes() {
     let err = solvers::build("misnamed").err().unwrap().to_string();
     assert!(err.contains("calls itself `kahn`"), "{err}");
     assert!(solvers::list().iter().any(|i| i.name == "kahn-again"));
+    // Messages that name solvers by ability name it too.
+    let seeded = solvers::names_with(|a| a.seeded);
+    assert!(seeded.contains(&"kahn-again".to_string()), "{seeded:?}");
+    assert!(!solvers::names_with(|a| a.exact).contains(&"kahn-again".to_string()));
     for name in ["kahn", "kahn-again", "", "a:b", "a b"] {
         let err = solvers::register(name, "", |_| Ok(Box::new(Kahn)))
             .err()

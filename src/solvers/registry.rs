@@ -441,14 +441,24 @@ const ENTRIES: &[Entry] = &[
 ];
 
 /// The plain names (no `EXPR`) of the solvers in this build with the
-/// ability `has`, in registry order: for messages that name them.
+/// ability `has`, in registry order, then the [`register`]ed ones that
+/// build without an argument: for messages that name them.
 pub fn names_with(has: impl Fn(&Abilities) -> bool) -> Vec<String> {
-    ENTRIES
+    // A solver that needs an argument has no abilities of its own.
+    let built_in = ENTRIES
         .iter()
-        // A solver that needs an argument has no abilities of its own.
         .filter(|e| !matches!(e.param, Param::Required(_)))
-        .filter(|e| build(e.name).is_ok_and(|s| has(&s.abilities())))
-        .map(|e| e.name.to_string())
+        .map(|e| e.name.to_string());
+    // Copied out first: `build` takes the lock again.
+    let registered: Vec<String> = REGISTERED
+        .read()
+        .unwrap_or_else(|e| e.into_inner())
+        .iter()
+        .map(|r| r.name.clone())
+        .collect();
+    built_in
+        .chain(registered)
+        .filter(|name| build(name).is_ok_and(|s| has(&s.abilities())))
         .collect()
 }
 
