@@ -64,6 +64,22 @@ fn a_registered_solver_is_built_listed_and_refuses_clashes() {
     }
 }
 
+/// A bad rule comes back typed: the solver's name and the rule's own
+/// error, whose text the message repeats.
+#[test]
+fn a_bad_rule_is_a_typed_error() {
+    use memsched::solvers::rule::RuleError;
+    use std::error::Error as _;
+    let err = solvers::build("noisy:delta,bogus").err().unwrap();
+    let SolverError::BadRule { name, source } = &err else {
+        panic!("{err:?}");
+    };
+    assert_eq!(name, "noisy");
+    assert!(matches!(source, RuleError::UnknownFeature { name, .. } if name == "bogus"));
+    assert!(err.to_string().ends_with(&source.to_string()));
+    assert!(err.source().is_some());
+}
+
 #[test]
 fn an_experiment_runs_a_registered_solver() {
     register_once();

@@ -52,6 +52,17 @@ pub enum SolverError {
         /// What is wrong, from the solver's own parser.
         message: String,
     },
+    /// The expression of a `rule:`, `moves:` or `noisy:` solver (or one
+    /// built on them) did not parse, or leaves no room for the noise: the
+    /// same text as [`SolverError::BadArgument`], with the typed cause.
+    #[error("bad argument for solver `{name}`: {source}")]
+    BadRule {
+        /// The solver's base name, e.g. `rule` or `noisy-moves`.
+        name: String,
+        /// What is wrong with the expression.
+        #[source]
+        source: super::rule::RuleError,
+    },
     /// The solver exists but its cargo feature was left out of this build.
     #[error("solver `{name}` is not in this build: it needs the `{feature}` feature (on by default; this build of memsched left it out, e.g. with --no-default-features)")]
     NotBuilt {

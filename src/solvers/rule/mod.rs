@@ -32,25 +32,26 @@ pub use parse::{check_noise_room, feature_list, parse, Feature, Key, RuleError, 
 pub use random::RandomOrder;
 
 // Registry constructors (used by `solvers::registry`): a parse error becomes
-// `SolverError::BadArgument` naming the bad term and listing the features.
+// `SolverError::BadRule`, whose `RuleError` names the bad term and lists the
+// features.
 
 use crate::solvers::{Scheduler, SolverError};
 
 type Made = Result<Box<dyn Scheduler>, SolverError>;
 
 fn rule_key(name: &str, arg: Option<&str>) -> Result<Key, SolverError> {
-    parse(arg.unwrap_or("")).map_err(|e| SolverError::BadArgument {
+    parse(arg.unwrap_or("")).map_err(|source| SolverError::BadRule {
         name: name.to_string(),
-        message: e.to_string(),
+        source,
     })
 }
 
 /// [`rule_key`], with room for the noise on the first term.
 fn noisy_key(name: &str, arg: Option<&str>) -> Result<Key, SolverError> {
     let key = rule_key(name, arg)?;
-    check_noise_room(&key).map_err(|e| SolverError::BadArgument {
+    check_noise_room(&key).map_err(|source| SolverError::BadRule {
         name: name.to_string(),
-        message: e.to_string(),
+        source,
     })?;
     Ok(key)
 }
