@@ -149,11 +149,25 @@ fn out_refuses_a_directory_or_a_missing_one_before_solving() {
     let nowhere = dir.path().join("missing").join("report.txt");
     // `report.txt/` has `report.txt`'s parent, yet names a directory.
     let slashed = format!("{}/", dir.path().join("report.txt").display());
-    for (path, needle) in [
+    let dotted = format!("{}/.", dir.path().join("report.txt").display());
+    let mut cases = vec![
         (dir.path().to_path_buf(), "it is a directory"),
         (nowhere, "there is no directory"),
         (slashed.into(), "it ends in a separator"),
-    ] {
+        (dotted.into(), "it ends in a separator"),
+        (std::path::PathBuf::new(), "--out is empty"),
+    ];
+    // A link whose target's directory is missing, and a loop of links.
+    #[cfg(unix)]
+    {
+        let (dangling, looped) = (dir.path().join("dangling.txt"), dir.path().join("l1.txt"));
+        std::os::unix::fs::symlink("/nonexistent/dir/r.txt", &dangling).unwrap();
+        std::os::unix::fs::symlink("l2.txt", &looped).unwrap();
+        std::os::unix::fs::symlink("l1.txt", dir.path().join("l2.txt")).unwrap();
+        cases.push((dangling, "there is no directory /nonexistent/dir"));
+        cases.push((looped, "cannot be followed"));
+    }
+    for (path, needle) in cases {
         let o = schedule(&["--out", path.to_str().unwrap()], EXAMPLE);
         let err = expect_exit(&o, 2);
         assert!(err.contains(needle), "{err}");

@@ -316,27 +316,62 @@ pub fn check_out_file(flag: &str, path: &std::path::Path) -> Result<(), InvalidI
     check_parent_dir(flag, path)
 }
 
-/// Refuses a `flag` file whose directory does not exist, or a name ending
-/// in a separator (`r.txt/` names a directory, which `parent` hides).
+/// Refuses a `flag` file whose directory does not exist, an empty name, or
+/// a name that can only be a directory (`r.txt/`, `r.txt/.`: `parent`
+/// hides the separator); a symbolic link is judged by where it leads (a
+/// dangling one by its target's directory, a loop refused).
 pub fn check_parent_dir(flag: &str, path: &std::path::Path) -> Result<(), InvalidInput> {
-    let bytes = path.as_os_str().as_encoded_bytes();
-    if bytes
-        .last()
-        .is_some_and(|&b| std::path::is_separator(b as char))
-    {
-        return Err(InvalidInput(format!(
-            "{flag} {}: it names a directory (it ends in a separator): name a file",
-            path.display()
-        )));
+    let refuse = |why: String| Err(InvalidInput(format!("{flag} {}: {why}", path.display())));
+    if path.as_os_str().is_empty() {
+        return Err(InvalidInput(format!("{flag} is empty: name a file")));
     }
-    match path.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() && !dir.is_dir() => Err(InvalidInput(format!(
-            "{flag} {}: there is no directory {}",
-            path.display(),
-            dir.display()
-        ))),
+    // Checked on the text: `components` drops a trailing `.`.
+    let bytes = path.as_os_str().as_encoded_bytes();
+    let last = bytes
+        .rsplit(|&b| std::path::is_separator(b as char))
+        .next()
+        .unwrap_or_default();
+    if matches!(last, b"" | b"." | b"..") {
+        return refuse(
+            "it names a directory (it ends in a separator, `.` or `..`): name a file".into(),
+        );
+    }
+    let is_link = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
+    let target = match is_link {
+        true => match std::fs::metadata(path) {
+            Ok(_) => None,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => resolved_link(path),
+            Err(e) => return refuse(format!("a symbolic link that cannot be followed: {e}")),
+        },
+        false => None,
+    };
+    let target = target.as_deref().unwrap_or(path);
+    match target.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() && !dir.is_dir() => refuse(format!(
+            "there is no directory {}{}",
+            dir.display(),
+            if is_link {
+                " (where the link leads)"
+            } else {
+                ""
+            }
+        )),
         _ => Ok(()),
     }
+}
+
+/// Where the symbolic link `path` leads once every link is followed (a
+/// relative target is relative to the link's directory); `None` past 40
+/// links.
+fn resolved_link(path: &std::path::Path) -> Option<std::path::PathBuf> {
+    let mut path = path.to_path_buf();
+    for _ in 0..40 {
+        match std::fs::read_link(&path) {
+            Ok(target) => path = path.parent()?.join(target),
+            Err(_) => return Some(path),
+        }
+    }
+    None
 }
 
 /// Whether two output paths, which need not exist yet, name one file:
