@@ -224,7 +224,7 @@ impl Seeds {
                          (`A..B` leaves B out; `..=` is not accepted), e.g. `{a}..{}`",
                         end.trim()
                             .parse::<u64>()
-                            .map_or("B".into(), |e| (e + 1).to_string())
+                            .map_or("B".into(), |e| (u128::from(e) + 1).to_string())
                     ));
                 }
                 // B may be one past the last seed, u64::MAX: 2^64.
@@ -985,6 +985,11 @@ mod tests {
             Seeds::Range("0..1000000".into()).expand().unwrap().len(),
             1_000_000
         );
+        // `..=` is refused with the range to write, also for the last seed.
+        let err = Seeds::Range("5..=18446744073709551615".into())
+            .expand()
+            .unwrap_err();
+        assert!(err.contains("e.g. `5..18446744073709551616`"), "{err}");
         // The last seed, u64::MAX, is in reach: B is one past it.
         let last = Seeds::Range("18446744073709551614..18446744073709551616".into());
         assert_eq!(last.expand().unwrap(), vec![u64::MAX - 1, u64::MAX]);
