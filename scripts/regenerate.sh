@@ -51,8 +51,8 @@ while [[ $# -gt 0 ]]; do
       value_of "$@"
       # A positive whole number, as memsched requires; checked here so a
       # typo fails before the release build, not after it.
-      if [[ ! "$2" =~ ^[0-9]+$ || "$2" =~ ^0+$ ]]; then
-        echo "regenerate.sh: $1 needs a positive whole number of threads, not '$2'" >&2
+      if [[ ! "$2" =~ ^[0-9]{1,4}$ ]] || (( 10#$2 < 1 || 10#$2 > 4096 )); then
+        echo "regenerate.sh: $1 needs a whole number of threads from 1 to 4096, not '$2'" >&2
         exit 2
       fi
       extra+=(--threads "$2"); shift 2 ;;
