@@ -55,13 +55,13 @@ pub enum SolverError {
     /// The expression of a `rule:`, `moves:` or `noisy:` solver (or one
     /// built on them) did not parse, or leaves no room for the noise: the
     /// same text as [`SolverError::BadArgument`], with the typed cause.
-    #[error("bad argument for solver `{name}`: {source}")]
+    #[error("bad argument for solver `{name}`: {error}")]
     BadRule {
         /// The solver's base name, e.g. `rule` or `noisy-moves`.
         name: String,
-        /// What is wrong with the expression.
-        #[source]
-        source: super::rule::RuleError,
+        /// What is wrong with the expression (in the message already, so
+        /// not repeated as the error's `source`).
+        error: super::rule::RuleError,
     },
     /// The solver exists but its cargo feature was left out of this build.
     #[error("solver `{name}` is not in this build: it needs the `{feature}` feature (on by default; this build of memsched left it out, e.g. with --no-default-features)")]

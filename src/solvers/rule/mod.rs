@@ -40,18 +40,18 @@ use crate::solvers::{Scheduler, SolverError};
 type Made = Result<Box<dyn Scheduler>, SolverError>;
 
 fn rule_key(name: &str, arg: Option<&str>) -> Result<Key, SolverError> {
-    parse(arg.unwrap_or("")).map_err(|source| SolverError::BadRule {
+    parse(arg.unwrap_or("")).map_err(|error| SolverError::BadRule {
         name: name.to_string(),
-        source,
+        error,
     })
 }
 
 /// [`rule_key`], with room for the noise on the first term.
 fn noisy_key(name: &str, arg: Option<&str>) -> Result<Key, SolverError> {
     let key = rule_key(name, arg)?;
-    check_noise_room(&key).map_err(|source| SolverError::BadRule {
+    check_noise_room(&key).map_err(|error| SolverError::BadRule {
         name: name.to_string(),
-        source,
+        error,
     })?;
     Ok(key)
 }
