@@ -893,7 +893,7 @@ fn a_shard_without_the_baseline_rows_does_not_warn() {
         if err.contains("not drawn: `reduction`") && !err.contains("holds none") {
             undrawn += 1;
             assert!(
-                err.contains("`memsched merge` the shards"),
+                err.contains("`memsched merge` every shard"),
                 "{shard}: {err}"
             );
         }

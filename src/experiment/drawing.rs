@@ -78,8 +78,8 @@ pub(super) fn draw(
         .map(|&k| match k {
             PlotKind::Reduction if lacks_baseline_rows(rows, config) => format!(
                 "`{}` (it needs {}; the rows of a baseline ({}) are not here for some \
-                 graphs: a shard holds part of the rows, so `memsched merge` the shards \
-                 to draw it)",
+                 graphs: they are in shards not run or not merged into this directory, so \
+                 `memsched merge` every shard to draw it)",
                 k.stem(),
                 k.needs(),
                 config.baselines.join(", ")
