@@ -360,9 +360,10 @@ pub fn check_parent_dir(flag: &str, path: &std::path::Path) -> Result<(), Invali
     }
 }
 
-/// Where the symbolic link `path` leads once every link is followed (a
-/// relative target is relative to the link's directory); `None` past 40
-/// links.
+/// Where `path` leads once every symbolic link is followed (a relative
+/// target is relative to the link's directory, an absolute one replaces
+/// the path): `path` itself when it is no link; `None` past 40 links, as
+/// the kernel allows.
 fn resolved_link(path: &std::path::Path) -> Option<std::path::PathBuf> {
     let mut path = path.to_path_buf();
     for _ in 0..40 {
@@ -389,18 +390,10 @@ pub fn same_output(a: &std::path::Path, b: &std::path::Path) -> bool {
     }
 }
 
-/// `path` made absolute with its links followed (up to 40, as the kernel
-/// allows) and its directory canonical; the file itself need not exist.
+/// `path` made absolute with its links followed ([`resolved_link`]) and
+/// its directory canonical; the file itself need not exist.
 fn resolved(path: &std::path::Path) -> Option<std::path::PathBuf> {
-    let mut path = std::path::absolute(path).ok()?;
-    for _ in 0..40 {
-        match std::fs::read_link(&path) {
-            // A relative target is relative to the link's directory; an
-            // absolute one replaces the path.
-            Ok(target) => path = path.parent()?.join(target),
-            Err(_) => break,
-        }
-    }
+    let path = resolved_link(&std::path::absolute(path).ok()?)?;
     if let Ok(canonical) = std::fs::canonicalize(&path) {
         return Some(canonical);
     }
