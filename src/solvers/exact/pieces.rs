@@ -122,19 +122,19 @@ pub(crate) fn solve(
     // What stopped the unproven pieces, so the note names the cause as an
     // unsplit search's does; a piece stopped by its share of the states or
     // of the time, while the whole was not spent, says so.
-    let share_only = |stop: &str| match stop.strip_prefix("stopped by ") {
-        Some(cause @ "the state budget") if states_left > 0 => {
-            Some(format!("stopped by its share of {cause}"))
-        }
-        Some(cause @ "the time limit") if !ctx.expired() => {
-            Some(format!("stopped by its share of {cause}"))
-        }
-        _ => None,
+    let as_share = |stop: &str| {
+        let cause = stop.strip_prefix("stopped by ")?;
+        let whole_left = match cause {
+            "the state budget" => states_left > 0,
+            "the time limit" => !ctx.expired(),
+            _ => false,
+        };
+        whole_left.then(|| format!("stopped by its share of {cause}"))
     };
     let mut stops: Vec<String> = Vec::new();
     for a in attempts.iter().flatten().filter(|a| a.lower < a.peak) {
         if let Some(stop) = a.stop.as_deref() {
-            let stop = share_only(stop).unwrap_or_else(|| stop.to_string());
+            let stop = as_share(stop).unwrap_or_else(|| stop.to_string());
             if !stops.contains(&stop) {
                 stops.push(stop);
             }
