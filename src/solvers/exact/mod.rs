@@ -452,9 +452,64 @@ pub(crate) struct Attempt {
     /// Identical branches the search stored once (0: none or not searched).
     branches: usize,
     note: String,
-    /// What stopped it before it ended on its own (the time limit, a
-    /// budget, Ctrl-C), as its note's first clause says; `None` otherwise.
-    stop: Option<String>,
+    /// What stopped it before it ended on its own, as its note's first
+    /// clause says; `None` otherwise.
+    stop: Option<Stop>,
+}
+
+/// What stopped an [`Attempt`] before its search ended on its own.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Stop {
+    /// One of the solve's budgets ran out (a piece's: maybe its share).
+    Budget(Budget),
+    /// A stop from outside (Ctrl-C, SIGTERM): its cause, as
+    /// [`SolveContext::limit_cause`] words it.
+    Outside(&'static str),
+    /// The search could not be prepared: the note's whole clause.
+    Preparing(String),
+}
+
+/// A budget of a solve.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Budget {
+    /// The states the search may store.
+    States,
+    /// The time limit.
+    Time,
+    /// The memory the search may fill.
+    Memory,
+}
+
+impl Budget {
+    /// As a note names it.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Budget::States => "the state budget",
+            Budget::Time => "the time limit",
+            Budget::Memory => "the memory budget",
+        }
+    }
+}
+
+impl Stop {
+    /// The time limit or an outside stop, whichever ended `ctx`.
+    fn limit(ctx: &SolveContext) -> Stop {
+        if ctx.stopped() {
+            Stop::Outside(ctx.limit_cause())
+        } else {
+            Stop::Budget(Budget::Time)
+        }
+    }
+}
+
+impl std::fmt::Display for Stop {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Stop::Budget(budget) => write!(f, "stopped by {}", budget.name()),
+            Stop::Outside(cause) => write!(f, "stopped by {cause}"),
+            Stop::Preparing(clause) => f.write_str(clause),
+        }
+    }
 }
 
 impl Attempt {
@@ -568,7 +623,7 @@ impl Exact {
             };
             let note = format!("{why}; upper bound from {from}");
             return Attempt {
-                stop: Some(why),
+                stop: Some(Stop::Preparing(why)),
                 ..known(prep.global, note)
             };
         };
@@ -621,13 +676,12 @@ impl Exact {
             Found::Stopped(key) => {
                 // In the order the search tests them.
                 let stop = if work.states >= ctx.budget.max_states {
-                    "the state budget"
+                    Stop::Budget(Budget::States)
                 } else if ctx.expired() {
-                    ctx.limit_cause()
+                    Stop::limit(ctx)
                 } else {
-                    "the memory budget"
+                    Stop::Budget(Budget::Memory)
                 };
-                let stop = format!("stopped by {stop}");
                 Attempt {
                     note: format!("{stop}; best order from {from}"),
                     stop: Some(stop),
