@@ -4,7 +4,8 @@
 //! The first term of each node's key gets `scale * G(v)`, where `G(v)` is a
 //! standard Gumbel sample drawn once per node and run (so a re-keyed node
 //! keeps its noise) and `scale` is the mean absolute value of the first term
-//! over all nodes at the start (1 if that is 0). With the first term `delta`,
+//! over all nodes at the start (1 if that is 0), from the run's own draws
+//! when the term reads `random`. With the first term `delta`,
 //! two nodes whose deltas differ by much less than a typical buffer are
 //! ordered nearly at random, and a FREE of a large buffer still comes before
 //! an ALLOC of one.
@@ -21,7 +22,7 @@ use rayon::prelude::*;
 use super::features::{noise_scale, Adj, Noise, Statics};
 use super::list;
 use super::moves::{self, Pick};
-use super::parse::Key;
+use super::parse::{Feature, Key};
 use crate::graph::{Graph, NodeIdx};
 use crate::rng::Rng;
 use crate::schedule;
@@ -62,8 +63,15 @@ impl Scheduler for Noisy {
         let adj = Adj::new(g);
         // Depths and heights once, shared by the scale and every restart.
         let tables = Statics::new(g, &self.key, ctx.seed, None);
-        let scale = noise_scale(g, &adj, &self.key, &tables);
+        // A first term reading `random` has each run's own draws, so each
+        // run takes their scale; any other first term is the same in all.
+        let first_reads_random =
+            (self.key.terms.first()).is_some_and(|t| t.features().any(|f| f == Feature::Random));
+        let shared_scale = (!first_reads_random).then(|| noise_scale(g, &adj, &self.key, &tables));
         best_of_runs(g, ctx, |seed| {
+            let scale = shared_scale.unwrap_or_else(|| {
+                noise_scale(g, &adj, &self.key, &tables.reseeded(g, seed, None))
+            });
             let statics = tables.reseeded(g, seed, Some(Noise { seed, scale }));
             let run_ctx = ctx.with_seed(seed);
             if self.moves {
@@ -160,4 +168,39 @@ fn best_of_batches(
         start = end;
     }
     (best.map(|(_, i, order)| (i, order)), finished.into_inner())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::corpus::gen::{generate, GenSpec};
+
+    /// The order of one run of `key` with noise of `scale`, as [`Noisy`]
+    /// runs it under the run's `seed`.
+    fn one_run(g: &Graph, key: &Key, seed: u64, scale: f64) -> Vec<NodeIdx> {
+        let adj = Adj::new(g);
+        let tables = Statics::new(g, key, seed, None);
+        let statics = tables.reseeded(g, seed, Some(Noise { seed, scale }));
+        list::schedule(g, &adj, key, &statics, &SolveContext::new(seed, None)).unwrap()
+    }
+
+    /// `noisy:random,id` scales its noise by the mean of the `random` draws
+    /// of the run itself, not of the draws under the unmixed `--seed`
+    /// (which gave another order on this graph).
+    #[test]
+    fn a_random_first_term_scales_by_the_runs_own_draws() {
+        let spec = GenSpec::parse("random-layered:layers=6,width=4").unwrap();
+        let g = generate(&spec, 0).unwrap();
+        let key = super::super::parse::parse("random,id").unwrap();
+        let adj = Adj::new(&g);
+        let ctx = SolveContext::new(1, None);
+        let run = restart_seed(ctx.seed, 0);
+        let scale_of = |seed| noise_scale(&g, &adj, &key, &Statics::new(&g, &key, seed, None));
+        let got = Noisy::new(key.clone(), false)
+            .solve(&g, &ctx)
+            .order
+            .unwrap();
+        assert_eq!(got, one_run(&g, &key, run, scale_of(run)));
+        assert_ne!(got, one_run(&g, &key, run, scale_of(ctx.seed)));
+    }
 }
