@@ -53,7 +53,11 @@ pub fn write_file(
         }
         let mut w = BufWriter::new(file);
         fill(&mut w)?;
-        w.flush()?;
+        // On disk before the rename: after a crash of the machine, some
+        // file systems can otherwise show the renamed file empty.
+        w.into_inner()
+            .map_err(io::IntoInnerError::into_error)?
+            .sync_all()?;
         fs::rename(&tmp, path)
     })();
     if written.is_err() {

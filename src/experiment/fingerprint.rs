@@ -92,15 +92,9 @@ pub fn write(dir: &Path, fingerprints: &Fingerprints) -> Result<(), ExperimentEr
         "# Content fingerprints of the graphs whose rows this directory holds:\n\
          # `memsched run` refuses to resume on a graph that no longer matches.\n{text}"
     );
-    // Written aside, flushed to disk, then renamed over the old file: a
-    // crash leaves the old file or the new one, never a torn one.
-    let tmp = path.with_extension("toml.writing");
-    let written = fs::File::create(&tmp).and_then(|mut f| {
-        io::Write::write_all(&mut f, text.as_bytes())?;
-        f.sync_all()
-    });
-    written.map_err(|e| ExperimentError::io("write", &tmp, e))?;
-    fs::rename(&tmp, &path).map_err(|e| ExperimentError::io("rename to", &path, e))?;
+    // Whole or not at all, and on disk before it replaces the old file.
+    crate::output::write_file(&path, |w| io::Write::write_all(w, text.as_bytes()))
+        .map_err(|e| ExperimentError::io("write", &path, e))?;
     sync_dir(dir);
     Ok(())
 }

@@ -194,13 +194,15 @@ impl Optimality {
     }
 }
 
-/// Writes `graphs.csv`.
+/// Writes `graphs.csv`, whole or not at all.
 pub fn write(path: &Path, graphs: &[GraphSummary]) -> io::Result<()> {
-    let mut w = csv::Writer::from_path(path)?;
-    for g in graphs {
-        w.serialize(g)?;
-    }
-    w.flush()
+    crate::output::write_file(path, |file| {
+        let mut w = csv::Writer::from_writer(file);
+        for g in graphs {
+            w.serialize(g)?;
+        }
+        w.flush()
+    })
 }
 
 #[cfg(test)]

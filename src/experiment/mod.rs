@@ -232,7 +232,8 @@ fn finish_with(
         &caveats,
     );
     let path = out.join("README.md");
-    std::fs::write(&path, readme).map_err(|e| ExperimentError::io("write", &path, e))?;
+    crate::output::write_file(&path, |w| std::io::Write::write_all(w, readme.as_bytes()))
+        .map_err(|e| ExperimentError::io("write", &path, e))?;
     Ok(Finished {
         rows: rows.len(),
         broken: rows.iter().filter(|r| rows::is_broken(r)).count(),

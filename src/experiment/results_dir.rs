@@ -91,6 +91,7 @@ impl Claim<'_> {
     pub(super) fn create(self) -> Result<DirLock, ExperimentError> {
         let out = self.out;
         if let Some(lock) = self.lock {
+            remove_temporaries(out);
             return Ok(lock);
         }
         fs::create_dir_all(out).map_err(|e| ExperimentError::io("create directory", out, e))?;
@@ -104,6 +105,38 @@ impl Claim<'_> {
         }
         Ok(lock)
     }
+}
+
+/// Removes the temporary files (`.NAME.PID-K.tmp`, see
+/// [`crate::output::write_file`]) that a killed run or merge left in
+/// `out` beside its files: only the lock holder writes there, so none is
+/// in use. Best effort: one that cannot be removed stays.
+fn remove_temporaries(out: &Path) {
+    let mut names = written_files();
+    names.extend([CONFIG.to_string(), REJECTED.to_string()]);
+    let Ok(entries) = fs::read_dir(out) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let file = entry.file_name();
+        let Some(file) = file.to_str() else {
+            continue;
+        };
+        if names.iter().any(|name| is_temporary_of(file, name)) {
+            let _ = fs::remove_file(entry.path());
+        }
+    }
+}
+
+/// Whether `file` is a temporary of `name`: `.NAME.PID-K.tmp`.
+fn is_temporary_of(file: &str, name: &str) -> bool {
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    file.strip_prefix('.')
+        .and_then(|f| f.strip_prefix(name))
+        .and_then(|f| f.strip_prefix('.'))
+        .and_then(|f| f.strip_suffix(".tmp"))
+        .and_then(|f| f.split_once('-'))
+        .is_some_and(|(pid, k)| digits(pid) && digits(k))
 }
 
 /// The lock file of an output directory (see [`lock_dir`]).
@@ -395,5 +428,36 @@ mod tests {
         assert!(err.contains("in use by another"), "{err}");
         drop(lock);
         assert!(claim(&fresh, &config, None).is_ok());
+    }
+
+    /// The temporaries a killed writer left beside the directory's files
+    /// go when the next run or merge takes the directory; other files stay.
+    #[test]
+    fn a_claim_removes_the_temporaries_a_killed_writer_left() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path();
+        fs::write(out.join(CONFIG), "name = \"t\"\n").unwrap();
+        let left = [
+            ".runs.csv.4242-0.tmp",
+            ".graphs.csv.7-12.tmp",
+            ".config.toml.1-0.tmp",
+        ];
+        let kept = [
+            ".runs.csv.42x-0.tmp",
+            ".runs.csv.42.tmp",
+            ".notes.txt.42-0.tmp",
+            "runs.csv.42-0.tmp",
+            ".runs.csv.42-0.tmp.bak",
+        ];
+        for name in left.iter().chain(&kept) {
+            fs::write(out.join(name), "x").unwrap();
+        }
+        let _lock = claim(out, &config(), None).unwrap().create().unwrap();
+        for name in left {
+            assert!(!out.join(name).exists(), "{name}");
+        }
+        for name in kept {
+            assert!(out.join(name).exists(), "{name}");
+        }
     }
 }

@@ -188,13 +188,15 @@ fn mean_time_ms(rows: &[&Row]) -> f64 {
     ((ran.iter().sum::<f64>() / ran.len() as f64) * 1e3).round() / 1e3
 }
 
-/// Writes `summary.csv`.
+/// Writes `summary.csv`, whole or not at all.
 pub fn write(path: &Path, summary: &[SolverSummary]) -> io::Result<()> {
-    let mut w = csv::Writer::from_path(path)?;
-    for s in summary {
-        w.serialize(s)?;
-    }
-    w.flush()
+    crate::output::write_file(path, |file| {
+        let mut w = csv::Writer::from_writer(file);
+        for s in summary {
+            w.serialize(s)?;
+        }
+        w.flush()
+    })
 }
 
 #[cfg(test)]
