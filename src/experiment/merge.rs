@@ -26,8 +26,9 @@ use super::records::{
     read_jsonl_counting, write_jsonl, write_profiles, Keyed, Profile, SavedOrder,
 };
 use super::results_dir::{
-    claim, in_use, read_shards_file, remove_if_present, write_shards, ShardsFile, ALL_SHARDS,
-    CONFIG, FINGERPRINTS, LOCK, ORDERS, PROFILES, REJECTED, RUNS, SHARDS, SHARD_PLACEMENT,
+    claim, final_pass_files, in_use, read_shards_file, remove_if_present, write_shards, ShardsFile,
+    ALL_SHARDS, CONFIG, FINGERPRINTS, LOCK, ORDERS, PROFILES, REJECTED, RUNS, SHARDS,
+    SHARD_PLACEMENT,
 };
 use super::rows::{self, never_ran, Key};
 use super::{ExperimentError, Finished};
@@ -223,7 +224,10 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Finished, ExperimentError> 
     let mut outcomes = Outcomes::default();
     let mut rejected_lines = Vec::new();
     let out_real = real(out);
-    for d in dirs {
+    // Inputs without rows: a shard killed while its graphs loaded, before
+    // it made `runs.csv`. Merged as holding nothing, their shards absent.
+    let mut empty = BTreeSet::new();
+    for (i, d) in dirs.iter().enumerate() {
         if real(d) != out_real && in_use(d) {
             damaged.push(format!(
                 "{} is being written by a `memsched run` or `merge` now (it holds {LOCK}): \
@@ -233,10 +237,14 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Finished, ExperimentError> 
         }
         let runs = d.join(RUNS);
         if !runs.is_file() {
-            return Err(ExperimentError::Config(format!(
-                "{} has no {RUNS}",
-                d.display()
-            )));
+            if runs.exists() {
+                return Err(ExperimentError::Config(format!(
+                    "{} is not a file",
+                    runs.display()
+                )));
+            }
+            empty.insert(i);
+            continue;
         }
         let read =
             rows::read_rows_checked(&runs).map_err(|e| ExperimentError::io("read", &runs, e))?;
@@ -279,6 +287,18 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Finished, ExperimentError> 
             }
         }
     }
+    if empty.len() == dirs.len() {
+        return Err(ExperimentError::Config(format!(
+            "no directory to merge has a {RUNS}: there are no rows to merge"
+        )));
+    }
+    for &i in &empty {
+        damaged.push(format!(
+            "{} has no {RUNS} (a run stopped before its first solve?): it adds no rows, and \
+             its shards count as absent",
+            dirs[i].display()
+        ));
+    }
     // A duplicate keeps the first directory's row, but a row of a solve
     // that ran beats one whose graph could not be loaded.
     let ran: BTreeSet<_> = all
@@ -293,7 +313,9 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Finished, ExperimentError> 
     let replaced = check_nothing_lost(out, dirs, &all)?;
     let files = dirs
         .iter()
-        .map(|d| read_shards_file(d))
+        .enumerate()
+        .filter(|(i, _)| !empty.contains(i))
+        .map(|(_, d)| read_shards_file(d))
         .collect::<Result<Vec<_>, _>>()?;
     // Shards an older version placed hold other items than this one's.
     let older = files
@@ -304,13 +326,14 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Finished, ExperimentError> 
     let plan = Plan::new(&config);
     let (warnings, missing) = completeness(&config, &plan, &seen, &shards, older);
     let _lock = claim.create()?;
+    // The summaries of `out`'s earlier rows must not outlive a merge
+    // stopped before its final pass writes them again.
+    for name in final_pass_files() {
+        remove_if_present(&out.join(name))?;
+    }
     let path = out.join(CONFIG);
     crate::output::write_file(&path, |w| w.write_all(config.to_toml().as_bytes()))
         .map_err(|e| ExperimentError::io("write", &path, e))?;
-    let union: Vec<String> = shards.iter().flatten().flatten().cloned().collect();
-    let path = out.join(SHARDS);
-    let placement = if older { 0 } else { SHARD_PLACEMENT };
-    write_shards(out, union, placement).map_err(|e| ExperimentError::io("write", &path, e))?;
     fingerprint::write(out, &fingerprints.union())?;
     if !rejected_lines.is_empty() {
         let path = out.join(REJECTED);
@@ -334,6 +357,12 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Finished, ExperimentError> 
         let orders: Vec<_> = orders.into_values().collect();
         write_jsonl(&path, &orders).map_err(|e| ExperimentError::io("write", &path, e))?;
     }
+    // Last of the records: a merge stopped before it leaves `out`'s old
+    // shards, which never claim rows it lacks.
+    let union: Vec<String> = shards.iter().flatten().flatten().cloned().collect();
+    let path = out.join(SHARDS);
+    let placement = if older { 0 } else { SHARD_PLACEMENT };
+    write_shards(out, union, placement).map_err(|e| ExperimentError::io("write", &path, e))?;
     // A merge that lacks items says so in its README, not only here.
     // (Only when the plan can be made here and some of its items have no
     // row: a config whose graph files are elsewhere cannot say.)
@@ -757,6 +786,40 @@ mod tests {
                 .any(|w| w.starts_with("1 rows of ") && w.contains("replaced")),
             "{:?}",
             done.warnings
+        );
+    }
+
+    /// A shard stopped before it made `runs.csv` (killed while its graphs
+    /// loaded) adds no rows: the merge of the others goes on, partial, and
+    /// says so; with no rows anywhere it is refused.
+    #[test]
+    fn a_shard_without_rows_merges_as_absent() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (s0, s1, m) = (
+            tmp.path().join("s0"),
+            tmp.path().join("s1"),
+            tmp.path().join("m"),
+        );
+        run_base(&s0, Some("0/2"));
+        run_base(&s1, Some("1/2"));
+        fs::remove_file(s0.join(RUNS)).unwrap();
+        let done = merge(&[s0.clone(), s1.clone()], &m).unwrap();
+        let said = |what: &str| done.warnings.iter().any(|w| w.contains(what));
+        assert!(said("has no runs.csv"), "{:?}", done.warnings);
+        assert!(said("shard(s) 0/2 are not among"), "{:?}", done.warnings);
+        assert!(done.missing > Some(0));
+        let shards = fs::read_to_string(m.join(SHARDS)).unwrap();
+        assert!(
+            shards.contains("1/2") && !shards.contains("0/2"),
+            "{shards}"
+        );
+        fs::remove_file(s1.join(RUNS)).unwrap();
+        let err = merge(&[s0, s1], &tmp.path().join("none"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("no directory to merge has a runs.csv"),
+            "{err}"
         );
     }
 
