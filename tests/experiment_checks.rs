@@ -386,6 +386,36 @@ fn resuming_under_other_settings_is_refused() {
     run_ok(&a, &out, &["--fresh"]);
 }
 
+/// A results directory's `config.toml` emptied or cut short (no `name`)
+/// is not read as the default settings: the error says it cannot be read.
+/// And that file is not run into its own directory (the run would
+/// rewrite it and compare it with itself).
+#[test]
+fn a_damaged_or_own_config_copy_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let a = write(tmp.path(), "a.toml", &format!("time_limit = 5\n{CHAINS}"));
+    let out = tmp.path().join("out");
+    run_ok(&a, &out, &[]);
+    let kept = out.join("config.toml");
+    let kept_str = kept.to_str().unwrap();
+    let recorded = fs::read_to_string(&kept).unwrap();
+    fs::write(&kept, "").unwrap();
+    let err = run_invalid(&a, &out, &[]);
+    assert!(
+        err.contains("cannot read the settings") && err.contains("missing field `name`"),
+        "{err}"
+    );
+    fs::write(&kept, &recorded).unwrap();
+    let err = run_invalid(kept_str, &out, &[]);
+    assert!(
+        err.contains("is the copy of the config that the results directory"),
+        "{err}"
+    );
+    assert_eq!(fs::read_to_string(&kept).unwrap(), recorded);
+    // Run into another directory, it is an ordinary config.
+    run_ok(kept_str, &tmp.path().join("elsewhere"), &[]);
+}
+
 /// A zero budget is an error naming the key, as on the command line.
 #[test]
 fn a_zero_budget_is_a_config_error() {

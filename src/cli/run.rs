@@ -1,10 +1,11 @@
 //! `memsched run`: run an experiment config (resuming), then the final pass.
 
-use std::path::PathBuf;
+use std::fs;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
-use memsched::experiment::results_dir::{REJECTED, RUNS};
+use memsched::experiment::results_dir::{self, REJECTED, RUNS};
 use memsched::experiment::{self, Config, ExperimentError, Plan, RunOptions, Shard};
 use memsched::solvers;
 
@@ -77,6 +78,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let out = args
         .out
         .unwrap_or_else(|| RunOptions::default_out(&config, shard));
+    refuse_kept_copy(&args.config, &out)?;
     let interrupt = super::interrupt::Interrupt::install();
     let opts = RunOptions {
         out,
@@ -216,4 +218,27 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         0 => ExitCode::SUCCESS,
         _ => ExitCode::from(1),
     })
+}
+
+/// Refuses to run `config` when it is the copy the output directory `out`
+/// keeps (`out/config.toml`): the run rewrites that copy, and compares it
+/// with the config it runs to refuse edits that would mix two settings,
+/// which it cannot do when the two are one file.
+fn refuse_kept_copy(config: &Path, out: &Path) -> Result<(), InvalidInput> {
+    let kept = out.join(results_dir::CONFIG);
+    let same = match (fs::canonicalize(config), fs::canonicalize(&kept)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    };
+    if !same {
+        return Ok(());
+    }
+    Err(InvalidInput(format!(
+        "{} is the copy of the config that the results directory {} keeps: a run rewrites it, \
+         and compares it with the config it runs to catch edits that would mix two settings \
+         in one directory; run the experiment's own file (experiments/NAME.toml), or copy \
+         this one elsewhere, edit it there and run that",
+        config.display(),
+        out.display()
+    )))
 }

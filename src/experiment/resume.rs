@@ -21,6 +21,11 @@ use crate::solvers::{self, ProgramOrder, SolveContext};
 /// compared.
 #[derive(serde::Deserialize)]
 struct Settings {
+    /// Required, though only the check that the directory holds this
+    /// experiment reads it: a file without it (emptied, cut short) is not
+    /// taken for one of the defaults.
+    #[serde(rename = "name")]
+    _name: String,
     #[serde(default = "config::default_time_limit")]
     time_limit: f64,
     #[serde(default = "config::default_restarts")]
