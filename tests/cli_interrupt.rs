@@ -1,6 +1,6 @@
 //! Ctrl-C in `memsched schedule` (the report of the best found so far is
 //! still written) and `memsched run` (the solves in flight are recorded,
-//! no more start), and SIGTERM in `run`, which acts alike; either process
+//! no more start), and SIGTERM and SIGHUP in `run`, which act alike; each process
 //! then ends by the signal (Linux only).
 #![cfg(all(target_os = "linux", feature = "cli"))]
 
@@ -108,6 +108,13 @@ fn sigterm_in_a_run_acts_as_ctrl_c() {
     stop_a_run_by("TERM", 15, "SIGTERM");
 }
 
+/// SIGHUP, a closed terminal, acts as Ctrl-C does: the solves in flight
+/// are recorded instead of lost.
+#[test]
+fn sighup_in_a_run_acts_as_ctrl_c() {
+    stop_a_run_by("HUP", 1, "SIGHUP");
+}
+
 /// Sends a run `kill -SIGNAL` (number `number`) once its first solve is
 /// recorded: the solve in flight is recorded, no other starts, messages
 /// name the signal as `named`, the process ends by it, and the same
@@ -175,8 +182,8 @@ fn stop_a_run_by(signal: &str, number: i32, named: &str) {
     assert!(out_dir.join("README.md").exists());
 }
 
-/// Sends `child` `signal` (`INT`, `TERM`) once its SIGINT handler is in
-/// place (the SIGTERM one is installed with it) and, with `ready`,
+/// Sends `child` `signal` (`INT`, `TERM`, `HUP`) once its SIGINT handler is
+/// in place (the others are installed with it) and, with `ready`,
 /// once a line of its standard error holds that text (without, a little
 /// later, so that it is solving); then waits for it to end: its status,
 /// standard output and standard error.

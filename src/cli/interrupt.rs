@@ -1,4 +1,5 @@
-//! Ctrl-C (or SIGTERM, a batch system's stop) in `memsched schedule` and
+//! Ctrl-C (or SIGTERM, a batch system's stop, or SIGHUP, a closed
+//! terminal) in `memsched schedule` and
 //! `memsched run`. In `schedule` the
 //! first one stops every solver at its best so far, as its time limit
 //! would, and the report is still written; in `run` it starts no more
@@ -7,29 +8,37 @@
 //! ends by the signal it got, so that a shell loop or script around it
 //! stops too.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use memsched::solvers::Stop;
 
-/// Set by SIGTERM (how batch systems such as Slurm stop a job), which
-/// acts as Ctrl-C does; read by [`cause`].
-static TERMINATED: OnceLock<Arc<AtomicBool>> = OnceLock::new();
+/// The signals that stop a run or a solve: SIGINT (Ctrl-C), SIGTERM (how
+/// batch systems such as Slurm stop a job) and SIGHUP (the terminal
+/// closed), as numbers (Linux's, which every Unix shares for these).
+const SIGINT: usize = 2;
+const SIGHUP: usize = 1;
+const SIGTERM: usize = 15;
 
-fn terminated() -> &'static Arc<AtomicBool> {
-    TERMINATED.get_or_init(|| Arc::new(AtomicBool::new(false)))
+/// The number of the signal that came last (0: none); read by [`cause`].
+static SIGNAL: OnceLock<Arc<AtomicUsize>> = OnceLock::new();
+
+fn signal() -> &'static Arc<AtomicUsize> {
+    SIGNAL.get_or_init(|| Arc::new(AtomicUsize::new(0)))
 }
 
 /// The signal that set the stop flag, as messages name it.
 pub fn cause() -> &'static str {
     // SeqCst, as the handlers store: the marker is set before the flag.
-    match terminated().load(Ordering::SeqCst) {
-        true => "SIGTERM",
-        false => "Ctrl-C",
+    match signal().load(Ordering::SeqCst) {
+        SIGTERM => "SIGTERM",
+        SIGHUP => "SIGHUP",
+        _ => "Ctrl-C",
     }
 }
 
-/// The stop flag the solvers share, set by the first Ctrl-C or SIGTERM.
+/// The stop flag the solvers share, set by the first Ctrl-C, SIGTERM or
+/// SIGHUP.
 pub struct Interrupt {
     flag: Arc<AtomicBool>,
 }
@@ -41,17 +50,24 @@ impl Interrupt {
         let flag = Arc::new(AtomicBool::new(false));
         #[cfg(unix)]
         {
-            use signal_hook::consts::{SIGINT, SIGTERM};
             use signal_hook::flag;
+            let signals = [SIGINT, SIGTERM, SIGHUP].map(|s| s as i32);
             // The conditional defaults first, so they see the flag as an
             // earlier signal left it: unset on the first, set on a second
-            // (of either kind).
-            let installed = [SIGINT, SIGTERM]
+            // (of any kind). Then the marker, then the flag.
+            let installed = signals
                 .into_iter()
                 .try_for_each(|sig| flag::register_conditional_default(sig, flag.clone()).map(drop))
-                .and_then(|_| flag::register(SIGTERM, terminated().clone()))
-                .and_then(|_| flag::register(SIGINT, flag.clone()))
-                .and_then(|_| flag::register(SIGTERM, flag.clone()));
+                .and_then(|_| {
+                    signals.into_iter().try_for_each(|sig| {
+                        flag::register_usize(sig, signal().clone(), sig as usize).map(drop)
+                    })
+                })
+                .and_then(|_| {
+                    signals
+                        .into_iter()
+                        .try_for_each(|sig| flag::register(sig, flag.clone()).map(drop))
+                });
             if let Err(e) = installed {
                 note!("warning: Ctrl-C will end the run without a report: {e}");
             }
@@ -68,33 +84,35 @@ impl Interrupt {
         }
     }
 
-    /// True once Ctrl-C (or SIGTERM) came.
+    /// True once Ctrl-C (or SIGTERM, SIGHUP) came.
     pub fn happened(&self) -> bool {
         self.flag.load(Ordering::SeqCst)
     }
 
     /// The status a shell sees for the signal that came (130 for SIGINT,
-    /// 143 for SIGTERM), where the process cannot end by the signal itself.
+    /// 143 for SIGTERM, 129 for SIGHUP), where the process cannot end by
+    /// the signal itself.
     pub fn exit_status(&self) -> u8 {
-        match terminated().load(Ordering::SeqCst) {
-            true => 143,
-            false => 130,
+        128 + self.signal() as u8
+    }
+
+    /// The signal that came (SIGINT if none did).
+    fn signal(&self) -> usize {
+        match signal().load(Ordering::SeqCst) {
+            sig @ (SIGTERM | SIGHUP) => sig,
+            _ => SIGINT,
         }
     }
 
     /// After the report of an interrupted run: ends the process as the
     /// signal's default action does (killed by SIGINT, shell status 130;
-    /// by SIGTERM, 143). Returns only where that cannot be done.
+    /// by SIGTERM, 143; by SIGHUP, 129). Returns only where that cannot be
+    /// done.
     pub fn end_as_interrupted(&self) {
         #[cfg(unix)]
         {
-            use signal_hook::consts::{SIGINT, SIGTERM};
-            let signal = match terminated().load(Ordering::SeqCst) {
-                true => SIGTERM,
-                false => SIGINT,
-            };
             // Stdout and stderr are written unbuffered or flushed by `emit`.
-            let _ = signal_hook::low_level::emulate_default_handler(signal);
+            let _ = signal_hook::low_level::emulate_default_handler(self.signal() as i32);
         }
     }
 }

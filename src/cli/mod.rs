@@ -42,8 +42,8 @@ use memsched::solvers::SolverError;
 /// "Size"?, "BufId"?}], "Edges": [[u, v], ...]}. ALLOC adds Size bytes, FREE
 /// releases its buffer, any other Op is compute. Edges are the only ordering
 /// constraints. Exit codes: 0 success, 2 invalid input, 1 anything else;
-/// `schedule` and `run` stopped by Ctrl-C or SIGTERM end by the signal
-/// (status 130 or 143).
+/// `schedule` and `run` stopped by Ctrl-C, SIGTERM or SIGHUP end by the
+/// signal (status 130, 143 or 129).
 #[derive(Debug, Parser)]
 #[command(name = "memsched", version, about, long_about, max_term_width = 100)]
 pub struct Cli {
@@ -72,7 +72,7 @@ pub enum Command {
     /// Run an experiment config (graphs x solvers x seeds) in parallel; resumes.
     ///
     /// Rows are appended to `runs.csv` as solves end; the final pass then
-    /// writes the summaries, plots and README. Ctrl-C (or SIGTERM) lets the
+    /// writes the summaries, plots and README. Ctrl-C (or SIGTERM, SIGHUP) lets the
     /// solves in flight finish (each by the time limit) and starts no more;
     /// a second one ends at once. Either way the finished rows are kept, and
     /// the same command resumes the rest and writes the final pass.

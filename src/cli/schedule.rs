@@ -74,7 +74,8 @@ pub struct Args {
     /// and the report is written (then the exit is as Ctrl-C's, status
     /// 130); a solver that has not stopped 5 s later (`ilp` inside a HiGHS
     /// call) is left without an answer, and a second Ctrl-C ends
-    /// at once. SIGTERM acts as Ctrl-C (status 143).
+    /// at once. SIGTERM acts as Ctrl-C (status 143), and so does SIGHUP (the
+    /// terminal closed; 129).
     #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
     time_limit: Option<f64>,
     /// Seed for randomized solvers (0 to 18446744073709551615): `random`,
