@@ -421,8 +421,9 @@ impl<'a> United<'a> {
                     return Err(ExperimentError::Config(format!(
                         "cannot merge {} and {}: their rows were solved on different \
                          contents of graph `{name}` (fingerprint {first} in the first's \
-                         {FINGERPRINTS}, {fp} in the second's); rerun one of them on the \
-                         current graph file (--fresh)",
+                         {FINGERPRINTS}, {fp} in the second's); in the directory solved on \
+                         the old contents, solve the graph again (`memsched run CONFIG --out \
+                         DIR --redo-graph {name}`, with its --shard), or start over (--fresh)",
                         first_dir.display(),
                         dir.display()
                     )))

@@ -217,9 +217,13 @@ fn finish_with(
             refuted.join(", ")
         ));
     }
+    // Said on standard error as well as in the README: rows the config
+    // no longer asks for still count in the summaries.
+    let leftover = leftover_note(&rows, &order, plan);
+    warnings.extend(leftover.clone());
     let caveats = report::Caveats {
         partial,
-        leftover: leftover_note(&rows, &order, plan),
+        leftover,
         plots: drawn.note,
     };
     let readme = report::readme(

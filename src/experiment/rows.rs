@@ -7,6 +7,7 @@
 //! by item id, so the same config gives the same file except `time_ms`.
 //! [`read_rows`] tolerates a file cut mid-line by a killed run.
 
+use std::collections::btree_map::Entry;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::io::{self, Write};
@@ -152,6 +153,10 @@ pub struct ReadRows {
     pub rejected: Vec<Vec<u8>>,
     /// The first rejected line: its line number in the file and why.
     pub first_problem: Option<(u64, String)>,
+    /// Rows dropped as a repeat of a solve already read whose status, peak
+    /// or bound differs from the kept row's (a file edited or joined by
+    /// hand: a run writes a solve's row once).
+    pub conflicting: usize,
 }
 
 impl ReadRows {
@@ -193,7 +198,8 @@ pub fn read_rows_checked(path: &Path) -> io::Result<ReadRows> {
         .from_reader(complete);
     let headers = reader.byte_headers()?.clone();
     let has_header = headers.iter().any(|h| h == b"graph");
-    let mut seen = BTreeSet::new();
+    // Each key's row in `read.rows`.
+    let mut seen = BTreeMap::new();
     let mut read = ReadRows::default();
     for record in reader.byte_records() {
         let record = match record {
@@ -212,8 +218,17 @@ pub fn read_rows_checked(path: &Path) -> io::Result<ReadRows> {
                 format!("unknown status `{}`", row.status)
             }
             Ok(row) => {
-                if seen.insert(row.key()) {
-                    read.rows.push(row);
+                match seen.entry(row.key()) {
+                    Entry::Vacant(slot) => {
+                        slot.insert(read.rows.len());
+                        read.rows.push(row);
+                    }
+                    Entry::Occupied(first) => {
+                        let kept = &read.rows[*first.get()];
+                        let outcome =
+                            |r: &Row| (r.status.clone(), r.peak_bytes, r.lower_bound_bytes);
+                        read.conflicting += usize::from(outcome(kept) != outcome(&row));
+                    }
                 }
                 continue;
             }
@@ -470,8 +485,18 @@ mod tests {
         let cut = to_line(&b);
         text.extend(&cut[..cut.len() / 2]);
         fs::write(&path, text).unwrap();
-        let rows = read_rows(&path).unwrap();
-        assert_eq!(rows, vec![a]);
+        let read = read_rows_checked(&path).unwrap();
+        assert_eq!((read.rows, read.conflicting), (vec![a.clone()], 0));
+        // A repeat with another peak is dropped too, and counted.
+        let mut other = a.clone();
+        other.peak_bytes = Some(4);
+        let mut text = header().into_bytes();
+        for r in [&a, &a, &other] {
+            text.extend(to_line(r));
+        }
+        fs::write(&path, text).unwrap();
+        let read = read_rows_checked(&path).unwrap();
+        assert_eq!((read.rows, read.conflicting), (vec![a], 1));
     }
 
     /// A status no solve writes is a malformed line (dropped, its item

@@ -410,6 +410,14 @@ fn run_with(
         stopped: stopped.then_some(not_started),
     };
     summary.warnings.extend(prepared.damaged);
+    if start.conflicting > 0 {
+        summary.warnings.push(format!(
+            "{} row(s) of {RUNS} repeated a solve already in it with another status, peak or \
+             bound (the file edited or joined by hand? a run writes each solve once): each \
+             solve's first row is kept, and the file was rewritten without the repeats",
+            start.conflicting
+        ));
+    }
     if stopped {
         return Ok(summary);
     }
@@ -471,6 +479,8 @@ struct Start {
     existing: Vec<Row>,
     /// Complete lines of `runs.csv` that were not rows, as CSV lines.
     rejected: Vec<Vec<u8>>,
+    /// Rows dropped as repeats of a solve with another outcome.
+    conflicting: usize,
     /// Keys of the rows `--redo` discards.
     redone: BTreeSet<Key>,
     /// `shards.toml` as it was.
@@ -501,6 +511,7 @@ impl Start {
         let rows::ReadRows {
             rows: mut existing,
             rejected,
+            conflicting,
             ..
         } = read;
         let items = plan.shard_items(opts.shard);
@@ -561,6 +572,7 @@ impl Start {
             ours,
             existing,
             rejected,
+            conflicting,
             redone,
             shards_file,
             pending,
