@@ -229,9 +229,10 @@ pub enum RuleError {
     /// A summand names no [`Feature`].
     #[error("unknown feature `{name}` in term `{term}`{hint}; features: {features}")]
     UnknownFeature {
-        /// The term holding the name, whitespace removed.
+        /// The term holding the name, whitespace removed (past 60
+        /// characters, its start and its length).
         term: String,
-        /// The name as written.
+        /// The name as written (past 60 characters, its start and length).
         name: String,
         /// What the name may have meant (` (did you mean ...)`), or empty.
         hint: String,
@@ -243,7 +244,8 @@ pub enum RuleError {
     #[error("bad term `{term}`: {message}; a term is like `delta`, `-height` or `0.7*delta+0.3*latency`; features: {features}")]
     Syntax {
         /// The offending term, whitespace removed (kept, when the fault is
-        /// a space inside a word or number).
+        /// a space inside a word or number; past 60 characters, its start
+        /// and its length).
         term: String,
         /// What is wrong with it.
         message: String,
@@ -326,9 +328,20 @@ fn splits_exponent(a: &str, b: &str) -> bool {
 
 fn syntax(term: &str, message: impl Into<String>) -> RuleError {
     RuleError::Syntax {
-        term: term.to_string(),
+        term: shown(term),
         message: message.into(),
         features: feature_list(),
+    }
+}
+
+/// Text of the rule as an error shows it: whole up to 60 characters,
+/// else its first 60 and how long it is (a pasted blob must not make an
+/// error of kilobytes).
+fn shown(text: &str) -> String {
+    const SHOWN: usize = 60;
+    match text.char_indices().nth(SHOWN) {
+        None => text.to_string(),
+        Some((cut, _)) => format!("{}... ({} characters)", &text[..cut], text.chars().count()),
     }
 }
 
@@ -434,10 +447,19 @@ fn parse_term(term: &str) -> Result<Term, RuleError> {
                         "`{s}` has two `*`: a summand is one weight times one feature (`6*delta`)"
                     ),
                 )
+            } else if name.starts_with(|c: char| c.is_ascii_digit() || c == '.') {
+                syntax(
+                    term,
+                    format!(
+                        "`{}` is neither a number (a weight is written like `3`, `0.5` or \
+                         `2e-3`) nor a feature",
+                        shown(name)
+                    ),
+                )
             } else {
                 RuleError::UnknownFeature {
-                    term: term.to_string(),
-                    name: name.to_string(),
+                    term: shown(term),
+                    name: shown(name),
                     hint: meant(name, term),
                     features: feature_list(),
                 }
@@ -736,6 +758,21 @@ mod tests {
             let e = parse(rule).unwrap_err().to_string();
             assert!(e.contains(&format!("`{op}` is not part")), "{e}");
         }
+        for rule in ["1e", "2x", ".5x"] {
+            let e = parse(rule).unwrap_err().to_string();
+            let said = format!("`{rule}` is neither a number (a weight is written like");
+            assert!(e.contains(&said), "{e}");
+        }
+        // A pasted blob is shown by its start and length.
+        let blob = "q".repeat(100_000);
+        let e = parse(&blob).unwrap_err().to_string();
+        assert!(e.len() < 1_000, "{} bytes", e.len());
+        assert!(
+            e.contains(&format!("{}... (100000 characters)`", "q".repeat(60))),
+            "{e}"
+        );
+        let e = parse(&format!("{blob}+")).unwrap_err().to_string();
+        assert!(e.len() < 1_000 && e.contains("(100001 characters)"), "{e}");
     }
 
     /// A first term that fits f64 but not with `noisy:`'s noise on top is
