@@ -424,7 +424,8 @@ fn run_with(
     let partial = partial_note(&plan, &start);
     let finished = super::finish_with(out, config, Some(&plan), partial.as_deref())?;
     summary.warnings.extend(finished.warnings);
-    if !config.save_orders && paths.orders.exists() && !pending.is_empty() {
+    let holds_orders = std::fs::metadata(&paths.orders).is_ok_and(|m| m.len() > 0);
+    if !config.save_orders && holds_orders && !pending.is_empty() {
         summary.warnings.push(format!(
             "{ORDERS} holds only orders of earlier solves: `save_orders` is off, so the \
              orders of this run's {} solves are not in it",
