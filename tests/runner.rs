@@ -576,13 +576,24 @@ fn saved_orders_are_the_rows_schedules_and_survive_resume_and_merge() {
         err.contains("6 valid rows were solved before `save_orders`"),
         "{err}"
     );
-    // Turned off again: the file stays as it was, and the run says so.
+    // Turned off again: the file stays as it was, and the run says so,
+    // once it holds orders (here it is still empty: no solve ran with it on).
     fs::write(&cfg, format!("solvers = [\"kahn\", \"exact\"]\n{without}")).unwrap();
+    let err = run_ok(&run_args(cfg_s, &late, &[]));
+    assert_eq!(fs::read(late.join("orders.jsonl")).unwrap(), b"");
+    assert!(!err.contains("orders.jsonl holds"), "{err}");
+    let solvers = "solvers = [\"kahn\", \"exact\", \"rule:id\"";
+    fs::write(&cfg, format!("{solvers}]\n{body}")).unwrap();
+    run_ok(&run_args(cfg_s, &late, &[]));
+    let saved = orders(&late).len();
+    assert!(saved > 0);
+    fs::write(&cfg, format!("{solvers}, \"rule:delta,id\"]\n{without}")).unwrap();
     let err = run_ok(&run_args(cfg_s, &late, &[]));
     assert!(
         err.contains("orders.jsonl holds only orders of earlier solves"),
         "{err}"
     );
+    assert_eq!(orders(&late).len(), saved);
 }
 
 /// With standard error not a terminal (a log file, here a pipe) and no
