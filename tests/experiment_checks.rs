@@ -563,6 +563,10 @@ fn redo_graph_solves_an_edited_graph_again_and_keeps_the_rest() {
     );
     let err = run_ok(&cfg, &out, &["--redo-graph", "twobuf"]);
     assert!(err.contains("(2 run now, 2 already done)"), "{err}");
+    assert!(
+        err.contains("--redo/--redo-graph discarded 2 rows of earlier runs"),
+        "{err}"
+    );
     assert_eq!(rows_of("g"), g_rows, "the other graph's rows stay");
     assert_eq!(rows_of("twobuf").len(), 2);
     let now = fingerprints(&out);

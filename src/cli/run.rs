@@ -145,6 +145,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
         (false, false) => "run the same command to resume",
     };
+    if redid {
+        note!(
+            "{}: --redo/--redo-graph discarded {} of earlier runs (solved again now, unless \
+             stopped)",
+            config.name,
+            super::count(summary.discarded, "row")
+        );
+    }
     match summary.stopped {
         None => note!(
             "{}: {} ({} run now, {} already done) in {:.1} s; results in {}",

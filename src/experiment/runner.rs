@@ -105,6 +105,8 @@ pub struct RunSummary {
     pub resumed: usize,
     /// Items run now.
     pub ran: usize,
+    /// Rows of earlier runs that `--redo` and `--redo-graph` discarded.
+    pub discarded: usize,
     /// Rows that show a solver bug: status `invalid` (including bounds the
     /// final pass refuted by another row's checked peak) or a panic.
     pub broken: usize,
@@ -402,6 +404,7 @@ fn run_with(
         items: start.items.len(),
         resumed: start.items.len() - pending.len(),
         ran: pending.len() - not_started,
+        discarded: start.redone.len(),
         broken: broken.into_inner(),
         out: out.clone(),
         restored,
