@@ -115,14 +115,10 @@ fn sighup_in_a_run_acts_as_ctrl_c() {
     stop_a_run_by("HUP", 1, "SIGHUP");
 }
 
-/// Sends a run `kill -SIGNAL` (number `number`) once its first solve is
-/// recorded: the solve in flight is recorded, no other starts, messages
-/// name the signal as `named`, the process ends by it, and the same
-/// command finishes the run.
-fn stop_a_run_by(signal: &str, number: i32, named: &str) {
-    let dir = tempfile::tempdir().unwrap();
-    let config = dir.path().join("hard.toml");
-    // Nested joins `exact` cannot prove: each solve runs to the limit.
+/// A config of six solves in `dir`: three `program` baselines, then
+/// `exact` on nested joins it cannot prove, each to its 1 s limit.
+fn hard_config(dir: &std::path::Path) -> std::path::PathBuf {
+    let config = dir.join("hard.toml");
     std::fs::write(
         &config,
         "solvers = [\"exact\"]\ntime_limit = 1.0\n[graphs]\ngenerate = [\n  \
@@ -131,6 +127,42 @@ fn stop_a_run_by(signal: &str, number: i32, named: &str) {
          { spec = \"adversarial:target=xla-dfs,scale=7\" },\n]\n",
     )
     .unwrap();
+    config
+}
+
+/// A run started with SIGHUP ignored (under `nohup`) keeps it ignored:
+/// it finishes every solve.
+#[test]
+fn a_run_under_nohup_ignores_sighup() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = hard_config(dir.path());
+    let out_dir = dir.path().join("out");
+    let child = Command::new("sh")
+        .args(["-c", "trap '' HUP; exec \"$0\" \"$@\""])
+        .arg(env!("CARGO_BIN_EXE_memsched"))
+        .arg("run")
+        .arg(&config)
+        .arg("--out")
+        .arg(&out_dir)
+        .args(["-j", "1"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("sh starts");
+    let (status, _, err) = interrupt(child, "run", Some("1/6 solves"), "HUP");
+    assert!(status.success(), "{status:?}\n{err}");
+    assert!(!err.contains("SIGHUP"), "{err}");
+    let rows = std::fs::read_to_string(out_dir.join("runs.csv")).unwrap();
+    assert_eq!(rows.lines().count(), 1 + 6, "{err}");
+}
+
+/// Sends a run `kill -SIGNAL` (number `number`) once its first solve is
+/// recorded: the solve in flight is recorded, no other starts, messages
+/// name the signal as `named`, the process ends by it, and the same
+/// command finishes the run.
+fn stop_a_run_by(signal: &str, number: i32, named: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    let config = hard_config(dir.path());
     let out_dir = dir.path().join("out");
     let run = || {
         Command::new(env!("CARGO_BIN_EXE_memsched"))

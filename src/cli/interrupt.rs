@@ -1,12 +1,12 @@
 //! Ctrl-C (or SIGTERM, a batch system's stop, or SIGHUP, a closed
-//! terminal) in `memsched schedule` and
-//! `memsched run`. In `schedule` the
+//! terminal) in `memsched schedule` and `memsched run`. In `schedule` the
 //! first one stops every solver at its best so far, as its time limit
 //! would, and the report is still written; in `run` it starts no more
 //! solves, and those in flight finish and are recorded. A second one ends
 //! the process at once, as Ctrl-C does by default. At the end, the process
 //! ends by the signal it got, so that a shell loop or script around it
-//! stops too.
+//! stops too. A signal ignored when the process starts (`nohup`) stays
+//! ignored.
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
@@ -15,12 +15,17 @@ use memsched::solvers::Stop;
 
 /// The signals that stop a run or a solve: SIGINT (Ctrl-C), SIGTERM (how
 /// batch systems such as Slurm stop a job) and SIGHUP (the terminal
-/// closed), as numbers (Linux's, which every Unix shares for these).
-const SIGINT: usize = 2;
-const SIGHUP: usize = 1;
-const SIGTERM: usize = 15;
+/// closed).
+#[cfg(unix)]
+use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+#[cfg(not(unix))]
+const SIGINT: i32 = 2;
+#[cfg(not(unix))]
+const SIGHUP: i32 = 1;
+#[cfg(not(unix))]
+const SIGTERM: i32 = 15;
 
-/// The number of the signal that came last (0: none); read by [`cause`].
+/// The number of the signal that came first (0: none); read by [`cause`].
 static SIGNAL: OnceLock<Arc<AtomicUsize>> = OnceLock::new();
 
 fn signal() -> &'static Arc<AtomicUsize> {
@@ -30,7 +35,7 @@ fn signal() -> &'static Arc<AtomicUsize> {
 /// The signal that set the stop flag, as messages name it.
 pub fn cause() -> &'static str {
     // SeqCst, as the handlers store: the marker is set before the flag.
-    match signal().load(Ordering::SeqCst) {
+    match signal().load(Ordering::SeqCst) as i32 {
         SIGTERM => "SIGTERM",
         SIGHUP => "SIGHUP",
         _ => "Ctrl-C",
@@ -45,28 +50,36 @@ pub struct Interrupt {
 
 impl Interrupt {
     /// Installs the handlers (on Unix; elsewhere Ctrl-C keeps its default
-    /// action and the flag is never set).
+    /// action and the flag is never set). A signal the process was started
+    /// with ignored stays ignored: SIGHUP under `nohup`, SIGINT in a
+    /// script's background job.
     pub fn install() -> Interrupt {
         let flag = Arc::new(AtomicBool::new(false));
         #[cfg(unix)]
         {
             use signal_hook::flag;
-            let signals = [SIGINT, SIGTERM, SIGHUP].map(|s| s as i32);
+            let ignored = ignored_signals();
+            let signals: Vec<i32> = [SIGINT, SIGTERM, SIGHUP]
+                .into_iter()
+                .filter(|&sig| ignored & (1 << (sig - 1)) == 0)
+                .collect();
             // The conditional defaults first, so they see the flag as an
             // earlier signal left it: unset on the first, set on a second
             // (of any kind). Then the marker, then the flag.
             let installed = signals
-                .into_iter()
-                .try_for_each(|sig| flag::register_conditional_default(sig, flag.clone()).map(drop))
+                .iter()
+                .try_for_each(|&sig| {
+                    flag::register_conditional_default(sig, flag.clone()).map(drop)
+                })
                 .and_then(|_| {
-                    signals.into_iter().try_for_each(|sig| {
+                    signals.iter().try_for_each(|&sig| {
                         flag::register_usize(sig, signal().clone(), sig as usize).map(drop)
                     })
                 })
                 .and_then(|_| {
                     signals
-                        .into_iter()
-                        .try_for_each(|sig| flag::register(sig, flag.clone()).map(drop))
+                        .iter()
+                        .try_for_each(|&sig| flag::register(sig, flag.clone()).map(drop))
                 });
             if let Err(e) = installed {
                 note!("warning: Ctrl-C will end the run without a report: {e}");
@@ -97,8 +110,8 @@ impl Interrupt {
     }
 
     /// The signal that came (SIGINT if none did).
-    fn signal(&self) -> usize {
-        match signal().load(Ordering::SeqCst) {
+    fn signal(&self) -> i32 {
+        match signal().load(Ordering::SeqCst) as i32 {
             sig @ (SIGTERM | SIGHUP) => sig,
             _ => SIGINT,
         }
@@ -112,7 +125,22 @@ impl Interrupt {
         #[cfg(unix)]
         {
             // Stdout and stderr are written unbuffered or flushed by `emit`.
-            let _ = signal_hook::low_level::emulate_default_handler(self.signal() as i32);
+            let _ = signal_hook::low_level::emulate_default_handler(self.signal());
         }
     }
+}
+
+/// The signals this process was started with ignored, as a mask (bit
+/// `sig - 1`), read from `/proc/self/status`. Off Linux, where that file
+/// is not there, SIGHUP counts as ignored: `nohup` is the likely reason a
+/// long run would get it.
+#[cfg(unix)]
+fn ignored_signals() -> u64 {
+    let from_proc = std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|status| {
+            let line = status.lines().find_map(|l| l.strip_prefix("SigIgn:"))?;
+            u64::from_str_radix(line.trim(), 16).ok()
+        });
+    from_proc.unwrap_or(1 << (SIGHUP - 1))
 }

@@ -72,10 +72,11 @@ pub enum Command {
     /// Run an experiment config (graphs x solvers x seeds) in parallel; resumes.
     ///
     /// Rows are appended to `runs.csv` as solves end; the final pass then
-    /// writes the summaries, plots and README. Ctrl-C (or SIGTERM, SIGHUP) lets the
-    /// solves in flight finish (each by the time limit) and starts no more;
-    /// a second one ends at once. Either way the finished rows are kept, and
-    /// the same command resumes the rest and writes the final pass.
+    /// writes the summaries, plots and README. Ctrl-C (or SIGTERM, SIGHUP)
+    /// lets the solves in flight finish (each by the time limit) and starts
+    /// no more; a second one ends at once. Either way the finished rows are
+    /// kept, and the same command resumes the rest and writes the final
+    /// pass.
     Run(run::Args),
     /// Join shard output directories into one results directory.
     Merge(merge::Args),
