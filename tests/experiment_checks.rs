@@ -412,6 +412,15 @@ fn a_damaged_or_own_config_copy_is_refused() {
         "{err}"
     );
     assert_eq!(fs::read_to_string(&kept).unwrap(), recorded);
+    // By a hard link too; with --fresh nothing is compared: it may start over.
+    let linked = tmp.path().join("linked.toml");
+    fs::hard_link(&kept, &linked).unwrap();
+    let err = run_invalid(linked.to_str().unwrap(), &out, &[]);
+    assert!(
+        err.contains("is the copy of the config that the results directory"),
+        "{err}"
+    );
+    run_ok(kept_str, &out, &["--fresh"]);
     // Run into another directory, it is an ordinary config.
     run_ok(kept_str, &tmp.path().join("elsewhere"), &[]);
 }

@@ -276,7 +276,7 @@ pub fn check_output_is_not_an_input(
 /// input). On Unix: the same device and inode, so a hard link, a symbolic
 /// link or a redirection of standard input counts. Elsewhere: the same
 /// canonical path (standard input is never compared).
-fn same_file(out: &std::path::Path, input: &str) -> bool {
+pub(crate) fn same_file(out: &std::path::Path, input: &str) -> bool {
     #[cfg(unix)]
     {
         use std::os::unix::fs::MetadataExt as _;

@@ -78,7 +78,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let out = args
         .out
         .unwrap_or_else(|| RunOptions::default_out(&config, shard));
-    refuse_kept_copy(&args.config, &out)?;
+    if !args.fresh {
+        refuse_kept_copy(&args.config, &out)?;
+    }
     let interrupt = super::interrupt::Interrupt::install();
     let opts = RunOptions {
         out,
@@ -145,12 +147,19 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
         (false, false) => "run the same command to resume",
     };
-    if redid {
+    if summary.redone + summary.dropped > 0 {
+        let dropped = match summary.dropped {
+            0 => String::new(),
+            n => format!(
+                ", and {} of solves this run does not make (another shard's, or of a graph or \
+                 seed no longer in the config)",
+                super::count(n, "row")
+            ),
+        };
         note!(
-            "{}: --redo/--redo-graph discarded {} of earlier runs (solved again now, unless \
-             stopped)",
+            "{}: --redo/--redo-graph discarded {} of earlier runs to solve again{dropped}",
             config.name,
-            super::count(summary.discarded, "row")
+            super::count(summary.redone, "row")
         );
     }
     match summary.stopped {
@@ -228,15 +237,20 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     })
 }
 
-/// Refuses to run `config` when it is the copy the output directory `out`
-/// keeps (`out/config.toml`): the run rewrites that copy, and compares it
-/// with the config it runs to refuse edits that would mix two settings,
-/// which it cannot do when the two are one file.
+/// Refuses to resume from `config` when it is the copy the output
+/// directory `out` keeps (`out/config.toml`, by any path or link): the run
+/// compares that copy with the config it runs to refuse edits that would
+/// mix two settings, which it cannot do when the two are one file. (With
+/// `--fresh` nothing is compared, and the run may start over from it.)
 fn refuse_kept_copy(config: &Path, out: &Path) -> Result<(), InvalidInput> {
     let kept = out.join(results_dir::CONFIG);
-    let same = match (fs::canonicalize(config), fs::canonicalize(&kept)) {
-        (Ok(a), Ok(b)) => a == b,
-        _ => false,
+    // A config path that is not UTF-8 is compared by its canonical path.
+    let same = match config.to_str() {
+        Some(config) => super::same_file(&kept, config),
+        None => matches!(
+            (fs::canonicalize(config), fs::canonicalize(&kept)),
+            (Ok(a), Ok(b)) if a == b
+        ),
     };
     if !same {
         return Ok(());
@@ -245,7 +259,7 @@ fn refuse_kept_copy(config: &Path, out: &Path) -> Result<(), InvalidInput> {
         "{} is the copy of the config that the results directory {} keeps: a run rewrites it, \
          and compares it with the config it runs to catch edits that would mix two settings \
          in one directory; run the experiment's own file (experiments/NAME.toml), or copy \
-         this one elsewhere, edit it there and run that",
+         this one elsewhere, edit it there and run that (or start over from it: --fresh)",
         config.display(),
         out.display()
     )))

@@ -105,8 +105,12 @@ pub struct RunSummary {
     pub resumed: usize,
     /// Items run now.
     pub ran: usize,
-    /// Rows of earlier runs that `--redo` and `--redo-graph` discarded.
-    pub discarded: usize,
+    /// Rows of earlier runs that `--redo` and `--redo-graph` discarded to
+    /// solve their items again in this run.
+    pub redone: usize,
+    /// Rows they discarded whose items this run does not solve (another
+    /// shard's, or a graph or seed no longer in the config).
+    pub dropped: usize,
     /// Rows that show a solver bug: status `invalid` (including bounds the
     /// final pass refuted by another row's checked peak) or a panic.
     pub broken: usize,
@@ -404,7 +408,8 @@ fn run_with(
         items: start.items.len(),
         resumed: start.items.len() - pending.len(),
         ran: pending.len() - not_started,
-        discarded: start.redone.len(),
+        redone: start.redone.intersection(&start.ours).count(),
+        dropped: start.redone.difference(&start.ours).count(),
         broken: broken.into_inner(),
         out: out.clone(),
         restored,
