@@ -268,6 +268,11 @@ pub enum RuleError {
 /// # Complexity
 /// O(length of the rule).
 pub fn parse(rule: &str) -> Result<Key, RuleError> {
+    parse_rule(rule).map_err(RuleError::shortened)
+}
+
+/// [`parse`], with the rule's text whole in its errors.
+fn parse_rule(rule: &str) -> Result<Key, RuleError> {
     split_word(rule)?;
     let text: String = rule.chars().filter(|c| !c.is_whitespace()).collect();
     if text.is_empty() {
@@ -328,21 +333,81 @@ fn splits_exponent(a: &str, b: &str) -> bool {
 
 fn syntax(term: &str, message: impl Into<String>) -> RuleError {
     RuleError::Syntax {
-        term: shown(term),
+        term: term.to_string(),
         message: message.into(),
         features: feature_list(),
     }
 }
 
-/// Text of the rule as an error shows it: whole up to 60 characters,
-/// else its first 60 and how long it is (a pasted blob must not make an
-/// error of kilobytes).
-fn shown(text: &str) -> String {
-    const SHOWN: usize = 60;
-    match text.char_indices().nth(SHOWN) {
-        None => text.to_string(),
-        Some((cut, _)) => format!("{}... ({} characters)", &text[..cut], text.chars().count()),
+impl RuleError {
+    /// The error with the rule's text in it shortened where it is long (a
+    /// pasted blob must not make an error of kilobytes): each field that
+    /// holds a term or a name, and each `quoted` piece of a message.
+    fn shortened(self) -> RuleError {
+        let quoted = |message: String| {
+            let pieces: Vec<String> = (message.split('`').enumerate())
+                .map(|(i, piece)| {
+                    if i % 2 == 1 {
+                        shown(piece)
+                    } else {
+                        piece.to_string()
+                    }
+                })
+                .collect();
+            pieces.join("`")
+        };
+        match self {
+            RuleError::Empty { features } => RuleError::Empty { features },
+            RuleError::EmptyTerm {
+                rule,
+                index,
+                features,
+            } => RuleError::EmptyTerm {
+                rule: shown(&rule),
+                index,
+                features,
+            },
+            RuleError::UnknownFeature {
+                term,
+                name,
+                hint,
+                features,
+            } => RuleError::UnknownFeature {
+                term: shown(&term),
+                name: shown(&name),
+                hint: quoted(hint),
+                features,
+            },
+            RuleError::Syntax {
+                term,
+                message,
+                features,
+            } => RuleError::Syntax {
+                term: shown(&term),
+                message: quoted(message),
+                features,
+            },
+            RuleError::Overflow { term, reason } => RuleError::Overflow {
+                term: shown(&term),
+                reason: quoted(reason),
+            },
+        }
     }
+}
+
+/// Text of the rule as an error shows it: whole up to 80 characters, else
+/// its first 60 and how long it is.
+fn shown(text: &str) -> String {
+    const WHOLE: usize = 80;
+    const START: usize = 60;
+    if text.chars().nth(WHOLE).is_none() {
+        return text.to_string();
+    }
+    let cut = text
+        .char_indices()
+        .nth(START)
+        .map_or(text.len(), |(i, _)| i);
+    format!("{}... ({} characters)", &text[..cut], text.chars().count())
 }
 
 /// Splits a term into signed summands and parses each.
@@ -447,19 +512,23 @@ fn parse_term(term: &str) -> Result<Term, RuleError> {
                         "`{s}` has two `*`: a summand is one weight times one feature (`6*delta`)"
                     ),
                 )
+            } else if let Some((num, f)) = weight_and_feature(name) {
+                syntax(
+                    term,
+                    format!("`{name}` lacks a `*`: write `{num}*{}`", f.name()),
+                )
             } else if name.starts_with(|c: char| c.is_ascii_digit() || c == '.') {
                 syntax(
                     term,
                     format!(
-                        "`{}` is neither a number (a weight is written like `3`, `0.5` or \
-                         `2e-3`) nor a feature",
-                        shown(name)
+                        "`{name}` is neither a number (a weight is written like `3`, `0.5` or \
+                         `2e-3`) nor a feature"
                     ),
                 )
             } else {
                 RuleError::UnknownFeature {
-                    term: shown(term),
-                    name: shown(name),
+                    term: term.to_string(),
+                    name: name.to_string(),
                     hint: meant(name, term),
                     features: feature_list(),
                 }
@@ -478,6 +547,16 @@ fn parse_term(term: &str) -> Result<Term, RuleError> {
         let texts: Vec<&str> = summands.iter().map(|&(_, s)| s).collect();
         check_range(term, &sum, &texts)?;
         Term::Float(sum)
+    })
+}
+
+/// A name that is a number run into a feature (`3delta`, `0.5size`): the
+/// number and the feature.
+fn weight_and_feature(name: &str) -> Option<(&str, Feature)> {
+    name.char_indices().skip(1).find_map(|(at, _)| {
+        let (num, rest) = name.split_at(at);
+        let feature = Feature::from_name(rest)?;
+        num.parse::<f64>().is_ok().then_some((num, feature))
     })
 }
 
@@ -531,13 +610,13 @@ pub fn check_noise_room(key: &Key) -> Result<(), RuleError> {
     if (bound + GUMBEL_MAX * bound.max(1.0)).is_finite() {
         return Ok(());
     }
-    Err(RuleError::Overflow {
+    Err(RuleError::shortened(RuleError::Overflow {
         term: key.text.split(',').next().unwrap_or_default().to_string(),
         reason: format!(
             "`noisy:` adds noise of up to {GUMBEL_MAX} times the term's mean magnitude, which \
              takes it past that when the features near their bounds"
         ),
-    })
+    }))
 }
 
 /// Refuses a float sum that can overflow f64 on some valid graph.
@@ -758,6 +837,17 @@ mod tests {
             let e = parse(rule).unwrap_err().to_string();
             assert!(e.contains(&format!("`{op}` is not part")), "{e}");
         }
+        for (rule, fix) in [
+            ("3delta", "3*delta"),
+            ("0.5size", "0.5*size"),
+            ("2e3id", "2e3*id"),
+        ] {
+            let e = parse(rule).unwrap_err().to_string();
+            assert!(
+                e.contains(&format!("`{rule}` lacks a `*`: write `{fix}`")),
+                "{e}"
+            );
+        }
         for rule in ["1e", "2x", ".5x"] {
             let e = parse(rule).unwrap_err().to_string();
             let said = format!("`{rule}` is neither a number (a weight is written like");
@@ -773,6 +863,22 @@ mod tests {
         );
         let e = parse(&format!("{blob}+")).unwrap_err().to_string();
         assert!(e.len() < 1_000 && e.contains("(100001 characters)"), "{e}");
+        // Every path: the whole rule, a number, a product, an overflow.
+        let digits = "7".repeat(100_000);
+        for rule in [
+            format!("id,,{blob}"),
+            format!("{digits}*delta"),
+            format!("2*2*{blob}"),
+            format!("{digits}*delta*id"),
+            format!("1{digits}e300*size"),
+            format!("{digits}.5*size+{digits}.5*id"),
+        ] {
+            let e = parse(&rule).unwrap_err().to_string();
+            assert!(e.len() < 1_000, "{} bytes: {}", e.len(), &e[..300]);
+        }
+        // Up to 80 characters a term is shown whole.
+        let e = parse(&"q".repeat(80)).unwrap_err().to_string();
+        assert!(e.contains(&format!("`{}`", "q".repeat(80))), "{e}");
     }
 
     /// A first term that fits f64 but not with `noisy:`'s noise on top is
