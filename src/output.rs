@@ -83,6 +83,18 @@ fn same_owner(old: &fs::Metadata, made: &File) -> bool {
     }
 }
 
+/// Whether the file name `file` is one [`create_beside`] makes for the
+/// file name `name`: `.NAME.PID-K.tmp`.
+pub(crate) fn is_temporary_of(file: &str, name: &str) -> bool {
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    file.strip_prefix('.')
+        .and_then(|f| f.strip_prefix(name))
+        .and_then(|f| f.strip_prefix('.'))
+        .and_then(|f| f.strip_suffix(".tmp"))
+        .and_then(|f| f.split_once('-'))
+        .is_some_and(|(pid, k)| digits(pid) && digits(k))
+}
+
 /// A new file `DIR/.NAME.PID-K.tmp` beside `DIR/NAME` (the same directory,
 /// so the rename stays on one file system), created only if no such file
 /// exists: never one another writer, or a planted link, holds.
@@ -108,6 +120,20 @@ fn create_beside(path: &Path) -> io::Result<(PathBuf, File)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The temporaries `create_beside` makes are the ones
+    /// `is_temporary_of` recognises, and only for their own file.
+    #[test]
+    fn temporaries_are_recognised_by_their_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let (tmp, _file) = create_beside(&dir.path().join("runs.csv")).unwrap();
+        let made = tmp.file_name().unwrap().to_str().unwrap();
+        assert!(is_temporary_of(made, "runs.csv"), "{made}");
+        assert!(!is_temporary_of(made, "runs"), "{made}");
+        for other in [".runs.csv.1x-0.tmp", ".runs.csv.12.tmp", "runs.csv.1-0.tmp"] {
+            assert!(!is_temporary_of(other, "runs.csv"), "{other}");
+        }
+    }
 
     #[test]
     fn a_failed_fill_leaves_the_old_file_and_no_temporary() {

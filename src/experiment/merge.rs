@@ -224,8 +224,9 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Finished, ExperimentError> 
     let mut outcomes = Outcomes::default();
     let mut rejected_lines = Vec::new();
     let out_real = real(out);
-    // Inputs without rows: a shard killed while its graphs loaded, before
-    // it made `runs.csv`. Merged as holding nothing, their shards absent.
+    // Inputs without rows: a shard killed as it readied its directory,
+    // after `config.toml` and before `runs.csv` (or a `runs.csv` removed
+    // since). Merged as holding nothing, their shards absent.
     let mut empty = BTreeSet::new();
     for (i, d) in dirs.iter().enumerate() {
         if real(d) != out_real && in_use(d) {
@@ -236,15 +237,19 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Finished, ExperimentError> 
             ));
         }
         let runs = d.join(RUNS);
-        if !runs.is_file() {
-            if runs.exists() {
-                return Err(ExperimentError::Config(format!(
-                    "{} is not a file",
-                    runs.display()
-                )));
+        match fs::symlink_metadata(&runs) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                empty.insert(i);
+                continue;
             }
-            empty.insert(i);
-            continue;
+            Err(e) => return Err(ExperimentError::io("read", &runs, e)),
+            Ok(_) if !runs.is_file() => {
+                return Err(ExperimentError::Config(format!(
+                    "{} is not a file (or a link to one)",
+                    runs.display()
+                )))
+            }
+            Ok(_) => {}
         }
         let read =
             rows::read_rows_checked(&runs).map_err(|e| ExperimentError::io("read", &runs, e))?;
@@ -253,7 +258,20 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Finished, ExperimentError> 
             "the merge would leave them out, so it stops here and changes nothing: repair the \
              file (was it saved by a spreadsheet?)",
         )?;
-        let rows::ReadRows { rows, rejected, .. } = read;
+        let rows::ReadRows {
+            rows,
+            rejected,
+            conflicting,
+            ..
+        } = read;
+        if conflicting > 0 {
+            damaged.push(format!(
+                "{conflicting} row(s) of {} repeated a solve already in it with another \
+                 status, peak or bound (joined or edited by hand?): each solve's first row \
+                 there is the one merged",
+                runs.display()
+            ));
+        }
         if !rejected.is_empty() {
             damaged.push(format!(
                 "{} line(s) of {} were not rows (edited by hand?): they are not merged, and \
@@ -294,8 +312,8 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Finished, ExperimentError> 
     }
     for &i in &empty {
         damaged.push(format!(
-            "{} has no {RUNS} (a run stopped before its first solve?): it adds no rows, and \
-             its shards count as absent",
+            "{} has no {RUNS} (a run killed as it readied the directory, before its first \
+             solve?): it adds no rows, and its shards count as absent",
             dirs[i].display()
         ));
     }
@@ -334,7 +352,6 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Finished, ExperimentError> 
     let path = out.join(CONFIG);
     crate::output::write_file(&path, |w| w.write_all(config.to_toml().as_bytes()))
         .map_err(|e| ExperimentError::io("write", &path, e))?;
-    fingerprint::write(out, &fingerprints.union())?;
     if !rejected_lines.is_empty() {
         let path = out.join(REJECTED);
         rows::append_lines(&path, &rejected_lines)
@@ -342,6 +359,10 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Finished, ExperimentError> 
     }
     let path = out.join(RUNS);
     rows::write_rows(&path, &all).map_err(|e| ExperimentError::io("write", &path, e))?;
+    // After the rows: a merge stopped between the two leaves new rows under
+    // old fingerprints, which a resume refuses, never old rows vouched for
+    // by new ones, which it would take.
+    fingerprint::write(out, &fingerprints.union())?;
     let path = out.join(PROFILES);
     let profiles: Vec<_> = profiles.into_values().collect();
     write_profiles(&path, &profiles).map_err(|e| ExperimentError::io("write", &path, e))?;
@@ -804,6 +825,16 @@ mod tests {
         run_base(&s0, Some("0/2"));
         run_base(&s1, Some("1/2"));
         fs::remove_file(s0.join(RUNS)).unwrap();
+        // A dangling link is an error, not an absent file.
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::symlink(tmp.path().join("gone.csv"), s0.join(RUNS)).unwrap();
+            let err = merge(&[s0.clone(), s1.clone()], &tmp.path().join("dangling"))
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains("is not a file (or a link to one)"), "{err}");
+            fs::remove_file(s0.join(RUNS)).unwrap();
+        }
         let done = merge(&[s0.clone(), s1.clone()], &m).unwrap();
         let said = |what: &str| done.warnings.iter().any(|w| w.contains(what));
         assert!(said("has no runs.csv"), "{:?}", done.warnings);
@@ -821,6 +852,33 @@ mod tests {
         assert!(
             err.contains("no directory to merge has a runs.csv"),
             "{err}"
+        );
+    }
+
+    /// An input whose `runs.csv` repeats a solve with another peak (joined
+    /// by hand) is merged with its first row, and a warning says so.
+    #[test]
+    fn an_input_repeating_a_solve_is_named() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (a, m) = (tmp.path().join("a"), tmp.path().join("m"));
+        run_base(&a, None);
+        let runs = a.join(RUNS);
+        let mut rows = rows::read_rows(&runs).unwrap();
+        let mut repeat = rows[0].clone();
+        repeat.peak_bytes = repeat.peak_bytes.map(|p| p + 1);
+        rows.push(repeat);
+        rows::write_rows(&runs, &rows).unwrap();
+        let done = merge(std::slice::from_ref(&a), &m).unwrap();
+        assert!(
+            done.warnings
+                .iter()
+                .any(|w| w.starts_with("1 row(s) of ") && w.contains("repeated a solve")),
+            "{:?}",
+            done.warnings
+        );
+        assert_eq!(
+            rows::read_rows(&m.join(RUNS)).unwrap(),
+            rows[..rows.len() - 1]
         );
     }
 

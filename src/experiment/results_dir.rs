@@ -91,7 +91,10 @@ impl Claim<'_> {
     pub(super) fn create(self) -> Result<DirLock, ExperimentError> {
         let out = self.out;
         if let Some(lock) = self.lock {
-            remove_temporaries(out);
+            // Only a held lock says no other writer's temporary is there.
+            if lock.held {
+                remove_temporaries(out);
+            }
             return Ok(lock);
         }
         fs::create_dir_all(out).map_err(|e| ExperimentError::io("create directory", out, e))?;
@@ -107,10 +110,10 @@ impl Claim<'_> {
     }
 }
 
-/// Removes the temporary files (`.NAME.PID-K.tmp`, see
-/// [`crate::output::write_file`]) that a killed run or merge left in
-/// `out` beside its files: only the lock holder writes there, so none is
-/// in use. Best effort: one that cannot be removed stays.
+/// Removes the temporary files (see [`crate::output::is_temporary_of`])
+/// that a killed run or merge left in `out` beside its files: only the
+/// lock holder writes there, so none is in use. Best effort: one that
+/// cannot be removed stays.
 fn remove_temporaries(out: &Path) {
     let mut names = written_files();
     names.extend([CONFIG.to_string(), REJECTED.to_string()]);
@@ -122,21 +125,13 @@ fn remove_temporaries(out: &Path) {
         let Some(file) = file.to_str() else {
             continue;
         };
-        if names.iter().any(|name| is_temporary_of(file, name)) {
+        if names
+            .iter()
+            .any(|name| crate::output::is_temporary_of(file, name))
+        {
             let _ = fs::remove_file(entry.path());
         }
     }
-}
-
-/// Whether `file` is a temporary of `name`: `.NAME.PID-K.tmp`.
-fn is_temporary_of(file: &str, name: &str) -> bool {
-    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
-    file.strip_prefix('.')
-        .and_then(|f| f.strip_prefix(name))
-        .and_then(|f| f.strip_prefix('.'))
-        .and_then(|f| f.strip_suffix(".tmp"))
-        .and_then(|f| f.split_once('-'))
-        .is_some_and(|(pid, k)| digits(pid) && digits(k))
 }
 
 /// The lock file of an output directory (see [`lock_dir`]).
@@ -147,6 +142,9 @@ pub const LOCK: &str = ".memsched.lock";
 #[derive(Debug)]
 pub(super) struct DirLock {
     _file: File,
+    /// Whether the lock was taken: false where the file system has no
+    /// locks (the run goes ahead unlocked).
+    held: bool,
 }
 
 /// Locks `dir` (an existing directory) for one `run` or `merge`: a second
@@ -164,13 +162,19 @@ fn lock_dir(dir: &Path) -> Result<DirLock, ExperimentError> {
         .open(&path)
         .map_err(|e| ExperimentError::io("open", &path, e))?;
     match file.try_lock() {
-        Ok(()) => Ok(DirLock { _file: file }),
+        Ok(()) => Ok(DirLock {
+            _file: file,
+            held: true,
+        }),
         Err(fs::TryLockError::WouldBlock) => Err(ExperimentError::Config(format!(
             "{} is in use by another `memsched run` or `merge` (it holds {LOCK}): wait for \
              it to finish, or write to another directory (--out)",
             dir.display()
         ))),
-        Err(fs::TryLockError::Error(_)) => Ok(DirLock { _file: file }),
+        Err(fs::TryLockError::Error(_)) => Ok(DirLock {
+            _file: file,
+            held: false,
+        }),
     }
 }
 

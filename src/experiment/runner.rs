@@ -421,8 +421,8 @@ fn run_with(
     if start.conflicting > 0 {
         summary.warnings.push(format!(
             "{} row(s) of {RUNS} repeated a solve already in it with another status, peak or \
-             bound (the file edited or joined by hand? a run writes each solve once): each \
-             solve's first row is kept, and the file was rewritten without the repeats",
+             bound (the file edited or joined by hand? a run writes each solve once): only \
+             each solve's first row was read, and the file was rewritten without the repeats",
             start.conflicting
         ));
     }
