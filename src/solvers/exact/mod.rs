@@ -454,14 +454,14 @@ pub(crate) struct Attempt {
     note: String,
     /// What stopped it before it ended on its own, as its note's first
     /// clause says; `None` otherwise.
-    stop: Option<Stop>,
+    stop: Option<StopCause>,
 }
 
 /// What stopped an [`Attempt`] before its search ended on its own.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Stop {
+pub(crate) enum StopCause {
     /// One of the solve's budgets ran out (a piece's: maybe its share).
-    Budget(Budget),
+    Spent(Resource),
     /// A stop from outside (Ctrl-C, SIGTERM): its cause, as
     /// [`SolveContext::limit_cause`] words it.
     Outside(&'static str),
@@ -469,9 +469,9 @@ pub(crate) enum Stop {
     Preparing(String),
 }
 
-/// A budget of a solve.
+/// What a budget of a solve limits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Budget {
+pub(crate) enum Resource {
     /// The states the search may store.
     States,
     /// The time limit.
@@ -480,34 +480,34 @@ pub(crate) enum Budget {
     Memory,
 }
 
-impl Budget {
+impl Resource {
     /// As a note names it.
     pub(crate) fn name(self) -> &'static str {
         match self {
-            Budget::States => "the state budget",
-            Budget::Time => "the time limit",
-            Budget::Memory => "the memory budget",
+            Resource::States => "the state budget",
+            Resource::Time => "the time limit",
+            Resource::Memory => "the memory budget",
         }
     }
 }
 
-impl Stop {
+impl StopCause {
     /// The time limit or an outside stop, whichever ended `ctx`.
-    fn limit(ctx: &SolveContext) -> Stop {
+    fn limit(ctx: &SolveContext) -> StopCause {
         if ctx.stopped() {
-            Stop::Outside(ctx.limit_cause())
+            StopCause::Outside(ctx.limit_cause())
         } else {
-            Stop::Budget(Budget::Time)
+            StopCause::Spent(Resource::Time)
         }
     }
 }
 
-impl std::fmt::Display for Stop {
+impl std::fmt::Display for StopCause {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Stop::Budget(budget) => write!(f, "stopped by {}", budget.name()),
-            Stop::Outside(cause) => write!(f, "stopped by {cause}"),
-            Stop::Preparing(clause) => f.write_str(clause),
+            StopCause::Spent(resource) => write!(f, "stopped by {}", resource.name()),
+            StopCause::Outside(cause) => write!(f, "stopped by {cause}"),
+            StopCause::Preparing(clause) => f.write_str(clause),
         }
     }
 }
@@ -623,7 +623,7 @@ impl Exact {
             };
             let note = format!("{why}; upper bound from {from}");
             return Attempt {
-                stop: Some(Stop::Preparing(why)),
+                stop: Some(StopCause::Preparing(why)),
                 ..known(prep.global, note)
             };
         };
@@ -676,11 +676,11 @@ impl Exact {
             Found::Stopped(key) => {
                 // In the order the search tests them.
                 let stop = if work.states >= ctx.budget.max_states {
-                    Stop::Budget(Budget::States)
+                    StopCause::Spent(Resource::States)
                 } else if ctx.expired() {
-                    Stop::limit(ctx)
+                    StopCause::limit(ctx)
                 } else {
-                    Stop::Budget(Budget::Memory)
+                    StopCause::Spent(Resource::Memory)
                 };
                 Attempt {
                     note: format!("{stop}; best order from {from}"),

@@ -15,7 +15,7 @@
 
 use super::moves::Reach;
 use super::split::Piece;
-use super::{close_or_feasible, Attempt, Budget, Exact, Prepared, Stop, Upper};
+use super::{close_or_feasible, Attempt, Exact, Prepared, Resource, StopCause, Upper};
 use crate::graph::{Graph, NodeIdx};
 use crate::solvers::{Outcome, SolveContext};
 
@@ -122,16 +122,16 @@ pub(crate) fn solve(
     // What stopped the unproven pieces, so the note names the cause as an
     // unsplit search's does; a piece stopped by its share of the states or
     // of the time, while the whole was not spent, says so.
-    let share = |stop: &Stop| match stop {
-        Stop::Budget(b @ Budget::States) if states_left > 0 => Some(*b),
-        Stop::Budget(b @ Budget::Time) if !ctx.expired() => Some(*b),
+    let share = |stop: &StopCause| match stop {
+        StopCause::Spent(b @ Resource::States) if states_left > 0 => Some(*b),
+        StopCause::Spent(b @ Resource::Time) if !ctx.expired() => Some(*b),
         _ => None,
     };
     let mut stops: Vec<String> = Vec::new();
     for a in attempts.iter().flatten().filter(|a| a.lower < a.peak) {
         if let Some(stop) = &a.stop {
             let stop = match share(stop) {
-                Some(budget) => format!("stopped by its share of {}", budget.name()),
+                Some(resource) => format!("stopped by its share of {}", resource.name()),
                 None => stop.to_string(),
             };
             if !stops.contains(&stop) {

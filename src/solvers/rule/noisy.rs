@@ -65,8 +65,11 @@ impl Scheduler for Noisy {
         let tables = Statics::new(g, &self.key, ctx.seed, None);
         // A first term reading `random` has each run's own draws, so each
         // run takes their scale; any other first term is the same in all.
-        let first_reads_random =
-            (self.key.terms.first()).is_some_and(|t| t.features().any(|f| f == Feature::Random));
+        let first_reads_random = self
+            .key
+            .terms
+            .first()
+            .is_some_and(|t| t.features().any(|f| f == Feature::Random));
         let shared_scale = (!first_reads_random).then(|| noise_scale(g, &adj, &self.key, &tables));
         best_of_runs(g, ctx, |seed| {
             let scale = shared_scale.unwrap_or_else(|| {
