@@ -425,6 +425,31 @@ fn a_damaged_or_own_config_copy_is_refused() {
     run_ok(kept_str, &tmp.path().join("elsewhere"), &[]);
 }
 
+/// A `runs.csv` holding a second row of one solve with another peak
+/// (joined by hand) resumes with the first, a warning, and the repeat gone.
+#[test]
+fn a_repeated_solve_with_another_peak_is_named() {
+    let tmp = tempfile::tempdir().unwrap();
+    let a = write(tmp.path(), "a.toml", CHAINS);
+    let out = tmp.path().join("out");
+    run_ok(&a, &out, &[]);
+    let runs = out.join("runs.csv");
+    let text = fs::read_to_string(&runs).unwrap();
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let peak = header.iter().position(|&h| h == "peak_bytes").unwrap();
+    let first = lines.next().unwrap();
+    let mut fields: Vec<String> = first.split(',').map(str::to_string).collect();
+    fields[peak] = format!("{}1", fields[peak]);
+    fs::write(&runs, format!("{text}{}\n", fields.join(","))).unwrap();
+    let err = run_ok(&a, &out, &[]);
+    assert!(
+        err.contains("warning: 1 row(s) of runs.csv repeated a solve already in it"),
+        "{err}"
+    );
+    assert_eq!(fs::read_to_string(&runs).unwrap(), text);
+}
+
 /// A zero budget is an error naming the key, as on the command line.
 #[test]
 fn a_zero_budget_is_a_config_error() {

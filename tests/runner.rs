@@ -576,6 +576,13 @@ fn saved_orders_are_the_rows_schedules_and_survive_resume_and_merge() {
         err.contains("6 valid rows were solved before `save_orders`"),
         "{err}"
     );
+    // The dropped solver's rows stay, and the run says so.
+    assert!(
+        err.contains(
+            "warning: 3 of the runs are of solver(s) `seed-greedy` no longer in the config"
+        ),
+        "{err}"
+    );
     // Turned off again: the file stays as it was, and the run says so,
     // once it holds orders (here it is still empty: no solve ran with it on).
     fs::write(&cfg, format!("solvers = [\"kahn\", \"exact\"]\n{without}")).unwrap();
