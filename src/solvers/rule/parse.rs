@@ -227,7 +227,7 @@ pub enum RuleError {
         features: String,
     },
     /// A summand names no [`Feature`].
-    #[error("unknown feature `{name}` in term `{term}`{hint}; features: {features}")]
+    #[error("unknown feature `{name}`{}{hint}; features: {features}", in_term(.name, .term))]
     UnknownFeature {
         /// The term holding the name, whitespace removed (past 60
         /// characters, its start and its length).
@@ -261,6 +261,15 @@ pub enum RuleError {
         /// Which summand, or the noise, takes it past the range.
         reason: String,
     },
+}
+
+/// ` in term `TERM`` after an unknown name, unless the term is just the
+/// name.
+fn in_term(name: &str, term: &str) -> String {
+    match term == name {
+        true => String::new(),
+        false => format!(" in term `{term}`"),
+    }
 }
 
 /// Parses a rule such as `delta,type,id` or `0.7*delta+0.3*latency,-height`.
@@ -805,7 +814,12 @@ mod tests {
     fn errors_name_the_term_and_list_features() {
         let e = parse("delta,bogus").unwrap_err().to_string();
         assert!(
-            e.contains("`bogus`") && e.contains("frees_after") && e.contains("latency"),
+            e.starts_with("unknown feature `bogus`; features: delta,") && e.contains("latency"),
+            "{e}"
+        );
+        let e = parse("2*bogus").unwrap_err().to_string();
+        assert!(
+            e.starts_with("unknown feature `bogus` in term `2*bogus`;"),
             "{e}"
         );
         let e = parse("delta,,id").unwrap_err().to_string();
