@@ -274,6 +274,22 @@ impl Sink {
     }
 }
 
+impl Drop for Sink {
+    /// Puts the appended records on disk when the solves end (done or
+    /// stopped): a flushed row survives a killed process, a synced one a
+    /// crash of the machine too. Best effort; one sync per file and run.
+    fn drop(&mut self) {
+        let files = [
+            Some(&self.runs),
+            self.profiles.as_ref(),
+            self.orders.as_ref(),
+        ];
+        for file in files.into_iter().flatten() {
+            let _ = file.sync_data();
+        }
+    }
+}
+
 /// Runs an experiment (resuming), then the final pass.
 pub fn run(config: &Config, opts: &RunOptions) -> Result<RunSummary, ExperimentError> {
     run_with(config, opts, registry_build)
