@@ -256,7 +256,7 @@ pub fn check_output_is_not_an_input(
         return Ok(());
     }
     for &(role, input) in inputs {
-        if same_file(out, input) {
+        if same_file(out, std::path::Path::new(input)) {
             let shown = if input == "-" {
                 "standard input (redirected from it)"
             } else {
@@ -276,11 +276,12 @@ pub fn check_output_is_not_an_input(
 /// input). On Unix: the same device and inode, so a hard link, a symbolic
 /// link or a redirection of standard input counts. Elsewhere: the same
 /// canonical path (standard input is never compared).
-pub(crate) fn same_file(out: &std::path::Path, input: &str) -> bool {
+pub(crate) fn same_file(out: &std::path::Path, input: &std::path::Path) -> bool {
+    let stdin = input.as_os_str() == "-";
     #[cfg(unix)]
     {
         use std::os::unix::fs::MetadataExt as _;
-        let meta = if input == "-" {
+        let meta = if stdin {
             use std::os::fd::AsFd as _;
             std::io::stdin()
                 .as_fd()
@@ -296,7 +297,7 @@ pub(crate) fn same_file(out: &std::path::Path, input: &str) -> bool {
     }
     #[cfg(not(unix))]
     {
-        input != "-"
+        !stdin
             && matches!(
                 (std::fs::canonicalize(out), std::fs::canonicalize(input)),
                 (Ok(a), Ok(b)) if a == b
@@ -382,7 +383,7 @@ fn resolved_link(path: &std::path::Path) -> Option<std::path::PathBuf> {
 /// inode on Unix) when both exist, so a hard link counts too.
 pub fn same_output(a: &std::path::Path, b: &std::path::Path) -> bool {
     let both_exist = a.exists() && b.exists();
-    if both_exist && b.to_str().is_some_and(|b| same_file(a, b)) {
+    if both_exist && same_file(a, b) {
         return true;
     }
     match (resolved(a), resolved(b)) {

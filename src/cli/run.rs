@@ -1,6 +1,5 @@
 //! `memsched run`: run an experiment config (resuming), then the final pass.
 
-use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
@@ -243,16 +242,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 /// mix two settings, which it cannot do when the two are one file. (With
 /// `--fresh` nothing is compared, and the run may start over from it.)
 fn refuse_kept_copy(config: &Path, out: &Path) -> Result<(), InvalidInput> {
-    let kept = out.join(results_dir::CONFIG);
-    // A config path that is not UTF-8 is compared by its canonical path.
-    let same = match config.to_str() {
-        Some(config) => super::same_file(&kept, config),
-        None => matches!(
-            (fs::canonicalize(config), fs::canonicalize(&kept)),
-            (Ok(a), Ok(b)) if a == b
-        ),
-    };
-    if !same {
+    if !super::same_file(&out.join(results_dir::CONFIG), config) {
         return Ok(());
     }
     Err(InvalidInput(format!(
