@@ -26,8 +26,8 @@ use super::records::{
     read_jsonl_counting, write_jsonl, write_profiles, Keyed, Profile, SavedOrder,
 };
 use super::results_dir::{
-    claim, final_pass_files, in_use, read_shards_file, remove_if_present, write_shards, ShardsFile,
-    ALL_SHARDS, CONFIG, FINGERPRINTS, LOCK, ORDERS, PROFILES, REJECTED, RUNS, SHARDS,
+    claim, in_use, read_shards_file, remove_final_pass, remove_if_present, write_shards,
+    ShardsFile, ALL_SHARDS, CONFIG, FINGERPRINTS, LOCK, ORDERS, PROFILES, REJECTED, RUNS, SHARDS,
     SHARD_PLACEMENT,
 };
 use super::rows::{self, never_ran, Key};
@@ -346,9 +346,7 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Finished, ExperimentError> 
     let _lock = claim.create()?;
     // The summaries of `out`'s earlier rows must not outlive a merge
     // stopped before its final pass writes them again.
-    for name in final_pass_files() {
-        remove_if_present(&out.join(name))?;
-    }
+    remove_final_pass(out)?;
     let path = out.join(CONFIG);
     crate::output::write_file(&path, |w| w.write_all(config.to_toml().as_bytes()))
         .map_err(|e| ExperimentError::io("write", &path, e))?;

@@ -226,6 +226,16 @@ pub(super) fn final_pass_files() -> Vec<String> {
     derived.iter().map(|s| s.to_string()).chain(plots).collect()
 }
 
+/// Removes the final pass's files from `out` (see [`final_pass_files`]):
+/// summaries of rows a run or merge is about to change must not outlive
+/// it if it stops before its final pass writes them again.
+pub(super) fn remove_final_pass(out: &Path) -> Result<(), ExperimentError> {
+    for name in final_pass_files() {
+        remove_if_present(&out.join(name))?;
+    }
+    Ok(())
+}
+
 /// Removes the file `path` if there is one.
 pub(super) fn remove_if_present(path: &Path) -> Result<(), ExperimentError> {
     match fs::remove_file(path) {

@@ -32,7 +32,7 @@ use super::records::{
     damaged_lines, read_jsonl_counting, rewrite_jsonl, write_jsonl, Keyed, Profile, SavedOrder,
 };
 use super::results_dir::{
-    check_shard_placement, claim, final_pass_files, read_shards_file, remove_if_present,
+    check_shard_placement, claim, read_shards_file, remove_final_pass, remove_if_present,
     restore_if_replaced, write_shards, ShardsFile, ALL_SHARDS, CONFIG, ORDERS, PROFILES, REJECTED,
     RUNS, SHARDS, SHARD_PLACEMENT,
 };
@@ -657,9 +657,7 @@ fn prepare_dir(
     // discards or adds to: an interrupted run must not leave them looking
     // current. The final pass writes them again.
     if opts.fresh || !start.pending.is_empty() {
-        for name in final_pass_files() {
-            remove_if_present(&out.join(name))?;
-        }
+        remove_final_pass(out)?;
     }
     let mut shards = start
         .shards_file
@@ -1501,7 +1499,7 @@ mod tests {
         fn solve(&self, g: &Graph, ctx: &SolveContext) -> Outcome {
             if let Some((dir, seen)) = SUMMARIES_OF.lock().unwrap().as_mut() {
                 seen.extend(
-                    final_pass_files()
+                    super::super::results_dir::final_pass_files()
                         .into_iter()
                         .filter(|f| dir.join(f).exists()),
                 );
