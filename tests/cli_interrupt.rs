@@ -130,6 +130,21 @@ fn hard_config(dir: &std::path::Path) -> std::path::PathBuf {
     config
 }
 
+/// Starts `command` (memsched, or a shell that runs it) with the arguments
+/// of a one-thread `run` of `config` into `out`, its output piped.
+fn spawn_run(mut command: Command, config: &std::path::Path, out: &std::path::Path) -> Child {
+    command
+        .arg("run")
+        .arg(config)
+        .arg("--out")
+        .arg(out)
+        .args(["-j", "1"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the run starts")
+}
+
 /// A run started with SIGHUP ignored (under `nohup`) keeps it ignored:
 /// it finishes every solve.
 #[test]
@@ -137,18 +152,10 @@ fn a_run_under_nohup_ignores_sighup() {
     let dir = tempfile::tempdir().unwrap();
     let config = hard_config(dir.path());
     let out_dir = dir.path().join("out");
-    let child = Command::new("sh")
-        .args(["-c", "trap '' HUP; exec \"$0\" \"$@\""])
-        .arg(env!("CARGO_BIN_EXE_memsched"))
-        .arg("run")
-        .arg(&config)
-        .arg("--out")
-        .arg(&out_dir)
-        .args(["-j", "1"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("sh starts");
+    let mut nohup = Command::new("sh");
+    nohup.args(["-c", "trap '' HUP; exec \"$0\" \"$@\""]);
+    nohup.arg(env!("CARGO_BIN_EXE_memsched"));
+    let child = spawn_run(nohup, &config, &out_dir);
     let (status, _, err) = interrupt(child, "run", Some("1/6 solves"), "HUP");
     assert!(status.success(), "{status:?}\n{err}");
     assert!(!err.contains("SIGHUP"), "{err}");
@@ -165,16 +172,11 @@ fn stop_a_run_by(signal: &str, number: i32, named: &str) {
     let config = hard_config(dir.path());
     let out_dir = dir.path().join("out");
     let run = || {
-        Command::new(env!("CARGO_BIN_EXE_memsched"))
-            .arg("run")
-            .arg(&config)
-            .arg("--out")
-            .arg(&out_dir)
-            .args(["-j", "1"])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("memsched starts")
+        spawn_run(
+            Command::new(env!("CARGO_BIN_EXE_memsched")),
+            &config,
+            &out_dir,
+        )
     };
     // Once the first of the six solves is recorded (a `program` baseline:
     // at once), while `exact` runs to its limit.
