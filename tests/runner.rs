@@ -275,6 +275,44 @@ fn unknown_key_exits_2_naming_it() {
     assert!(stderr(&out).contains("no-such-solver"));
 }
 
+/// A final pass that cannot write a file says the rows are safe and how to
+/// finish; the same command then writes it without solving again.
+#[test]
+fn a_failed_final_pass_says_the_rows_are_saved_and_the_rerun_finishes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = dir(&tmp, "a");
+    run_ok(&["run", TINY, "--out", arg(&out), "--quiet"]);
+    let rows = without_time(&out.join("runs.csv"));
+    // A directory where the README goes: the pass cannot replace it.
+    let readme = out.join("README.md");
+    fs::remove_file(&readme).unwrap();
+    fs::create_dir_all(readme.join("in-the-way")).unwrap();
+    let failed = memsched(&["run", TINY, "--out", arg(&out), "--quiet"]);
+    let err = stderr(&failed);
+    assert_eq!(failed.status.code(), Some(1), "{err}");
+    assert!(err.contains("README.md"), "names the file: {err}");
+    assert!(
+        err.contains(&format!(
+            "every row is saved in {}",
+            out.join("runs.csv").display()
+        )) && err.contains("run the same command again once that is fixed"),
+        "says the rows are safe and how to finish: {err}"
+    );
+    assert_eq!(
+        err.matches("README.md").count(),
+        1,
+        "the cause told once: {err}"
+    );
+    assert_eq!(without_time(&out.join("runs.csv")), rows, "rows kept");
+    fs::remove_dir_all(&readme).unwrap();
+    let again = run_ok(&["run", TINY, "--out", arg(&out)]);
+    assert!(
+        again.contains("(0 run now,"),
+        "solves nothing again: {again}"
+    );
+    assert!(readme.is_file(), "the README written");
+}
+
 #[test]
 fn resume_after_a_killed_run_loses_and_doubles_nothing() {
     let tmp = tempfile::tempdir().unwrap();

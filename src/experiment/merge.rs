@@ -394,7 +394,8 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Finished, ExperimentError> 
             plan.items.len()
         )
     });
-    let mut done = super::finish_with(out, &config, plan.as_ref(), partial.as_deref())?;
+    let mut done = super::finish_with(out, &config, plan.as_ref(), partial.as_deref())
+        .map_err(|e| e.in_final_pass(out, "run the merge again once that is fixed"))?;
     done.missing = missing;
     done.warnings
         .splice(0..0, warnings.into_iter().chain(replaced).chain(damaged));

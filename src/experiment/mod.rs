@@ -75,9 +75,41 @@ pub enum ExperimentError {
     /// memsched's own code panicked outside a solve (a bug): the message.
     #[error("internal error (a memsched bug, please report it): {0}")]
     Internal(String),
+    /// The final pass failed on a file (`error`) after every row was
+    /// saved in `runs`; `again` tells how to finish it.
+    #[error(
+        "{error}; the final pass (summaries, plots, README) did not finish, but every row \
+         is saved in {runs}: {again}"
+    )]
+    FinalPass {
+        /// The `runs.csv` that holds the rows, as displayed.
+        runs: String,
+        /// What to do once the cause is fixed.
+        again: &'static str,
+        /// The error that stopped the pass: a file or plot error (in the
+        /// message, not as a `source`, so that it is told once).
+        error: Box<ExperimentError>,
+    },
 }
 
 impl ExperimentError {
+    /// Wraps an error of the final pass over `out` into
+    /// [`ExperimentError::FinalPass`] when it is a file or plot error (the
+    /// rows are then safe); others (a refused config, a bug) stay as they
+    /// are, with their own exit codes.
+    pub(crate) fn in_final_pass(self, out: &Path, again: &'static str) -> Self {
+        match self {
+            e @ (ExperimentError::Io { .. } | ExperimentError::Plot { .. }) => {
+                ExperimentError::FinalPass {
+                    runs: out.join(results_dir::RUNS).display().to_string(),
+                    again,
+                    error: Box::new(e),
+                }
+            }
+            e => e,
+        }
+    }
+
     /// `op` (say, "read") failed on `path`.
     pub(crate) fn io(op: &'static str, path: &Path, source: std::io::Error) -> Self {
         ExperimentError::Io {

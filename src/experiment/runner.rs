@@ -446,7 +446,14 @@ fn run_with(
         return Ok(summary);
     }
     let partial = partial_note(&plan, &start);
-    let finished = super::finish_with(out, config, Some(&plan), partial.as_deref())?;
+    let finished =
+        super::finish_with(out, config, Some(&plan), partial.as_deref()).map_err(|e| {
+            e.in_final_pass(
+                out,
+                "run the same command again once that is fixed; it solves nothing again and \
+                 writes the rest",
+            )
+        })?;
     summary.warnings.extend(finished.warnings);
     let holds_orders = std::fs::metadata(&paths.orders).is_ok_and(|m| m.len() > 0);
     if !config.save_orders && holds_orders && !pending.is_empty() {
