@@ -462,17 +462,18 @@ impl Solve {
                 Err(mpsc::RecvTimeoutError::Timeout) if interrupt.happened() => {
                     let since = *asked_to_stop.get_or_insert_with(Instant::now);
                     if since.elapsed() >= STOP_GRACE {
-                        return Report {
-                            note: Some(format!(
-                                "{LEFT_BEHIND}: it did not stop within {} s of {} \
-                                 (`ilp` cannot stop inside a HiGHS call; give it a \
-                                 --time-limit)",
-                                STOP_GRACE.as_secs(),
-                                super::interrupt::cause()
-                            )),
-                            time: started.elapsed(),
-                            ..not_run(name)
-                        };
+                        let note = format!(
+                            "{LEFT_BEHIND}: it did not stop within {} s of {} (`ilp` cannot \
+                             stop inside a HiGHS call; give it a --time-limit)",
+                            STOP_GRACE.as_secs(),
+                            super::interrupt::cause()
+                        );
+                        return Report::unsolved(
+                            name,
+                            Status::TimedOut,
+                            Some(note),
+                            started.elapsed(),
+                        );
                     }
                 }
                 Err(mpsc::RecvTimeoutError::Timeout) => {}
@@ -483,11 +484,7 @@ impl Solve {
 
 /// A report of `solver` with status `failed` for `why`, no order.
 fn failed(solver: String, why: String) -> Report {
-    Report {
-        status: Status::Failed(why),
-        note: None,
-        ..not_run(solver)
-    }
+    Report::unsolved(solver, Status::Failed(why), None, Duration::ZERO)
 }
 
 /// The note of a solver that Ctrl-C (or SIGTERM) kept from starting.
@@ -500,18 +497,12 @@ fn not_run_note() -> String {
 
 /// The report of a solver that Ctrl-C kept from starting: no order.
 fn not_run(solver: String) -> Report {
-    Report {
+    Report::unsolved(
         solver,
-        status: Status::TimedOut,
-        rejection: None,
-        order: None,
-        peak: None,
-        final_memory: None,
-        lower_bound: None,
-        counters: Vec::new(),
-        note: Some(not_run_note()),
-        time: Duration::ZERO,
-    }
+        Status::TimedOut,
+        Some(not_run_note()),
+        Duration::ZERO,
+    )
 }
 
 /// Refuses, before anything is read or solved, an `--out` or `--plot` file

@@ -128,7 +128,12 @@ impl Outcome {
 }
 
 /// A checked result: the only record of a solve that memsched keeps.
+///
+/// Made only by memsched ([`run`](super::run) checks the solver's order;
+/// [`Report::unsolved`] records a solve without one), so a peak in a
+/// report has always passed the checker.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct Report {
     /// The solver's name, as the registry takes it (`rule:delta,id`).
     pub solver: String,
@@ -325,6 +330,34 @@ impl Report {
         report
     }
 
+    /// The report of a solve that gave no order: one that stopped, failed,
+    /// or never ran (a caller that gave up waiting for it, say). `status`
+    /// stands as given unless it claims success, which without an order is
+    /// [`Rejection::NoOrder`].
+    pub fn unsolved(
+        solver: String,
+        status: Status,
+        note: Option<String>,
+        time: Duration,
+    ) -> Report {
+        let mut report = Report {
+            solver,
+            status,
+            rejection: None,
+            order: None,
+            peak: None,
+            final_memory: None,
+            lower_bound: None,
+            counters: Vec::new(),
+            note,
+            time,
+        };
+        if matches!(report.status, Status::Optimal | Status::Feasible) {
+            report.reject(Rejection::NoOrder);
+        }
+        report
+    }
+
     /// Sets the status to `Invalid` for `why`.
     fn reject(&mut self, why: Rejection) {
         self.status = Status::Invalid(why.to_string());
@@ -442,6 +475,21 @@ mod tests {
             ..report
         };
         assert_eq!(no_bound.gap_pct(), None);
+    }
+
+    /// A report without an order keeps a stop or failure as it is, and
+    /// turns a claimed success into [`Rejection::NoOrder`].
+    #[test]
+    fn an_unsolved_report_cannot_claim_success() {
+        let stopped = Report::unsolved("x".into(), Status::TimedOut, None, Duration::ZERO);
+        assert_eq!(
+            (stopped.status, stopped.rejection),
+            (Status::TimedOut, None)
+        );
+        let claimed = Report::unsolved("x".into(), Status::Optimal, None, Duration::ZERO);
+        assert_eq!(claimed.rejection, Some(Rejection::NoOrder));
+        assert_eq!(claimed.status.label(), "invalid");
+        assert!(!claimed.valid());
     }
 
     /// A bound above another report's checked peak, or above a known
