@@ -145,7 +145,8 @@ pub struct Finished {
 
 /// Graphs of the rows that are one graph under several names (equal
 /// fingerprints: a generator that ignores the seed, such as `darts`, or
-/// `fork-join` without jitter, or one file listed twice): each copy counts
+/// `fork-join` without jitter, a spec with a parameter written at its
+/// default value beside one without, or one file listed twice): each copy counts
 /// in the means, so the summaries weigh that graph more.
 fn identical_graphs_warning(out: &Path, rows: &[rows::Row]) -> Option<String> {
     let fingerprints = fingerprint::read(out).ok()?;
@@ -160,19 +161,11 @@ fn identical_graphs_warning(out: &Path, rows: &[rows::Row]) -> Option<String> {
         .into_values()
         .filter(|names| names.len() > 1)
         .collect();
-    // Generated graphs are named `SPEC#SEED`; a group of files alone is a
-    // file copied or exported twice, not a generator.
-    let generated = |names: &Vec<&str>| names.iter().any(|name| name.contains('#'));
-    let hint = match (groups.iter().any(generated), groups.iter().all(generated)) {
-        (true, true) => {
-            "a generator that ignores the seed, such as `darts`, `nasnet` or `fork-join` \
-             without jitter?"
-        }
-        (true, false) => {
-            "a generator that ignores the seed, or the same graph saved under two file names?"
-        }
-        (false, _) => "the same graph saved under two file names?",
-    };
+    let mut causes: Vec<Twins> = groups.iter().map(|names| Twins::of(names)).collect();
+    causes.sort();
+    causes.dedup();
+    let hint: Vec<&str> = causes.iter().map(|c| c.hint()).collect();
+    let hint = hint.join("; or ");
     let groups: Vec<String> = groups
         .into_iter()
         .map(|names| match names.len() {
@@ -196,6 +189,44 @@ fn identical_graphs_warning(out: &Path, rows: &[rows::Row]) -> Option<String> {
             String::new()
         }
     ))
+}
+
+/// Why several names may be one graph (see [`identical_graphs_warning`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Twins {
+    /// Generated, one seed, specs written differently.
+    Spelling,
+    /// Generated, one spec, different seeds.
+    Seed,
+    /// Files, or specs and seeds that both differ.
+    Other,
+}
+
+impl Twins {
+    /// The likely cause for a group of names of one graph (generated
+    /// graphs are named `SPEC#SEED`).
+    fn of(names: &[&str]) -> Twins {
+        let parts: Option<Vec<(&str, &str)>> = names.iter().map(|n| n.rsplit_once('#')).collect();
+        match parts {
+            Some(p) if p.iter().all(|(_, seed)| *seed == p[0].1) => Twins::Spelling,
+            Some(p) if p.iter().all(|(spec, _)| *spec == p[0].0) => Twins::Seed,
+            _ => Twins::Other,
+        }
+    }
+
+    fn hint(self) -> &'static str {
+        match self {
+            Twins::Spelling => {
+                "a spec that writes a parameter at its default value, beside one that \
+                 leaves it out: `chain:length=10` is `chain`"
+            }
+            Twins::Seed => {
+                "a generator that ignores the seed, such as `darts`, `nasnet` or \
+                 `fork-join` without jitter?"
+            }
+            Twins::Other => "the same graph saved under two file names, or made by two specs?",
+        }
+    }
 }
 
 /// The final pass over a results directory: recomputes the per-graph columns

@@ -1745,6 +1745,24 @@ mod tests {
             w.contains("a = b") && w.contains("saved under two file names"),
             "{w}"
         );
+        // A parameter at its default value: one seed, two spellings.
+        let out = tempfile::tempdir().unwrap();
+        let (config, opts) = quiet_run(
+            out.path(),
+            "solvers = [\"kahn\"]\n[graphs]\ngenerate = [\"chain\", \"chain:length=10\"]\n",
+        );
+        let done = run_with(&config, &opts, registry_build).unwrap();
+        let w = done
+            .warnings
+            .iter()
+            .find(|w| w.contains("one graph under several names"))
+            .expect("a warning");
+        assert!(
+            w.contains("chain#0 = chain:length=10#0")
+                && w.contains("a parameter at its default value")
+                && !w.contains("ignores the seed"),
+            "{w}"
+        );
     }
 
     /// A run of `DIR/config.toml` into `DIR` keeps the file's text (its
