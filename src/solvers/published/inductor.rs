@@ -103,15 +103,10 @@ fn lpmf(view: &OpView, ctx: &SolveContext, scan_max: usize) -> Decision {
                 if ticker.expired_after(ready.len(), ctx) {
                     return Decision::Stopped(Outcome::timed_out());
                 }
-                let key = |op: u32| {
+                let slot = lowest_key(&ready, |op| {
                     let size = view.defined[op as usize];
-                    ((live + size).max(peak), net(op, &to_free), op)
-                };
-                let (slot, _) = ready
-                    .iter()
-                    .enumerate()
-                    .min_by_key(|&(_, &op)| key(op))
-                    .expect("ready is not empty");
+                    ((live + size).max(peak), net(op, &to_free))
+                });
                 ready.swap_remove(slot)
             }
             Some(t) => {
@@ -151,6 +146,26 @@ fn lpmf(view: &OpView, ctx: &SolveContext, scan_max: usize) -> Decision {
         return Decision::Stopped(Outcome::failed("inductor-lpmf: some op never became ready"));
     }
     Decision::Ops(op_order)
+}
+
+/// The position in `ready` (not empty) of the op with the lowest
+/// `(key(op), op)`. Both keys are packed into one `u128` (sign bits flipped,
+/// so unsigned order is signed order) and the running minimum is kept by
+/// selects, not branches: a tuple comparison per scanned op mispredicted.
+fn lowest_key(ready: &[u32], key: impl Fn(u32) -> (i64, i64)) -> usize {
+    let pack = |op: u32| {
+        let (a, b) = key(op);
+        ((a as u64 ^ 1 << 63) as u128) << 64 | (b as u64 ^ 1 << 63) as u128
+    };
+    let (mut best, mut best_op, mut slot) = (pack(ready[0]), ready[0], 0);
+    for (i, &op) in ready.iter().enumerate().skip(1) {
+        let k = pack(op);
+        let lower = (k < best) | ((k == best) & (op < best_op));
+        best = if lower { k } else { best };
+        best_op = if lower { op } else { best_op };
+        slot = if lower { i } else { slot };
+    }
+    slot
 }
 
 /// Inductor's `topological_sort_bfs`: among ready ops, the one whose operands
@@ -277,6 +292,27 @@ mod tests {
     use super::super::tests::{assert_wrong, lowered, op_order, unread_buffer};
     use super::*;
     use crate::rng::Rng;
+
+    /// `lowest_key` finds the lowest `(key, op)`, as a scan by tuples
+    /// does, over signed keys and ties in either slot.
+    #[test]
+    fn lowest_key_is_the_tuple_minimum() {
+        let mut rng = Rng::new(7);
+        for _ in 0..500 {
+            let len = 1 + rng.below(9) as usize;
+            let ready: Vec<u32> = (0..len).map(|_| rng.below(40) as u32).collect();
+            let second = [i64::MIN, -1, 0, i64::MAX];
+            let key = |op: u32| ((op as i64 % 3) - 1, second[op as usize % 4]);
+            let want = (0..len)
+                .min_by_key(|&i| (key(ready[i]), ready[i], i))
+                .unwrap();
+            let got = lowest_key(&ready, key);
+            assert_eq!(
+                (key(ready[got]), ready[got]),
+                (key(ready[want]), ready[want])
+            );
+        }
+    }
 
     #[test]
     fn ops_by_key_sorts_by_key_then_op() {
