@@ -73,12 +73,11 @@ fn lpmf(view: &OpView, ctx: &SolveContext, scan_max: usize) -> Decision {
             *xor ^= op;
         }
     }
+    // A buffer with one user frees with it: that user is the XOR.
     let mut to_free = vec![0i64; m];
-    for op in 0..m as u32 {
-        for &b in view.uses().neighbors(op) {
-            if left[b as usize].0 == 1 {
-                to_free[op as usize] += view.buffer_size(b);
-            }
+    for (b, &(count, user)) in left.iter().enumerate() {
+        if count == 1 {
+            to_free[user as usize] += view.buffer_size(b as u32);
         }
     }
     let net = |op: u32, to_free: &[i64]| view.defined[op as usize] - to_free[op as usize];
