@@ -419,10 +419,22 @@ impl OpView {
         op_order: &[u32],
         mut step: impl FnMut(Step),
     ) -> Result<(), String> {
-        let mut users_left = vec![0u32; self.buffers.len()];
-        for &b in self.uses.targets() {
-            users_left[b as usize] += 1;
-        }
+        // On a regular graph a buffer's users are its FREE's predecessors,
+        // all ops, each once without parallel edges (the short path's
+        // graphs): read off the FREEs in order, not counted by a pass of
+        // scattered increments over every use.
+        let mut users_left: Vec<u32> = self
+            .buffers
+            .iter()
+            .map(|&free| g.preds(free).len() as u32)
+            .collect();
+        debug_assert_eq!(users_left, {
+            let mut counted = vec![0u32; self.buffers.len()];
+            for &b in self.uses.targets() {
+                counted[b as usize] += 1;
+            }
+            counted
+        });
         for &op in op_order {
             step(Step::Op(op));
             for &b in self.uses.neighbors(op) {
