@@ -268,7 +268,8 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Finished, ExperimentError> 
             damaged.push(format!(
                 "{conflicting} row(s) of {} repeated a solve already in it with another \
                  status, peak or bound (joined or edited by hand?): each solve's first row \
-                 there is the one merged",
+                 there is the one merged (its first that ran, if the first could not load its \
+                 graph)",
                 runs.display()
             ));
         }

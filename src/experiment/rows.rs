@@ -147,7 +147,8 @@ pub fn read_rows(path: &Path) -> io::Result<Vec<Row>> {
 /// What [`read_rows_checked`] found in a `runs.csv`.
 #[derive(Debug, Default)]
 pub struct ReadRows {
-    /// The rows, each key once (its first row).
+    /// The rows, each key once: its first row, unless that one could not
+    /// load its graph ([`never_ran`]) and a later one ran.
     pub rows: Vec<Row>,
     /// Complete lines that were not rows, each written back as a CSV line.
     pub rejected: Vec<Vec<u8>>,
@@ -224,10 +225,15 @@ pub fn read_rows_checked(path: &Path) -> io::Result<ReadRows> {
                         read.rows.push(row);
                     }
                     Entry::Occupied(first) => {
-                        let kept = &read.rows[*first.get()];
+                        let kept = &mut read.rows[*first.get()];
                         let outcome =
                             |r: &Row| (r.status.clone(), r.peak_bytes, r.lower_bound_bytes);
                         read.conflicting += usize::from(outcome(kept) != outcome(&row));
+                        // As `merge` does across inputs: a row that ran
+                        // beats one whose graph could not be loaded.
+                        if never_ran(kept) && !never_ran(&row) {
+                            *kept = row;
+                        }
                     }
                 }
                 continue;
@@ -496,7 +502,23 @@ mod tests {
         }
         fs::write(&path, text).unwrap();
         let read = read_rows_checked(&path).unwrap();
-        assert_eq!((read.rows, read.conflicting), (vec![a], 1));
+        assert_eq!((read.rows, read.conflicting), (vec![a.clone()], 1));
+        // A row that could not load its graph gives way to a later one
+        // that ran, as in `merge`; not the other way round.
+        let mut unloaded = a.clone();
+        unloaded.status = "failed".into();
+        unloaded.peak_bytes = None;
+        unloaded.reason = format!("{CANNOT_LOAD}: it changed during the run");
+        assert!(never_ran(&unloaded));
+        for (rows, kept) in [([&unloaded, &a], &a), ([&a, &unloaded], &a)] {
+            let mut text = header().into_bytes();
+            for r in rows {
+                text.extend(to_line(r));
+            }
+            fs::write(&path, text).unwrap();
+            let read = read_rows_checked(&path).unwrap();
+            assert_eq!((read.rows, read.conflicting), (vec![kept.clone()], 1));
+        }
     }
 
     /// A status no solve writes is a malformed line (dropped, its item

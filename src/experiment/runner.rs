@@ -438,7 +438,8 @@ fn run_with(
         summary.warnings.push(format!(
             "{} row(s) of {RUNS} repeated a solve already in it with another status, peak or \
              bound (the file edited or joined by hand? a run writes each solve once): only \
-             each solve's first row was read, and the file was rewritten without the repeats",
+             each solve's first row was read (its first that ran, if the first could not load \
+             its graph), and the file was rewritten without the repeats",
             start.conflicting
         ));
     }
