@@ -291,23 +291,17 @@ impl Report {
             counters,
             note,
         } = outcome;
+        let Some(order) = order else {
+            return Report {
+                lower_bound,
+                counters,
+                ..Report::unsolved(solver, status, note, time)
+            };
+        };
         let mut report = Report {
-            solver,
-            status,
-            rejection: None,
-            order: None,
-            peak: None,
-            final_memory: None,
             lower_bound,
             counters,
-            note,
-            time,
-        };
-        let Some(order) = order else {
-            if matches!(report.status, Status::Optimal | Status::Feasible) {
-                report.reject(Rejection::NoOrder);
-            }
-            return report;
+            ..Report::unchecked(solver, status, note, time)
         };
         if !matches!(report.status, Status::Optimal | Status::Feasible) {
             // An order beside timed_out/failed is still worth keeping if valid.
@@ -340,7 +334,18 @@ impl Report {
         note: Option<String>,
         time: Duration,
     ) -> Report {
-        let mut report = Report {
+        let mut report = Report::unchecked(solver, status, note, time);
+        if matches!(report.status, Status::Optimal | Status::Feasible) {
+            report.reject(Rejection::NoOrder);
+        }
+        report
+    }
+
+    /// A report of `status` with no order, peak, bound or counters yet,
+    /// before any check: the start of [`Report::from_outcome`] and
+    /// [`Report::unsolved`].
+    fn unchecked(solver: String, status: Status, note: Option<String>, time: Duration) -> Report {
+        Report {
             solver,
             status,
             rejection: None,
@@ -351,11 +356,7 @@ impl Report {
             counters: Vec::new(),
             note,
             time,
-        };
-        if matches!(report.status, Status::Optimal | Status::Feasible) {
-            report.reject(Rejection::NoOrder);
         }
-        report
     }
 
     /// Sets the status to `Invalid` for `why`.
