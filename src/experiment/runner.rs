@@ -1695,19 +1695,21 @@ mod tests {
     /// several names: the run says so (the summaries count it more).
     #[test]
     fn identical_graphs_are_named_in_a_warning() {
-        let dir = tempfile::tempdir().unwrap();
-        let (config, opts) = quiet_run(
-            dir.path(),
+        // The warnings of a run of `toml` that name one graph twice.
+        let warned = |toml: &str| -> Vec<String> {
+            let dir = tempfile::tempdir().unwrap();
+            let (config, opts) = quiet_run(dir.path(), toml);
+            let done = run_with(&config, &opts, registry_build).unwrap();
+            done.warnings
+                .into_iter()
+                .filter(|w| w.contains("one graph under several names"))
+                .collect()
+        };
+        let w = warned(
             "solvers = [\"kahn\"]\n[graphs]\ngenerate = [{ spec = \"fork-join\", seeds = \"0..2\" }, \
              { spec = \"chain\", seeds = \"0..2\" }]\n",
         );
-        let done = run_with(&config, &opts, registry_build).unwrap();
-        let w: Vec<_> = done
-            .warnings
-            .iter()
-            .filter(|w| w.contains("one graph under several names"))
-            .collect();
-        assert_eq!(w.len(), 1, "{:?}", done.warnings);
+        assert_eq!(w.len(), 1, "{w:?}");
         assert!(
             w[0].contains("1 group(s)") && w[0].contains("fork-join#0 = fork-join#1"),
             "{}",
@@ -1728,36 +1730,19 @@ mod tests {
         for name in ["a.json", "b.json"] {
             fs::write(files.path().join(name), &graph).unwrap();
         }
-        let out = tempfile::tempdir().unwrap();
-        let (config, opts) = quiet_run(
-            out.path(),
-            &format!(
-                "solvers = [\"kahn\"]\n[graphs]\nfiles = [\"{0}/a.json\", \"{0}/b.json\"]\n",
-                files.path().display()
-            ),
-        );
-        let done = run_with(&config, &opts, registry_build).unwrap();
-        let w = done
-            .warnings
-            .iter()
-            .find(|w| w.contains("one graph under several names"))
-            .expect("a warning");
+        let w = warned(&format!(
+            "solvers = [\"kahn\"]\n[graphs]\nfiles = [\"{0}/a.json\", \"{0}/b.json\"]\n",
+            files.path().display()
+        ));
+        let w = w.first().expect("a warning");
         assert!(
             w.contains("a = b") && w.contains("saved under two file names"),
             "{w}"
         );
         // A parameter at its default value: one seed, two spellings.
-        let out = tempfile::tempdir().unwrap();
-        let (config, opts) = quiet_run(
-            out.path(),
-            "solvers = [\"kahn\"]\n[graphs]\ngenerate = [\"chain\", \"chain:length=10\"]\n",
-        );
-        let done = run_with(&config, &opts, registry_build).unwrap();
-        let w = done
-            .warnings
-            .iter()
-            .find(|w| w.contains("one graph under several names"))
-            .expect("a warning");
+        let w =
+            warned("solvers = [\"kahn\"]\n[graphs]\ngenerate = [\"chain\", \"chain:length=10\"]\n");
+        let w = w.first().expect("a warning");
         assert!(
             w.contains("chain#0 = chain:length=10#0")
                 && w.contains("a parameter at its default value")
