@@ -7,6 +7,13 @@ set -euo pipefail
 # cargo first: without it nothing below is of use, so install no packages
 # (and ask for no sudo password) before saying so.
 command -v cargo >/dev/null 2>&1 || { echo "setup: cargo not found: install Rust from rustup.rs (then run this script again)" >&2; exit 1; }
+# The oldest Rust that builds memsched: Cargo.toml's rust-version.
+want=$(sed -n 's/^rust-version = "\([0-9.]*\)".*/\1/p' "$(dirname "$0")/../Cargo.toml")
+have=$(cargo --version | awk '{print $2}')
+if [ -n "$want" ] && [ "$(printf '%s\n%s\n' "$want" "${have%%-*}" | sort -V | head -n1)" != "$want" ]; then
+  echo "setup: cargo $have is older than the Rust $want memsched needs: run \`rustup update\` (or install Rust from rustup.rs)" >&2
+  exit 1
+fi
 
 need=()
 command -v cmake >/dev/null 2>&1 || need+=(cmake)
