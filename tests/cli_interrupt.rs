@@ -222,18 +222,36 @@ fn stop_a_run_by(signal: &str, number: i32, named: &str) {
 /// later, so that it is solving); then waits for it to end: its status,
 /// standard output and standard error.
 fn interrupt(
-    mut child: Child,
+    child: Child,
     command: &str,
     ready: Option<&str>,
     signal: &str,
 ) -> (ExitStatus, String, String) {
+    // Killed if the test fails: some of these children solve with no time
+    // limit and would run on, an orphan, after a failed test.
+    let mut child = KillOnDrop(child);
+    let child = &mut child.0;
     // Until the handler is in place (SigCgt lists SIGINT, bit 2).
     let status_file = format!("/proc/{}/status", child.id());
     let waited = Instant::now();
-    while !catches_sigint(&status_file) {
+    let sigint_in = |field| signal_mask(&status_file, field).is_some_and(|m| m & SIGINT_BIT != 0);
+    while !sigint_in("SigCgt:") {
+        if sigint_in("SigIgn:") {
+            panic!(
+                "{command} ignores SIGINT, as it inherited from this test process: a job \
+                 that a non-interactive shell starts in the background (`cmd &`) ignores \
+                 SIGINT, and memsched keeps a signal ignored at start ignored (by design, \
+                 as `nohup` keeps SIGHUP). Run the tests in the foreground."
+            );
+        }
+        if let Some(status) = child.try_wait().expect("wait") {
+            let mut err = String::new();
+            let _ = child.stderr.take().unwrap().read_to_string(&mut err);
+            panic!("{command} ended before it installed its SIGINT handler: {status:?}\n{err}");
+        }
         assert!(
             waited.elapsed() < Duration::from_secs(30),
-            "no SIGINT handler"
+            "{command} installed no SIGINT handler within 30 s"
         );
         sleep(Duration::from_millis(20));
     }
@@ -291,14 +309,23 @@ fn interrupt(
     (status, out, err)
 }
 
-/// Whether the process whose `/proc/PID/status` is `path` catches SIGINT
-/// (signal 2: bit 1 of the `SigCgt` mask).
-fn catches_sigint(path: &str) -> bool {
-    std::fs::read_to_string(path)
-        .ok()
-        .and_then(|text| {
-            let mask = text.lines().find_map(|l| l.strip_prefix("SigCgt:"))?;
-            u64::from_str_radix(mask.trim(), 16).ok()
-        })
-        .is_some_and(|mask| mask & 0b10 != 0)
+/// SIGINT's bit in a `/proc/PID/status` signal mask (signal 2: bit 1).
+const SIGINT_BIT: u64 = 1 << 1;
+
+/// The signal mask on the `field` line (`SigCgt:` caught, `SigIgn:`
+/// ignored) of the process whose `/proc/PID/status` is `path`.
+fn signal_mask(path: &str, field: &str) -> Option<u64> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let mask = text.lines().find_map(|l| l.strip_prefix(field))?;
+    u64::from_str_radix(mask.trim(), 16).ok()
+}
+
+/// A child process killed (and reaped) when dropped, as when a test fails.
+struct KillOnDrop(Child);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
 }
