@@ -481,12 +481,10 @@ struct Numbering {
 impl Numbering {
     fn new(g: &Graph) -> Self {
         // Sized up front: growing vectors of this size costs the allocator
-        // more than one pass over the kinds.
-        let mut count = [0usize; 3];
-        for &k in &g.kinds {
-            count[k as usize] += 1;
-        }
-        let count = |k: NodeKind| count[k as usize];
+        // more than passes over the kinds. One count per kind: a compare
+        // and a sum that vectorize, where one pass of `count[k] += 1`
+        // waits on the counter it just stored.
+        let count = |kind: NodeKind| g.kinds.iter().filter(|&&k| k == kind).count();
         let mut nb = Numbering {
             ops: Vec::with_capacity(count(NodeKind::Compute)),
             index_of: vec![NO_OP; g.node_count()],
@@ -580,20 +578,15 @@ struct Rows {
 }
 
 impl Rows {
+    /// No op's rows yet.
     fn new(numbers: &Numbering) -> Self {
-        // A guess: ops of lowered graphs have a few users each.
-        let (users, uses) = (numbers.ops.len() * 4, numbers.buffers.len());
-        Rows::with_targets(numbers, Vec::with_capacity(users), Vec::with_capacity(uses))
-    }
-
-    /// No op's rows yet; the targets written into the given vectors.
-    fn with_targets(numbers: &Numbering, user_targets: Vec<u32>, use_targets: Vec<u32>) -> Self {
         let m = numbers.ops.len();
         let mut rows = Rows {
             user_offsets: Vec::with_capacity(m + 1),
-            user_targets,
+            // A guess: ops of lowered graphs have a few users each.
+            user_targets: Vec::with_capacity(m * 4),
             use_offsets: Vec::with_capacity(m + 1),
-            use_targets,
+            use_targets: Vec::with_capacity(numbers.buffers.len()),
         };
         rows.user_offsets.push(0);
         rows.use_offsets.push(0);
@@ -618,17 +611,23 @@ impl Rows {
         uses: usize,
     ) -> Result<(), String> {
         if users.max(uses) > limit {
-            return Err(format!(
-                "the op view is too large: more than {limit} op-user or op-buffer \
-                 pairs, reached at op `{}` (ALLOC/FREE nodes shared by many ops make it \
-                 quadratic)",
-                g.id(u)
-            ));
+            return Err(too_many_pairs(g, u, limit));
         }
         self.user_offsets.push(users as u32);
         self.use_offsets.push(uses as u32);
         Ok(())
     }
+}
+
+/// The error of a view that passes `limit` op-user or op-buffer pairs at
+/// op `u`.
+#[cold]
+fn too_many_pairs(g: &Graph, u: NodeIdx, limit: usize) -> String {
+    format!(
+        "the op view is too large: more than {limit} op-user or op-buffer pairs, reached at \
+         op `{}` (ALLOC/FREE nodes shared by many ops make it quadratic)",
+        g.id(u)
+    )
 }
 
 /// The rows of a regular graph without parallel edges, from each op's own
@@ -644,30 +643,43 @@ impl Rows {
 /// of successors alternate unpredictably, and a mispredicted branch per
 /// edge cost more than the writes).
 fn direct_rows(g: &Graph, numbers: &Numbering, limit: usize) -> Result<Rows, String> {
-    // Every pair is an edge out of an op.
+    // Every pair is an edge out of an op. The vectors are locals, not
+    // `Rows`' fields, so that the loop keeps them in registers.
     let bound = g.edge_count();
-    let mut rows = Rows::with_targets(numbers, vec![0; bound], vec![0; bound]);
+    let m = numbers.ops.len();
+    let index_of = numbers.index_of.as_slice();
+    let (mut user_targets, mut use_targets) = (vec![0u32; bound], vec![0u32; bound]);
+    let (mut user_offsets, mut use_offsets) =
+        (Vec::with_capacity(m + 1), Vec::with_capacity(m + 1));
+    user_offsets.push(0);
+    use_offsets.push(0);
     let (mut users, mut uses) = (0usize, 0usize);
     for &u in &numbers.ops {
         for &x in g.succs(u) {
             // One lookup tells the kind and the number; NO_OP (an ALLOC)
             // has FREE_BIT set and is neither.
-            let v = numbers.index_of[x as usize];
-            rows.user_targets[users] = v;
-            rows.use_targets[uses] = v & !FREE_BIT;
+            let v = index_of[x as usize];
+            user_targets[users] = v;
+            use_targets[uses] = v & !FREE_BIT;
             users += usize::from(v & FREE_BIT == 0);
             uses += usize::from(v & FREE_BIT != 0 && v != NO_OP);
         }
-        rows.close_at(g, u, limit, users, uses)?;
+        if users.max(uses) > limit {
+            return Err(too_many_pairs(g, u, limit));
+        }
+        user_offsets.push(users as u32);
+        use_offsets.push(uses as u32);
     }
-    for (targets, len) in [
-        (&mut rows.user_targets, users),
-        (&mut rows.use_targets, uses),
-    ] {
+    for (targets, len) in [(&mut user_targets, users), (&mut use_targets, uses)] {
         targets.truncate(len);
         targets.shrink_to_fit();
     }
-    Ok(rows)
+    Ok(Rows {
+        user_offsets,
+        user_targets,
+        use_offsets,
+        use_targets,
+    })
 }
 
 /// The rows and bytes defined of any graph: from each op, a search forward
