@@ -75,6 +75,7 @@ fn a_solver_that_does_not_stop_is_left_behind_and_the_report_written() {
     // Past the model's build, into HiGHS.
     sleep(Duration::from_secs(2));
     let sent = Instant::now();
+    assert_not_ignored_here("TERM", 15);
     let (status, out, err) = interrupt(child, "schedule", None, "TERM");
     assert_eq!(status.signal(), Some(15), "{status:?}\n{err}");
     assert!(
@@ -168,6 +169,7 @@ fn a_run_under_nohup_ignores_sighup() {
 /// name the signal as `named`, the process ends by it, and the same
 /// command finishes the run.
 fn stop_a_run_by(signal: &str, number: i32, named: &str) {
+    assert_not_ignored_here(signal, number);
     let dir = tempfile::tempdir().unwrap();
     let config = hard_config(dir.path());
     let out_dir = dir.path().join("out");
@@ -237,12 +239,7 @@ fn interrupt(
     let sigint_in = |field| signal_mask(&status_file, field).is_some_and(|m| m & SIGINT_BIT != 0);
     while !sigint_in("SigCgt:") {
         if sigint_in("SigIgn:") {
-            panic!(
-                "{command} ignores SIGINT, as it inherited from this test process: a job \
-                 that a non-interactive shell starts in the background (`cmd &`) ignores \
-                 SIGINT, and memsched keeps a signal ignored at start ignored (by design, \
-                 as `nohup` keeps SIGHUP). Run the tests in the foreground."
-            );
+            panic!("{command} {}", ignored_why("INT"));
         }
         if let Some(status) = child.try_wait().expect("wait") {
             let mut err = String::new();
@@ -307,6 +304,28 @@ fn interrupt(
         .read_to_string(&mut out)
         .unwrap();
     (status, out, err)
+}
+
+/// Fails, saying why, if this test process ignores signal `number`
+/// (`SIG{signal}`): its children would inherit that, and memsched keeps
+/// a signal ignored at start ignored, so the test could not stop them.
+fn assert_not_ignored_here(signal: &str, number: i32) {
+    let ignored = signal_mask("/proc/self/status", "SigIgn:").expect("a SigIgn line");
+    assert!(
+        ignored & 1 << (number - 1) == 0,
+        "this test process {}",
+        ignored_why(signal)
+    );
+}
+
+/// Why a process ignores `SIG{signal}` that these tests send, and what to do.
+fn ignored_why(signal: &str) -> String {
+    format!(
+        "ignores SIG{signal}, as it inherited: `nohup` starts a job with SIGHUP ignored, and \
+         a non-interactive shell starts a background job (`cmd &`) with SIGINT ignored; \
+         memsched keeps a signal ignored at start ignored (by design). Run the tests in \
+         the foreground, without `nohup`."
+    )
 }
 
 /// SIGINT's bit in a `/proc/PID/status` signal mask (signal 2: bit 1).

@@ -485,11 +485,12 @@ impl Numbering {
         // and a sum that vectorize, where one pass of `count[k] += 1`
         // waits on the counter it just stored.
         let count = |kind: NodeKind| g.kinds.iter().filter(|&&k| k == kind).count();
+        let frees = count(NodeKind::Free);
         let mut nb = Numbering {
             ops: Vec::with_capacity(count(NodeKind::Compute)),
             index_of: vec![NO_OP; g.node_count()],
-            buffers: Vec::with_capacity(count(NodeKind::Free)),
-            buffer_bytes: Vec::with_capacity(count(NodeKind::Free)),
+            buffers: Vec::with_capacity(frees),
+            buffer_bytes: Vec::with_capacity(frees),
             output_bytes: 0,
             regular: true,
             tail_allocs: Vec::new(),

@@ -361,8 +361,8 @@ impl KeyLayout {
     /// bits. The first key, bytes freed minus bytes defined, is at least
     /// minus the most bytes an op defines (the bias) and at most the most
     /// buffers an op uses times the largest buffer; the second is at most
-    /// the most users an op has. (Reading the bounds costs about 1 ms on
-    /// the bench's 1M-node graph; the smaller keys save 3-4 ms.)
+    /// the most users an op has. (Reading the bounds is one pass over the
+    /// view's per-op and per-buffer arrays.)
     fn compact(view: &OpView) -> Option<KeyLayout> {
         let bits = |range: u128| 128 - range.leading_zeros();
         let m = view.op_count();
@@ -750,8 +750,9 @@ mod tests {
         assert_wrong(&super::super::xla_default(), &g, 18, 14);
     }
 
-    /// The `u64` keys decide exactly as the `u128` keys, on every family
-    /// in both encodings (the layout is compact on each).
+    /// The `u64` keys decide exactly as the `u128` keys, on five
+    /// generator families in both encodings (the layout is compact on
+    /// each).
     #[test]
     fn u64_keys_decide_as_u128_keys() {
         use crate::corpus::gen::{generate, GenSpec};
