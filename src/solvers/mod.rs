@@ -61,6 +61,13 @@ use std::time::Instant;
 use crate::graph::Graph;
 use crate::schedule;
 
+/// An `i64` as a word that compares like the integer (its sign bit
+/// flipped), for keys packed into one unsigned integer.
+#[inline]
+pub(crate) fn enc_int(x: i64) -> u64 {
+    (x as u64) ^ (1 << 63)
+}
+
 /// What a solver can do beyond returning an order; shown by `memsched solvers`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Abilities {

@@ -31,7 +31,7 @@ pub struct SeedGreedy;
 /// bits 64..128 hold the delta with its sign bit flipped, bits 32..34 the
 /// type, bits 0..32 the rank of the node's id.
 fn pack(delta: i64, type_code: u8, rank: u32) -> u128 {
-    let biased = (delta as u64) ^ (1 << 63);
+    let biased = super::enc_int(delta);
     ((biased as u128) << 64) | ((type_code as u128) << 32) | rank as u128
 }
 

@@ -15,7 +15,7 @@ use super::bfs_queue::BfsQueue;
 use super::lpmf_tree::LpmfTree;
 use super::{op_scheduler, post_order, Decision, OpScheduler, OpView, Readiness, NO_OP};
 use crate::graph::Graph;
-use crate::solvers::{DeadlineTicker, Outcome, SolveContext};
+use crate::solvers::{enc_int, DeadlineTicker, Outcome, SolveContext};
 
 /// Inductor's `topological_sort_lpmf` (least peak memory first).
 ///
@@ -154,7 +154,7 @@ fn lpmf(view: &OpView, ctx: &SolveContext, scan_max: usize) -> Decision {
 fn lowest_key(ready: &[u32], key: impl Fn(u32) -> (i64, i64)) -> usize {
     let pack = |op: u32| {
         let (a, b) = key(op);
-        ((a as u64 ^ 1 << 63) as u128) << 64 | (b as u64 ^ 1 << 63) as u128
+        (enc_int(a) as u128) << 64 | enc_int(b) as u128
     };
     let (mut best, mut best_op, mut slot) = (pack(ready[0]), ready[0], 0);
     for (i, &op) in ready.iter().enumerate().skip(1) {

@@ -15,7 +15,7 @@ use std::collections::BinaryHeap;
 
 use super::{op_scheduler, post_order, Decision, OpScheduler, OpView, Readiness};
 use crate::graph::Graph;
-use crate::solvers::{DeadlineTicker, Outcome, SolveContext};
+use crate::solvers::{enc_int, DeadlineTicker, Outcome, SolveContext};
 
 const NOT_READY: u32 = u32::MAX;
 
@@ -316,7 +316,7 @@ trait ListKey: Copy + Ord {
 impl ListKey for u128 {
     #[inline]
     fn pack(_: &KeyLayout, p: (i64, i64), seq: u32) -> u128 {
-        ((p.0 as u64 ^ 1 << 63) as u128) << 64 | (p.1 as u128) << 32 | seq as u128
+        (enc_int(p.0) as u128) << 64 | (p.1 as u128) << 32 | seq as u128
     }
     #[inline]
     fn seq(self, _: &KeyLayout) -> u32 {

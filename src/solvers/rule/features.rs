@@ -279,11 +279,7 @@ pub(super) fn int_value(
     }
 }
 
-/// An i64 as a word that compares like the integer.
-#[inline]
-pub(super) fn enc_int(x: i64) -> u64 {
-    (x as u64) ^ (1 << 63)
-}
+pub(super) use crate::solvers::enc_int;
 
 /// An f64 as a word that compares like the float (total order; -0 < +0).
 #[inline]
