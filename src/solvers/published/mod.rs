@@ -1184,33 +1184,44 @@ pub(crate) mod tests {
     /// in the same order, and the same bytes defined.
     #[test]
     fn direct_rows_are_the_search_rows() {
-        use crate::corpus::gen::{generate, GenSpec};
         let mut direct = 0;
-        for family in [
+        let families = [
             "random-layered:layers=6,width=4",
             "tensor-program:ops=14",
             "randwire:nodes=8,resolution=64",
             "darts:cells=3,resolution=64",
             "nasnet:cells=3,resolution=64",
             "adversarial:scale=3",
-        ] {
+        ];
+        for (name, g) in in_both_encodings(&families, 3) {
+            let numbers = Numbering::new(&g);
+            if !numbers.rows_are_direct(&g) {
+                continue;
+            }
+            direct += 1;
+            let (searched, defined) = searched_rows(&g, &numbers, MAX_PAIRS).unwrap();
+            let rows = direct_rows(&g, &numbers, MAX_PAIRS).unwrap();
+            assert_eq!(rows, searched, "{name}");
+            assert_eq!(numbers.regular_defined(), defined, "{name}");
+        }
+        assert_eq!(direct, 36, "every generated graph takes the direct path");
+    }
+
+    /// Seeds `0..seeds` of each generator spec in `families`, with ALLOCs
+    /// anchored and floating, named by spec and seed.
+    pub(crate) fn in_both_encodings(families: &[&str], seeds: u64) -> Vec<(String, Graph)> {
+        use crate::corpus::gen::{generate, GenSpec};
+        let mut graphs = Vec::new();
+        for family in families {
             for enc in ["anchored", "floating"] {
-                for seed in 0..3 {
-                    let spec = format!("{family},allocs={enc}");
+                let spec = format!("{family},allocs={enc}");
+                for seed in 0..seeds {
                     let g = generate(&GenSpec::parse(&spec).unwrap(), seed).unwrap();
-                    let numbers = Numbering::new(&g);
-                    if !numbers.rows_are_direct(&g) {
-                        continue;
-                    }
-                    direct += 1;
-                    let (searched, defined) = searched_rows(&g, &numbers, MAX_PAIRS).unwrap();
-                    let rows = direct_rows(&g, &numbers, MAX_PAIRS).unwrap();
-                    assert_eq!(rows, searched, "{spec} seed {seed}");
-                    assert_eq!(numbers.regular_defined(), defined, "{spec} seed {seed}");
+                    graphs.push((format!("{spec} seed {seed}"), g));
                 }
             }
         }
-        assert_eq!(direct, 36, "every generated graph takes the direct path");
+        graphs
     }
 
     /// An ALLOC between two ops with no edge of their own is a path the

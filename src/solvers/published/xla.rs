@@ -524,7 +524,7 @@ impl OpScheduler for XlaDfs {
 
 #[cfg(test)]
 mod tests {
-    use super::super::tests::{assert_wrong, lowered, op_order, unread_buffer};
+    use super::super::tests::{assert_wrong, in_both_encodings, lowered, op_order, unread_buffer};
     use super::*;
 
     /// `P -> p; X(p) -> x[5]; Y(p) -> y[5]; Z(x, y)`: after P, XLA inserts
@@ -755,32 +755,26 @@ mod tests {
     /// each).
     #[test]
     fn u64_keys_decide_as_u128_keys() {
-        use crate::corpus::gen::{generate, GenSpec};
         let ctx = SolveContext::default();
-        for family in [
+        let families = [
             "random-layered:layers=30,width=6",
             "tensor-program:ops=60",
             "randwire:nodes=24,resolution=64",
             "nasnet:cells=3,resolution=64",
             "adversarial:scale=4",
-        ] {
-            for enc in ["anchored", "floating"] {
-                for seed in 0..3 {
-                    let spec = format!("{family},allocs={enc}");
-                    let g = generate(&GenSpec::parse(&spec).unwrap(), seed).unwrap();
-                    let view = OpView::new(&g).unwrap();
-                    let layout = KeyLayout::compact(&view).expect("a compact layout");
-                    let ops = |d: Decision| match d {
-                        Decision::Ops(ops) => ops,
-                        Decision::Stopped(o) => panic!("{spec}: {}", o.status),
-                    };
-                    assert_eq!(
-                        ops(list_schedule::<u64>(&g, &view, &ctx, layout)),
-                        ops(list_schedule::<u128>(&g, &view, &ctx, KeyLayout::UNUSED)),
-                        "{spec} seed {seed}"
-                    );
-                }
-            }
+        ];
+        for (name, g) in in_both_encodings(&families, 3) {
+            let view = OpView::new(&g).unwrap();
+            let layout = KeyLayout::compact(&view).expect("a compact layout");
+            let ops = |d: Decision| match d {
+                Decision::Ops(ops) => ops,
+                Decision::Stopped(o) => panic!("{name}: {}", o.status),
+            };
+            assert_eq!(
+                ops(list_schedule::<u64>(&g, &view, &ctx, layout)),
+                ops(list_schedule::<u128>(&g, &view, &ctx, KeyLayout::UNUSED)),
+                "{name}"
+            );
         }
     }
 
