@@ -127,6 +127,24 @@ fn reduced_model_has_the_plain_models_optimum() {
     }
 }
 
+/// HiGHS's node count is an `int64` info value, which the `highs` crate's
+/// integer getter cannot read: `mip_nodes` was 0 on every solve. Models
+/// that branch (here the plain model, without the reduction) report nodes.
+#[test]
+fn branching_solves_count_their_nodes() {
+    let mut rng = Rng::new(11);
+    let nodes: Vec<u64> = (0..12)
+        .map(|_| {
+            let g = random_dag(&mut rng, 14);
+            let r = solvers::run(&Ilp::plain(), &g, &ctx(60));
+            assert_eq!(r.status, Status::Optimal, "{r:?}");
+            // None when a starting order meets the lower bound (no model).
+            r.counter("mip_nodes").unwrap_or(0)
+        })
+        .collect();
+    assert!(nodes.iter().any(|&k| k > 0), "no solve branched: {nodes:?}");
+}
+
 #[test]
 fn anchored_chain_reduces_to_one_step_per_op() {
     let spec = GenSpec::parse("chain:length=30").unwrap();

@@ -308,7 +308,7 @@ pub(crate) fn solve(spec: &Spec) -> Result<Answer, String> {
         .double_info_value(c"mip_dual_bound")
         .ok()
         .filter(|b| b.is_finite());
-    let mip_nodes = solved.int_info_value(c"mip_node_count").ok();
+    let mip_nodes = mip_node_count(solved.as_ptr());
     let objective = solved.objective_value();
     // Without a binary (P is continuous) HiGHS solves an LP and reports no
     // MIP bound (0): the LP's optimum is the bound.
@@ -350,4 +350,20 @@ pub(crate) fn solve(spec: &Spec) -> Result<Answer, String> {
         mip_nodes,
         rows,
     })
+}
+
+/// HiGHS's count of branch-and-bound nodes of the solve behind `highs` (a
+/// solved model's pointer), if HiGHS reports one. It is an `int64` info
+/// value, which the `highs` crate's `int_info_value` cannot read: that one
+/// asks for a `HighsInt` and fails on it, so the count came out as none.
+#[allow(unsafe_code)]
+fn mip_node_count(highs: *const std::ffi::c_void) -> Option<i64> {
+    let mut value = 0i64;
+    // SAFETY: `highs` points to the live HiGHS instance of a solved model
+    // the caller holds; the name is a NUL-terminated string and `value` an
+    // `i64` HiGHS writes at most once, as the C API's signature says.
+    let status = unsafe {
+        highs_sys::Highs_getInt64InfoValue(highs, c"mip_node_count".as_ptr(), &mut value)
+    };
+    (status == highs_sys::kHighsStatusOk).then_some(value)
 }
