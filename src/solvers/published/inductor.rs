@@ -46,8 +46,8 @@ pub struct InductorLpmf;
 op_scheduler!(InductorLpmf, "inductor-lpmf");
 
 impl OpScheduler for InductorLpmf {
-    fn decide(&self, _g: &Graph, view: &OpView, ctx: &SolveContext) -> Decision {
-        lpmf(view, ctx, SCAN_MAX)
+    fn decide(&self, g: &Graph, view: &OpView, ctx: &SolveContext) -> Decision {
+        lpmf(g, view, ctx, SCAN_MAX)
     }
 }
 
@@ -58,8 +58,10 @@ impl OpScheduler for InductorLpmf {
 const SCAN_MAX: usize = 64;
 
 /// [`InductorLpmf`], with the ready ops in a tree once more than
-/// `scan_max` are ready.
-fn lpmf(view: &OpView, ctx: &SolveContext, scan_max: usize) -> Decision {
+/// `scan_max` are ready. On a graph whose op steps are fixed by op data it
+/// writes the node order as it goes (it counts each buffer's users left
+/// anyway); elsewhere it returns the op order to expand.
+fn lpmf(g: &Graph, view: &OpView, ctx: &SolveContext, scan_max: usize) -> Decision {
     let m = view.op_count();
     let mut readiness = Readiness::new(view);
     // Per buffer, its users that have not run: how many, and the XOR of
@@ -85,7 +87,12 @@ fn lpmf(view: &OpView, ctx: &SolveContext, scan_max: usize) -> Decision {
     let mut peak: i64 = live.max(view.output_bytes);
     let mut ready: Vec<u32> = readiness.initially_ready().collect();
     let mut tree: Option<LpmfTree> = None;
-    let mut op_order = Vec::with_capacity(m);
+    let mut steps = view.step_writer(g);
+    let mut op_order = match steps {
+        Some(_) => Vec::new(),
+        None => Vec::with_capacity(m),
+    };
+    let mut ran = 0usize;
     let mut ticker = DeadlineTicker::new(1 << 12);
     loop {
         if tree.is_none() && ready.len() > scan_max {
@@ -118,7 +125,11 @@ fn lpmf(view: &OpView, ctx: &SolveContext, scan_max: usize) -> Decision {
                 }
             }
         };
-        op_order.push(sel);
+        match &mut steps {
+            Some(steps) => steps.op(sel),
+            None => op_order.push(sel),
+        }
+        ran += 1;
         live += view.defined[sel as usize];
         peak = peak.max(live);
         live -= to_free[sel as usize];
@@ -130,6 +141,9 @@ fn lpmf(view: &OpView, ctx: &SolveContext, scan_max: usize) -> Decision {
             let (count, xor) = &mut left[b as usize];
             *count -= 1;
             *xor ^= sel;
+            if let Some(steps) = &mut steps {
+                steps.free_if(b, *count == 0);
+            }
             if *count == 1 {
                 // Inductor adds the size to every user's `memory_to_free`;
                 // only the one that has not run reads it again.
@@ -141,10 +155,13 @@ fn lpmf(view: &OpView, ctx: &SolveContext, scan_max: usize) -> Decision {
             }
         }
     }
-    if op_order.len() != m {
+    if ran != m {
         return Decision::Stopped(Outcome::failed("inductor-lpmf: some op never became ready"));
     }
-    Decision::Ops(op_order)
+    match steps {
+        Some(steps) => Decision::Nodes(steps.finish()),
+        None => Decision::Ops(op_order),
+    }
 }
 
 /// The position in `ready` (not empty) of the op with the lowest
@@ -288,9 +305,48 @@ pub(super) fn ops_by_key(keys: &[u64]) -> Vec<u32> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::tests::{assert_wrong, lowered, op_order, unread_buffer};
+    use super::super::tests::{assert_wrong, in_both_encodings, lowered, op_order, unread_buffer};
     use super::*;
+    use crate::graph::{GraphBuilder, NodeKind};
     use crate::rng::Rng;
+
+    /// Where op steps are fixed by op data (every generated graph), lpmf
+    /// writes its node order as it goes: the same order as expanding its
+    /// op order afterwards. Where they are not, it returns the op order.
+    #[test]
+    fn lpmf_writes_the_expansion_of_its_op_order() {
+        let ctx = SolveContext::default();
+        let families = [
+            "random-layered:layers=6,width=4",
+            "tensor-program:ops=14",
+            "randwire:nodes=8,resolution=64",
+            "nasnet:cells=3,resolution=64",
+            "adversarial:scale=3",
+        ];
+        for (name, g) in in_both_encodings(&families, 3) {
+            let view = OpView::new(&g).unwrap();
+            let Decision::Nodes(order) = lpmf(&g, &view, &ctx, SCAN_MAX) else {
+                panic!("{name}: no node order");
+            };
+            let ops: Vec<u32> = order
+                .iter()
+                .filter(|&&v| g.kind(v) == NodeKind::Compute)
+                .map(|&v| view.op_of(v))
+                .collect();
+            assert_eq!(view.expand(&g, &ops).unwrap(), order, "{name}");
+        }
+        // An ALLOC with an edge to its FREE: not regular.
+        let mut b = GraphBuilder::new();
+        let a = b.alloc(5, 1);
+        let x = b.op("x");
+        let f = b.free(1);
+        b.edge(a, x);
+        b.edge(x, f);
+        b.edge(a, f);
+        let g = b.build().unwrap();
+        let view = OpView::new(&g).unwrap();
+        assert!(matches!(lpmf(&g, &view, &ctx, SCAN_MAX), Decision::Ops(ops) if ops == [0]));
+    }
 
     /// `lowest_key` finds the lowest `(key, op)`, as a scan by tuples
     /// does, over signed keys and ties in either slot.
@@ -343,9 +399,9 @@ mod tests {
             for seed in 0..4 {
                 let g = generate(&GenSpec::parse(spec).unwrap(), seed).unwrap();
                 let view = OpView::new(&g).unwrap();
-                let ops = |scan_max| match lpmf(&view, &ctx, scan_max) {
-                    Decision::Ops(ops) => ops,
+                let ops = |scan_max| match lpmf(&g, &view, &ctx, scan_max) {
                     Decision::Stopped(out) => panic!("{spec}: {out:?}"),
+                    decision => decision.into_outcome(&g, &view).order,
                 };
                 assert_eq!(ops(usize::MAX), ops(0), "{spec} seed {seed}");
             }

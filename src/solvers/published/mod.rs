@@ -84,6 +84,9 @@ pub trait OpScheduler: Send + Sync {
 pub enum Decision {
     /// A complete op order (op numbers), still to expand.
     Ops(Vec<u32>),
+    /// A node order the scheduler expanded as it went, step by step with a
+    /// [`StepWriter`]: what [`OpView::expand`] makes of its op order.
+    Nodes(Vec<NodeIdx>),
     /// No order: timed out or failed.
     Stopped(Outcome),
 }
@@ -106,6 +109,7 @@ impl Decision {
                 Ok(order) => Outcome::feasible(order),
                 Err(e) => Outcome::failed(e),
             },
+            Decision::Nodes(order) => Outcome::feasible(order),
             Decision::Stopped(out) => out,
         }
     }
@@ -347,19 +351,12 @@ impl OpView {
     /// an op before its operands is not an error here but a node order
     /// the checker rejects (see `walk_regular`).
     pub fn expand(&self, g: &Graph, op_order: &[u32]) -> Result<Vec<NodeIdx>, String> {
-        if let Some(tail) = self.short_path(g) {
-            let mut order = Vec::with_capacity(g.node_count());
+        if let Some(mut steps) = self.step_writer(g) {
             self.walk_regular(g, op_order, |step| match step {
-                Step::Op(op) => {
-                    let v = self.ops[op as usize];
-                    let allocs = g.preds(v).iter().filter(|&&a| g.kind(a) == NodeKind::Alloc);
-                    order.extend(allocs);
-                    order.push(v);
-                }
-                Step::Free(b) => order.push(self.buffers[b as usize]),
+                Step::Op(op) => steps.op(op),
+                Step::Free(b) => steps.free(b),
             })?;
-            order.extend_from_slice(tail);
-            return Ok(order);
+            return Ok(steps.finish());
         }
         let nodes = op_order.iter().map(|&o| self.ops[o as usize]);
         expand_with(Expander::for_view(g, self), g, nodes)
@@ -395,6 +392,21 @@ impl OpView {
         })?;
         mem += tail.iter().map(|&a| g.delta(a)).sum::<i64>();
         Ok(peak.max(mem) as u64)
+    }
+
+    /// A writer of the node order step by step, when op steps are fixed by
+    /// op data (see [`OpView::peak_of`]): a scheduler that knows when each
+    /// buffer's last user runs can expand as it goes, without
+    /// [`OpView::expand`]'s second walk over its op order.
+    pub(crate) fn step_writer<'a>(&'a self, g: &'a Graph) -> Option<StepWriter<'a>> {
+        let tail = self.short_path(g)?;
+        Some(StepWriter {
+            g,
+            view: self,
+            order: vec![0; g.node_count()],
+            len: 0,
+            tail,
+        })
     }
 
     /// The successor-less ALLOCs, when op steps are fixed by op data: the
@@ -752,6 +764,67 @@ fn searched_rows(g: &Graph, numbers: &Numbering, limit: usize) -> Result<(Rows, 
         });
     }
     Ok((rows, defined))
+}
+
+/// The node order of a regular graph without parallel edges, written one
+/// step at a time ([`OpView::step_writer`]): each op after its ALLOCs, each
+/// FREE when its buffer's last user has run, the successor-less ALLOCs last.
+pub(crate) struct StepWriter<'a> {
+    g: &'a Graph,
+    view: &'a OpView,
+    order: Vec<NodeIdx>,
+    len: usize,
+    tail: &'a [NodeIdx],
+}
+
+impl StepWriter<'_> {
+    /// Op `op` runs: its ALLOC predecessors (in the order of its edges),
+    /// then its node.
+    #[inline]
+    pub(crate) fn op(&mut self, op: u32) {
+        let g = self.g;
+        let v = self.view.ops[op as usize];
+        self.room(g.preds(v).len() + 1);
+        for &a in g.preds(v) {
+            self.order[self.len] = a;
+            self.len += usize::from(g.kind(a) == NodeKind::Alloc);
+        }
+        self.order[self.len] = v;
+        self.len += 1;
+    }
+
+    /// Buffer `b`'s last user has run: its FREE runs.
+    #[inline]
+    pub(crate) fn free(&mut self, b: u32) {
+        self.free_if(b, true);
+    }
+
+    /// [`StepWriter::free`] when `last`, without a branch on it.
+    #[inline]
+    pub(crate) fn free_if(&mut self, b: u32, last: bool) {
+        self.room(1);
+        self.order[self.len] = self.view.buffers[b as usize];
+        self.len += usize::from(last);
+    }
+
+    /// Makes room for `k` more nodes. The order is written in place, each
+    /// node at `len` and `len` moved on only when the node runs (no branch
+    /// on which predecessor is an ALLOC, or on which use was the last), so
+    /// it is as long as the graph from the start and grows only for an
+    /// op order that runs some op twice (which the checker then rejects).
+    #[inline]
+    fn room(&mut self, k: usize) {
+        if self.order.len() < self.len + k {
+            self.order.resize(self.len + k, 0);
+        }
+    }
+
+    /// The node order, with the successor-less ALLOCs at the end.
+    pub(crate) fn finish(mut self) -> Vec<NodeIdx> {
+        self.order.truncate(self.len);
+        self.order.extend_from_slice(self.tail);
+        self.order
+    }
 }
 
 /// One step of [`OpView::walk_regular`].

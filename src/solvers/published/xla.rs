@@ -768,6 +768,7 @@ mod tests {
             let layout = KeyLayout::compact(&view).expect("a compact layout");
             let ops = |d: Decision| match d {
                 Decision::Ops(ops) => ops,
+                Decision::Nodes(_) => panic!("{name}: xla-list returns op orders"),
                 Decision::Stopped(o) => panic!("{name}: {}", o.status),
             };
             assert_eq!(
