@@ -354,7 +354,7 @@ impl OpView {
         if let Some(mut steps) = self.step_writer(g) {
             self.walk_regular(g, op_order, |step| match step {
                 Step::Op(op) => steps.op(op),
-                Step::Free(b) => steps.free(b),
+                Step::Use { buffer, last } => steps.free_if(buffer, last),
             })?;
             return Ok(steps.finish());
         }
@@ -388,7 +388,8 @@ impl OpView {
                 mem += self.defined[op as usize];
                 peak = peak.max(mem);
             }
-            Step::Free(b) => mem -= self.buffer_size(b),
+            // A select, not a branch: which use is the last is unpredictable.
+            Step::Use { buffer, last } => mem -= if last { self.buffer_size(buffer) } else { 0 },
         })?;
         mem += tail.iter().map(|&a| g.delta(a)).sum::<i64>();
         Ok(peak.max(mem) as u64)
@@ -403,8 +404,7 @@ impl OpView {
         Some(StepWriter {
             g,
             view: self,
-            order: vec![0; g.node_count()],
-            len: 0,
+            order: Vec::with_capacity(g.node_count()),
             tail,
         })
     }
@@ -456,9 +456,10 @@ impl OpView {
                     return Err(format!("op {} runs twice", g.id(v)));
                 };
                 *left = now;
-                if now == 0 {
-                    step(Step::Free(b));
-                }
+                step(Step::Use {
+                    buffer: b,
+                    last: now == 0,
+                });
             }
         }
         if op_order.len() != self.op_count() {
@@ -773,7 +774,6 @@ pub(crate) struct StepWriter<'a> {
     g: &'a Graph,
     view: &'a OpView,
     order: Vec<NodeIdx>,
-    len: usize,
     tail: &'a [NodeIdx],
 }
 
@@ -784,44 +784,22 @@ impl StepWriter<'_> {
     pub(crate) fn op(&mut self, op: u32) {
         let g = self.g;
         let v = self.view.ops[op as usize];
-        self.room(g.preds(v).len() + 1);
-        for &a in g.preds(v) {
-            self.order[self.len] = a;
-            self.len += usize::from(g.kind(a) == NodeKind::Alloc);
-        }
-        self.order[self.len] = v;
-        self.len += 1;
+        let allocs = g.preds(v).iter().filter(|&&a| g.kind(a) == NodeKind::Alloc);
+        self.order.extend(allocs);
+        self.order.push(v);
     }
 
-    /// Buffer `b`'s last user has run: its FREE runs.
-    #[inline]
-    pub(crate) fn free(&mut self, b: u32) {
-        self.free_if(b, true);
-    }
-
-    /// [`StepWriter::free`] when `last`, without a branch on it.
+    /// The op that ran used buffer `b`: if it was the `last` user, `b`'s
+    /// FREE runs. Without a branch on `last` (which use is the last is
+    /// unpredictable): the FREE is pushed, and taken back unless `last`.
     #[inline]
     pub(crate) fn free_if(&mut self, b: u32, last: bool) {
-        self.room(1);
-        self.order[self.len] = self.view.buffers[b as usize];
-        self.len += usize::from(last);
-    }
-
-    /// Makes room for `k` more nodes. The order is written in place, each
-    /// node at `len` and `len` moved on only when the node runs (no branch
-    /// on which predecessor is an ALLOC, or on which use was the last), so
-    /// it is as long as the graph from the start and grows only for an
-    /// op order that runs some op twice (which the checker then rejects).
-    #[inline]
-    fn room(&mut self, k: usize) {
-        if self.order.len() < self.len + k {
-            self.order.resize(self.len + k, 0);
-        }
+        self.order.push(self.view.buffers[b as usize]);
+        self.order.truncate(self.order.len() - usize::from(!last));
     }
 
     /// The node order, with the successor-less ALLOCs at the end.
     pub(crate) fn finish(mut self) -> Vec<NodeIdx> {
-        self.order.truncate(self.len);
         self.order.extend_from_slice(self.tail);
         self.order
     }
@@ -831,8 +809,10 @@ impl StepWriter<'_> {
 enum Step {
     /// An op runs (its ALLOCs just before it).
     Op(u32),
-    /// A buffer's last user has run: its FREE runs.
-    Free(u32),
+    /// An op that ran used `buffer`; if it was the `last` user, the
+    /// buffer's FREE runs. (Every use is a step, so that callers decide
+    /// by selects: a branch on `last` mispredicts about once a buffer.)
+    Use { buffer: u32, last: bool },
 }
 
 /// Which ops are ready: those whose operands have all run, exactly the ops
