@@ -50,8 +50,9 @@ fn ctrl_c_stops_the_solvers_and_the_report_is_still_written() {
     assert!(out.contains("best peak"), "{out}");
 }
 
-/// `ilp` cannot stop inside a HiGHS call, which has no end in sight
-/// without a time limit (over 10 minutes on this graph): 5 s after SIGTERM
+/// `ilp` cannot stop inside HiGHS's root LP (the interrupt callback
+/// reaches the branch and bound only), which on this graph takes over 30 s
+/// (over 10 minutes to the end, without a time limit): 5 s after SIGTERM
 /// `schedule` leaves it without an answer and writes the report.
 #[cfg(feature = "ilp")]
 #[test]

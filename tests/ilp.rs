@@ -5,13 +5,15 @@
 
 mod common;
 
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use memsched::corpus::gen::{generate, GenSpec};
 use memsched::corpus::program::{AllocEncoding, TensorProgram, TensorRef};
 use memsched::graph::{Graph, GraphBuilder};
 use memsched::rng::Rng;
-use memsched::solvers::{self, Brute, Ilp, SolveContext, Status};
+use memsched::solvers::{self, Brute, Ilp, SolveContext, Status, Stop};
 
 /// A random DAG of ALLOC / FREE / compute nodes: edges only go forward, each
 /// FREE has an edge from its ALLOC.
@@ -143,6 +145,36 @@ fn branching_solves_count_their_nodes() {
         })
         .collect();
     assert!(nodes.iter().any(|&k| k > 0), "no solve branched: {nodes:?}");
+}
+
+/// A stop (the flag Ctrl-C sets in `schedule`) interrupts HiGHS's branch
+/// and bound through its callback: `ilp` answers with its best so far and
+/// HiGHS's bound, and its note names the stop. (Without the callback the
+/// solve runs on to the 10 s limit, and the note says so.)
+#[test]
+fn a_stop_interrupts_the_branch_and_bound() {
+    // HiGHS branches for longer than 5 s on it (mip_nodes in the hundreds).
+    let spec = GenSpec::parse("random-layered:layers=20,width=4").unwrap();
+    let g = generate(&spec, 3).unwrap();
+    let flag = Arc::new(AtomicBool::new(false));
+    let mut ctx = ctx(10);
+    ctx.stop = Some(Stop {
+        flag: Arc::clone(&flag),
+        cause: || "the test's stop",
+    });
+    let setter = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_secs(1));
+        flag.store(true, Ordering::Relaxed);
+    });
+    let r = solvers::run(&Ilp::default(), &g, &ctx);
+    setter.join().unwrap();
+    let note = r.note.clone().unwrap_or_default();
+    assert!(
+        note.starts_with("stopped by the test's stop; HiGHS: ReachedInterrupt"),
+        "{r:?}"
+    );
+    assert_eq!(r.status, Status::Feasible, "{r:?}");
+    assert!(r.lower_bound.is_some_and(|lb| Some(lb) < r.peak), "{r:?}");
 }
 
 #[test]

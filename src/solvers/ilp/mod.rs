@@ -14,6 +14,7 @@
 //! found and the stronger of HiGHS's dual bound and the F4 bound.
 
 mod bounds;
+mod interrupt;
 mod model;
 mod reduce;
 mod sim;
@@ -205,9 +206,14 @@ impl Scheduler for Ilp {
                  below the bytes' values)"
             ),
         };
+        // Interrupted through its callback (ilp/interrupt.rs): say by what.
+        let stopped = match answer.status.as_str() {
+            "ReachedInterrupt" => format!("stopped by {}; ", ctx.limit_cause()),
+            _ => String::new(),
+        };
         let note = format!(
-            "HiGHS: {}{again_note} (objective {}, bound {:?}{allowance}); {steps} steps from {n} \
-             nodes{coarse_note}",
+            "{stopped}HiGHS: {}{again_note} (objective {}, bound {:?}{allowance}); {steps} steps \
+             from {n} nodes{coarse_note}",
             answer.status,
             answer.objective * unit as f64,
             answer.dual_bound.map(|b| b * unit as f64)

@@ -296,6 +296,12 @@ pub(crate) fn solve(spec: &Spec) -> Result<Answer, String> {
             .try_set_solution(Some(&init), None, None, None)
             .map_err(|e| format!("HiGHS rejected the start: {e:?}"))?;
     }
+    // A stop (Ctrl-C in `schedule`) ends HiGHS at its next check, with its
+    // incumbent and bound, as its time limit would; held across the solve.
+    let _armed = match &spec.ctx.stop {
+        Some(stop) => Some(super::interrupt::on_flag(model.as_mut_ptr(), &stop.flag)?),
+        None => None,
+    };
     let solved = model
         .try_solve()
         .map_err(|e| format!("HiGHS failed: {e:?}"))?;
