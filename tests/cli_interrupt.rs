@@ -51,9 +51,11 @@ fn ctrl_c_stops_the_solvers_and_the_report_is_still_written() {
 }
 
 /// `ilp` cannot stop inside HiGHS's root LP (the interrupt callback
-/// reaches the branch and bound only), which on this graph takes over 30 s
-/// (over 10 minutes to the end, without a time limit): 5 s after SIGTERM
-/// `schedule` leaves it without an answer and writes the report.
+/// reaches the branch and bound only), which on this graph took over 30 s
+/// on the development machine (over 10 minutes to the end, without a time
+/// limit): 5 s after SIGTERM `schedule` leaves it without an answer and
+/// writes the report. (A machine that ends that LP within the 2 + 5 s
+/// would see `ilp` stop instead, and this test fail.)
 #[cfg(feature = "ilp")]
 #[test]
 fn a_solver_that_does_not_stop_is_left_behind_and_the_report_written() {

@@ -175,6 +175,15 @@ fn a_stop_interrupts_the_branch_and_bound() {
     );
     assert_eq!(r.status, Status::Feasible, "{r:?}");
     assert!(r.lower_bound.is_some_and(|lb| Some(lb) < r.peak), "{r:?}");
+    // A stop before HiGHS starts leaves it no time (`ReachedTimeLimit`):
+    // the note names the stop all the same.
+    let r = solvers::run(&Ilp::default(), &g, &ctx);
+    let note = r.note.clone().unwrap_or_default();
+    assert!(
+        note.starts_with("stopped by the test's stop; HiGHS: "),
+        "{r:?}"
+    );
+    assert_eq!(r.status, Status::Feasible, "{r:?}");
 }
 
 #[test]

@@ -72,9 +72,10 @@ pub struct Args {
     /// Ctrl-C acts as the limit: the solver running stops at its best so
     /// far, the solvers after it do not run (`timed_out`, noted "not run"),
     /// and the report is written (then the exit is as Ctrl-C's, status
-    /// 130); `ilp` stops at HiGHS's next check in its branch and bound, but
-    /// not inside HiGHS's root LP: a solver that has not stopped 5 s later
-    /// is left without an answer, and a second Ctrl-C ends at once. SIGTERM
+    /// 130); `ilp` stops at HiGHS's next limit check in its branch and
+    /// bound, but not during HiGHS's set-up or inside an LP solve (the root
+    /// LP can take minutes): a solver that has not stopped 5 s later is
+    /// left without an answer, and a second Ctrl-C ends at once. SIGTERM
     /// acts as Ctrl-C (status 143), and so does SIGHUP (the terminal
     /// closed; 129).
     #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
@@ -283,8 +284,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     {
         note!(
             "note: no --time-limit, so {} may search for a long time; Ctrl-C stops the \
-             running solver at its best so far (`ilp` inside HiGHS's root LP, which a stop \
-             cannot interrupt, is left without an answer after 5 s) and writes the report",
+             running solver at its best so far (`ilp` during HiGHS's set-up or inside an LP \
+             solve, which a stop cannot interrupt, is left without an answer after 5 s) and writes the report",
             searches.join(", ")
         );
     }
@@ -406,9 +407,9 @@ fn reads_latency(shown: &str) -> bool {
 
 /// How long a solver may take to stop after Ctrl-C before `schedule`
 /// leaves it behind and writes the report without its answer: `ilp`
-/// cannot stop inside HiGHS's root LP (its interrupt callback reaches the
-/// branch and bound, not the LP solver HiGHS runs for it), which without
-/// `--time-limit` can take minutes.
+/// cannot stop during HiGHS's set-up of the MIP or inside an LP it solves
+/// (its interrupt callback reaches the branch and bound only), and the root
+/// LP alone can take minutes without `--time-limit`.
 const STOP_GRACE: Duration = Duration::from_secs(5);
 
 /// How the note of a solver left behind after Ctrl-C begins.
@@ -465,7 +466,8 @@ impl Solve {
                     if since.elapsed() >= STOP_GRACE {
                         let note = format!(
                             "{LEFT_BEHIND}: it did not stop within {} s of {} (`ilp` cannot \
-                             stop inside HiGHS's root LP; give it a --time-limit)",
+                             stop during HiGHS's set-up or inside an LP solve; give it a \
+                             --time-limit)",
                             STOP_GRACE.as_secs(),
                             super::interrupt::cause()
                         );

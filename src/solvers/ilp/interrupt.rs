@@ -2,11 +2,15 @@
 //! `memsched schedule`), through the HiGHS C API's interrupt callbacks:
 //! neither good_lp nor the `highs` crate exposes them.
 //!
-//! HiGHS asks its callback at each interrupt check of the MIP search and of
-//! its simplex solves; the callback reads the flag and, once it is set,
-//! asks HiGHS to stop. HiGHS then returns as at its time limit (status
-//! `Interrupt`), with its incumbent and its bound, so `ilp` answers with its
-//! best so far instead of running on inside a HiGHS call.
+//! HiGHS asks its callback at each limit check of its MIP search (and of
+//! the simplex, for a model without binaries, which it solves as an LP);
+//! the callback reads the flag and, once it is set, asks HiGHS to stop.
+//! HiGHS then returns as at its time limit (status `ReachedInterrupt`),
+//! with its incumbent and its bound, so `ilp` answers with its best so far
+//! instead of running on inside a HiGHS call. The callback does not reach
+//! HiGHS's set-up of a MIP (symmetry detection, clique table) nor the LP
+//! relaxations it solves in a separate instance of its own: a stop there
+//! waits for them.
 
 #![allow(unsafe_code)]
 
@@ -19,27 +23,27 @@ use highs_sys::{
     HighsCallbackDataIn, HighsCallbackDataOut, Highs_setCallback, Highs_startCallback,
 };
 
-/// Arms the interrupt callbacks of the HiGHS instance behind `highs` (a
-/// model's mutable pointer) on `flag`. The returned guard holds the flag;
-/// HiGHS keeps a pointer to it, so the guard must live until the solve
-/// has returned (the caller holds it across the solve).
-pub(super) fn on_flag(highs: *mut c_void, flag: &Arc<AtomicBool>) -> Result<Armed, String> {
+/// Arms the interrupt callbacks of the HiGHS instance behind `highs` on
+/// `flag`; `None` if HiGHS refuses them (the solve then runs to its limit,
+/// as before). The returned guard holds the flag, which HiGHS reads through
+/// a pointer.
+///
+/// # Safety
+/// `highs` must point to a live HiGHS instance (a model's mutable
+/// pointer), and the guard must outlive every solve of that instance: hold
+/// it until the solve has returned.
+pub(super) unsafe fn on_flag(highs: *mut c_void, flag: &Arc<AtomicBool>) -> Option<Armed> {
     let flag = Arc::clone(flag);
     let data = Arc::as_ptr(&flag) as *mut c_void;
-    // SAFETY: `highs` points to a live HiGHS instance the caller holds
-    // mutably; `interrupt_when_set` matches `HighsCCallbackType`, and `data`
-    // points to an `AtomicBool` kept alive by the returned guard, which the
-    // caller holds until HiGHS has returned from its solve (the only time it
-    // calls back).
+    // SAFETY: the caller vouches for `highs` and for the guard's lifetime;
+    // `interrupt_when_set` matches `HighsCCallbackType`, and `data` points
+    // to the `AtomicBool` the guard keeps alive.
     let armed = unsafe {
         Highs_setCallback(highs, Some(interrupt_when_set), data) == kHighsStatusOk
             && Highs_startCallback(highs, kHighsCallbackMipInterrupt) == kHighsStatusOk
             && Highs_startCallback(highs, kHighsCallbackSimplexInterrupt) == kHighsStatusOk
     };
-    match armed {
-        true => Ok(Armed { _flag: flag }),
-        false => Err("HiGHS refused its interrupt callback".to_string()),
-    }
+    armed.then_some(Armed { _flag: flag })
 }
 
 /// Keeps the flag HiGHS's callback reads alive while it may read it.
@@ -48,17 +52,24 @@ pub(super) struct Armed {
 }
 
 /// HiGHS's callback: asks it to stop once the flag behind `data` is set.
+/// Only for the interrupt callbacks, the two `on_flag` starts: for any
+/// other, HiGHS does not expect `user_interrupt`.
 unsafe extern "C" fn interrupt_when_set(
-    _callback_type: c_int,
+    callback_type: c_int,
     _message: *const c_char,
     _data_out: *const HighsCallbackDataOut,
     data_in: *mut HighsCallbackDataIn,
     data: *mut c_void,
 ) {
+    let interrupt = callback_type == kHighsCallbackMipInterrupt
+        || callback_type == kHighsCallbackSimplexInterrupt;
+    if !interrupt || data_in.is_null() || data.is_null() {
+        return;
+    }
     // SAFETY: `data` is the `AtomicBool` `on_flag` registered, alive while
     // HiGHS solves; an atomic read needs no exclusive access.
     let set = unsafe { &*(data as *const AtomicBool) }.load(Ordering::Relaxed);
-    if set && !data_in.is_null() {
+    if set {
         // SAFETY: for interrupt callbacks HiGHS passes its `data_in`,
         // valid for this call, whose `user_interrupt` asks it to stop.
         unsafe { (*data_in).user_interrupt = 1 };

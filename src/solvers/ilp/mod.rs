@@ -206,9 +206,12 @@ impl Scheduler for Ilp {
                  below the bytes' values)"
             ),
         };
-        // Interrupted through its callback (ilp/interrupt.rs): say by what.
+        // Stopped (through its callback, ilp/interrupt.rs, or by the zero
+        // time left a stop before the solve leaves it): say by what.
         let stopped = match answer.status.as_str() {
-            "ReachedInterrupt" => format!("stopped by {}; ", ctx.limit_cause()),
+            "ReachedInterrupt" | "ReachedTimeLimit" if ctx.stopped() => {
+                format!("stopped by {}; ", ctx.limit_cause())
+            }
             _ => String::new(),
         };
         let note = format!(

@@ -297,11 +297,15 @@ pub(crate) fn solve(spec: &Spec) -> Result<Answer, String> {
             .map_err(|e| format!("HiGHS rejected the start: {e:?}"))?;
     }
     // A stop (Ctrl-C in `schedule`) ends HiGHS at its next check, with its
-    // incumbent and bound, as its time limit would; held across the solve.
-    let _armed = match &spec.ctx.stop {
-        Some(stop) => Some(super::interrupt::on_flag(model.as_mut_ptr(), &stop.flag)?),
-        None => None,
-    };
+    // incumbent and bound, as its time limit would. The guard is declared
+    // before `solved`, so it outlives the instance.
+    #[allow(unsafe_code)]
+    let _armed = spec.ctx.stop.as_ref().and_then(|stop| {
+        // SAFETY: the model's own pointer, alive until `try_solve` hands it
+        // to `solved`; `_armed` lives to the end of this function, past
+        // every call HiGHS makes back.
+        unsafe { super::interrupt::on_flag(model.as_mut_ptr(), &stop.flag) }
+    });
     let solved = model
         .try_solve()
         .map_err(|e| format!("HiGHS failed: {e:?}"))?;
@@ -314,7 +318,9 @@ pub(crate) fn solve(spec: &Spec) -> Result<Answer, String> {
         .double_info_value(c"mip_dual_bound")
         .ok()
         .filter(|b| b.is_finite());
-    let mip_nodes = mip_node_count(solved.as_ptr());
+    // SAFETY: `solved`'s own pointer, alive while `solved` is.
+    #[allow(unsafe_code)]
+    let mip_nodes = unsafe { mip_node_count(solved.as_ptr()) };
     let objective = solved.objective_value();
     // Without a binary (P is continuous) HiGHS solves an LP and reports no
     // MIP bound (0): the LP's optimum is the bound.
@@ -362,12 +368,15 @@ pub(crate) fn solve(spec: &Spec) -> Result<Answer, String> {
 /// solved model's pointer), if HiGHS reports one. It is an `int64` info
 /// value, which the `highs` crate's `int_info_value` cannot read: that one
 /// asks for a `HighsInt` and fails on it, so the count came out as none.
+///
+/// # Safety
+/// `highs` must point to a live HiGHS instance.
 #[allow(unsafe_code)]
-fn mip_node_count(highs: *const std::ffi::c_void) -> Option<i64> {
+unsafe fn mip_node_count(highs: *const std::ffi::c_void) -> Option<i64> {
     let mut value = 0i64;
-    // SAFETY: `highs` points to the live HiGHS instance of a solved model
-    // the caller holds; the name is a NUL-terminated string and `value` an
-    // `i64` HiGHS writes at most once, as the C API's signature says.
+    // SAFETY: the caller vouches for `highs`; the name is a NUL-terminated
+    // string and `value` an `i64` HiGHS writes at most once, as the C
+    // API's signature says.
     let status = unsafe {
         highs_sys::Highs_getInt64InfoValue(highs, c"mip_node_count".as_ptr(), &mut value)
     };
