@@ -23,7 +23,8 @@ use crate::schedule;
 /// make the result worse than checking all; the reported peak is the
 /// checker's. Members that are published op schedulers share
 /// one [`OpView`], built by the first that needs it, and an op order is
-/// ranked by [`OpView::peak_of`] and expanded only if it wins.
+/// ranked by [`OpView::peak_of`] and expanded only if it wins (a node
+/// order a member wrote itself, as `inductor-lpmf` does, by its profile).
 ///
 /// Its lower bound is the best of the members' proven bounds; if that meets
 /// the winning peak the result is `optimal`.

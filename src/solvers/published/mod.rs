@@ -102,7 +102,8 @@ impl Decision {
         }
     }
 
-    /// The outcome: an op order expanded by `view`.
+    /// The outcome: an op order expanded by `view`, or the node order a
+    /// scheduler wrote itself.
     pub fn into_outcome(self, g: &Graph, view: &OpView) -> Outcome {
         match self {
             Decision::Ops(ops) => match view.expand(g, &ops) {
@@ -417,9 +418,10 @@ impl OpView {
             .filter(|_| !g.has_parallel_edges())
     }
 
-    /// Runs `op_order` on a regular graph: each op, then each buffer whose
-    /// last user it is (in the order of its uses); an error if an op runs
-    /// after its last use has gone or the order is not as long as the ops.
+    /// Runs `op_order` on a regular graph: each op, then each buffer it uses
+    /// (in the order of its uses), saying whether the op was its last user;
+    /// an error if an op runs after its last use has gone or the order is
+    /// not as long as the ops.
     ///
     /// It does not check that each op's operands ran before it (that took a
     /// third of an expansion): [`schedule::check`](crate::schedule::check)
