@@ -285,7 +285,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         note!(
             "note: no --time-limit, so {} may search for a long time; Ctrl-C stops the \
              running solver at its best so far (`ilp` during HiGHS's set-up or inside an LP \
-             solve, which a stop cannot interrupt, is left without an answer after 5 s) and writes the report",
+             solve, which a stop cannot interrupt, is left without an answer after 5 s) and \
+             writes the report",
             searches.join(", ")
         );
     }

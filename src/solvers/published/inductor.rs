@@ -88,11 +88,7 @@ fn lpmf(g: &Graph, view: &OpView, ctx: &SolveContext, scan_max: usize) -> Decisi
     let mut ready: Vec<u32> = readiness.initially_ready().collect();
     let mut tree: Option<LpmfTree> = None;
     let mut steps = view.step_writer(g);
-    let mut op_order = match steps {
-        Some(_) => Vec::new(),
-        None => Vec::with_capacity(m),
-    };
-    let mut ran = 0usize;
+    let mut op_order = Vec::with_capacity(m);
     let mut ticker = DeadlineTicker::new(1 << 12);
     loop {
         if tree.is_none() && ready.len() > scan_max {
@@ -125,11 +121,10 @@ fn lpmf(g: &Graph, view: &OpView, ctx: &SolveContext, scan_max: usize) -> Decisi
                 }
             }
         };
-        match &mut steps {
-            Some(steps) => steps.op(sel),
-            None => op_order.push(sel),
+        op_order.push(sel);
+        if let Some(steps) = &mut steps {
+            steps.op(sel);
         }
-        ran += 1;
         live += view.defined[sel as usize];
         peak = peak.max(live);
         live -= to_free[sel as usize];
@@ -155,7 +150,7 @@ fn lpmf(g: &Graph, view: &OpView, ctx: &SolveContext, scan_max: usize) -> Decisi
             }
         }
     }
-    if ran != m {
+    if op_order.len() != m {
         return Decision::Stopped(Outcome::failed("inductor-lpmf: some op never became ready"));
     }
     match steps {
@@ -305,7 +300,9 @@ pub(super) fn ops_by_key(keys: &[u64]) -> Vec<u32> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::tests::{assert_wrong, in_both_encodings, lowered, op_order, unread_buffer};
+    use super::super::tests::{
+        assert_wrong, in_both_encodings, lowered, op_order, unread_buffer, SMALL_FAMILIES,
+    };
     use super::*;
     use crate::graph::{GraphBuilder, NodeIdx, NodeKind};
     use crate::rng::Rng;
@@ -319,14 +316,7 @@ mod tests {
     #[test]
     fn lpmf_writes_the_expansion_of_its_op_order() {
         let ctx = SolveContext::default();
-        let families = [
-            "random-layered:layers=6,width=4",
-            "tensor-program:ops=14",
-            "randwire:nodes=8,resolution=64",
-            "nasnet:cells=3,resolution=64",
-            "adversarial:scale=3",
-        ];
-        let mut graphs = in_both_encodings(&families, 3);
+        let mut graphs = in_both_encodings(&SMALL_FAMILIES, 3);
         // x -> a -> y -> free a: regular, but its rows are searched.
         let mut b = GraphBuilder::new();
         let (x, a, y, f) = (b.op("x"), b.alloc(5, 1), b.op("y"), b.free(1));

@@ -1251,15 +1251,7 @@ pub(crate) mod tests {
     #[test]
     fn direct_rows_are_the_search_rows() {
         let mut direct = 0;
-        let families = [
-            "random-layered:layers=6,width=4",
-            "tensor-program:ops=14",
-            "randwire:nodes=8,resolution=64",
-            "darts:cells=3,resolution=64",
-            "nasnet:cells=3,resolution=64",
-            "adversarial:scale=3",
-        ];
-        for (name, g) in in_both_encodings(&families, 3) {
+        for (name, g) in in_both_encodings(&SMALL_FAMILIES, 3) {
             let numbers = Numbering::new(&g);
             if !numbers.rows_are_direct(&g) {
                 continue;
@@ -1272,6 +1264,16 @@ pub(crate) mod tests {
         }
         assert_eq!(direct, 36, "every generated graph takes the direct path");
     }
+
+    /// Small graphs of six generator families (regular, every one).
+    pub(crate) const SMALL_FAMILIES: [&str; 6] = [
+        "random-layered:layers=6,width=4",
+        "tensor-program:ops=14",
+        "randwire:nodes=8,resolution=64",
+        "darts:cells=3,resolution=64",
+        "nasnet:cells=3,resolution=64",
+        "adversarial:scale=3",
+    ];
 
     /// Seeds `0..seeds` of each generator spec in `families`, with ALLOCs
     /// anchored and floating, named by spec and seed.
