@@ -1292,6 +1292,67 @@ pub(crate) mod tests {
         graphs
     }
 
+    /// Checks a scheduler that writes its node order as it decides
+    /// ([`OpView::step_writer`]). Where op steps are fixed by op data
+    /// (regular graphs without parallel edges: every generated graph, one
+    /// whose view searches its rows, and buffers their definers use), the
+    /// order `decide` writes must be the one the node-level expander
+    /// ([`expand`], no `StepWriter`) makes of its ops. Where they are not
+    /// (an ALLOC feeding its FREE; parallel edges), it must return the op
+    /// order.
+    pub(crate) fn assert_writes_its_expansion(decide: impl Fn(&Graph, &OpView) -> Decision) {
+        let mut graphs = in_both_encodings(&SMALL_FAMILIES, 3);
+        // x -> a -> y -> free a: regular, but its rows are searched.
+        let mut b = GraphBuilder::new();
+        let (x, a, y, f) = (b.op("x"), b.alloc(5, 1), b.op("y"), b.free(1));
+        b.edge(x, a);
+        b.edge(a, y);
+        b.edge(y, f);
+        graphs.push(("searched rows".into(), b.build().unwrap()));
+        // A buffer nobody reads: its definer is its one use.
+        graphs.push(("unread buffer".into(), unread_buffer()));
+        // a[5] -> X, and X and Y both before a's FREE, with no path
+        // between them: X uses its own buffer, and Y may run first. Y
+        // defines y[1] or y[100], which changes who runs first.
+        for y_bytes in [1, 100] {
+            let mut b = GraphBuilder::new();
+            let (a, x, fa) = (b.alloc(5, 1), b.op("X"), b.free(1));
+            let (y_out, y, fy) = (b.alloc(y_bytes, 2), b.op("Y"), b.free(2));
+            for (u, v) in [(a, x), (x, fa), (y, fa), (y_out, y), (y, fy)] {
+                b.edge(u, v);
+            }
+            graphs.push((format!("own buffer, y[{y_bytes}]"), b.build().unwrap()));
+        }
+        for (name, g) in &graphs {
+            let view = OpView::new(g).unwrap();
+            let Decision::Nodes(order) = decide(g, &view) else {
+                panic!("{name}: no node order");
+            };
+            let ops: Vec<NodeIdx> = order
+                .iter()
+                .copied()
+                .filter(|&v| g.kind(v) == NodeKind::Compute)
+                .collect();
+            assert_eq!(expand(g, &ops).unwrap(), order, "{name}");
+        }
+        // An ALLOC with an edge to its FREE: not regular.
+        let mut b = GraphBuilder::new();
+        let (a, x, f) = (b.alloc(5, 1), b.op("x"), b.free(1));
+        b.edge(a, x);
+        b.edge(x, f);
+        b.edge(a, f);
+        // Two edges x -> y: regular, with parallel edges.
+        let mut p = GraphBuilder::new();
+        let (x2, y2) = (p.op("x"), p.op("y"));
+        p.edge(x2, y2);
+        p.edge(x2, y2);
+        for g in [b.build().unwrap(), p.build().unwrap()] {
+            let view = OpView::new(&g).unwrap();
+            let decision = decide(&g, &view);
+            assert!(matches!(decision, Decision::Ops(_)), "{:?}", g.to_raw());
+        }
+    }
+
     /// An ALLOC between two ops with no edge of their own is a path the
     /// ops' edges do not show: the view searches, and finds the operand.
     #[test]

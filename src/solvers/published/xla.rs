@@ -89,6 +89,9 @@ fn list_schedule<K: ListKey>(
         list.insert(op, priority(op, &left));
     }
     let mut op_order = Vec::with_capacity(m);
+    // Where op steps are fixed by op data, the node order is written as
+    // ops run: `left` knows when each buffer's last user has run.
+    let mut steps = view.step_writer(g);
     let mut ticker = DeadlineTicker::new(1 << 12);
     let mut down_to_one = Vec::new();
     let mut stale = Stale::new(m);
@@ -99,7 +102,14 @@ fn list_schedule<K: ListKey>(
         }
         stale.clear(best);
         op_order.push(best);
-        left.run(view, best, &mut down_to_one);
+        if let Some(steps) = &mut steps {
+            steps.op(best);
+        }
+        left.run(view, best, &mut down_to_one, |b, last| {
+            if let Some(steps) = &mut steps {
+                steps.free_if(b, last);
+            }
+        });
         // New ready ops first (XLA adds them before adjusting
         // priorities), in `best`'s users order, as XLA walks
         // `best->users()`: the order `run` reports them in.
@@ -159,7 +169,10 @@ fn list_schedule<K: ListKey>(
     if op_order.len() != m {
         return Decision::Stopped(Outcome::failed("xla-list: some op never became ready"));
     }
-    Decision::Ops(op_order)
+    match steps {
+        Some(steps) => Decision::Nodes(steps.finish()),
+        None => Decision::Ops(op_order),
+    }
 }
 
 /// Where XLA's re-check after `best` meets op `u`, if it does: it walks
@@ -216,8 +229,8 @@ struct UsersLeft {
 struct Left {
     count: u32,
     xor: u32,
-    /// The buffer's definer where the view lists it as a user, else
-    /// `u32::MAX`.
+    /// The buffer's definer where the view lists it as a user and it has
+    /// not run, else `u32::MAX`.
     self_user: u32,
 }
 
@@ -258,11 +271,24 @@ impl UsersLeft {
     }
 
     /// Schedules `op`'s uses; the buffers it leaves with one user go to
-    /// `down_to_one`.
-    fn run(&mut self, view: &OpView, op: u32, down_to_one: &mut Vec<u32>) {
+    /// `down_to_one`. Tells `used` each buffer `b` it uses, in the order of
+    /// its uses, and whether `op` was the `last` to use it, counting the
+    /// definer's own use (when `b`'s FREE runs in the expansion).
+    #[inline]
+    fn run(
+        &mut self,
+        view: &OpView,
+        op: u32,
+        down_to_one: &mut Vec<u32>,
+        mut used: impl FnMut(u32, bool),
+    ) {
         for &b in view.uses().neighbors(op) {
             let left = &mut self.of[b as usize];
             if left.self_user == op {
+                // Not a user to XLA; to the expansion, the last if every
+                // other user has run.
+                left.self_user = u32::MAX;
+                used(b, left.count == 0);
                 continue;
             }
             left.count -= 1;
@@ -270,6 +296,7 @@ impl UsersLeft {
             if left.count == 1 {
                 down_to_one.push(b);
             }
+            used(b, left.count == 0 && left.self_user == u32::MAX);
         }
     }
 
@@ -524,8 +551,25 @@ impl OpScheduler for XlaDfs {
 
 #[cfg(test)]
 mod tests {
-    use super::super::tests::{assert_wrong, in_both_encodings, lowered, op_order, unread_buffer};
+    use super::super::tests::{
+        assert_writes_its_expansion, assert_wrong, in_both_encodings, lowered, op_order,
+        unread_buffer,
+    };
     use super::*;
+
+    /// xla-list writes its node order as it goes where it can, the
+    /// expansion of its op order, with either key type.
+    #[test]
+    fn list_writes_the_expansion_of_its_op_order() {
+        let ctx = SolveContext::default();
+        assert_writes_its_expansion(|g, view| match KeyLayout::compact(view) {
+            Some(layout) => list_schedule::<u64>(g, view, &ctx, layout),
+            None => panic!("no compact layout"),
+        });
+        assert_writes_its_expansion(|g, view| {
+            list_schedule::<u128>(g, view, &ctx, KeyLayout::UNUSED)
+        });
+    }
 
     /// `P -> p; X(p) -> x[5]; Y(p) -> y[5]; Z(x, y)`: after P, XLA inserts
     /// its users X then Y; they tie, and the last inserted, Y, runs first,
@@ -766,14 +810,13 @@ mod tests {
         for (name, g) in in_both_encodings(&families, 3) {
             let view = OpView::new(&g).unwrap();
             let layout = KeyLayout::compact(&view).expect("a compact layout");
-            let ops = |d: Decision| match d {
-                Decision::Ops(ops) => ops,
-                Decision::Nodes(_) => panic!("{name}: xla-list returns op orders"),
+            let order = |d: Decision| match d {
+                Decision::Ops(order) | Decision::Nodes(order) => order,
                 Decision::Stopped(o) => panic!("{name}: {}", o.status),
             };
             assert_eq!(
-                ops(list_schedule::<u64>(&g, &view, &ctx, layout)),
-                ops(list_schedule::<u128>(&g, &view, &ctx, KeyLayout::UNUSED)),
+                order(list_schedule::<u64>(&g, &view, &ctx, layout)),
+                order(list_schedule::<u128>(&g, &view, &ctx, KeyLayout::UNUSED)),
                 "{name}"
             );
         }
