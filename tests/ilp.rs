@@ -91,6 +91,13 @@ fn assert_found_and_bounded(r: &memsched::solvers::Report, optimum: u64, what: &
         lb + slack >= optimum,
         "{what}: a bound further than the allowance: {r:?}"
     );
+    // The note states HiGHS's bound as a number (not Rust's `Some(..)`).
+    let note = r.note.as_deref().unwrap_or_default();
+    let bound = note.split("bound ").nth(1).unwrap_or_default();
+    assert!(
+        bound.starts_with(|c: char| c.is_ascii_digit()),
+        "{what}: {note}"
+    );
 }
 
 fn ctx(secs: u64) -> SolveContext {

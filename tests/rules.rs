@@ -319,8 +319,11 @@ fn restarts_stop_at_the_time_limit() {
         let done = report.counter("restarts").unwrap();
         assert!((1..1_000_000_000).contains(&done), "{name}: {done}");
         let note = report.note.unwrap();
+        let other = 1_000_000_000 - done;
         assert!(
-            note.contains("the time limit stopped the rest"),
+            note.contains(&format!(
+                "of {done} finished; the time limit stopped the other {other}"
+            )),
             "{name}: {note}"
         );
     }
@@ -334,7 +337,14 @@ fn more_restarts_never_hurt() {
     for k in [1, 2, 4, 8] {
         let mut ctx = SolveContext::new(5, None);
         ctx.restarts = k;
-        let p = solvers::run(s.as_ref(), &g, &ctx).peak.unwrap();
+        let report = solvers::run(s.as_ref(), &g, &ctx);
+        let note = report.note.unwrap();
+        assert!(
+            note.starts_with("best: restart ")
+                && note.ends_with(&format!("(numbered from 0) of {k}")),
+            "{note}"
+        );
+        let p = report.peak.unwrap();
         assert!(p <= last, "restarts {k}: {p} > {last}");
         last = p;
     }

@@ -214,12 +214,15 @@ impl Scheduler for Ilp {
             }
             _ => String::new(),
         };
+        let bound = match answer.dual_bound {
+            Some(b) => format!("{}", b * unit as f64),
+            None => "none".to_string(),
+        };
         let note = format!(
-            "{stopped}HiGHS: {}{again_note} (objective {}, bound {:?}{allowance}); {steps} steps \
-             from {n} nodes{coarse_note}",
+            "{stopped}HiGHS: {}{again_note} (objective {}, bound {bound}{allowance}); {steps} \
+             steps from {n} nodes{coarse_note}",
             answer.status,
             answer.objective * unit as f64,
-            answer.dual_bound.map(|b| b * unit as f64)
         );
         let out = if schedule::check(g, &best.order).is_err() {
             // Cannot happen (sim only runs ready clusters); never claim anything on it.

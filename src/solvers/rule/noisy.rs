@@ -119,14 +119,16 @@ pub(super) fn best_of_runs(
     };
     match best {
         Some((i, order)) => {
+            // One wording, whether or not every restart finished.
             let note = if done < k {
                 format!(
-                    "best: restart {i} (numbered from 0); {done} of {k} restarts finished ({} \
-                     stopped the rest)",
-                    ctx.limit_cause()
+                    "best: restart {i} (numbered from 0) of {done} finished; {} stopped the \
+                     other {}",
+                    ctx.limit_cause(),
+                    k - done
                 )
             } else {
-                format!("best: restart {i} of 0..{k}")
+                format!("best: restart {i} (numbered from 0) of {k}")
             };
             Outcome::feasible(order)
                 .with_counter("restarts", done as u64)
