@@ -519,8 +519,17 @@ pub fn split_name(name: &str) -> (&str, Option<&str>) {
 
 /// What an unknown solver base name may have meant, as a clause of the
 /// error (` (did you mean `xla-list`?)`), or empty: another case or `_` for
-/// `-` (`XLA_list`), or a typo of a letter or two (`khan`).
+/// `-` (`XLA_list`), a typo of a letter or two (`khan`), or several names
+/// in one (`kahn,exact`).
 fn meant(base: &str) -> String {
+    // `kahn,exact`: several solvers in one name.
+    if let Some((first, _)) = base.split_once(',') {
+        if ENTRIES.iter().any(|e| e.name == first.trim()) {
+            return " (one solver per name: repeat `--solver`/`-s` for each, or list each \
+                    separately in a config)"
+                .to_string();
+        }
+    }
     let respelled = base.to_ascii_lowercase().replace('_', "-");
     let names = ENTRIES.iter().map(|e| e.name);
     match names.clone().find(|&n| n == respelled) {
@@ -769,6 +778,17 @@ mod tests {
         let err = build("nope").err().unwrap().to_string();
         assert!(err.contains("unknown solver `nope`; known"), "{err}");
         assert!(err.contains("seed-greedy"), "{err}");
+    }
+
+    #[test]
+    fn several_names_in_one_say_to_give_each_its_own() {
+        for several in ["kahn,exact", "kahn, rule:delta,id"] {
+            let err = build(several).err().unwrap().to_string();
+            assert!(
+                err.contains("one solver per name: repeat `--solver`"),
+                "{err}"
+            );
+        }
     }
 
     #[test]
