@@ -51,13 +51,22 @@ pub enum ScheduleError {
         /// The node's original id.
         id: i64,
     },
-    /// A node runs before one of its predecessors.
-    #[error("edge [{from}, {to}] is violated: {to} runs before {from}")]
+    /// A node runs before one of its predecessors: the first such step of
+    /// the order (steps count from 1).
+    #[error(
+        "edge [{from}, {to}] is violated: node {to} runs at step {to_step}, before node {from} \
+         at step {from_step} (the order's first step that runs a node before a predecessor)"
+    )]
     EdgeViolated {
         /// Original id of the edge's source, which the order runs too late.
         from: i64,
         /// Original id of the edge's target.
         to: i64,
+        /// The step that runs `to`: the earliest that runs a node before
+        /// one of its predecessors.
+        to_step: usize,
+        /// The later step that runs `from`.
+        from_step: usize,
     },
 }
 
@@ -87,14 +96,28 @@ pub fn check(g: &Graph, order: &[NodeIdx]) -> Result<Evaluation, ScheduleError> 
     for u in g.nodes() {
         for &v in g.succs(u) {
             if pos[u as usize] >= pos[v as usize] {
-                return Err(ScheduleError::EdgeViolated {
-                    from: g.id(u),
-                    to: g.id(v),
-                });
+                return Err(first_violation(g, order, &pos));
             }
         }
     }
     Ok(evaluate_unchecked(g, order))
+}
+
+/// The first step of a permutation `order` (positions `pos`) that runs a
+/// node before one of its predecessors (the first such predecessor in
+/// edge order), for an order known to have one.
+fn first_violation(g: &Graph, order: &[NodeIdx], pos: &[u32]) -> ScheduleError {
+    for (k, &v) in order.iter().enumerate() {
+        if let Some(&u) = g.preds(v).iter().find(|&&u| pos[u as usize] as usize > k) {
+            return ScheduleError::EdgeViolated {
+                from: g.id(u),
+                to: g.id(v),
+                to_step: k + 1,
+                from_step: pos[u as usize] as usize + 1,
+            };
+        }
+    }
+    unreachable!("the caller found a violated edge")
 }
 
 /// Checks an order given as original ids.
@@ -145,6 +168,35 @@ fn evaluate_unchecked(g: &Graph, order: &[NodeIdx]) -> Evaluation {
 mod tests {
     use super::*;
     use crate::corpus::gen::{generate, GenSpec};
+
+    /// A broken order is reported at its first step that runs a node
+    /// before a predecessor, whichever edge the scan of edges meets first.
+    #[test]
+    fn a_violation_is_reported_at_its_first_step() {
+        let g = generate(&GenSpec::parse("chain:length=4").unwrap(), 0).unwrap();
+        let valid: Vec<NodeIdx> = g.nodes().collect();
+        assert!(check(&g, &valid).is_ok(), "program order is a schedule");
+        // The last node first, and the first node last.
+        let mut order = valid.clone();
+        let last = order.len() - 1;
+        order.swap(0, last);
+        let err = check(&g, &order).unwrap_err();
+        let ScheduleError::EdgeViolated {
+            to,
+            to_step,
+            from_step,
+            ..
+        } = err
+        else {
+            panic!("{err}");
+        };
+        assert_eq!((to, to_step), (g.id(valid[last]), 1), "{err}");
+        assert!(from_step > 1, "{err}");
+        assert!(
+            err.to_string().contains("runs at step 1, before node"),
+            "{err}"
+        );
+    }
 
     /// An id that names no node is reported as that id, negative ones too.
     #[test]

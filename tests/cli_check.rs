@@ -62,7 +62,10 @@ fn check_reads_the_report_of_schedule() {
 #[test]
 fn check_names_what_breaks_an_order() {
     for (order, needle) in [
-        ("1 0 2", "edge [0, 1] is violated"),
+        (
+            "1 0 2",
+            "edge [0, 1] is violated: node 1 runs at step 1, before node 0 at step 2",
+        ),
         ("0 1", "it has 2 of the graph's 3 nodes: missing 2"),
         ("0 1 1", "entry 3 is node 1 again"),
         ("0 1 7", "entry 3 is node 7, which is not in the graph"),
