@@ -33,7 +33,7 @@ const SOLVERS: &[&str] = &[
     "program",
     "seed-greedy",
     // A control: the rule machinery with a key that follows node order, so
-    // its schedule walks memory as kahn's does (see the README's Notes).
+    // its schedule walks memory as kahn's does (see docs/notes.md).
     "rule:id",
     "rule:delta,type,id",
     "rule:-height,delta,id",
