@@ -13,7 +13,7 @@ use memsched::corpus::gen::{generate, GenSpec};
 use memsched::corpus::program::{AllocEncoding, TensorProgram, TensorRef};
 use memsched::graph::{Graph, GraphBuilder};
 use memsched::rng::Rng;
-use memsched::solvers::{self, Brute, Ilp, SolveContext, Status, Stop};
+use memsched::solvers::{self, Brute, Fallback, Ilp, SolveContext, Status, Stop};
 
 /// A random DAG of ALLOC / FREE / compute nodes: edges only go forward, each
 /// FREE has an edge from its ALLOC.
@@ -191,6 +191,38 @@ fn a_stop_interrupts_the_branch_and_bound() {
         "{r:?}"
     );
     assert_eq!(r.status, Status::Feasible, "{r:?}");
+}
+
+/// Before HiGHS (whose set-up and LP solves a stop cannot interrupt),
+/// `ilp` posts its start to the context's fallback: a schedule, with the
+/// F4 bound, for a caller that leaves the solve behind. Where the start
+/// meets the bound, HiGHS is not called and nothing is posted.
+#[test]
+fn ilp_posts_its_start_before_highs() {
+    let mut highs_called = 0;
+    for g in small_graphs(100, 11) {
+        let fallback = Fallback::default();
+        let ctx = SolveContext {
+            fallback: Some(fallback.clone()),
+            ..ctx(60)
+        };
+        let r = solvers::run(&Ilp::default(), &g, &ctx);
+        assert!(r.valid(), "{r:?}");
+        let posted = fallback.take();
+        if !r.note.as_deref().is_some_and(|n| n.contains("HiGHS: ")) {
+            assert_eq!(posted, None, "{r:?}");
+            continue;
+        }
+        highs_called += 1;
+        let posted = posted.expect("a posted start");
+        let eval = memsched::schedule::check(&g, &posted.order).expect("a schedule");
+        assert!(eval.peak >= r.peak.unwrap(), "{r:?}");
+        assert!(
+            posted.lower_bound.is_some_and(|lb| lb <= r.peak.unwrap()),
+            "{r:?}"
+        );
+    }
+    assert!(highs_called >= 5, "HiGHS called on {highs_called} graphs");
 }
 
 #[test]

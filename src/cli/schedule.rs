@@ -15,7 +15,7 @@ use memsched::experiment::plots::{tetris, IMAGE_EXTENSIONS};
 use memsched::experiment::records::Profile;
 use memsched::graph::NodeIdx;
 use memsched::solvers::{
-    self, rule, Abilities, Budget, ProgramOrder, Report, Scheduler, SolveContext, Status,
+    self, rule, Abilities, Budget, Fallback, ProgramOrder, Report, Scheduler, SolveContext, Status,
 };
 use memsched::Graph;
 
@@ -57,27 +57,30 @@ pub struct Args {
     /// `memory.svg`): one line per solver, its peak in the legend.
     #[arg(long, value_name = "FILE")]
     plot: Option<PathBuf>,
-    /// Wall-clock limit for the solver (for each one, when several), in
-    /// seconds (fractions allowed; below 1.8e19). Default: none, the solver
-    /// runs until it is done.
-    /// `exact`, `dp` and `ilp` can run for hours on large graphs (and `dp` can
-    /// fill gigabytes): bound a run with this and `--memory-budget`; past the
-    /// limit a solver returns its best order so far (status `feasible`, with
-    /// a lower bound where it has one), or `timed_out` if it has none.
-    /// `ilp` can overrun it by one HiGHS step plus the model's construction
-    /// (5.4 s under a 2 s limit on BERT training in a review; docs/ilp.md).
-    /// On graphs of millions of nodes any solver can overrun it by its
+    /// Wall-clock limit for each solver, in seconds (fractions allowed).
+    /// Default: none, the solver runs until it is done. Ctrl-C acts as the
+    /// limit.
+    ///
+    /// `exact`, `dp` and `ilp` can run for hours on large graphs (and `dp`
+    /// can fill gigabytes): bound a run with this and `--memory-budget`.
+    /// Past the limit a solver returns its best order so far (status
+    /// `feasible`, with a lower bound where it has one), or `timed_out` if
+    /// it has none. Below 1.8e19.
+    ///
+    /// Overruns: `ilp` by one HiGHS step plus the model's construction
+    /// (docs/ilp.md); on graphs of millions of nodes any solver by its
     /// set-up (a pass or two over the graph before it first looks at the
-    /// clock): `best-heuristic` under 0.05 s took 0.34 s on 2 million nodes.
-    /// Ctrl-C acts as the limit: the solver running stops at its best so
-    /// far, the solvers after it do not run (`timed_out`, noted "not run"),
-    /// and the report is written (then the exit is as Ctrl-C's, status
-    /// 130); `ilp` stops at HiGHS's next limit check in its branch and
-    /// bound, but not during HiGHS's set-up or inside an LP solve (the root
-    /// LP can take minutes): a solver that has not stopped 5 s later is
-    /// left without an answer, and a second Ctrl-C ends at once. SIGTERM
-    /// acts as Ctrl-C (status 143), and so does SIGHUP (the terminal
-    /// closed; 129).
+    /// clock).
+    ///
+    /// Ctrl-C: the solver running stops at its best so far, the solvers
+    /// after it do not run (`timed_out`, noted "not run"), the report is
+    /// written, and the exit is as Ctrl-C's (status 130). `ilp` stops at
+    /// HiGHS's next limit check in its branch and bound, but not during
+    /// HiGHS's set-up or inside an LP solve (the root LP can take
+    /// minutes): a solver that has not stopped 5 s later is left behind,
+    /// reported with the order it had before HiGHS. A second Ctrl-C ends
+    /// at once. SIGTERM acts as Ctrl-C (status 143), and so does SIGHUP
+    /// (the terminal closed; 129).
     #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
     time_limit: Option<f64>,
     /// Seed for randomized solvers (0 to 18446744073709551615): `random`,
@@ -285,8 +288,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         note!(
             "note: no --time-limit, so {} may search for a long time; Ctrl-C stops the \
              running solver at its best so far (`ilp` during HiGHS's set-up or inside an LP \
-             solve, which a stop cannot interrupt, is left without an answer after 5 s) and \
-             writes the report",
+             solve, which a stop cannot interrupt, is left behind after 5 s, with the order it \
+             had before HiGHS) and writes the report",
             searches.join(", ")
         );
     }
@@ -358,7 +361,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         } else if let Some(left) = report
             .note
             .as_deref()
-            .filter(|n| n.starts_with(LEFT_BEHIND))
+            .filter(|n| n.starts_with(LEFT_BEHIND) || n.starts_with(LEFT_BEHIND_POSTED))
         {
             note!("solver {}: {left}", report.solver);
         } else if !report.valid() {
@@ -382,8 +385,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         let cause = super::interrupt::cause();
         note!(
             "interrupted ({cause}): the solver running stopped at its best so far, as at a time \
-             limit (or, if it did not stop within {} s, was left without an answer), and any \
-             after it did not run; the report above is what they had",
+             limit (or, if it did not stop within {} s, was left behind, with the order it had \
+             posted before, if any), and any after it did not run; the report above is what they \
+             had",
             STOP_GRACE.as_secs()
         );
         interrupt.end_as_interrupted();
@@ -415,6 +419,9 @@ const STOP_GRACE: Duration = Duration::from_secs(5);
 
 /// How the note of a solver left behind after Ctrl-C begins.
 const LEFT_BEHIND: &str = "left without an answer";
+/// How it begins when the solver had posted an order before (its
+/// [`Fallback`]).
+const LEFT_BEHIND_POSTED: &str = "left behind, with the order it had before HiGHS";
 
 /// One solve, run on a thread of its own so that it can be left behind.
 struct Solve {
@@ -427,11 +434,16 @@ struct Solve {
 
 impl Solve {
     /// The solve's report; once Ctrl-C came and the solver has not
-    /// returned within [`STOP_GRACE`], a `timed_out` report saying so (the
-    /// solver's thread ends with the process, after the report). A panic
-    /// in the solver is re-raised here, as if it had run on this thread.
-    fn run_or_abandon(self, interrupt: &super::interrupt::Interrupt) -> Report {
+    /// returned within [`STOP_GRACE`], the checked order it posted to its
+    /// [`Fallback`] before an uninterruptible phase (`ilp`'s start, before
+    /// HiGHS), or else a `timed_out` report, each saying so (the solver's
+    /// thread ends with the process, after the report). A panic in the
+    /// solver is re-raised here, as if it had run on this thread.
+    fn run_or_abandon(mut self, interrupt: &super::interrupt::Interrupt) -> Report {
         let name = self.solver.name();
+        let fallback = Fallback::default();
+        self.ctx.fallback = Some(fallback.clone());
+        let graph = Arc::clone(&self.graph);
         let (tx, rx) = mpsc::channel();
         let started = Instant::now();
         let thread = std::thread::Builder::new()
@@ -465,19 +477,25 @@ impl Solve {
                 Err(mpsc::RecvTimeoutError::Timeout) if interrupt.happened() => {
                     let since = *asked_to_stop.get_or_insert_with(Instant::now);
                     if since.elapsed() >= STOP_GRACE {
-                        let note = format!(
-                            "{LEFT_BEHIND}: it did not stop within {} s of {} (`ilp` cannot \
-                             stop during HiGHS's set-up or inside an LP solve; give it a \
-                             --time-limit)",
+                        let why = format!(
+                            "it did not stop within {} s of {} (`ilp` cannot stop during \
+                             HiGHS's set-up or inside an LP solve; give it a --time-limit)",
                             STOP_GRACE.as_secs(),
                             super::interrupt::cause()
                         );
-                        return Report::unsolved(
-                            name,
-                            Status::TimedOut,
-                            Some(note),
-                            started.elapsed(),
-                        );
+                        let Some(posted) = fallback.take() else {
+                            let note = format!("{LEFT_BEHIND}: {why}");
+                            return Report::unsolved(
+                                name,
+                                Status::TimedOut,
+                                Some(note),
+                                started.elapsed(),
+                            );
+                        };
+                        let mut report =
+                            solvers::posted_report(name, &graph, posted, started.elapsed());
+                        report.note = Some(format!("{LEFT_BEHIND_POSTED}: {why}"));
+                        return report;
                     }
                 }
                 Err(mpsc::RecvTimeoutError::Timeout) => {}

@@ -1,7 +1,7 @@
 //! What a solve may use: seed, deadline, stop flag and budgets.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::graph::NodeIdx;
@@ -46,6 +46,40 @@ pub struct SolveContext {
     /// sharing it returns its best so far, as at its time limit. `memsched
     /// schedule` sets it on the first Ctrl-C.
     pub stop: Option<Stop>,
+    /// Where a solver posts its best order so far before a phase a stop
+    /// cannot interrupt (see [`SolveContext::post_fallback`]); `None`: no
+    /// caller would read it.
+    pub fallback: Option<Fallback>,
+}
+
+/// A solver's best answer so far, posted before a phase that a stop cannot
+/// interrupt (`ilp` before HiGHS's set-up and LP solves): what a caller
+/// that leaves the solve behind after a stop (`memsched schedule`, 5 s
+/// after Ctrl-C) reports instead of nothing, once the checker accepts it.
+#[derive(Debug, Clone, Default)]
+pub struct Fallback(Arc<Mutex<Option<Posted>>>);
+
+/// An order posted to a [`Fallback`], with what the solver had proven.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Posted {
+    /// A schedule the solver found (it goes through the checker).
+    pub order: Vec<NodeIdx>,
+    /// A lower bound on every schedule's peak the solver had proven.
+    pub lower_bound: Option<u64>,
+}
+
+impl Fallback {
+    /// Replaces what was posted.
+    pub fn post(&self, posted: Posted) {
+        // A poisoned lock (a solver panicked while posting) still holds
+        // either answer whole: take it over.
+        *self.0.lock().unwrap_or_else(|e| e.into_inner()) = Some(posted);
+    }
+
+    /// What was posted last, if anything.
+    pub fn take(&self) -> Option<Posted> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).take()
+    }
 }
 
 /// A flag that ends solves early, and its name for their notes.
@@ -119,6 +153,18 @@ impl SolveContext {
         }
         self.deadline
             .map(|d| d.saturating_duration_since(Instant::now()))
+    }
+
+    /// Posts `order` (and a proven `lower_bound`) as the solve's answer
+    /// should its caller leave it behind (see [`Fallback`]); nothing, not
+    /// even a copy of the order, when no caller reads one.
+    pub fn post_fallback(&self, order: &[NodeIdx], lower_bound: Option<u64>) {
+        if let Some(fallback) = &self.fallback {
+            fallback.post(Posted {
+                order: order.to_vec(),
+                lower_bound,
+            });
+        }
     }
 
     /// A copy for a sub-solve with a different seed (same deadline).

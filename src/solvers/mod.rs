@@ -40,7 +40,7 @@ pub use anneal::Anneal;
 pub use best_heuristic::best_heuristic;
 pub use best_of::BestOf;
 pub use brute::{Brute, BRUTE_MAX_NODES};
-pub use context::{Budget, DeadlineTicker, SolveContext, Stop};
+pub use context::{Budget, DeadlineTicker, Fallback, Posted, SolveContext, Stop};
 pub use dp::Dp;
 pub use exact::{Exact, MoveGreedy};
 pub use external::ExternalOrders;
@@ -56,7 +56,7 @@ pub use registry::{
 };
 pub use seed_greedy::SeedGreedy;
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use crate::graph::Graph;
 use crate::schedule;
@@ -129,4 +129,13 @@ pub fn run(solver: &dyn Scheduler, graph: &Graph, ctx: &SolveContext) -> Report 
     let outcome = solver.solve(graph, &ctx);
     let time = start.elapsed();
     Report::from_outcome(solver.name(), graph, outcome, time, schedule::check)
+}
+
+/// The checked report of the order a solve posted to its
+/// [`Fallback`] (the solve itself left behind, `time` after it started):
+/// `feasible` with the posted lower bound, or `invalid` as [`run`] makes
+/// a wrong answer.
+pub fn posted_report(solver: String, graph: &Graph, posted: Posted, time: Duration) -> Report {
+    let outcome = Outcome::feasible(posted.order).with_lower_bound(posted.lower_bound);
+    Report::from_outcome(solver, graph, outcome, time, schedule::check)
 }

@@ -112,6 +112,9 @@ impl Scheduler for Ilp {
                     .with_note("a starting schedule meets the F4 lower bound"),
             );
         }
+        // HiGHS's set-up and LP solves do not see a stop: should the
+        // caller leave this solve behind, the start is its answer.
+        ctx.post_fallback(&start.order, Some(lb));
         let gcd_unit = g
             .deltas()
             .iter()
