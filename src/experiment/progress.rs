@@ -67,6 +67,8 @@ fn at_most(worst: Option<Worst>, done: u64, total: u64, left: Option<Duration>) 
 /// Progress of `total` solves (see the module doc).
 pub struct Progress {
     mode: Mode,
+    /// The solves to run, as planned.
+    planned: usize,
     /// Solves begun, and whether a stop came: from then on the count is
     /// of the solves begun, the ones that will finish.
     begun: Mutex<(usize, bool)>,
@@ -90,13 +92,13 @@ impl Progress {
     /// error otherwise.
     pub fn new(total: usize, quiet: bool, worst: Option<Worst>) -> Progress {
         if quiet {
-            return Progress::with_mode(Mode::Quiet);
+            return Progress::with_mode(Mode::Quiet, total);
         }
         #[cfg(feature = "progress-bar")]
         if std::io::IsTerminal::is_terminal(&std::io::stderr()) {
             let bar = bar(total, worst);
             bar.println(starting(total));
-            return Progress::with_mode(Mode::Bar(bar));
+            return Progress::with_mode(Mode::Bar(bar), total);
         }
         Progress::plain(total, Box::new(std::io::stderr()), PLAIN_PERIOD, worst)
     }
@@ -116,6 +118,7 @@ impl Progress {
             state: Mutex::new(PlainState {
                 done: 0,
                 total,
+                not_started: None,
                 last: Instant::now(),
                 out,
             }),
@@ -131,11 +134,14 @@ impl Progress {
                 _ => return,
             }
         });
-        Progress::with_mode(Mode::Plain {
-            plain,
-            stop,
-            ticker,
-        })
+        Progress::with_mode(
+            Mode::Plain {
+                plain,
+                stop,
+                ticker,
+            },
+            total,
+        )
     }
 
     /// One more solve done.
@@ -148,9 +154,10 @@ impl Progress {
         }
     }
 
-    fn with_mode(mode: Mode) -> Progress {
+    fn with_mode(mode: Mode, planned: usize) -> Progress {
         Progress {
             mode,
+            planned,
             begun: Mutex::new((0, false)),
         }
     }
@@ -160,25 +167,32 @@ impl Progress {
         let mut begun = self.begun.lock().unwrap_or_else(|e| e.into_inner());
         begun.0 += 1;
         if begun.1 {
-            self.set_total(begun.0);
+            self.set_stopping(begun.0);
         }
     }
 
     /// A stop came: no more solves begin but those that pass the stop
     /// check now, so the count (and the time left) is of the solves begun
-    /// from now on, not of those that will not start.
+    /// from now on, not of those that will not start; the lines say it is
+    /// stopping, and how many solves will not start.
     pub fn stopping(&self) {
         let mut begun = self.begun.lock().unwrap_or_else(|e| e.into_inner());
         begun.1 = true;
-        self.set_total(begun.0);
+        self.set_stopping(begun.0);
     }
 
-    fn set_total(&self, total: usize) {
+    /// Counts `begun` solves as the total, the rest of the plan as not
+    /// started.
+    fn set_stopping(&self, begun: usize) {
+        let not_started = self.planned.saturating_sub(begun);
         match &self.mode {
             Mode::Quiet => {}
             #[cfg(feature = "progress-bar")]
-            Mode::Bar(bar) => bar.set_length(total as u64),
-            Mode::Plain { plain, .. } => plain.set_total(total),
+            Mode::Bar(bar) => {
+                bar.set_length(begun as u64);
+                bar.set_prefix(format!("stopping, {not_started} not started: "));
+            }
+            Mode::Plain { plain, .. } => plain.set_stopping(begun, not_started),
         }
     }
 
@@ -224,7 +238,7 @@ fn starting(total: usize) -> String {
 fn bar(total: usize, worst: Option<Worst>) -> ProgressBar {
     let bar = ProgressBar::new(total as u64);
     let style = ProgressStyle::with_template(
-        "{elapsed_precise} [{bar:40}] {pos}/{len} solves, {rate}, {left}",
+        "{prefix}{elapsed_precise} [{bar:40}] {pos}/{len} solves, {rate}, {left}",
     )
     .expect("a valid template")
     .with_key("rate", |s: &ProgressState, w: &mut dyn std::fmt::Write| {
@@ -261,6 +275,8 @@ struct PlainState {
     done: usize,
     /// Solves to run; after a stop, those begun ([`Progress::stopping`]).
     total: usize,
+    /// After a stop, the planned solves that will not start.
+    not_started: Option<usize>,
     /// When the last line was written.
     last: Instant,
     out: Box<dyn Write + Send>,
@@ -294,7 +310,13 @@ impl Plain {
     }
 
     fn report(&self, s: &mut PlainState) {
-        let text = line(s.done, s.total, self.start.elapsed(), self.worst);
+        let text = line(
+            s.done,
+            s.total,
+            s.not_started,
+            self.start.elapsed(),
+            self.worst,
+        );
         // Never a panic on a closed standard error.
         let _ = writeln!(s.out, "{text}");
         let _ = s.out.flush();
@@ -302,9 +324,10 @@ impl Plain {
     }
 
     /// See [`Progress::stopping`].
-    fn set_total(&self, total: usize) {
+    fn set_stopping(&self, begun: usize, not_started: usize) {
         let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        s.total = total;
+        s.total = begun;
+        s.not_started = Some(not_started);
     }
 
     fn write(&self, msg: &str) {
@@ -323,10 +346,21 @@ fn due(before: usize, done: usize, total: usize, since_last: Duration, period: D
 }
 
 /// `[memsched] 44/126 solves, 12.3 s elapsed, ~20 s left (at most 5 min
-/// at the time limit)`.
-fn line(done: usize, total: usize, elapsed: Duration, worst: Option<Worst>) -> String {
+/// at the time limit)`; after a stop, `[memsched] stopping, 82 not
+/// started: 44/46 solves, ...`.
+fn line(
+    done: usize,
+    total: usize,
+    not_started: Option<usize>,
+    elapsed: Duration,
+    worst: Option<Worst>,
+) -> String {
+    let stopping = match not_started {
+        Some(n) => format!("stopping, {n} not started: "),
+        None => String::new(),
+    };
     let mut s = format!(
-        "[memsched] {done}/{total} solves, {} elapsed",
+        "[memsched] {stopping}{done}/{total} solves, {} elapsed",
         duration(elapsed)
     );
     let (done, total) = (done as u64, total as u64);
@@ -443,7 +477,7 @@ mod tests {
         let left = eta(e, 44, 126).unwrap().as_secs_f64();
         assert!((left - 12.3 / 44.0 * 82.0).abs() < 1e-6, "{left}");
         assert_eq!(
-            line(44, 126, e, None),
+            line(44, 126, None, e, None),
             "[memsched] 44/126 solves, 12.3 s elapsed, ~22.9 s left"
         );
         // 82 solves left on 4 threads: 21 rounds of at most 10 s.
@@ -452,15 +486,15 @@ mod tests {
             threads: 4,
         });
         assert_eq!(
-            line(44, 126, e, worst),
+            line(44, 126, None, e, worst),
             "[memsched] 44/126 solves, 12.3 s elapsed, ~22.9 s left (at most 3 min 30 s at \
              the time limit)"
         );
         // Not when the estimate is already longer.
         let slow = Duration::from_secs(3600);
-        assert!(!line(44, 126, slow, worst).contains("at most"));
+        assert!(!line(44, 126, None, slow, worst).contains("at most"));
         assert_eq!(
-            line(126, 126, Duration::from_secs(245), worst),
+            line(126, 126, None, Duration::from_secs(245), worst),
             "[memsched] 126/126 solves, 4 min 05 s elapsed"
         );
         assert_eq!(duration(Duration::from_secs(7380)), "2 h 03 min");
@@ -521,7 +555,13 @@ mod tests {
         p.inc();
         p.finish();
         let text = out.text();
-        assert!(text.contains("[memsched] 3/4 solves, "), "{text}");
-        assert!(text.contains("[memsched] 4/4 solves, "), "{text}");
+        assert!(
+            text.contains("[memsched] stopping, 16 not started: 3/4 solves, "),
+            "{text}"
+        );
+        assert!(
+            text.contains("[memsched] stopping, 16 not started: 4/4 solves, "),
+            "{text}"
+        );
     }
 }
