@@ -25,6 +25,7 @@ mod transform;
 // Experiment commands.
 mod merge;
 mod run;
+mod table;
 
 // Benchmarks.
 
@@ -80,6 +81,8 @@ pub enum Command {
     Run(run::Args),
     /// Join shard output directories into one results directory.
     Merge(merge::Args),
+    /// Print a results directory as a graphs x solvers table (Markdown, CSV or LaTeX).
+    Table(table::Args),
     // Benchmarks.
 }
 
@@ -97,6 +100,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         // Experiment commands.
         Command::Run(a) => run::run(a),
         Command::Merge(a) => merge::run(a),
+        Command::Table(a) => table::run(a),
         // Benchmarks.
     }
 }

@@ -18,6 +18,8 @@
 //!   plots were not drawn.
 //! - [`merge`] joins shard directories (of one config) and runs the final
 //!   pass on the union, warning about items without a row.
+//! - [`table`] pivots a directory's rows into a graphs x solvers table
+//!   (Markdown, CSV or LaTeX), without solving again.
 
 mod catch;
 pub mod config;
@@ -36,6 +38,7 @@ mod resume;
 pub mod rows;
 pub mod runner;
 pub mod summary;
+pub mod table;
 
 use std::path::Path;
 
@@ -378,7 +381,8 @@ fn leftover_note(rows: &[rows::Row], solvers: &[String], plan: Option<&Plan>) ->
     Some(format!(
         "{leftover} of the runs are of {} no longer in the config, kept from earlier runs \
          until `--fresh`: they count in the per-solver table, and the per-graph table has \
-         columns for the config's solvers only",
+         columns for the config's solvers only (`memsched table DIR -s SOLVER ...` tabulates \
+         the solvers you choose without solving again)",
         what.join(" and ")
     ))
 }

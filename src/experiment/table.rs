@@ -1,0 +1,535 @@
+//! Per-graph tables of a results directory's rows (`memsched table`): one
+//! row per graph, one column per solver, as Markdown, CSV or LaTeX, for a
+//! paper or a notebook, with no solve run again.
+//!
+//! A cell is the solver's row on the graph; a seeded solver's best seed
+//! (lowest checked peak, then lowest seed) stands for it, and its value,
+//! status and time are that row's. Only valid rows count: a solver with
+//! none on a graph has an empty cell. The best cell of each graph row is
+//! marked (bold), and a proven optimum too (`*`).
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use super::rows::Row;
+
+/// What a cell shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Value {
+    /// The checked peak (`peak_bytes`), in [`Unit`]s.
+    Peak,
+    /// The reduction against the graph's baseline, in percent.
+    Reduction,
+    /// The gap to the graph's best known peak, in percent.
+    Gap,
+    /// The solve's wall-clock time, in milliseconds.
+    Time,
+}
+
+impl Value {
+    /// Whether a larger value is better (the row's best is its largest).
+    fn larger_is_better(self) -> bool {
+        self == Value::Reduction
+    }
+
+    /// What the caption says a cell is.
+    fn what(self) -> &'static str {
+        match self {
+            Value::Peak => "peak memory",
+            Value::Reduction => "reduction against the graph's baseline, in %",
+            Value::Gap => "gap to the graph's best known peak, in %",
+            Value::Time => "solve time, in ms",
+        }
+    }
+}
+
+/// The unit of peak cells.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unit {
+    /// One unit for the whole table: the largest that keeps its largest
+    /// peak at 1 or more (bytes in CSV).
+    Auto,
+    /// Bytes.
+    B,
+    /// 1024 bytes.
+    KiB,
+    /// 1024 KiB.
+    MiB,
+    /// 1024 MiB.
+    GiB,
+}
+
+impl Unit {
+    /// The unit's size in bytes and its name.
+    fn scale(self) -> (f64, &'static str) {
+        match self {
+            Unit::Auto | Unit::B => (1.0, "B"),
+            Unit::KiB => (1024.0, "KiB"),
+            Unit::MiB => (1024.0 * 1024.0, "MiB"),
+            Unit::GiB => (1024.0 * 1024.0 * 1024.0, "GiB"),
+        }
+    }
+
+    /// [`Unit::Auto`] resolved for a table whose largest peak is `max`.
+    fn resolve(self, max: u64) -> Unit {
+        if self != Unit::Auto {
+            return self;
+        }
+        [Unit::GiB, Unit::MiB, Unit::KiB]
+            .into_iter()
+            .find(|u| max as f64 >= u.scale().0)
+            .unwrap_or(Unit::B)
+    }
+}
+
+/// How the table is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// A Markdown table and its caption.
+    Markdown,
+    /// Plain numbers, no marks.
+    Csv,
+    /// A LaTeX `tabular`, its caption as a comment.
+    Latex,
+}
+
+/// What to tabulate.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// What a cell shows.
+    pub value: Value,
+    /// Solvers, as columns in this order; empty: every solver, in the
+    /// order of the rows (the config's).
+    pub solvers: Vec<String>,
+    /// Graph name patterns (`*` matches any run of characters); empty:
+    /// every graph, in the order of the rows.
+    pub graphs: Vec<String>,
+    /// The unit of peak cells.
+    pub unit: Unit,
+    /// The format it will be written in (CSV keeps bytes under `Auto`).
+    pub format: Format,
+}
+
+/// One cell: the row standing for a solver on a graph.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Cell {
+    value: f64,
+    /// The peak, for [`Value::Peak`] cells, exactly.
+    peak: u64,
+    optimal: bool,
+}
+
+/// A table of graphs by solvers.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Table {
+    value: Value,
+    unit: Unit,
+    /// The graphs, as rows.
+    pub graphs: Vec<String>,
+    /// The solvers, as columns.
+    pub solvers: Vec<String>,
+    cells: Vec<Vec<Option<Cell>>>,
+    /// Some solver ran with several seeds.
+    seeded: bool,
+}
+
+/// Builds the table of `rows` (a `runs.csv`, in item order) that `opts`
+/// asks for; an error names a solver or a graph pattern that is not in
+/// the rows, or says that nothing is left to show.
+pub fn build(rows: &[Row], opts: &Options) -> Result<Table, String> {
+    let mut all_solvers: Vec<&str> = Vec::new();
+    let mut all_graphs: Vec<&str> = Vec::new();
+    for r in rows {
+        if !all_solvers.contains(&r.solver.as_str()) {
+            all_solvers.push(&r.solver);
+        }
+        if all_graphs.last() != Some(&r.graph.as_str()) && !all_graphs.contains(&r.graph.as_str()) {
+            all_graphs.push(&r.graph);
+        }
+    }
+    if rows.is_empty() {
+        return Err("there are no rows to tabulate".into());
+    }
+    let solvers: Vec<String> = if opts.solvers.is_empty() {
+        all_solvers.iter().map(|s| s.to_string()).collect()
+    } else {
+        for s in &opts.solvers {
+            if !all_solvers.contains(&s.as_str()) {
+                return Err(format!(
+                    "no row of solver `{s}`; the rows' solvers: {}",
+                    all_solvers.join(", ")
+                ));
+            }
+        }
+        opts.solvers.clone()
+    };
+    for p in &opts.graphs {
+        if !all_graphs.iter().any(|g| matches(p, g)) {
+            return Err(format!(
+                "no graph matches `{p}` (`*` matches any run of characters); {} graphs, the \
+                 first: {}",
+                all_graphs.len(),
+                all_graphs[0]
+            ));
+        }
+    }
+    let graphs: Vec<String> = all_graphs
+        .iter()
+        .filter(|g| opts.graphs.is_empty() || opts.graphs.iter().any(|p| matches(p, g)))
+        .map(|g| g.to_string())
+        .collect();
+    // The best valid row of each (graph, solver): lowest peak, then seed.
+    let mut best: BTreeMap<(&str, &str), &Row> = BTreeMap::new();
+    let mut seeds: BTreeMap<&str, Vec<u64>> = BTreeMap::new();
+    for r in rows.iter().filter(|r| r.valid && r.peak_bytes.is_some()) {
+        let seen = seeds.entry(&r.solver).or_default();
+        if !seen.contains(&r.seed) {
+            seen.push(r.seed);
+        }
+        let slot = best.entry((&r.graph, &r.solver)).or_insert(r);
+        if (r.peak_bytes, r.seed) < (slot.peak_bytes, slot.seed) {
+            *slot = r;
+        }
+    }
+    let seeded = solvers
+        .iter()
+        .any(|s| seeds.get(s.as_str()).is_some_and(|k| k.len() > 1));
+    let cell = |r: &Row| -> Option<Cell> {
+        let peak = r.peak_bytes?;
+        let value = match opts.value {
+            Value::Peak => peak as f64,
+            Value::Reduction => r.reduction_pct?,
+            Value::Gap => r.gap_pct?,
+            Value::Time => r.time_ms,
+        };
+        Some(Cell {
+            value,
+            peak,
+            optimal: r.status == "optimal",
+        })
+    };
+    let cells: Vec<Vec<Option<Cell>>> = graphs
+        .iter()
+        .map(|g| {
+            solvers
+                .iter()
+                .map(|s| best.get(&(g.as_str(), s.as_str())).and_then(|r| cell(r)))
+                .collect()
+        })
+        .collect();
+    let max_peak = cells.iter().flatten().flatten().map(|c| c.peak).max();
+    let unit = match (opts.value, opts.format, opts.unit) {
+        // CSV keeps exact bytes unless a unit is asked for.
+        (_, Format::Csv, Unit::Auto) => Unit::B,
+        (_, _, u) => u.resolve(max_peak.unwrap_or(0)),
+    };
+    Ok(Table {
+        value: opts.value,
+        unit,
+        graphs,
+        solvers,
+        cells,
+        seeded,
+    })
+}
+
+/// Whether `name` matches `pattern`, whose `*`s match any run of
+/// characters (none included).
+fn matches(pattern: &str, name: &str) -> bool {
+    let parts: Vec<&str> = pattern.split('*').collect();
+    let [first, middle @ .., last] = parts.as_slice() else {
+        return pattern == name;
+    };
+    if !name.starts_with(first) {
+        return false;
+    }
+    let mut rest = &name[first.len()..];
+    for part in middle {
+        match rest.find(part) {
+            Some(at) => rest = &rest[at + part.len()..],
+            None => return false,
+        }
+    }
+    rest.len() >= last.len() && rest.ends_with(last)
+}
+
+impl Table {
+    /// The table written as `format`.
+    pub fn render(&self, format: Format) -> String {
+        match format {
+            Format::Markdown => self.markdown(),
+            Format::Csv => self.csv(),
+            Format::Latex => self.latex(),
+        }
+    }
+
+    /// A cell's number: peaks in the table's unit (whole bytes, else two
+    /// decimals), percentages with two decimals, times with one.
+    fn number(&self, c: &Cell) -> String {
+        match self.value {
+            Value::Peak => match self.unit {
+                Unit::B | Unit::Auto => c.peak.to_string(),
+                u => format!("{:.2}", c.peak as f64 / u.scale().0),
+            },
+            Value::Reduction | Value::Gap => format!("{:.2}", c.value),
+            Value::Time => format!("{:.1}", c.value),
+        }
+    }
+
+    /// Per graph row, which cells are its best: ties all marked, by exact
+    /// value (two peaks that print alike but differ by bytes are not tied).
+    fn best_of_row(&self, row: &[Option<Cell>]) -> Vec<bool> {
+        let better = |a: f64, b: f64| match self.value.larger_is_better() {
+            true => a > b,
+            false => a < b,
+        };
+        let best = row
+            .iter()
+            .flatten()
+            .fold(None::<&Cell>, |acc, c| match acc {
+                Some(b) if !better(c.value, b.value) => Some(b),
+                _ => Some(c),
+            });
+        row.iter()
+            .map(|c| match (c, best) {
+                (Some(c), Some(b)) => c.value == b.value,
+                _ => false,
+            })
+            .collect()
+    }
+
+    /// What the cells are, the marks, and where the seeds went.
+    fn caption(&self) -> String {
+        let mut s = match self.value {
+            Value::Peak => format!("Cells: peak memory in {}", self.unit.scale().1),
+            v => format!("Cells: {}", v.what()),
+        };
+        s += "; bold: the graph's best (by exact value); *: proven optimal; -: no valid order";
+        if self.seeded {
+            s += "; a seeded solver's cell is its best seed";
+        }
+        s + "."
+    }
+
+    fn markdown(&self) -> String {
+        let esc = |s: &str| s.replace('|', "\\|");
+        let mut s = String::from("| graph |");
+        for solver in &self.solvers {
+            let _ = write!(s, " `{}` |", esc(solver));
+        }
+        s += "\n|---|";
+        s += &"---:|".repeat(self.solvers.len());
+        s.push('\n');
+        for (graph, row) in self.graphs.iter().zip(&self.cells) {
+            let _ = write!(s, "| {} |", esc(graph));
+            for (c, best) in row.iter().zip(self.best_of_row(row)) {
+                let text = match c {
+                    None => "-".to_string(),
+                    Some(c) => {
+                        let n = self.number(c) + if c.optimal { "\\*" } else { "" };
+                        if best {
+                            format!("**{n}**")
+                        } else {
+                            n
+                        }
+                    }
+                };
+                let _ = write!(s, " {text} |");
+            }
+            s.push('\n');
+        }
+        let _ = writeln!(s, "\n{}", self.caption());
+        s
+    }
+
+    /// Plain numbers, no marks: empty where there is no valid order.
+    fn csv(&self) -> String {
+        let mut w = csv::Writer::from_writer(Vec::new());
+        let header = std::iter::once("graph").chain(self.solvers.iter().map(String::as_str));
+        let _ = w.write_record(header);
+        for (graph, row) in self.graphs.iter().zip(&self.cells) {
+            let cells = row
+                .iter()
+                .map(|c| c.as_ref().map(|c| self.number(c)).unwrap_or_default());
+            let _ = w.write_record(std::iter::once(graph.clone()).chain(cells));
+        }
+        String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
+    }
+
+    /// A `tabular` (no package needed), its caption as a comment.
+    fn latex(&self) -> String {
+        let mut s = format!("% {}\n", self.caption());
+        let _ = writeln!(
+            s,
+            "\\begin{{tabular}}{{l{}}}\n\\hline",
+            "r".repeat(self.solvers.len())
+        );
+        s += "graph";
+        for solver in &self.solvers {
+            let _ = write!(s, " & \\texttt{{{}}}", latex_escape(solver));
+        }
+        s += " \\\\\n\\hline\n";
+        for (graph, row) in self.graphs.iter().zip(&self.cells) {
+            s += &latex_escape(graph);
+            for (c, best) in row.iter().zip(self.best_of_row(row)) {
+                let text = match c {
+                    None => "--".to_string(),
+                    Some(c) => {
+                        let n = self.number(c);
+                        let n = if best { format!("\\textbf{{{n}}}") } else { n };
+                        if c.optimal {
+                            n + "$^*$"
+                        } else {
+                            n
+                        }
+                    }
+                };
+                let _ = write!(s, " & {text}");
+            }
+            s += " \\\\\n";
+        }
+        s + "\\hline\n\\end{tabular}\n"
+    }
+}
+
+/// `text` with LaTeX's special characters escaped.
+fn latex_escape(text: &str) -> String {
+    let mut s = String::with_capacity(text.len());
+    for ch in text.chars() {
+        match ch {
+            '\\' => s += "\\textbackslash{}",
+            '~' => s += "\\textasciitilde{}",
+            '^' => s += "\\textasciicircum{}",
+            '&' | '%' | '$' | '#' | '_' | '{' | '}' => {
+                s.push('\\');
+                s.push(ch);
+            }
+            _ => s.push(ch),
+        }
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(graph: &str, solver: &str, seed: u64, status: &str, peak: Option<u64>) -> Row {
+        Row {
+            graph: graph.into(),
+            solver: solver.into(),
+            seed,
+            status: status.into(),
+            valid: peak.is_some(),
+            peak_bytes: peak,
+            reduction_pct: peak.map(|p| 100.0 * (4096.0 - p as f64) / 4096.0),
+            gap_pct: Some(0.0),
+            time_ms: 1.5,
+            ..super::super::rows::blank()
+        }
+    }
+
+    fn rows() -> Vec<Row> {
+        vec![
+            row("g1", "program", 0, "feasible", Some(4096)),
+            row("g1", "random", 0, "feasible", Some(3072)),
+            row("g1", "random", 1, "feasible", Some(2048)),
+            row("g1", "exact", 0, "optimal", Some(2048)),
+            row("g2_x", "program", 0, "feasible", Some(4096)),
+            row("g2_x", "random", 0, "feasible", Some(4096)),
+            row("g2_x", "exact", 0, "timed_out", None),
+        ]
+    }
+
+    fn opts(value: Value, format: Format) -> Options {
+        Options {
+            value,
+            solvers: Vec::new(),
+            graphs: Vec::new(),
+            unit: Unit::Auto,
+            format,
+        }
+    }
+
+    /// A seeded solver's cell is its best seed; the row's best is bold,
+    /// ties included, a proven optimum starred, a missing order a dash.
+    #[test]
+    fn markdown_marks_the_best_and_the_proven() {
+        let t = build(&rows(), &opts(Value::Peak, Format::Markdown)).unwrap();
+        let text = t.render(Format::Markdown);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[0], "| graph | `program` | `random` | `exact` |");
+        assert_eq!(lines[2], "| g1 | 4.00 | **2.00** | **2.00\\*** |");
+        assert_eq!(lines[3], "| g2_x | **4.00** | **4.00** | - |");
+        assert!(text.contains("peak memory in KiB"), "{text}");
+        assert!(text.contains("its best seed"), "{text}");
+    }
+
+    /// CSV keeps exact bytes and no marks; reductions are best when largest.
+    #[test]
+    fn csv_is_plain_numbers_and_reduction_prefers_the_largest() {
+        let t = build(&rows(), &opts(Value::Peak, Format::Csv)).unwrap();
+        assert_eq!(
+            t.render(Format::Csv),
+            "graph,program,random,exact\ng1,4096,2048,2048\ng2_x,4096,4096,\n"
+        );
+        let t = build(&rows(), &opts(Value::Reduction, Format::Markdown)).unwrap();
+        let text = t.render(Format::Markdown);
+        assert!(
+            text.contains("| g1 | 0.00 | **50.00** | **50.00\\*** |"),
+            "{text}"
+        );
+    }
+
+    /// LaTeX escapes names and marks as Markdown does.
+    #[test]
+    fn latex_escapes_and_marks() {
+        let t = build(&rows(), &opts(Value::Peak, Format::Latex)).unwrap();
+        let text = t.render(Format::Latex);
+        assert!(
+            text.contains("g2\\_x & \\textbf{4.00} & \\textbf{4.00} & -- \\\\"),
+            "{text}"
+        );
+        assert!(text.contains("\\textbf{2.00}$^*$"), "{text}");
+        assert!(text.starts_with("% Cells: peak memory in KiB"), "{text}");
+    }
+
+    /// Solvers in the asked order, graphs by pattern; unknown ones are
+    /// errors that name them.
+    #[test]
+    fn filters_pick_and_order_and_name_what_is_missing() {
+        let mut o = opts(Value::Peak, Format::Csv);
+        o.solvers = vec!["exact".into(), "program".into()];
+        o.graphs = vec!["g2*".into()];
+        let t = build(&rows(), &o).unwrap();
+        assert_eq!(t.render(Format::Csv), "graph,exact,program\ng2_x,,4096\n");
+        o.solvers = vec!["kahn".into()];
+        let err = build(&rows(), &o).unwrap_err();
+        assert!(err.contains("no row of solver `kahn`") && err.contains("program, random, exact"));
+        o.solvers.clear();
+        o.graphs = vec!["h*".into()];
+        assert!(build(&rows(), &o)
+            .unwrap_err()
+            .contains("no graph matches `h*`"));
+    }
+
+    #[test]
+    fn patterns_match_runs_of_characters() {
+        for (p, name, want) in [
+            ("a*c", "abc", true),
+            ("a*c", "ac", true),
+            ("a*c", "acb", false),
+            ("*x*", "gx#3", true),
+            ("g", "g", true),
+            ("g", "gg", false),
+            ("a*a", "a", false),
+            (
+                "random-layered:*#0",
+                "random-layered:layers=12,width=4#0",
+                true,
+            ),
+        ] {
+            assert_eq!(matches(p, name), want, "{p} ~ {name}");
+        }
+    }
+}
