@@ -883,6 +883,11 @@ fn seeds_without_a_randomized_solver_are_a_warning() {
         err.contains("warning: seeds = \"0..3\" has no effect: no solver of"),
         "{err}"
     );
+    // The seeded solvers it names include those built from an expression.
+    assert!(
+        err.contains("noisy:EXPR, noisy-moves:EXPR and rules that read `random`"),
+        "{err}"
+    );
     let with_random = CHAINS.replace("\"kahn\"", "\"kahn\", \"random\"");
     let err = run_new_ok("s.toml", &format!("{seeds}{with_random}"));
     assert!(!err.contains("seeds = "), "{err}");

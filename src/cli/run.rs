@@ -102,7 +102,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if config.seed_list().is_ok_and(|s| s != [0]) && !config.seeds_apply() {
         note!(
             "warning: seeds = {} has no effect: no solver of {} is randomized, so each runs \
-             once, with seed 0 (the seeded ones: {})",
+             once, with seed 0 (the seeded ones: {}, noisy:EXPR, noisy-moves:EXPR and rules \
+             that read `random`)",
             config.seeds,
             args.config.display(),
             solvers::names_with(|a| a.seeded).join(", ")

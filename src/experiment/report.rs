@@ -139,19 +139,30 @@ pub fn headline(
     } else {
         "Of the solvers other than the baselines and valid on every run"
     };
-    let best = if complete.is_empty() {
+    let candidates = if complete.is_empty() {
         ranked
     } else {
         complete
-    }
-    .into_iter()
+    };
+    let mean = |x: &SolverSummary| x.mean_reduction_pct.unwrap_or(f64::MIN);
     // The first of the largest (in config order): `min_by` keeps the first.
-    .min_by(|a, b| {
-        b.mean_reduction_pct
-            .unwrap_or(f64::MIN)
-            .total_cmp(&a.mean_reduction_pct.unwrap_or(f64::MIN))
-    });
+    let best = candidates
+        .iter()
+        .copied()
+        .min_by(|a, b| mean(b).total_cmp(&mean(a)));
     if let Some(b) = best {
+        // Others with the same mean are named too: naming only the first
+        // would pick a winner by config order.
+        let tied: Vec<String> = candidates
+            .iter()
+            .filter(|x| x.solver != b.solver && mean(x) == mean(b))
+            .map(|x| format!("`{}`", x.solver))
+            .collect();
+        let tied = match tied.as_slice() {
+            [] => String::new(),
+            [one] => format!("; {one} ties it"),
+            [rest @ .., last] => format!("; {} and {last} tie it", rest.join(", ")),
+        };
         // The figures are over the runs with a reduction: valid, on a
         // graph with a valid baseline (exactly those wins, ties and losses
         // count).
@@ -167,7 +178,8 @@ pub fn headline(
             format!("{} of {} runs valid", b.valid, b.runs)
         };
         parts.push(format!(
-            "{among}, `{}` has the largest mean reduction, {}% (median {}%, max {}%, {over})",
+            "{among}, `{}` has the largest mean reduction, {}% (median {}%, max {}%, \
+             {over}{tied})",
             b.solver,
             opt_pct(b.mean_reduction_pct),
             opt_pct(b.median_reduction_pct),
@@ -607,7 +619,7 @@ mod tests {
     }
 
     /// With equal mean reductions the headline names the solver the config
-    /// lists first (it named the last one).
+    /// lists first (it named the last one), and the ones that tie it.
     #[test]
     fn headline_names_the_first_of_tied_solvers() {
         let solver = |name: &str, reduction: f64| SolverSummary {
@@ -631,6 +643,8 @@ mod tests {
             text.contains("`exact` has the largest mean reduction"),
             "{text}"
         );
+        assert!(text.contains("; `noisy:delta` ties it)"), "{text}");
+        assert!(!text.contains("`kahn` ti"), "{text}");
     }
 
     /// A solver valid on half the runs does not top the headline on the
