@@ -204,3 +204,41 @@ fn a_seed_the_family_ignores_is_named_in_a_warning() {
     let o = memsched(&["gen", "chain", "--seed", "3", "-o", out]);
     assert!(!String::from_utf8_lossy(&o.stderr).contains("ignores the seed"));
 }
+
+/// A generated graph's name as runs.csv gives it (`SPEC#SEED`) is a graph
+/// for `schedule`, `check` and `transform` where no file has that name: the
+/// graph `gen` writes for that spec and seed. A bad spec is an input error
+/// that says so.
+#[test]
+fn a_generated_graphs_name_reads_as_that_graph() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("g.json");
+    let o = memsched(&[
+        "gen",
+        "random-layered:layers=5,width=3",
+        "--seed",
+        "4",
+        "-o",
+        file.to_str().unwrap(),
+    ]);
+    assert_eq!(code(&o), 0, "{o:?}");
+    let peaks = |graph: &str| {
+        let o = memsched(&["schedule", graph, "-s", "exact", "-s", "kahn"]);
+        assert_eq!(code(&o), 0, "{o:?}");
+        let out = String::from_utf8(o.stdout).unwrap();
+        out.lines()
+            .filter(|l| l.starts_with("exact ") || l.starts_with("kahn "))
+            .map(|l| l.split_whitespace().nth(2).unwrap().to_string())
+            .collect::<Vec<_>>()
+    };
+    let by_name = peaks("random-layered:layers=5,width=3#4");
+    assert_eq!(by_name.len(), 2);
+    assert_eq!(by_name, peaks(file.to_str().unwrap()));
+    let o = memsched(&["schedule", "no-such-family:x=1#0", "-s", "kahn"]);
+    assert_eq!(code(&o), 2, "{o:?}");
+    let err = String::from_utf8(o.stderr).unwrap();
+    assert!(
+        err.contains("no such file, and not a generated graph's name"),
+        "{err}"
+    );
+}

@@ -18,7 +18,10 @@ use super::{emit, human_bytes, is_broken_pipe, percent, read_graph, saved_for, I
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Graph file in seed JSON format (`-` reads standard input).
+    /// Graph file in seed JSON format (`-` reads standard input), or a
+    /// generated graph's name as `runs.csv` gives it, `SPEC#SEED` (e.g.
+    /// `random-layered:layers=12,width=4#3`): generated when no file has
+    /// that name.
     #[arg(value_name = "GRAPH")]
     graph: String,
     /// The order to check: node ids in execution order, as a JSON array

@@ -147,11 +147,41 @@ pub fn error_message(err: &anyhow::Error) -> String {
 }
 
 /// Reads and validates the graph file `path` (`-`: standard input); errors
-/// name the file (see [`graph_error`]).
+/// name the file (see [`graph_error`]). Where no file has the name and it
+/// is a generated graph's name as `runs.csv` gives it (`SPEC#SEED`), the
+/// graph is generated.
 pub fn read_graph(path: &str) -> anyhow::Result<Graph> {
+    if let Some(g) = generated_graph(path)? {
+        return Ok(g);
+    }
     let g = seed::read_path(path).map_err(|e| graph_error(path, e))?;
     warn_about_graph(path, &g);
     Ok(g)
+}
+
+/// The graph a generated graph's name (`SPEC#SEED`, as in `runs.csv`)
+/// stands for, when no file has that name; `None` for a file or a name of
+/// another shape.
+fn generated_graph(path: &str) -> anyhow::Result<Option<Graph>> {
+    use memsched::corpus::gen::{generate, GenSpec};
+    if path == "-" || std::path::Path::new(path).exists() {
+        return Ok(None);
+    }
+    let Some((spec, seed)) = path.rsplit_once('#') else {
+        return Ok(None);
+    };
+    let Ok(seed) = seed.trim().parse::<u64>() else {
+        return Ok(None);
+    };
+    let not_a_name = |e: &dyn std::fmt::Display| {
+        InvalidInput(format!(
+            "{path}: no such file, and not a generated graph's name (SPEC#SEED): {e}"
+        ))
+    };
+    let spec = GenSpec::parse(spec).map_err(|e| not_a_name(&e))?;
+    let g = generate(&spec, seed).map_err(|e| not_a_name(&e))?;
+    note!("{path}: no such file; generated ({spec}, seed {seed}), as `memsched gen` would");
+    Ok(Some(g))
 }
 
 /// Warns about a valid graph that is likely not what its writer meant

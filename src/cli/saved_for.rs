@@ -26,8 +26,13 @@ pub fn shown(path: &str) -> &str {
 }
 
 /// The name an experiment gives the graph file `path`: its stem (`None`
-/// for standard input).
+/// for standard input); for a generated graph's name that is no file
+/// (`SPEC#SEED`, see [`super::read_graph`]), that name in its canonical
+/// spelling.
 pub fn name_of(path: &str) -> Option<String> {
+    if !Path::new(path).exists() && generated_spec(path).is_some() {
+        return Some(memsched::experiment::plan::canonical_name(path));
+    }
     (path != "-")
         .then(|| Path::new(path).file_stem())
         .flatten()

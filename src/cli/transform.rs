@@ -17,7 +17,10 @@ use super::read_graph;
 /// valid when it was. See docs/corpus.md.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Graph file in seed JSON format (`-` reads standard input).
+    /// Graph file in seed JSON format (`-` reads standard input), or a
+    /// generated graph's name as `runs.csv` gives it, `SPEC#SEED` (e.g.
+    /// `random-layered:layers=12,width=4#3`): generated when no file has
+    /// that name.
     #[arg(value_name = "GRAPH")]
     graph: String,
     /// Target encoding.
