@@ -557,11 +557,12 @@ pub fn readme(
          a gap to the optimum only on graphs whose best known peak is proven optimal: \
          `proven graphs` counts those among the graphs the solver has a valid run on, and \
          `gap to opt. %` is its mean gap over them. Wins/ties/losses compare each run's \
-         peak with the baseline's; `optimal` counts proofs.\n"
+         peak with the baseline's; `at best known` counts the runs that reach their graph's \
+         best known peak, `optimal` the proofs.\n"
     );
     let _ = writeln!(
         s,
-        "| solver | runs | valid | mean red. % | median red. % | max red. % | mean gap % | max gap % | proven graphs | gap to opt. % | wins | ties | losses | best known | optimal | timed out | failed | invalid | mean time (ms) |"
+        "| solver | runs | valid | mean red. % | median red. % | max red. % | mean gap % | max gap % | proven graphs | gap to opt. % | wins | ties | losses | at best known | optimal | timed out | failed | invalid | mean time (ms) |"
     );
     let _ = writeln!(
         s,
