@@ -48,6 +48,21 @@ pub fn curves(rows: &[Row], solvers: &[String]) -> Vec<(String, Vec<(f64, f64)>)
         .collect()
 }
 
+/// The legend's label of each curve: its solver, and, when an earlier
+/// curve is the same (drawn over it, so hidden), that curve's solver.
+fn labels(curves: &[(String, Vec<(f64, f64)>)]) -> Vec<String> {
+    curves
+        .iter()
+        .enumerate()
+        .map(
+            |(i, (name, pts))| match curves[..i].iter().find(|(_, p)| p == pts) {
+                Some((first, _)) => format!("{name} (same curve as {first})"),
+                None => name.clone(),
+            },
+        )
+        .collect()
+}
+
 struct Cdf<'a> {
     title: &'a str,
     curves: Vec<(String, Vec<(f64, f64)>)>,
@@ -173,7 +188,7 @@ impl Draw for Cdf<'_> {
                 })
                 .y_desc("fraction of runs with at most this gap"),
         )?;
-        for (i, (name, pts)) in self.curves.iter().enumerate() {
+        for (i, ((_, pts), label)) in self.curves.iter().zip(labels(&self.curves)).enumerate() {
             let c = color(i);
             let mut pts = pts.clone();
             let last = pts.last().map_or(0.0, |p| p.1);
@@ -181,7 +196,7 @@ impl Draw for Cdf<'_> {
             chart
                 .draw_series(LineSeries::new(pts, c.stroke_width(2)))
                 .map_err(err)?
-                .label(name.as_str())
+                .label(label)
                 .legend(line_key(c));
         }
         draw_legend(&mut chart, SeriesLabelPosition::LowerRight)
@@ -247,6 +262,23 @@ mod tests {
         let small = Scale::Linear.ticks(1.05);
         assert_eq!(small.len(), 6, "0, 0.2, ..., 1: {small:?}");
         assert!((small[5] - 1.0).abs() < 1e-12, "{small:?}");
+    }
+
+    /// A curve equal to an earlier one (drawn under it) is named in its
+    /// label; others keep their solver's name.
+    #[test]
+    fn a_hidden_curve_names_the_one_it_repeats() {
+        let a = vec![(0.0, 0.0), (0.0, 1.0)];
+        let b = vec![(0.0, 0.0), (5.0, 1.0)];
+        let curves = vec![
+            ("exact".to_string(), a.clone()),
+            ("kahn".to_string(), b),
+            ("ilp".to_string(), a),
+        ];
+        assert_eq!(
+            labels(&curves),
+            ["exact", "kahn", "ilp (same curve as exact)"]
+        );
     }
 
     #[test]
