@@ -72,3 +72,72 @@ fn markdown_by_default_and_clear_errors() {
         stderr(&o)
     );
 }
+
+/// Rows whose final pass did not run (a run killed, or in progress) have
+/// no reductions yet: `table` computes them as the final pass does, from
+/// the baselines of the directory's config (here none: `program`). A last
+/// line without a newline (a write cut short) is left out, with a warning.
+#[test]
+fn rows_without_their_final_pass_get_its_figures() {
+    let committed = read_rows(&Path::new("results/quick").join("runs.csv")).unwrap();
+    let reduction = |o: &std::process::Output| stdout(o);
+    let table = |dir: &Path| {
+        run(
+            &[
+                "table",
+                dir.to_str().unwrap(),
+                "--format",
+                "csv",
+                "--value",
+                "reduction",
+                "-s",
+                "exact",
+            ],
+            None,
+        )
+    };
+    let want = table(Path::new("results/quick"));
+    expect_exit(&want, 0);
+    // The same rows with the final pass's columns emptied.
+    let tmp = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string("results/quick/runs.csv").unwrap();
+    let mut reader = csv::Reader::from_reader(text.as_bytes());
+    let headers = reader.headers().unwrap().clone();
+    let mut w = csv::Writer::from_path(tmp.path().join("runs.csv")).unwrap();
+    w.write_record(&headers).unwrap();
+    let blank = [
+        "baseline",
+        "baseline_peak_bytes",
+        "reduction_pct",
+        "best_known_bytes",
+        "gap_pct",
+    ];
+    for record in reader.records() {
+        let record = record.unwrap();
+        let fields = headers
+            .iter()
+            .zip(&record)
+            .map(|(h, f)| match blank.contains(&h) {
+                true => "",
+                false => f,
+            });
+        w.write_record(fields).unwrap();
+    }
+    w.flush().unwrap();
+    drop(w);
+    let got = table(tmp.path());
+    expect_exit(&got, 0);
+    assert_eq!(reduction(&got), reduction(&want));
+    assert!(committed.iter().any(|r| r.solver == "exact"));
+    // Cut the last newline: its row (the last graph's last solve) is left out.
+    let runs = tmp.path().join("runs.csv");
+    let text = std::fs::read_to_string(&runs).unwrap();
+    std::fs::write(&runs, text.trim_end_matches('\n')).unwrap();
+    let cut = table(tmp.path());
+    expect_exit(&cut, 0);
+    assert!(
+        stderr(&cut).contains("the last, has no newline") && stderr(&cut).contains("left out"),
+        "{}",
+        stderr(&cut)
+    );
+}

@@ -207,8 +207,9 @@ fn a_seed_the_family_ignores_is_named_in_a_warning() {
 
 /// A generated graph's name as runs.csv gives it (`SPEC#SEED`) is a graph
 /// for `schedule`, `check` and `transform` where no file has that name: the
-/// graph `gen` writes for that spec and seed. A bad spec is an input error
-/// that says so.
+/// graph `gen` writes for that spec and seed. `check` names an order saved
+/// for another seed's graph (and not one saved under another spelling of
+/// the same name). A bad spec is an input error that says so.
 #[test]
 fn a_generated_graphs_name_reads_as_that_graph() {
     let dir = tempfile::tempdir().unwrap();
@@ -231,9 +232,42 @@ fn a_generated_graphs_name_reads_as_that_graph() {
             .map(|l| l.split_whitespace().nth(2).unwrap().to_string())
             .collect::<Vec<_>>()
     };
-    let by_name = peaks("random-layered:layers=5,width=3#4");
+    let name = "random-layered:layers=5,width=3#4";
+    let by_name = peaks(name);
     assert_eq!(by_name.len(), 2);
     assert_eq!(by_name, peaks(file.to_str().unwrap()));
+    // `transform` reads the name as the file too.
+    let floating = |graph: &str| {
+        let o = memsched(&["transform", graph, "--allocs", "floating"]);
+        assert_eq!(code(&o), 0, "{o:?}");
+        o.stdout
+    };
+    assert_eq!(floating(name), floating(file.to_str().unwrap()));
+    // `check` too; an order saved for another seed's graph is named.
+    let o = memsched(&["schedule", name, "-s", "exact", "--format", "json"]);
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let line = |graph: &str| {
+        let saved = dir.path().join("line.jsonl");
+        let record = serde_json::json!({
+            "graph": graph, "solver": "exact", "seed": 0, "order": report["order"],
+        });
+        std::fs::write(&saved, record.to_string()).unwrap();
+        saved
+    };
+    let saved = line("random-layered:width=3,layers=5#4");
+    let o = memsched(&["check", name, saved.to_str().unwrap()]);
+    assert_eq!(code(&o), 0, "{o:?}");
+    assert!(
+        !String::from_utf8_lossy(&o.stderr).contains("was saved for"),
+        "{o:?}"
+    );
+    let saved = line("random-layered:layers=5,width=3#5");
+    let o = memsched(&["check", name, saved.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("was saved for graph `random-layered:layers=5,width=3#5`, and the graph given is `random-layered:layers=5,width=3#4`"),
+        "{err}"
+    );
     let o = memsched(&["schedule", "no-such-family:x=1#0", "-s", "kahn"]);
     assert_eq!(code(&o), 2, "{o:?}");
     let err = String::from_utf8(o.stderr).unwrap();

@@ -161,25 +161,19 @@ pub fn read_graph(path: &str) -> anyhow::Result<Graph> {
 
 /// The graph a generated graph's name (`SPEC#SEED`, as in `runs.csv`)
 /// stands for, when no file has that name; `None` for a file or a name of
-/// another shape.
+/// another shape (see [`saved_for::generated_name`]).
 fn generated_graph(path: &str) -> anyhow::Result<Option<Graph>> {
-    use memsched::corpus::gen::{generate, GenSpec};
-    if path == "-" || std::path::Path::new(path).exists() {
-        return Ok(None);
-    }
-    let Some((spec, seed)) = path.rsplit_once('#') else {
-        return Ok(None);
-    };
-    let Ok(seed) = seed.trim().parse::<u64>() else {
-        return Ok(None);
-    };
     let not_a_name = |e: &dyn std::fmt::Display| {
         InvalidInput(format!(
             "{path}: no such file, and not a generated graph's name (SPEC#SEED): {e}"
         ))
     };
-    let spec = GenSpec::parse(spec).map_err(|e| not_a_name(&e))?;
-    let g = generate(&spec, seed).map_err(|e| not_a_name(&e))?;
+    let (spec, seed) = match saved_for::generated_name(path) {
+        None => return Ok(None),
+        Some(Err(e)) => return Err(not_a_name(&e).into()),
+        Some(Ok(named)) => named,
+    };
+    let g = memsched::corpus::gen::generate(&spec, seed).map_err(|e| not_a_name(&e))?;
     note!("{path}: no such file; generated ({spec}, seed {seed}), as `memsched gen` would");
     Ok(Some(g))
 }

@@ -27,16 +27,36 @@ pub fn shown(path: &str) -> &str {
 
 /// The name an experiment gives the graph file `path`: its stem (`None`
 /// for standard input); for a generated graph's name that is no file
-/// (`SPEC#SEED`, see [`super::read_graph`]), that name in its canonical
-/// spelling.
+/// (`SPEC#SEED`, see [`generated_name`]), that name as `runs.csv` spells
+/// it.
 pub fn name_of(path: &str) -> Option<String> {
-    if !Path::new(path).exists() && generated_spec(path).is_some() {
-        return Some(memsched::experiment::plan::canonical_name(path));
+    if let Some(Ok((spec, seed))) = generated_name(path) {
+        return Some(format!("{spec}#{seed}"));
     }
     (path != "-")
         .then(|| Path::new(path).file_stem())
         .flatten()
         .map(|s| s.to_string_lossy().into_owned())
+}
+
+/// Whether `path`, which no file has, is a generated graph's name as
+/// `runs.csv` gives it (`SPEC#SEED`, the seed in decimal digits): `None`
+/// for a file, standard input or a name of another shape; else its spec
+/// and seed, or why they are not a graph's.
+pub fn generated_name(path: &str) -> Option<Result<(GenSpec, u64), String>> {
+    if path == "-" || Path::new(path).exists() {
+        return None;
+    }
+    let (spec, seed) = path.rsplit_once('#')?;
+    if seed.is_empty() || !seed.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let parsed = match (GenSpec::parse(spec), seed.parse::<u64>()) {
+        (Ok(spec), Ok(seed)) => Ok((spec, seed)),
+        (Err(e), _) => Err(e.to_string()),
+        (_, Err(_)) => Err(format!("the seed {seed} is past {}", u64::MAX)),
+    };
+    Some(parsed)
 }
 
 /// Whether the order saved for graph `saved` clearly was not saved for
@@ -57,6 +77,19 @@ pub fn mismatch(saved: &str, path: &str, graph: &Graph) -> Option<String> {
     let file = shown(path);
     // The names come from files: escaped, so they cannot forge output.
     let saved_shown = printable(saved);
+    // A generated graph's name given for the graph: its spec and seed are
+    // known, so another generated name is another graph.
+    if let (Some(Ok(_)), Some(given)) = (generated_name(path), &stem) {
+        if let Some((spec, seed)) = generated_spec(saved).zip(saved.rsplit_once('#')) {
+            let seed = seed.1.parse::<u64>().ok()?;
+            return (format!("{spec}#{seed}") != *given).then(|| {
+                format!(
+                    "graph `{saved_shown}`, and the graph given is `{}`",
+                    printable(given)
+                )
+            });
+        }
+    }
     let Some(spec) = generated_spec(saved) else {
         // Standard input has no name to compare.
         return stem.map(|_| format!("graph `{saved_shown}`, and the graph given is {file}"));

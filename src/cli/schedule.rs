@@ -361,11 +361,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         if report.note.as_deref() == Some(not_run.as_str()) {
             note!("solver {}: {not_run}", report.solver);
             continue;
-        } else if let Some(left) = report
-            .note
-            .as_deref()
-            .filter(|n| n.starts_with(LEFT_BEHIND) || n.starts_with(LEFT_BEHIND_POSTED))
-        {
+        } else if let Some(left) = report.note.as_deref().filter(|n| {
+            // A posted order the checker refused is an error like any other.
+            n.starts_with(LEFT_BEHIND) || (n.starts_with(LEFT_BEHIND_POSTED) && report.valid())
+        }) {
             note!("solver {}: {left}", report.solver);
         } else if !report.valid() {
             note!(

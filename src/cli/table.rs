@@ -1,12 +1,14 @@
 //! `memsched table`: a results directory's rows as a graphs x solvers
 //! table (Markdown, CSV or LaTeX), without solving again.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Context as _;
 use clap::ValueEnum;
 
+use memsched::experiment::config::Config;
+use memsched::experiment::results_dir::{CONFIG, RUNS};
 use memsched::experiment::rows;
 use memsched::experiment::table::{self, Options};
 
@@ -80,7 +82,7 @@ pub struct Args {
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let runs = if args.results.is_dir() {
-        args.results.join(memsched::experiment::results_dir::RUNS)
+        args.results.join(RUNS)
     } else {
         args.results.clone()
     };
@@ -94,7 +96,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     if let Some(out) = &args.out {
         check_out_file("--out", out)?;
-        check_output_is_not_an_input("--out", out, &[("the rows", &runs.to_string_lossy())])?;
+        check_output_is_not_an_input("--out", out, &[("rows", &runs.to_string_lossy())])?;
     }
     let read = rows::read_rows_checked(&runs)
         .with_context(|| format!("cannot read {}", runs.display()))?;
@@ -105,6 +107,22 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             read.rejected.len()
         );
     }
+    if read.conflicting > 0 {
+        note!(
+            "warning: {}: {} row(s) repeat a solve already in it with another status, peak or \
+             bound (joined or edited by hand?): each solve's first row is the one shown",
+            runs.display(),
+            read.conflicting
+        );
+    }
+    warn_if_cut(&runs)?;
+    if !matches!(args.value, Value::Peak) && !matches!(args.unit, Unit::Auto) {
+        note!("warning: --unit applies to peaks only; --value is not `peak`");
+    }
+    // Rows a run appended but whose final pass did not run (a run in
+    // progress or killed) have no reductions or gaps yet: the final pass's
+    // figures, from the directory's baselines.
+    let finalized = rows::finalize(read.rows, &baselines(&runs)?);
     let opts = Options {
         value: match args.value {
             Value::Peak => table::Value::Peak,
@@ -127,9 +145,47 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             Format::Latex => table::Format::Latex,
         },
     };
-    let t = table::build(&read.rows, &opts)
+    let t = table::build(&finalized, &opts)
         .map_err(|e| InvalidInput(format!("{}: {e}", runs.display())))?;
     let out = args.out.as_ref().map(|p| p.to_string_lossy().into_owned());
     emit(out.as_deref(), &t.render(opts.format))?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The baselines of the experiment whose rows are `runs`: its results
+/// directory's `config.toml`, beside the file; without one, the baselines
+/// the rows name (in the order they first name them), else `program`, as
+/// a config's default.
+fn baselines(runs: &Path) -> anyhow::Result<Vec<String>> {
+    let config = runs.with_file_name(CONFIG);
+    if config.is_file() {
+        let config = Config::load(&config).map_err(|e| InvalidInput(e.to_string()))?;
+        return Ok(config.baselines);
+    }
+    let read = rows::read_rows(runs)?;
+    let mut named: Vec<String> = Vec::new();
+    for r in &read {
+        if !r.baseline.is_empty() && !named.contains(&r.baseline) {
+            named.push(r.baseline.clone());
+        }
+    }
+    if named.is_empty() {
+        named.push("program".into());
+    }
+    Ok(named)
+}
+
+/// Warns when `runs` does not end with a newline: its last line, which a
+/// killed run may have cut in the middle of a number, is left out.
+fn warn_if_cut(runs: &Path) -> anyhow::Result<()> {
+    let bytes = std::fs::read(runs).with_context(|| format!("cannot read {}", runs.display()))?;
+    if bytes.last().is_some_and(|&b| b != b'\n') {
+        let line = bytes.iter().filter(|&&b| b == b'\n').count() + 1;
+        note!(
+            "warning: {}: line {line}, the last, has no newline (a write a killed run cut \
+             short, or an edit): it is left out; end it with a newline to count it",
+            runs.display()
+        );
+    }
+    Ok(())
 }

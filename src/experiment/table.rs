@@ -5,8 +5,10 @@
 //! A cell is the solver's row on the graph; a seeded solver's best seed
 //! (lowest checked peak, then lowest seed) stands for it, and its value,
 //! status and time are that row's. Only valid rows count: a solver with
-//! none on a graph has an empty cell. The best cell of each graph row is
-//! marked (bold), and a proven optimum too (`*`).
+//! none on a graph has an empty cell. The best cell of each graph row
+//! among the columns shown is marked (bold), and a proven optimum too
+//! (`*`). The rows should be finalized ([`super::rows::finalize`]): the
+//! reductions and gaps are the final pass's.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -113,7 +115,9 @@ pub struct Options {
 /// One cell: the row standing for a solver on a graph.
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct Cell {
-    value: f64,
+    /// `None`: a valid row without this value (a reduction on a graph
+    /// with no valid baseline).
+    value: Option<f64>,
     /// The peak, for [`Value::Peak`] cells, exactly.
     peak: u64,
     optimal: bool,
@@ -161,15 +165,25 @@ pub fn build(rows: &[Row], opts: &Options) -> Result<Table, String> {
                 ));
             }
         }
-        opts.solvers.clone()
+        let mut asked: Vec<String> = Vec::new();
+        for s in &opts.solvers {
+            if !asked.contains(s) {
+                asked.push(s.clone());
+            }
+        }
+        asked
     };
     for p in &opts.graphs {
         if !all_graphs.iter().any(|g| matches(p, g)) {
+            let names = super::first_few(
+                all_graphs.iter(),
+                5,
+                |g| format!("`{g}`"),
+                |k| format!("{k} more"),
+            );
             return Err(format!(
-                "no graph matches `{p}` (`*` matches any run of characters); {} graphs, the \
-                 first: {}",
-                all_graphs.len(),
-                all_graphs[0]
+                "no graph matches `{p}` (`*` matches any run of characters); the graphs: {}",
+                names.join(", ")
             ));
         }
     }
@@ -197,10 +211,10 @@ pub fn build(rows: &[Row], opts: &Options) -> Result<Table, String> {
     let cell = |r: &Row| -> Option<Cell> {
         let peak = r.peak_bytes?;
         let value = match opts.value {
-            Value::Peak => peak as f64,
-            Value::Reduction => r.reduction_pct?,
-            Value::Gap => r.gap_pct?,
-            Value::Time => r.time_ms,
+            Value::Peak => Some(peak as f64),
+            Value::Reduction => r.reduction_pct,
+            Value::Gap => r.gap_pct,
+            Value::Time => Some(r.time_ms),
         };
         Some(Cell {
             value,
@@ -266,13 +280,16 @@ impl Table {
     /// A cell's number: peaks in the table's unit (whole bytes, else two
     /// decimals), percentages with two decimals, times with one.
     fn number(&self, c: &Cell) -> String {
+        let Some(value) = c.value else {
+            return "n/a".into();
+        };
         match self.value {
             Value::Peak => match self.unit {
                 Unit::B | Unit::Auto => c.peak.to_string(),
-                u => format!("{:.2}", c.peak as f64 / u.scale().0),
+                u => significant(c.peak as f64 / u.scale().0),
             },
-            Value::Reduction | Value::Gap => format!("{:.2}", c.value),
-            Value::Time => format!("{:.1}", c.value),
+            Value::Reduction | Value::Gap => format!("{value:.2}"),
+            Value::Time => format!("{value:.1}"),
         }
     }
 
@@ -283,16 +300,14 @@ impl Table {
             true => a > b,
             false => a < b,
         };
-        let best = row
-            .iter()
-            .flatten()
-            .fold(None::<&Cell>, |acc, c| match acc {
-                Some(b) if !better(c.value, b.value) => Some(b),
-                _ => Some(c),
-            });
+        let values = row.iter().flatten().filter_map(|c| c.value);
+        let best = values.fold(None::<f64>, |acc, v| match acc {
+            Some(b) if !better(v, b) => Some(b),
+            _ => Some(v),
+        });
         row.iter()
-            .map(|c| match (c, best) {
-                (Some(c), Some(b)) => c.value == b.value,
+            .map(|c| match (c.and_then(|c| c.value), best) {
+                (Some(v), Some(b)) => v == b,
                 _ => false,
             })
             .collect()
@@ -304,7 +319,17 @@ impl Table {
             Value::Peak => format!("Cells: peak memory in {}", self.unit.scale().1),
             v => format!("Cells: {}", v.what()),
         };
-        s += "; bold: the graph's best (by exact value); *: proven optimal; -: no valid order";
+        s += "; bold: the graph's best of the columns shown (by exact value); *: proven \
+              optimal; -: no valid order";
+        if self
+            .cells
+            .iter()
+            .flatten()
+            .flatten()
+            .any(|c| c.value.is_none())
+        {
+            s += "; n/a: a valid order but no value (no valid baseline on the graph)";
+        }
         if self.seeded {
             s += "; a seeded solver's cell is its best seed";
         }
@@ -312,7 +337,7 @@ impl Table {
     }
 
     fn markdown(&self) -> String {
-        let esc = |s: &str| s.replace('|', "\\|");
+        let esc = markdown_escape;
         let mut s = String::from("| graph |");
         for solver in &self.solvers {
             let _ = write!(s, " `{}` |", esc(solver));
@@ -348,9 +373,10 @@ impl Table {
         let header = std::iter::once("graph").chain(self.solvers.iter().map(String::as_str));
         let _ = w.write_record(header);
         for (graph, row) in self.graphs.iter().zip(&self.cells) {
-            let cells = row
-                .iter()
-                .map(|c| c.as_ref().map(|c| self.number(c)).unwrap_or_default());
+            let cells = row.iter().map(|c| match c {
+                Some(c) if c.value.is_some() => self.number(c),
+                _ => String::new(),
+            });
             let _ = w.write_record(std::iter::once(graph.clone()).chain(cells));
         }
         String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
@@ -392,6 +418,29 @@ impl Table {
     }
 }
 
+/// A number in the table's unit with two decimals, or, below 1, three
+/// significant digits (`0.0312`), so that small peaks stay readable.
+fn significant(x: f64) -> String {
+    if x >= 1.0 || x == 0.0 {
+        return format!("{x:.2}");
+    }
+    let decimals = (2 - x.log10().floor() as i32).clamp(2, 12) as usize;
+    format!("{x:.decimals$}")
+}
+
+/// `text` with the characters Markdown would read as markup escaped
+/// (`*` emphasis, `|` a cell's end, `` ` `` code, `<` a tag).
+fn markdown_escape(text: &str) -> String {
+    let mut s = String::with_capacity(text.len());
+    for ch in text.chars() {
+        if matches!(ch, '\\' | '*' | '|' | '`' | '<') {
+            s.push('\\');
+        }
+        s.push(ch);
+    }
+    s
+}
+
 /// `text` with LaTeX's special characters escaped.
 fn latex_escape(text: &str) -> String {
     let mut s = String::with_capacity(text.len());
@@ -400,6 +449,9 @@ fn latex_escape(text: &str) -> String {
             '\\' => s += "\\textbackslash{}",
             '~' => s += "\\textasciitilde{}",
             '^' => s += "\\textasciicircum{}",
+            '|' => s += "\\textbar{}",
+            '<' => s += "\\textless{}",
+            '>' => s += "\\textgreater{}",
             '&' | '%' | '$' | '#' | '_' | '{' | '}' => {
                 s.push('\\');
                 s.push(ch);
@@ -511,6 +563,39 @@ mod tests {
         assert!(build(&rows(), &o)
             .unwrap_err()
             .contains("no graph matches `h*`"));
+    }
+
+    /// Peaks below 1 in the table's unit keep three significant digits;
+    /// names are escaped for Markdown and LaTeX.
+    #[test]
+    fn small_peaks_stay_readable_and_names_are_escaped() {
+        assert_eq!(significant(150.0625), "150.06");
+        assert_eq!(significant(0.03125), "0.0312");
+        assert_eq!(significant(0.000123456), "0.000123");
+        assert_eq!(significant(0.5), "0.500");
+        assert_eq!(significant(0.0), "0.00");
+        assert_eq!(markdown_escape("a*b|c`d<e_f"), "a\\*b\\|c\\`d\\<e_f");
+        assert_eq!(
+            latex_escape("a|b<c>d_e"),
+            "a\\textbar{}b\\textless{}c\\textgreater{}d\\_e"
+        );
+    }
+
+    /// A valid row without the value asked for (a reduction where the
+    /// graph has no valid baseline) is `n/a`, said in the caption, and is
+    /// never the row's best; in CSV it is empty.
+    #[test]
+    fn a_valid_row_without_a_value_is_not_applicable() {
+        let mut rows = rows();
+        for r in rows.iter_mut().filter(|r| r.graph == "g2_x") {
+            r.reduction_pct = None;
+        }
+        let t = build(&rows, &opts(Value::Reduction, Format::Markdown)).unwrap();
+        let text = t.render(Format::Markdown);
+        assert!(text.contains("| g2_x | n/a | n/a | - |"), "{text}");
+        assert!(text.contains("n/a: a valid order but no value"), "{text}");
+        let t = build(&rows, &opts(Value::Reduction, Format::Csv)).unwrap();
+        assert!(t.render(Format::Csv).ends_with("g2_x,,,\n"));
     }
 
     #[test]
