@@ -659,12 +659,17 @@ fn progress_lines_when_stderr_is_not_a_terminal() {
         .filter_map(|l| l.split(' ').next())
         .filter(|c| c.contains('/'))
         .collect();
-    // A line per tenth of the 24 solves, the last one included.
-    assert_eq!(
-        counts,
-        ["3/24", "5/24", "8/24", "10/24", "12/24", "15/24", "17/24", "20/24", "22/24", "24/24"],
-        "{err}"
-    );
+    // Lines at tenths of the 24 solves, the first and the last always, the
+    // others no closer than a second (this run takes less: most are left
+    // out).
+    let tenths = [
+        "3/24", "5/24", "8/24", "10/24", "12/24", "15/24", "17/24", "20/24", "22/24",
+    ];
+    assert_eq!(counts.first(), Some(&"3/24"), "{err}");
+    let (last, before) = counts.split_last().expect("a line at the end");
+    assert_eq!(*last, "24/24", "{err}");
+    assert!(before.iter().all(|c| tenths.contains(c)), "{err}");
+    assert!(counts.len() < 10, "{err}");
     let err = run_ok(&["run", TINY, "--out", arg(&out), "--fresh", "-q"]);
     assert!(!err.contains("[memsched]"), "{err}");
 }

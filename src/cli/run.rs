@@ -24,8 +24,9 @@ pub struct Args {
     out: Option<PathBuf>,
     /// No progress on standard error (for CI and batch jobs). Without it,
     /// a terminal shows a bar; otherwise (output to a file or a pipe) a
-    /// line is written at every tenth of the solves and at least every
-    /// 30 s: `[memsched] 44/126 solves, 12.3 s elapsed, ~20 s left (at
+    /// line is written at every tenth of the solves (after the first, at
+    /// most one a second),
+    /// at least every 30 s and at the end: `[memsched] 44/126 solves, 12.3 s elapsed, ~20 s left (at
     /// most 3 min 30 s at the time limit)`: the estimate from the mean time
     /// so far, and the worst case if every solve left runs to the limit.
     #[arg(long, short)]

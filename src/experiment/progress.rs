@@ -9,8 +9,9 @@
 //! draws nothing, so a run redirected to a file said nothing until it
 //! ended; there [`Plain`] writes a line such as
 //! `[memsched] 44/126 solves, 12.3 s elapsed, ~20 s left` at every tenth of
-//! the solves and at least every [`PLAIN_PERIOD`] (a thread wakes it when no
-//! solve finishes for that long). Both estimate the time left from the
+//! the solves (after the first, no closer than [`PLAIN_MIN_GAP`]), at least every
+//! [`PLAIN_PERIOD`] (a thread wakes it when no solve finishes for that
+//! long), and at the end. Both estimate the time left from the
 //! mean time per solve so far ([`eta`]), which fast first solves make
 //! optimistic, and add the worst case when every solve left runs to the
 //! time limit ([`Worst`]) if that is longer.
@@ -27,6 +28,10 @@ use indicatif::{ProgressBar, ProgressState, ProgressStyle};
 
 /// Longest time between two plain lines while solves run.
 pub const PLAIN_PERIOD: Duration = Duration::from_secs(30);
+/// Shortest time between two plain lines at tenths of the solves (the
+/// first and the last excepted): a run of a fraction of a second writes
+/// its opening line, its first tenth and its end, not eleven lines.
+pub const PLAIN_MIN_GAP: Duration = Duration::from_secs(1);
 
 /// What bounds the time left: each solve stops at `limit` (up to solver
 /// overruns the docs name), `threads` at a time.
@@ -100,18 +105,25 @@ impl Progress {
             bar.println(starting(total));
             return Progress::with_mode(Mode::Bar(bar), total);
         }
-        Progress::plain(total, Box::new(std::io::stderr()), PLAIN_PERIOD, worst)
+        Progress::plain(
+            total,
+            Box::new(std::io::stderr()),
+            (PLAIN_MIN_GAP, PLAIN_PERIOD),
+            worst,
+        )
     }
 
-    /// Plain lines to `out`, at every tenth of `total` and at least every
-    /// `period`; the first line says how many solves there are.
+    /// Plain lines to `out`, at every tenth of `total` (once `gaps.0` has
+    /// passed since the last line) and at least every `gaps.1`; the first
+    /// line says how many solves there are, the last that all are done.
     pub fn plain(
         total: usize,
         out: Box<dyn Write + Send>,
-        period: Duration,
+        (min_gap, period): (Duration, Duration),
         worst: Option<Worst>,
     ) -> Progress {
         let plain = Arc::new(Plain {
+            min_gap,
             period,
             worst,
             start: Instant::now(),
@@ -120,6 +132,7 @@ impl Progress {
                 total,
                 not_started: None,
                 last: Instant::now(),
+                counted: false,
                 out,
             }),
         });
@@ -265,6 +278,7 @@ fn bar(total: usize, worst: Option<Worst>) -> ProgressBar {
 
 /// Plain progress lines (see the module doc).
 struct Plain {
+    min_gap: Duration,
     period: Duration,
     worst: Option<Worst>,
     start: Instant,
@@ -279,6 +293,9 @@ struct PlainState {
     not_started: Option<usize>,
     /// When the last line was written.
     last: Instant,
+    /// Whether a line has counted solves yet (the first such line is not
+    /// held back by the shortest gap: it says the run is moving).
+    counted: bool,
     out: Box<dyn Write + Send>,
 }
 
@@ -286,7 +303,18 @@ impl Plain {
     fn inc(&self) {
         let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
         s.done += 1;
-        if due(s.done - 1, s.done, s.total, s.last.elapsed(), self.period) {
+        let min_gap = if s.counted {
+            self.min_gap
+        } else {
+            Duration::ZERO
+        };
+        if due(
+            s.done - 1,
+            s.done,
+            s.total,
+            s.last.elapsed(),
+            (min_gap, self.period),
+        ) {
             self.report(&mut s);
         }
     }
@@ -321,6 +349,7 @@ impl Plain {
         let _ = writeln!(s.out, "{text}");
         let _ = s.out.flush();
         s.last = Instant::now();
+        s.counted = true;
     }
 
     /// See [`Progress::stopping`].
@@ -338,11 +367,17 @@ impl Plain {
 }
 
 /// Whether going from `before` to `done` solves of `total` calls for a
-/// line: it crosses a tenth of `total` (the last solve included), or
-/// `since_last` reached `period`.
-fn due(before: usize, done: usize, total: usize, since_last: Duration, period: Duration) -> bool {
+/// line: the last solve, a tenth of `total` crossed at least `min_gap`
+/// after the last line, or `since_last` reaching `period`.
+fn due(
+    before: usize,
+    done: usize,
+    total: usize,
+    since_last: Duration,
+    (min_gap, period): (Duration, Duration),
+) -> bool {
     let tenth = |n: usize| n * 10 / total.max(1);
-    done >= total || tenth(done) > tenth(before) || since_last >= period
+    done >= total || (tenth(done) > tenth(before) && since_last >= min_gap) || since_last >= period
 }
 
 /// `[memsched] 44/126 solves, 12.3 s elapsed, ~20 s left (at most 5 min
@@ -457,15 +492,22 @@ mod tests {
     fn a_line_at_each_tenth_and_at_the_end() {
         let long = Duration::from_secs(3600);
         let zero = Duration::ZERO;
+        let gaps = (zero, long);
         let lines: Vec<usize> = (1..=126)
-            .filter(|&d| due(d - 1, d, 126, zero, long))
+            .filter(|&d| due(d - 1, d, 126, zero, gaps))
             .collect();
         assert_eq!(lines, [13, 26, 38, 51, 63, 76, 89, 101, 114, 126]);
         // Fewer solves than tenths: a line each.
-        let lines: Vec<usize> = (1..=3).filter(|&d| due(d - 1, d, 3, zero, long)).collect();
+        let lines: Vec<usize> = (1..=3).filter(|&d| due(d - 1, d, 3, zero, gaps)).collect();
         assert_eq!(lines, [1, 2, 3]);
         // The clock: a line after a period whatever the count.
-        assert!(due(1, 2, 126, long, long));
+        assert!(due(1, 2, 126, long, gaps));
+        // Tenths come no closer than the shortest gap; the last line does.
+        let second = Duration::from_secs(1);
+        let gaps = (second, long);
+        assert!(!due(12, 13, 126, Duration::from_millis(300), gaps));
+        assert!(due(12, 13, 126, second, gaps));
+        assert!(due(125, 126, 126, zero, gaps));
     }
 
     /// The estimate is the mean time per solve times the solves left (the
@@ -515,7 +557,8 @@ mod tests {
     #[test]
     fn plain_lines_by_count_and_by_clock() {
         let out = Shared::default();
-        let p = Progress::plain(20, Box::new(out.clone()), Duration::from_millis(100), None);
+        let gaps = (Duration::ZERO, Duration::from_millis(100));
+        let p = Progress::plain(20, Box::new(out.clone()), gaps, None);
         p.inc();
         p.inc();
         p.println("a message");
@@ -543,7 +586,8 @@ mod tests {
     #[test]
     fn after_a_stop_the_lines_count_the_solves_begun() {
         let out = Shared::default();
-        let p = Progress::plain(20, Box::new(out.clone()), Duration::from_secs(3600), None);
+        let gaps = (Duration::ZERO, Duration::from_secs(3600));
+        let p = Progress::plain(20, Box::new(out.clone()), gaps, None);
         for _ in 0..3 {
             p.begin();
         }
