@@ -50,7 +50,8 @@ enum Unit {
 #[command(after_help = "Examples:
   memsched table results/seed_table
   memsched table results/quick --value reduction -s kahn -s exact --graph 'random-layered*'
-  memsched table results/seed_table --format latex -o table.tex")]
+  memsched table results/seed_table --format latex -o table.tex
+  memsched table results/optimality --by-family --value gap")]
 pub struct Args {
     /// A results directory (of `memsched run` or `merge`), or its runs.csv.
     #[arg(value_name = "DIR")]
@@ -75,6 +76,11 @@ pub struct Args {
     /// that keeps its largest peak at 1 or more (bytes in CSV).
     #[arg(long, value_enum, default_value = "auto")]
     unit: Unit,
+    /// One row per graph family (a generator's, or a graph file's
+    /// directory): each cell the mean over the family's graphs. Not for
+    /// peaks, which do not average across graphs.
+    #[arg(long)]
+    by_family: bool,
     /// Write the table to this file instead of standard output.
     #[arg(long, short, value_name = "FILE")]
     out: Option<PathBuf>,
@@ -144,6 +150,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             Format::Csv => table::Format::Csv,
             Format::Latex => table::Format::Latex,
         },
+        by_family: args.by_family,
     };
     let t = table::build(&finalized, &opts)
         .map_err(|e| InvalidInput(format!("{}: {e}", runs.display())))?;

@@ -110,6 +110,9 @@ pub struct Options {
     pub unit: Unit,
     /// The format it will be written in (CSV keeps bytes under `Auto`).
     pub format: Format,
+    /// One row per family: each cell the mean over the family's graphs
+    /// (not for peaks, which do not average across graphs).
+    pub by_family: bool,
 }
 
 /// One cell: the row standing for a solver on a graph.
@@ -120,7 +123,11 @@ struct Cell {
     value: Option<f64>,
     /// The peak, for [`Value::Peak`] cells, exactly.
     peak: u64,
+    /// Proven optimal (by family: on every graph of the family).
     optimal: bool,
+    /// By family, when the solver has a value on only some of its graphs:
+    /// on how many, of how many.
+    partial: Option<(usize, usize)>,
 }
 
 /// A table of graphs by solvers.
@@ -128,8 +135,10 @@ struct Cell {
 pub struct Table {
     value: Value,
     unit: Unit,
-    /// The graphs, as rows.
+    /// The graphs (or families), as rows.
     pub graphs: Vec<String>,
+    /// Rows are families: each cell a mean over its graphs.
+    by_family: bool,
     /// The solvers, as columns.
     pub solvers: Vec<String>,
     cells: Vec<Vec<Option<Cell>>>,
@@ -220,6 +229,7 @@ pub fn build(rows: &[Row], opts: &Options) -> Result<Table, String> {
             value,
             peak,
             optimal: r.status == "optimal",
+            partial: None,
         })
     };
     let cells: Vec<Vec<Option<Cell>>> = graphs
@@ -231,6 +241,19 @@ pub fn build(rows: &[Row], opts: &Options) -> Result<Table, String> {
                 .collect()
         })
         .collect();
+    let (graphs, cells) = match opts.by_family {
+        false => (graphs, cells),
+        true => {
+            if opts.value == Value::Peak {
+                return Err(
+                    "by family, a cell is a mean over graphs: give --value reduction, \
+                            gap or time (peaks of different graphs do not average)"
+                        .into(),
+                );
+            }
+            by_family(rows, &graphs, &cells)
+        }
+    };
     let max_peak = cells.iter().flatten().flatten().map(|c| c.peak).max();
     let unit = match (opts.value, opts.format, opts.unit) {
         // CSV keeps exact bytes unless a unit is asked for.
@@ -241,10 +264,68 @@ pub fn build(rows: &[Row], opts: &Options) -> Result<Table, String> {
         value: opts.value,
         unit,
         graphs,
+        by_family: opts.by_family,
         solvers,
         cells,
         seeded,
     })
+}
+
+/// The per-graph `cells` (rows `graphs`) folded into one row per family
+/// (in the order the families first appear): each cell the mean of the
+/// solver's values over the family's graphs that have one, proven optimal
+/// if it is on every graph, and partial if some graph has no value. Rows
+/// are labelled `FAMILY (N graphs)`.
+fn by_family(
+    rows: &[Row],
+    graphs: &[String],
+    cells: &[Vec<Option<Cell>>],
+) -> (Vec<String>, Vec<Vec<Option<Cell>>>) {
+    let family_of: BTreeMap<&str, &str> = rows
+        .iter()
+        .map(|r| (r.graph.as_str(), r.family.as_str()))
+        .collect();
+    let mut families: Vec<(&str, Vec<usize>)> = Vec::new();
+    for (i, g) in graphs.iter().enumerate() {
+        let family = family_of.get(g.as_str()).copied().unwrap_or_default();
+        match families.iter_mut().find(|(f, _)| *f == family) {
+            Some((_, members)) => members.push(i),
+            None => families.push((family, vec![i])),
+        }
+    }
+    let columns = cells.first().map_or(0, Vec::len);
+    let folded = families
+        .iter()
+        .map(|(_, members)| {
+            (0..columns)
+                .map(|j| {
+                    let mine: Vec<&Cell> = members
+                        .iter()
+                        .filter_map(|&i| cells[i][j].as_ref())
+                        .collect();
+                    let values: Vec<f64> = mine.iter().filter_map(|c| c.value).collect();
+                    if values.is_empty() {
+                        return None;
+                    }
+                    let n = members.len();
+                    Some(Cell {
+                        value: Some(values.iter().sum::<f64>() / values.len() as f64),
+                        peak: 0,
+                        optimal: mine.len() == n && mine.iter().all(|c| c.optimal),
+                        partial: (values.len() < n).then_some((values.len(), n)),
+                    })
+                })
+                .collect()
+        })
+        .collect();
+    let labels = families
+        .iter()
+        .map(|(f, members)| match members.len() {
+            1 => format!("{f} (1 graph)"),
+            n => format!("{f} ({n} graphs)"),
+        })
+        .collect();
+    (labels, folded)
 }
 
 /// Whether `name` matches `pattern`, whose `*`s match any run of
@@ -293,6 +374,15 @@ impl Table {
         }
     }
 
+    /// A marked cell's text: its number, `(k of n)` when a family's mean
+    /// is over some of its graphs only.
+    fn shown(&self, c: &Cell) -> String {
+        match c.partial {
+            Some((k, n)) => format!("{} ({k} of {n})", self.number(c)),
+            None => self.number(c),
+        }
+    }
+
     /// Per graph row, which cells are its best: ties all marked, by exact
     /// value (two peaks that print alike but differ by bytes are not tied).
     fn best_of_row(&self, row: &[Option<Cell>]) -> Vec<bool> {
@@ -317,10 +407,22 @@ impl Table {
     fn caption(&self) -> String {
         let mut s = match self.value {
             Value::Peak => format!("Cells: peak memory in {}", self.unit.scale().1),
+            v if self.by_family => format!(
+                "Cells: the mean over the family's graphs of the {}; (k of n): over the k \
+                 graphs with a value only",
+                v.what()
+            ),
             v => format!("Cells: {}", v.what()),
         };
-        s += "; bold: the graph's best of the columns shown (by exact value); *: proven \
-              optimal; -: no valid order";
+        let (row, proven) = match self.by_family {
+            true => ("family", "proven optimal on every graph"),
+            false => ("graph", "proven optimal"),
+        };
+        let _ = write!(
+            s,
+            "; bold: the {row}'s best of the columns shown (by exact value); *: {proven}; -: no \
+             valid order"
+        );
         if self
             .cells
             .iter()
@@ -338,7 +440,8 @@ impl Table {
 
     fn markdown(&self) -> String {
         let esc = markdown_escape;
-        let mut s = String::from("| graph |");
+        let first = if self.by_family { "family" } else { "graph" };
+        let mut s = format!("| {first} |");
         for solver in &self.solvers {
             let _ = write!(s, " `{}` |", esc(solver));
         }
@@ -351,7 +454,7 @@ impl Table {
                 let text = match c {
                     None => "-".to_string(),
                     Some(c) => {
-                        let n = self.number(c) + if c.optimal { "\\*" } else { "" };
+                        let n = self.shown(c) + if c.optimal { "\\*" } else { "" };
                         if best {
                             format!("**{n}**")
                         } else {
@@ -370,7 +473,8 @@ impl Table {
     /// Plain numbers, no marks: empty where there is no valid order.
     fn csv(&self) -> String {
         let mut w = csv::Writer::from_writer(Vec::new());
-        let header = std::iter::once("graph").chain(self.solvers.iter().map(String::as_str));
+        let first = if self.by_family { "family" } else { "graph" };
+        let header = std::iter::once(first).chain(self.solvers.iter().map(String::as_str));
         let _ = w.write_record(header);
         for (graph, row) in self.graphs.iter().zip(&self.cells) {
             let cells = row.iter().map(|c| match c {
@@ -390,7 +494,7 @@ impl Table {
             "\\begin{{tabular}}{{l{}}}\n\\hline",
             "r".repeat(self.solvers.len())
         );
-        s += "graph";
+        s += if self.by_family { "family" } else { "graph" };
         for solver in &self.solvers {
             let _ = write!(s, " & \\texttt{{{}}}", latex_escape(solver));
         }
@@ -401,7 +505,7 @@ impl Table {
                 let text = match c {
                     None => "--".to_string(),
                     Some(c) => {
-                        let n = self.number(c);
+                        let n = self.shown(c);
                         let n = if best { format!("\\textbf{{{n}}}") } else { n };
                         if c.optimal {
                             n + "$^*$"
@@ -500,6 +604,7 @@ mod tests {
             graphs: Vec::new(),
             unit: Unit::Auto,
             format,
+            by_family: false,
         }
     }
 
@@ -596,6 +701,32 @@ mod tests {
         assert!(text.contains("n/a: a valid order but no value"), "{text}");
         let t = build(&rows, &opts(Value::Reduction, Format::Csv)).unwrap();
         assert!(t.render(Format::Csv).ends_with("g2_x,,,\n"));
+    }
+
+    /// By family, a cell is the mean over the family's graphs; a solver
+    /// with a value on some graphs only says on how many; a star needs a
+    /// proof on every graph; peaks are refused.
+    #[test]
+    fn by_family_cells_are_means_over_the_graphs() {
+        let mut rows = rows();
+        for r in &mut rows {
+            r.family = "f".into();
+        }
+        let mut o = opts(Value::Reduction, Format::Markdown);
+        o.by_family = true;
+        let text = build(&rows, &o).unwrap().render(Format::Markdown);
+        // random: 50 on g1 (its best seed), 0 on g2_x; exact: g1 only.
+        assert!(
+            text.starts_with("| family | `program` | `random` | `exact` |"),
+            "{text}"
+        );
+        assert!(
+            text.contains("| f (2 graphs) | 0.00 | 25.00 | **50.00 (1 of 2)** |"),
+            "{text}"
+        );
+        assert!(text.contains("mean over the family's graphs"), "{text}");
+        o.value = Value::Peak;
+        assert!(build(&rows, &o).unwrap_err().contains("do not average"));
     }
 
     #[test]
