@@ -141,3 +141,33 @@ fn rows_without_their_final_pass_get_its_figures() {
         stderr(&cut)
     );
 }
+
+/// The directory's config is read for its baselines only: one naming a
+/// solver this binary cannot build (a program's registered solver) still
+/// tabulates. A rule given to `-s` in another spelling names its column.
+#[test]
+fn a_config_this_binary_cannot_run_still_tabulates() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::copy("results/quick/runs.csv", tmp.path().join("runs.csv")).unwrap();
+    let config = std::fs::read_to_string("results/quick/config.toml").unwrap();
+    let config = config.replacen("solvers = [", "solvers = [\"my-registered-solver\", ", 1);
+    assert!(config.contains("my-registered-solver"));
+    std::fs::write(tmp.path().join("config.toml"), config).unwrap();
+    let o = run(
+        &[
+            "table",
+            tmp.path().to_str().unwrap(),
+            "-s",
+            "moves: delta, type, id",
+            "--format",
+            "csv",
+        ],
+        None,
+    );
+    expect_exit(&o, 0);
+    assert!(
+        stdout(&o).starts_with("graph,\"moves:delta,type,id\"\n"),
+        "{}",
+        stdout(&o)
+    );
+}

@@ -7,7 +7,6 @@ use std::process::ExitCode;
 use anyhow::Context as _;
 use clap::ValueEnum;
 
-use memsched::experiment::config::Config;
 use memsched::experiment::results_dir::{CONFIG, RUNS};
 use memsched::experiment::rows;
 use memsched::experiment::table::{self, Options};
@@ -136,7 +135,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             Value::Gap => table::Value::Gap,
             Value::Time => table::Value::Time,
         },
-        solvers: args.solver,
+        solvers: args.solver.iter().map(|s| spelled_as_rows(s)).collect(),
         graphs: args.graph,
         unit: match args.unit {
             Unit::Auto => table::Unit::Auto,
@@ -166,8 +165,22 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 fn baselines(runs: &Path) -> anyhow::Result<Vec<String>> {
     let config = runs.with_file_name(CONFIG);
     if config.is_file() {
-        let config = Config::load(&config).map_err(|e| InvalidInput(e.to_string()))?;
-        return Ok(config.baselines);
+        // Read as TOML, not as a config to run: one whose solvers this
+        // binary cannot build (a solver a program registered, `orders:`
+        // files moved since) still names its baselines.
+        let text = std::fs::read_to_string(&config)
+            .with_context(|| format!("cannot read {}", config.display()))?;
+        let table: toml::Table = toml::from_str(&text)
+            .map_err(|e| InvalidInput(format!("{} is not TOML: {e}", config.display())))?;
+        let named = match table.get("baselines").and_then(toml::Value::as_array) {
+            Some(list) => list
+                .iter()
+                .filter_map(toml::Value::as_str)
+                .map(spelled_as_rows)
+                .collect(),
+            None => vec!["program".to_string()],
+        };
+        return Ok(named);
     }
     let read = rows::read_rows(runs)?;
     let mut named: Vec<String> = Vec::new();
@@ -180,6 +193,13 @@ fn baselines(runs: &Path) -> anyhow::Result<Vec<String>> {
         named.push("program".into());
     }
     Ok(named)
+}
+
+/// A solver's name as the rows spell it (`rule: delta, id` is
+/// `rule:delta,id`), where this binary can build it; else as given.
+fn spelled_as_rows(name: &str) -> String {
+    let name = name.trim();
+    memsched::solvers::build(name).map_or_else(|_| name.to_string(), |s| s.name())
 }
 
 /// Warns when `runs` does not end with a newline: its last line, which a
