@@ -219,15 +219,22 @@ impl ExternalOrders {
         })
     }
 
-    /// The ids of graph `name`'s order, with the file they came from.
+    /// The ids of graph `name`'s order, with the file they came from. A
+    /// generated graph's name (`SPEC#SEED`) matches any spelling of its
+    /// spec (its parameters in another order, its seed with leading zeros).
     fn ids_for(&self, name: &str, seed: u64) -> Result<(Vec<i64>, String), String> {
+        let name = &canonical_graph_name(name);
         match &self.source {
             Source::Directory(dir) => {
                 let candidates = ["json", "txt", ""].map(|ext| match ext {
                     "" => dir.join(name),
                     _ => dir.join(format!("{name}.{ext}")),
                 });
-                let found: Vec<&PathBuf> = candidates.iter().filter(|p| p.is_file()).collect();
+                let mut found: Vec<PathBuf> =
+                    candidates.into_iter().filter(|p| p.is_file()).collect();
+                if found.is_empty() && name.contains('#') {
+                    found = spelled_otherwise(dir, name);
+                }
                 let file = match found.as_slice() {
                     [] => {
                         return Err(format!(
@@ -236,7 +243,7 @@ impl ExternalOrders {
                             dir.display(),
                         ))
                     }
-                    [one] => *one,
+                    [one] => one,
                     several => {
                         let names: Vec<String> =
                             several.iter().map(|p| p.display().to_string()).collect();
@@ -303,6 +310,45 @@ impl ExternalOrders {
     }
 }
 
+/// A generated graph's name (`SPEC#SEED`, the seed in decimal digits) as
+/// an experiment spells it: the spec's parameters in their canonical
+/// order and the seed as a number; any other name as it is.
+fn canonical_graph_name(name: &str) -> String {
+    let canonical = name.rsplit_once('#').and_then(|(spec, seed)| {
+        if seed.is_empty() || !seed.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        let spec = crate::corpus::gen::GenSpec::parse(spec).ok()?;
+        Some(format!("{spec}#{}", seed.parse::<u64>().ok()?))
+    });
+    canonical.unwrap_or_else(|| name.to_string())
+}
+
+/// The order files in `dir` whose stem spells the generated graph `name`
+/// (canonical) otherwise: `chain:length=4,allocs=anchored#0.json` for
+/// `chain:allocs=anchored,length=4#0`.
+fn spelled_otherwise(dir: &Path, name: &str) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut found: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_file())
+        .filter(|p| {
+            let file = p.file_name().map(|f| f.to_string_lossy().into_owned());
+            let stem = file.as_deref().map(|f| {
+                f.strip_suffix(".json")
+                    .or_else(|| f.strip_suffix(".txt"))
+                    .unwrap_or(f)
+                    .to_string()
+            });
+            stem.is_some_and(|s| s.contains('#') && canonical_graph_name(&s) == name)
+        })
+        .collect();
+    found.sort();
+    found
+}
+
 /// The text of an order file, read as `check` reads one: a file whose
 /// first bytes are not text is refused at once, one over
 /// [`MAX_INPUT_BYTES`] before it is read.
@@ -363,11 +409,14 @@ fn read_lines(path: &Path) -> Result<ByGraph, String> {
                 at()
             ));
         }
-        by_graph.entry(graph.to_string()).or_default().push(Line {
-            solver,
-            seed,
-            ids: order.ids,
-        });
+        by_graph
+            .entry(canonical_graph_name(graph))
+            .or_default()
+            .push(Line {
+                solver,
+                seed,
+                ids: order.ids,
+            });
     }
     Ok(by_graph)
 }
@@ -478,6 +527,40 @@ mod tests {
             let reason = r.status.reason().unwrap_or_default().to_string();
             assert!(reason.contains(says), "{reason}");
         }
+    }
+
+    /// A generated graph's order is found under any spelling of its name
+    /// (parameters in another order, a seed with leading zeros), in a
+    /// directory's file names and in a `.jsonl` file's `graph` fields.
+    #[test]
+    fn a_generated_graphs_name_matches_in_any_spelling() {
+        let spec = GenSpec::parse("random-layered:layers=3,width=2,allocs=floating").unwrap();
+        let g = generate(&spec, 7).unwrap();
+        let canonical = format!("{spec}#7");
+        assert_eq!(
+            canonical,
+            "random-layered:allocs=floating,layers=3,width=2#7"
+        );
+        let ids: Vec<String> = g.ids().iter().map(i64::to_string).collect();
+        let order = format!("[{}]", ids.join(","));
+        let dir = tempfile::tempdir().unwrap();
+        let spelled = "random-layered:width=2,layers=3,allocs=floating#07";
+        std::fs::write(dir.path().join(format!("{spelled}.json")), &order).unwrap();
+        let solver = ExternalOrders::new(dir.path().to_str().unwrap()).unwrap();
+        let r = run(&solver, &g, &named(&canonical));
+        assert_eq!(r.status, Status::Feasible, "{:?}", r.status);
+        let lines = dir.path().join("o.jsonl");
+        let line = format!("{{\"graph\": \"{spelled}\", \"order\": {order}}}\n");
+        std::fs::write(&lines, line).unwrap();
+        let solver = ExternalOrders::new(lines.to_str().unwrap()).unwrap();
+        let r = run(&solver, &g, &named(&canonical));
+        assert_eq!(r.status, Status::Feasible, "{:?}", r.status);
+        // Another seed is another graph.
+        let r = run(&solver, &g, &named(&canonical.replace("#7", "#8")));
+        assert!(r
+            .status
+            .reason()
+            .is_some_and(|why| why.contains("no line for graph")));
     }
 
     /// Order files are read as `check` reads them: a binary file is
