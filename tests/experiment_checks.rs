@@ -1113,3 +1113,22 @@ fn a_randomized_baseline_is_noted() {
         "{err}"
     );
 }
+
+/// A rule that reads `latency` on graphs without the field is warned
+/// about once, naming the first graphs and the rule, as `schedule` warns;
+/// without such a rule, no word.
+#[test]
+fn a_latency_rule_on_graphs_without_latency_is_a_warning() {
+    let rule = CHAINS.replace("\"kahn\"", "\"kahn\", \"rule:delta+20000*latency,id\"");
+    assert_ne!(rule, CHAINS);
+    let err = run_new_ok("l.toml", &rule);
+    assert!(
+        err.contains("have no `Latency` field")
+            && err.contains(
+                "`latency` is 0 for every node of theirs in `rule:delta+20000*latency,id`"
+            ),
+        "{err}"
+    );
+    let err = run_new_ok("l.toml", CHAINS);
+    assert!(!err.contains("Latency"), "{err}");
+}

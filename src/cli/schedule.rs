@@ -260,7 +260,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     )?;
     let graph = Arc::new(read_graph(&args.graph)?);
     if !graph.has_latencies() {
-        for (shown, _) in chosen.iter().filter(|(shown, _)| reads_latency(shown)) {
+        for (shown, _) in chosen
+            .iter()
+            .filter(|(shown, _)| rule::reads_latency(shown))
+        {
             note!(
                 "warning: no node of {} has a `Latency` field, so `latency` is 0 for every \
                  node in `{shown}`",
@@ -396,20 +399,6 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::from(interrupt.exit_status()));
     }
     Ok(code)
-}
-
-/// Whether the solver named `shown` is a rule (`rule:`, `moves:`,
-/// `noisy:`, `noisy-moves:`, or one as `anneal:`'s start; names split as
-/// the registry splits them) whose key reads `latency`, as the rule parser
-/// reads it (so `orders:latency_dir` does not count).
-fn reads_latency(shown: &str) -> bool {
-    match solvers::split_name(shown) {
-        ("anneal", Some(start)) => reads_latency(start),
-        ("rule" | "moves" | "noisy" | "noisy-moves", Some(expr)) => {
-            rule::parse(expr).is_ok_and(|key| key.uses(rule::Feature::Latency))
-        }
-        _ => false,
-    }
 }
 
 /// How long a solver may take to stop after Ctrl-C before `schedule`
@@ -798,20 +787,6 @@ fn to_text(g: &memsched::Graph, r: &Report, program_peak: Option<u64>) -> String
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// The latency warning's test: rules whose key reads `latency`, as the
-    /// parser reads it, and nothing else.
-    #[test]
-    fn latency_is_read_by_rules_naming_it_only() {
-        assert!(reads_latency("rule:0.7*delta+0.3*latency,id"));
-        assert!(reads_latency("noisy:-latency,id"));
-        assert!(reads_latency("anneal:moves:latency"));
-        assert!(reads_latency("rule : latency,id"));
-        assert!(reads_latency("anneal : noisy-moves : -latency,id"));
-        assert!(!reads_latency("orders:latency_dir"));
-        assert!(!reads_latency("rule:delta,id"));
-        assert!(!reads_latency("kahn"));
-    }
 
     /// `--rule-mode moves` reads a name as the registry does: a space
     /// around the colon or the name still makes `rule:E` into `moves:E`,

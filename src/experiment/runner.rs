@@ -954,9 +954,10 @@ const KEEP_ONE: usize = 100_000;
 /// two million of them.
 const KEEP_OVERHEAD: usize = 200;
 
-/// A graph that loaded and matched its record: its fingerprint and its
-/// warnings ([`lint`]).
-type Checked = (Fingerprint, Vec<String>);
+/// A graph that loaded and matched its record: its fingerprint, its
+/// warnings ([`lint`]), and whether it is to be solved and has no
+/// `Latency` field.
+type Checked = (Fingerprint, Vec<String>, bool);
 
 /// Most graph warnings a run lists; the rest are counted.
 const LINTS_SHOWN: usize = 5;
@@ -1001,6 +1002,14 @@ fn check_graphs(
 ) -> Result<(Fingerprints, Vec<String>), ExperimentError> {
     let kept = AtomicUsize::new(0);
     let to_solve: std::collections::BTreeSet<usize> = pending.iter().map(|it| it.graph).collect();
+    // The rules that read `latency`: on a graph without the field, their
+    // term is 0 (said per graph, as `schedule` says it).
+    let latency_rules: Vec<String> = plan
+        .solvers
+        .iter()
+        .filter(|s| crate::solvers::rule::reads_latency(&s.name))
+        .map(|s| format!("`{}`", s.name))
+        .collect();
     // A graph file with a recorded fingerprint is checked even with nothing
     // left to run: the final pass would otherwise rewrite the README from
     // rows solved on the file as it was. (A generated graph is its spec.)
@@ -1033,8 +1042,9 @@ fn check_graphs(
                         }
                         let lints = lint(&graph);
                         if !to_solve.contains(&g) {
-                            return Ok((fp, lints));
+                            return Ok((fp, lints, false));
                         }
+                        let no_latency = !graph.has_latencies();
                         store.expect(g, fp);
                         let size = graph.node_count() + graph.edge_count() + KEEP_OVERHEAD;
                         // Counted only when kept: a graph refused for the
@@ -1048,7 +1058,7 @@ fn check_graphs(
                         {
                             store.keep(g, graph);
                         }
-                        Ok((fp, lints))
+                        Ok((fp, lints, no_latency))
                     })
                 })
                 .unwrap_or_else(|msg| Err(Problem::Unreadable(format!("panicked: {msg}"))));
@@ -1059,10 +1069,14 @@ fn check_graphs(
     let (mut failed, mut changed) = (Vec::new(), Vec::new());
     let mut fingerprints = Fingerprints::new();
     let mut lints = Vec::new();
+    let mut without_latency: Vec<String> = Vec::new();
     for (g, checked) in checked {
         match checked {
-            Ok((fp, warnings)) => {
+            Ok((fp, warnings, no_latency)) => {
                 let name = &plan.graphs[g].name;
+                if no_latency {
+                    without_latency.push(name.clone());
+                }
                 fingerprints.insert(name.clone(), fp);
                 lints.extend(warnings.into_iter().map(|w| format!("graph `{name}`: {w}")));
             }
@@ -1088,6 +1102,25 @@ fn check_graphs(
              to another directory (--out)",
             &changed,
         ));
+    }
+    if !latency_rules.is_empty() && !without_latency.is_empty() {
+        let named = first_few(
+            without_latency.iter(),
+            3,
+            |g| format!("`{g}`"),
+            |k| format!("{k} more"),
+        );
+        // First: the graph warnings after it may be cut short.
+        lints.insert(
+            0,
+            format!(
+                "{} of the graphs to solve have no `Latency` field ({}), so `latency` is 0 \
+                 for every node of theirs in {}",
+                without_latency.len(),
+                named.join(", "),
+                latency_rules.join(", ")
+            ),
+        );
     }
     Ok((fingerprints, lints))
 }

@@ -31,6 +31,21 @@ pub use noisy::Noisy;
 pub use parse::{check_noise_room, feature_list, parse, Feature, Key, RuleError, Term};
 pub use random::RandomOrder;
 
+/// Whether the solver named `name` is a rule (`rule:`, `moves:`,
+/// `noisy:`, `noisy-moves:`, or one as `anneal:`'s start; names split as
+/// the registry splits them) whose key reads `latency`, as the rule parser
+/// reads it (so `orders:latency_dir` does not count): on a graph with no
+/// `Latency` field that term is 0 for every node.
+pub fn reads_latency(name: &str) -> bool {
+    match crate::solvers::split_name(name) {
+        ("anneal", Some(start)) => reads_latency(start),
+        ("rule" | "moves" | "noisy" | "noisy-moves", Some(expr)) => {
+            parse(expr).is_ok_and(|key| key.uses(Feature::Latency))
+        }
+        _ => false,
+    }
+}
+
 // Registry constructors (used by `solvers::registry`): a parse error becomes
 // `SolverError::BadRule`, whose `RuleError` names the bad term and lists the
 // features.
@@ -90,4 +105,23 @@ pub fn make_noisy(arg: Option<&str>) -> Made {
 /// `noisy-moves:EXPR`.
 pub fn make_noisy_moves(arg: Option<&str>) -> Made {
     Ok(Box::new(Noisy::new(noisy_key("noisy-moves", arg)?, true)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The latency warning's test: rules whose key reads `latency`, as the
+    /// parser reads it, and nothing else.
+    #[test]
+    fn latency_is_read_by_rules_naming_it_only() {
+        assert!(reads_latency("rule:0.7*delta+0.3*latency,id"));
+        assert!(reads_latency("noisy:-latency,id"));
+        assert!(reads_latency("anneal:moves:latency"));
+        assert!(reads_latency("rule : latency,id"));
+        assert!(reads_latency("anneal : noisy-moves : -latency,id"));
+        assert!(!reads_latency("orders:latency_dir"));
+        assert!(!reads_latency("rule:delta,id"));
+        assert!(!reads_latency("kahn"));
+    }
 }
