@@ -340,14 +340,19 @@ impl Anneal {
         }
         let out = self.start.solve(g, ctx);
         let start = self.start.name();
+        let rejected = out
+            .order
+            .as_deref()
+            .and_then(|o| schedule::check(g, o).err());
         match (out.order, out.status) {
-            (Some(o), _) if schedule::check(g, &o).is_ok() => {
+            (Some(o), _) if rejected.is_none() => {
                 let why = out.note.map(|n| format!(" ({n})")).unwrap_or_default();
                 Ok((o, format!("start: {start}{why}"), out.lower_bound))
             }
             (_, Status::Failed(why)) => Err(format!("start solver {start} failed: {why}")),
             (Some(_), _) => Err(format!(
-                "start solver {start} returned an order the checker rejects"
+                "start solver {start} returned an order the checker rejects: {}",
+                rejected.map(|e| e.to_string()).unwrap_or_default()
             )),
             (None, status) => Ok((
                 g.topo_order().to_vec(),
@@ -518,6 +523,30 @@ mod tests {
                 "{start}: {r:?}"
             );
         }
+    }
+
+    /// A start whose order the checker rejects is an error that says why
+    /// (the broken edge), as the start run alone would.
+    #[test]
+    fn a_rejected_start_says_what_the_checker_found() {
+        /// The program order reversed: every edge broken.
+        struct Reversed;
+        impl Scheduler for Reversed {
+            fn name(&self) -> String {
+                "reversed".into()
+            }
+            fn solve(&self, g: &Graph, _: &SolveContext) -> Outcome {
+                Outcome::feasible(g.nodes().rev().collect())
+            }
+        }
+        let g = generate(&GenSpec::parse("chain:length=4").unwrap(), 0).unwrap();
+        let out = Anneal::with_start(Box::new(Reversed)).solve(&g, &SolveContext::default());
+        assert!(
+            matches!(&out.status, Status::Failed(why)
+                if why.starts_with("start solver reversed returned an order the checker rejects: edge [")),
+            "{:?}",
+            out.status
+        );
     }
 
     #[test]
