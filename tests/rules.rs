@@ -463,3 +463,29 @@ fn the_documented_rules_all_build() {
         );
     }
 }
+
+/// An integer term whose weighted values pass an `i64` on the graph
+/// saturates (docs/rules.md); the solve's note says which term, in node
+/// and move mode. Rules within range, and unweighted ones, say nothing.
+#[test]
+fn a_saturating_term_is_named_in_the_note() {
+    let json = r#"{"Nodes":[{"Id":0,"Op":"ALLOC","Size":20000000,"BufId":0},{"Id":1,"Op":"ALLOC","Size":10000000,"BufId":1},{"Id":2,"Op":"x"},{"Id":3,"Op":"FREE","BufId":0},{"Id":4,"Op":"FREE","BufId":1}],"Edges":[[0,2],[1,2],[2,3],[2,4]]}"#;
+    let g =
+        memsched::Graph::from_raw(memsched::graph::seed::parse(json.as_bytes()).unwrap()).unwrap();
+    let note = |name: &str| {
+        let s = solvers::build(name).unwrap();
+        let r = solvers::run(s.as_ref(), &g, &SolveContext::default());
+        assert!(r.valid(), "{name}: {r:?}");
+        r.note.unwrap_or_default()
+    };
+    for name in ["rule:1000000000000*size,id", "moves:1000000000000*size,id"] {
+        assert!(
+            note(name).contains("term(s) `1000000000000*size` pass the range of a 64-bit integer"),
+            "{name}: {}",
+            note(name)
+        );
+    }
+    for name in ["rule:size,id", "rule:1000*size,-id", "moves:delta,type,id"] {
+        assert!(!note(name).contains("64-bit"), "{name}: {}", note(name));
+    }
+}

@@ -73,8 +73,17 @@ impl Scheduler for Rule {
 
     fn solve(&self, g: &Graph, ctx: &SolveContext) -> Outcome {
         let statics = Statics::new(g, &self.key, ctx.seed, None);
-        match schedule(g, &Adj::new(g), &self.key, &statics, ctx) {
-            Some(order) => Outcome::feasible(order),
+        let adj = Adj::new(g);
+        match schedule(g, &adj, &self.key, &statics, ctx) {
+            Some(order) => {
+                let note =
+                    super::packed::saturation_note(g, &adj, &statics, &self.key, Mode::Nodes);
+                let out = Outcome::feasible(order);
+                match note {
+                    Some(note) => out.with_note(note),
+                    None => out,
+                }
+            }
             None => Outcome::timed_out(),
         }
     }

@@ -98,8 +98,17 @@ impl Scheduler for Moves {
             key: &self.key,
             statics: &statics,
         };
-        match schedule(g, &Adj::new(g), pick, ctx) {
-            Some(order) => Outcome::feasible(order),
+        let adj = Adj::new(g);
+        match schedule(g, &adj, pick, ctx) {
+            Some(order) => {
+                let note =
+                    super::packed::saturation_note(g, &adj, &statics, &self.key, Mode::Moves);
+                let out = Outcome::feasible(order);
+                match note {
+                    Some(note) => out.with_note(note),
+                    None => out,
+                }
+            }
             None => Outcome::timed_out(),
         }
     }

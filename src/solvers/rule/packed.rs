@@ -227,6 +227,57 @@ fn sum_bounds(
     })
 }
 
+/// Says which integer terms of `key` pass the range of an `i64` on `g` in
+/// `mode` (a weight times a feature's largest value, or a partial sum):
+/// their values saturate there and tie, so the ranking is not the weighted
+/// sum's (docs/rules.md). `None` when none does.
+///
+/// # Complexity
+/// O(n + m) per weighted or summed integer term (the features' bounds);
+/// nothing for terms of one feature at weight 1 or -1.
+pub(super) fn saturation_note(
+    g: &Graph,
+    adj: &Adj,
+    s: &Statics,
+    key: &Key,
+    mode: Mode,
+) -> Option<String> {
+    let pulled = match mode {
+        Mode::Nodes => 0,
+        Mode::Moves => g
+            .deltas()
+            .iter()
+            .filter(|&&d| d > 0)
+            .fold(0i64, |acc, &d| acc.saturating_add(d)),
+    };
+    let fits = |sum: &[(i64, Feature)]| {
+        sum.iter().try_fold((0i64, 0i64), |(lo, hi), &(w, f)| {
+            let (a, b) = feature_bounds(g, adj, s, f, mode, pulled);
+            let (x, y) = (w.checked_mul(a)?, w.checked_mul(b)?);
+            Some((lo.checked_add(x.min(y))?, hi.checked_add(x.max(y))?))
+        })
+    };
+    // One feature at weight 1 or -1 cannot pass it (a feature's values are
+    // `i64`s): only weighted or summed terms are scanned, so the common
+    // rules pay nothing.
+    let may_pass = |sum: &[(i64, Feature)]| !matches!(sum, [(1 | -1, _)]);
+    let texts: Vec<&str> = key.text.split(',').collect();
+    let saturated: Vec<String> = key
+        .terms
+        .iter()
+        .enumerate()
+        .filter(|(_, term)| matches!(term, Term::Int(sum) if may_pass(sum) && fits(sum).is_none()))
+        .map(|(t, _)| format!("`{}`", texts.get(t).copied().unwrap_or("?")))
+        .collect();
+    (!saturated.is_empty()).then(|| {
+        format!(
+            "term(s) {} pass the range of a 64-bit integer on this graph: their values \
+             saturate there and tie (docs/rules.md)",
+            saturated.join(", ")
+        )
+    })
+}
+
 /// The word of a static float sum for every node, equal to what
 /// [`encode_term`] gives: each node's terms are added in order, then `0.0`
 /// as the absent noise is. (`Iterator::sum` starts from `-0.0`, this from
