@@ -75,15 +75,10 @@ impl Scheduler for Rule {
         let statics = Statics::new(g, &self.key, ctx.seed, None);
         let adj = Adj::new(g);
         match schedule(g, &adj, &self.key, &statics, ctx) {
-            Some(order) => {
-                let note =
-                    super::packed::saturation_note(g, &adj, &statics, &self.key, Mode::Nodes);
-                let out = Outcome::feasible(order);
-                match note {
-                    Some(note) => out.with_note(note),
-                    None => out,
-                }
-            }
+            Some(order) => Outcome {
+                note: super::packed::saturation_note(g, &adj, &statics, &self.key, Mode::Nodes),
+                ..Outcome::feasible(order)
+            },
             None => Outcome::timed_out(),
         }
     }

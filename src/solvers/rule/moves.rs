@@ -100,15 +100,10 @@ impl Scheduler for Moves {
         };
         let adj = Adj::new(g);
         match schedule(g, &adj, pick, ctx) {
-            Some(order) => {
-                let note =
-                    super::packed::saturation_note(g, &adj, &statics, &self.key, Mode::Moves);
-                let out = Outcome::feasible(order);
-                match note {
-                    Some(note) => out.with_note(note),
-                    None => out,
-                }
-            }
+            Some(order) => Outcome {
+                note: super::packed::saturation_note(g, &adj, &statics, &self.key, Mode::Moves),
+                ..Outcome::feasible(order)
+            },
             None => Outcome::timed_out(),
         }
     }

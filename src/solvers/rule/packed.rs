@@ -227,6 +227,20 @@ fn sum_bounds(
     })
 }
 
+/// The most bytes a move can pull in `mode`: the sum of all positive
+/// deltas in move mode (what bounds a move's `delta` and `rise`), 0 in
+/// node mode, which does not read it; `None` past an `i64`.
+fn pulled_bytes(g: &Graph, mode: Mode) -> Option<i64> {
+    match mode {
+        Mode::Nodes => Some(0),
+        Mode::Moves => g
+            .deltas()
+            .iter()
+            .filter(|&&d| d > 0)
+            .try_fold(0i64, |acc, &d| acc.checked_add(d)),
+    }
+}
+
 /// Says which integer terms of `key` pass the range of an `i64` on `g` in
 /// `mode` (a weight times a feature's largest value, or a partial sum):
 /// their values saturate there and tie, so the ranking is not the weighted
@@ -242,14 +256,8 @@ pub(super) fn saturation_note(
     key: &Key,
     mode: Mode,
 ) -> Option<String> {
-    let pulled = match mode {
-        Mode::Nodes => 0,
-        Mode::Moves => g
-            .deltas()
-            .iter()
-            .filter(|&&d| d > 0)
-            .fold(0i64, |acc, &d| acc.saturating_add(d)),
-    };
+    // Past an `i64` every weighted term passes it anyway.
+    let pulled = pulled_bytes(g, mode).unwrap_or(i64::MAX);
     let fits = |sum: &[(i64, Feature)]| {
         sum.iter().try_fold((0i64, 0i64), |(lo, hi), &(w, f)| {
             let (a, b) = feature_bounds(g, adj, s, f, mode, pulled);
@@ -368,15 +376,7 @@ impl Packed {
         if key.terms.len() > MAX_TERMS || g.node_count() == 0 {
             return None;
         }
-        // Only move mode reads it.
-        let pulled = match mode {
-            Mode::Nodes => 0,
-            Mode::Moves => g
-                .deltas()
-                .iter()
-                .filter(|&&d| d > 0)
-                .try_fold(0i64, |acc, &d| acc.checked_add(d))?,
-        };
+        let pulled = pulled_bytes(g, mode)?;
         let mut fields = Vec::with_capacity(key.terms.len());
         for (t, term) in key.terms.iter().enumerate() {
             fields.push(match term {
