@@ -12,7 +12,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use memsched::corpus::gen::GenSpec;
+use memsched::corpus::gen::{parse_graph_name, GenSpec};
 use memsched::graph::lint::printable;
 use memsched::Graph;
 
@@ -47,16 +47,7 @@ pub fn generated_name(path: &str) -> Option<Result<(GenSpec, u64), String>> {
     if path == "-" || Path::new(path).exists() {
         return None;
     }
-    let (spec, seed) = path.rsplit_once('#')?;
-    if seed.is_empty() || !seed.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    let parsed = match (GenSpec::parse(spec), seed.parse::<u64>()) {
-        (Ok(spec), Ok(seed)) => Ok((spec, seed)),
-        (Err(e), _) => Err(e.to_string()),
-        (_, Err(_)) => Err(format!("the seed {seed} is past {}", u64::MAX)),
-    };
-    Some(parsed)
+    parse_graph_name(path)
 }
 
 /// Whether the order saved for graph `saved` clearly was not saved for
@@ -80,8 +71,7 @@ pub fn mismatch(saved: &str, path: &str, graph: &Graph) -> Option<String> {
     // A generated graph's name given for the graph: its spec and seed are
     // known, so another generated name is another graph.
     if let (Some(Ok(_)), Some(given)) = (generated_name(path), &stem) {
-        if let Some((spec, seed)) = generated_spec(saved).zip(saved.rsplit_once('#')) {
-            let seed = seed.1.parse::<u64>().ok()?;
+        if let Some(Ok((spec, seed))) = parse_graph_name(saved) {
             return (format!("{spec}#{seed}") != *given).then(|| {
                 format!(
                     "graph `{saved_shown}`, and the graph given is `{}`",

@@ -127,7 +127,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     // Rows a run appended but whose final pass did not run (a run in
     // progress or killed) have no reductions or gaps yet: the final pass's
     // figures, from the directory's baselines.
-    let finalized = rows::finalize(read.rows, &baselines(&runs)?);
+    let baselines = baselines(&runs, &read.rows)?;
+    let finalized = rows::finalize(read.rows, &baselines);
     let opts = Options {
         value: match args.value {
             Value::Peak => table::Value::Peak,
@@ -162,7 +163,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 /// directory's `config.toml`, beside the file; without one, the baselines
 /// the rows name (in the order they first name them), else `program`, as
 /// a config's default.
-fn baselines(runs: &Path) -> anyhow::Result<Vec<String>> {
+fn baselines(runs: &Path, rows: &[rows::Row]) -> anyhow::Result<Vec<String>> {
     let config = runs.with_file_name(CONFIG);
     if config.is_file() {
         // Read as TOML, not as a config to run: one whose solvers this
@@ -182,9 +183,8 @@ fn baselines(runs: &Path) -> anyhow::Result<Vec<String>> {
         };
         return Ok(named);
     }
-    let read = rows::read_rows(runs)?;
     let mut named: Vec<String> = Vec::new();
-    for r in &read {
+    for r in rows {
         if !r.baseline.is_empty() && !named.contains(&r.baseline) {
             named.push(r.baseline.clone());
         }

@@ -314,14 +314,10 @@ impl ExternalOrders {
 /// an experiment spells it: the spec's parameters in their canonical
 /// order and the seed as a number; any other name as it is.
 fn canonical_graph_name(name: &str) -> String {
-    let canonical = name.rsplit_once('#').and_then(|(spec, seed)| {
-        if seed.is_empty() || !seed.bytes().all(|b| b.is_ascii_digit()) {
-            return None;
-        }
-        let spec = crate::corpus::gen::GenSpec::parse(spec).ok()?;
-        Some(format!("{spec}#{}", seed.parse::<u64>().ok()?))
-    });
-    canonical.unwrap_or_else(|| name.to_string())
+    match crate::corpus::gen::parse_graph_name(name) {
+        Some(Ok((spec, seed))) => format!("{spec}#{seed}"),
+        _ => name.to_string(),
+    }
 }
 
 /// The order files in `dir` whose stem spells the generated graph `name`

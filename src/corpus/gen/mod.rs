@@ -366,6 +366,22 @@ impl GenSpec {
     }
 }
 
+/// A generated graph's name as an experiment gives it, `SPEC#SEED` with
+/// the seed in decimal digits: `None` for a name of another shape; else
+/// its spec and seed, or why they are not a graph's (a spec that does not
+/// parse, a seed past `u64`). Its canonical spelling is `{spec}#{seed}`.
+pub fn parse_graph_name(name: &str) -> Option<Result<(GenSpec, u64), String>> {
+    let (spec, seed) = name.rsplit_once('#')?;
+    if seed.is_empty() || !seed.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    Some(match (GenSpec::parse(spec), seed.parse::<u64>()) {
+        (Ok(spec), Ok(seed)) => Ok((spec, seed)),
+        (Err(e), _) => Err(e.to_string()),
+        (_, Err(_)) => Err(format!("the seed {seed} is past {}", u64::MAX)),
+    })
+}
+
 /// Every generator family, documented.
 pub fn families() -> Vec<FamilyInfo> {
     FAMILIES.iter().map(|(info, _)| **info).collect()
