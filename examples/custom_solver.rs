@@ -3,8 +3,9 @@
 //! with the independent checker, as for every built-in solver) and compare
 //! it with the built-in ones; then [`solvers::register`] it and run an
 //! experiment config that names it beside built-in solvers (rows, summary
-//! and README in a temporary directory). `docs/extending.md` says how to
-//! put it in memsched's own registry, for the `memsched` binary.
+//! and README in a temporary directory). `examples/custom_cli.rs` puts a
+//! solver of your own on a `memsched` command line of your own;
+//! `docs/extending.md` says how to put it in memsched's own registry.
 //!
 //! `cargo run --release --no-default-features --example custom_solver -- [GRAPH.json]`
 //! (default: MobileNetV2 inference, the article's floating encoding).

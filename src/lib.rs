@@ -19,6 +19,9 @@
 //!   be the input (`/dev/zero` given as a graph) and files beyond a size cap;
 //!   [`output`] writes files whole or not at all.
 //! - [`rng`] is the project's seeded random generator (stable across versions).
+//! - `cli` (with the `cli` feature) is the `memsched` command line as a
+//!   function, `memsched::cli::main()`: a program that registers solvers of
+//!   its own can hand over to it.
 //!
 //! A graph, two solvers and the checker, in code:
 //!
@@ -51,10 +54,11 @@
 //! ```
 //!
 //! Writing a solver of your own: `examples/custom_solver.rs` and
-//! `docs/extending.md`.
+//! `docs/extending.md`; running it from a `memsched` command line of your
+//! own: `examples/custom_cli.rs`.
 //!
 //! Cargo features, all on by default: `ilp` (the `ilp` solver, HiGHS),
-//! `cli` (the `memsched` binary: clap, anyhow, signal-hook), `plots`
+//! `cli` (the `memsched` binary and `cli::main`: clap, anyhow, signal-hook), `plots`
 //! (`experiment::plots`: plotters and a bundled font) and `progress-bar`
 //! (indicatif). A library user can take `default-features = false`, adding
 //! `ilp` if wanted: an experiment then writes its CSV files and README, and
@@ -69,6 +73,8 @@
 // as plain text.
 #![allow(rustdoc::private_intra_doc_links)]
 
+#[cfg(feature = "cli")]
+pub mod cli;
 pub mod corpus;
 pub mod experiment;
 pub mod graph;

@@ -102,3 +102,35 @@ fn an_experiment_runs_a_registered_solver() {
     assert_eq!(rows.len(), 2, "{runs}");
     assert!(rows.iter().all(|r| r.contains(",true,")), "{runs}");
 }
+
+/// `memsched::cli::main_from`, the binary's `main` as a function, knows a
+/// solver registered before it is called: a program of one's own can
+/// register and hand over.
+#[cfg(feature = "cli")]
+#[test]
+fn the_command_line_runs_a_registered_solver() {
+    use std::process::ExitCode;
+    register_once();
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("report.json");
+    let out = out.to_str().unwrap();
+    let schedule = |solver: &str| {
+        memsched::cli::main_from([
+            "memsched",
+            "schedule",
+            "chain:length=4#0",
+            "-s",
+            solver,
+            "--format",
+            "json",
+            "-o",
+            out,
+        ])
+    };
+    assert_eq!(schedule("kahn-again"), ExitCode::SUCCESS);
+    let report = std::fs::read_to_string(out).unwrap();
+    assert!(report.contains("\"kahn-again\""), "{report}");
+    assert!(report.contains("\"feasible\""), "{report}");
+    // An unknown name is invalid input, as in the binary.
+    assert_eq!(schedule("kahn-agian"), ExitCode::from(2));
+}

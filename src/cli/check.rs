@@ -7,11 +7,11 @@ use std::process::ExitCode;
 
 use serde_json::json;
 
-use memsched::graph::NodeIdx;
-use memsched::input::{self, ReadError, Start, MAX_INPUT_BYTES};
-use memsched::solvers::{self, ProgramOrder, SolveContext};
-use memsched::Graph;
-use memsched::{order_file, schedule};
+use crate::graph::NodeIdx;
+use crate::input::{self, ReadError, Start, MAX_INPUT_BYTES};
+use crate::solvers::{self, ProgramOrder, SolveContext};
+use crate::Graph;
+use crate::{order_file, schedule};
 
 use super::schedule::{check_outputs, plot_orders, reduction_pct, Format};
 use super::{emit, human_bytes, is_broken_pipe, percent, read_graph, saved_for, InvalidInput};
@@ -97,7 +97,7 @@ fn saved_for_hint(saved: &str, path: &str, graph: &Graph) -> String {
         Some(clause) => format!(" (the order was saved for {clause})"),
         None => format!(
             " (the order was saved for graph `{}`; the graph given is {})",
-            memsched::graph::lint::printable(saved),
+            crate::graph::lint::printable(saved),
             saved_for::shown(path)
         ),
     }

@@ -4,8 +4,8 @@
 
 use std::fmt::Write as _;
 
-use memsched::solvers::{gap_to_bound_pct, Report, Status};
-use memsched::Graph;
+use crate::solvers::{gap_to_bound_pct, Report, Status};
+use crate::Graph;
 
 use super::schedule::reduction_pct;
 use super::{count, human_bytes, percent};
@@ -168,8 +168,8 @@ fn write_table(s: &mut String, header: &[(&str, Align)], rows: &[Vec<String>]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use memsched::corpus::gen::{generate, GenSpec};
-    use memsched::solvers::{self, SolveContext};
+    use crate::corpus::gen::{generate, GenSpec};
+    use crate::solvers::{self, SolveContext};
 
     fn reports(g: &Graph, names: &[&str]) -> Vec<Report> {
         let ctx = SolveContext::new(0, None);
@@ -281,7 +281,7 @@ mod tests {
         let text = to_table(&g, &r, None);
         assert!(!text.contains("lower bound   "), "{text}");
         assert!(text.contains("program peak  - (the Nodes order breaks an edge)"));
-        r[0].status = memsched::solvers::Status::Failed("no luck".into());
+        r[0].status = crate::solvers::Status::Failed("no luck".into());
         (r[0].peak, r[0].order) = (None, None);
         let text = to_table(&g, &r, None);
         assert!(text.contains("kahn failed: no luck"), "{text}");

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 
-use memsched::corpus::stats;
+use crate::corpus::stats;
 
 use super::InvalidInput;
 
@@ -74,7 +74,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
         return Ok(ExitCode::SUCCESS);
     }
-    memsched::output::write_file(&path, |w| std::io::Write::write_all(w, new.as_bytes()))
+    crate::output::write_file(&path, |w| std::io::Write::write_all(w, new.as_bytes()))
         .with_context(|| format!("cannot write {}", path.display()))?;
     Ok(ExitCode::SUCCESS)
 }

@@ -4,9 +4,9 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 
-use memsched::corpus::gen::{self, GenError, GenSpec};
-use memsched::corpus::program::AllocEncoding;
-use memsched::graph::seed;
+use crate::corpus::gen::{self, GenError, GenSpec};
+use crate::corpus::program::AllocEncoding;
+use crate::graph::seed;
 
 use super::{seed_value, InvalidInput};
 
@@ -93,7 +93,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     // gives seed 0's graph: say so, or a corpus of "seeds" repeats one.
     // (Up to 200,000 nodes: the check generates the graph a second time.)
     if seed_number != 0 && graph.node_count() <= 200_000 {
-        use memsched::experiment::fingerprint;
+        use crate::experiment::fingerprint;
         let zero = gen::generate(&spec, 0).ok();
         if zero.is_some_and(|zero| fingerprint::of(&zero) == fingerprint::of(&graph)) {
             note!("warning: {spec} ignores the seed here: seed {seed_number} gives seed 0's graph");
@@ -119,7 +119,7 @@ fn invalid(e: GenError) -> anyhow::Error {
     match e {
         // Sizes beyond i64 come from the parameters, not from a bug: the
         // error's text says to lower them.
-        e @ GenError::Graph(memsched::GraphError::TooLarge { .. }) => {
+        e @ GenError::Graph(crate::GraphError::TooLarge { .. }) => {
             InvalidInput(e.to_string()).into()
         }
         GenError::Graph(g) => anyhow::Error::new(g).context("generator bug"),

@@ -11,7 +11,7 @@
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 
-use memsched::solvers::Stop;
+use crate::solvers::Stop;
 
 /// The signals that stop a run or a solve: SIGINT (Ctrl-C), SIGTERM (how
 /// batch systems such as Slurm stop a job) and SIGHUP (the terminal
@@ -88,7 +88,7 @@ impl Interrupt {
         Interrupt { flag }
     }
 
-    /// The stop for [`SolveContext::stop`](memsched::solvers::SolveContext::stop)
+    /// The stop for [`SolveContext::stop`](crate::solvers::SolveContext::stop)
     /// and `RunOptions::stop`, naming the signal that sets it.
     pub fn stop(&self) -> Stop {
         Stop {

@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use memsched::experiment::{merge, ExperimentError};
+use crate::experiment::{merge, ExperimentError};
 
 use super::InvalidInput;
 

@@ -1,4 +1,38 @@
-//! Command-line arguments (one clap struct per subcommand) and dispatch.
+//! The `memsched` command line, as a library function: [`main`] is the
+//! binary's whole `main`, so a program of your own can register solvers
+//! ([`solvers::register`](crate::solvers::register)) and then hand over,
+//! and `memsched schedule -s NAME`, `memsched run` and `memsched solvers`
+//! know them:
+//!
+//! ```no_run
+//! use memsched::graph::Graph;
+//! use memsched::solvers::{self, Kahn, Outcome, Scheduler, SolveContext};
+//!
+//! /// Kahn's order under a name of its own (`name()` must return the
+//! /// name it is registered under).
+//! struct Mine;
+//!
+//! impl Scheduler for Mine {
+//!     fn name(&self) -> String {
+//!         "mine".into()
+//!     }
+//!     fn solve(&self, g: &Graph, ctx: &SolveContext) -> Outcome {
+//!         Kahn.solve(g, ctx)
+//!     }
+//! }
+//!
+//! fn main() -> std::process::ExitCode {
+//!     let make = |arg: Option<&str>| match arg {
+//!         None => Ok(Box::new(Mine) as Box<dyn Scheduler>),
+//!         Some(a) => Err(format!("takes no argument (got `{a}`)")),
+//!     };
+//!     solvers::register("mine", "Kahn's order, as an example", make).expect("a new name");
+//!     memsched::cli::main()
+//! }
+//! ```
+//!
+//! Inside: one clap struct per subcommand, and the dispatch. Needs the
+//! `cli` cargo feature.
 
 /// `eprintln!` that cannot panic: a closed or full standard error (as in
 /// `memsched run ... 2>&1 | true`) loses the message, not the command.
@@ -33,9 +67,9 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-use memsched::graph::lint::lint;
-use memsched::graph::{seed, Graph, GraphError};
-use memsched::solvers::SolverError;
+use crate::graph::lint::lint;
+use crate::graph::{seed, Graph, GraphError};
+use crate::solvers::SolverError;
 
 /// memsched: find execution orders of computation graphs with the lowest peak memory.
 ///
@@ -47,13 +81,13 @@ use memsched::solvers::SolverError;
 /// signal (status 130, 143 or 129).
 #[derive(Debug, Parser)]
 #[command(name = "memsched", version, about, long_about, max_term_width = 100)]
-pub struct Cli {
+pub(crate) struct Cli {
     #[command(subcommand)]
     pub command: Command,
 }
 
 #[derive(Debug, Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     /// Check that graph files are well formed and print each one's size and program-order peak.
     Validate(validate::Args),
     /// Schedule one graph with one solver (or compare several) and report the checked peaks.
@@ -86,8 +120,57 @@ pub enum Command {
     // Benchmarks.
 }
 
+/// The `memsched` binary: parses the process's arguments, runs the command
+/// and returns its exit code (0 success, 2 invalid input, 1 otherwise; a
+/// reader that closed standard output early counts as success; Ctrl-C in
+/// `schedule` and `run` ends the process by the signal, 130 in a shell).
+/// Errors go to standard error as `error: ...`.
+pub fn main() -> ExitCode {
+    main_from(std::env::args_os())
+}
+
+/// [`main`] with the arguments given (the first is the program's name, as
+/// in `std::env::args_os`).
+pub fn main_from<I, T>(args: I) -> ExitCode
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    let args = match Cli::try_parse_from(args) {
+        Ok(args) => args,
+        Err(err) => return usage_error_or_help(err),
+    };
+    match run(args) {
+        Ok(code) => code,
+        Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
+        Err(err) => {
+            // Not eprintln!: a closed standard error must not turn an
+            // error's exit code into a panic's.
+            note!("error: {}", error_message(&err));
+            ExitCode::from(exit_code(&err))
+        }
+    }
+}
+
+/// Prints what clap has to say instead of running: `--help` and `--version`
+/// on standard output (exit 0), a usage error on standard error (exit 2).
+/// A failed write of the help is an error (exit 1), except to a reader that
+/// closed the pipe early (`memsched --help | head`), as for every output.
+fn usage_error_or_help(err: clap::Error) -> ExitCode {
+    let code = err.exit_code() as u8;
+    match err.print() {
+        Ok(()) => ExitCode::from(code),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::from(code),
+        Err(e) if code == 0 => {
+            note!("error: cannot write to standard output: {e}");
+            ExitCode::FAILURE
+        }
+        Err(_) => ExitCode::from(code),
+    }
+}
+
 /// Runs a parsed command line.
-pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+pub(crate) fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Validate(a) => validate::run(a),
         Command::Schedule(a) => schedule::run(a),
@@ -108,17 +191,17 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
 /// A user error that is not about a graph (a bad flag value, a bad config).
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
-pub struct InvalidInput(pub String);
+pub(crate) struct InvalidInput(pub String);
 
 /// Exit code for an error: 2 for invalid input (a graph, a solver name, a
 /// flag, a config, the datasets' manifests and tables), 1 otherwise.
-pub fn exit_code(err: &anyhow::Error) -> u8 {
+pub(crate) fn exit_code(err: &anyhow::Error) -> u8 {
     let invalid = err.chain().any(|e| {
         e.is::<GraphError>()
             || e.is::<SolverError>()
             || e.is::<InvalidInput>()
-            || e.downcast_ref::<memsched::corpus::stats::StatsError>()
-                .is_some_and(|e| !matches!(e, memsched::corpus::stats::StatsError::Io { .. }))
+            || e.downcast_ref::<crate::corpus::stats::StatsError>()
+                .is_some_and(|e| !matches!(e, crate::corpus::stats::StatsError::Io { .. }))
     });
     if invalid {
         2
@@ -131,7 +214,7 @@ pub fn exit_code(err: &anyhow::Error) -> u8 {
 /// `{:#}` prints it, except that a cause whose text already ends the message
 /// is not repeated (an error type that prints its source in its own message,
 /// such as `#[error("{path}: {source}")]`, would otherwise show it twice).
-pub fn error_message(err: &anyhow::Error) -> String {
+pub(crate) fn error_message(err: &anyhow::Error) -> String {
     let mut message = String::new();
     for cause in err.chain() {
         let text = cause.to_string();
@@ -150,7 +233,7 @@ pub fn error_message(err: &anyhow::Error) -> String {
 /// name the file (see [`graph_error`]). Where no file has the name and it
 /// is a generated graph's name as `runs.csv` gives it (`SPEC#SEED`), the
 /// graph is generated.
-pub fn read_graph(path: &str) -> anyhow::Result<Graph> {
+pub(crate) fn read_graph(path: &str) -> anyhow::Result<Graph> {
     if let Some(g) = generated_graph(path)? {
         return Ok(g);
     }
@@ -173,14 +256,14 @@ fn generated_graph(path: &str) -> anyhow::Result<Option<Graph>> {
         Some(Err(e)) => return Err(not_a_name(&e).into()),
         Some(Ok(named)) => named,
     };
-    let g = memsched::corpus::gen::generate(&spec, seed).map_err(|e| not_a_name(&e))?;
+    let g = crate::corpus::gen::generate(&spec, seed).map_err(|e| not_a_name(&e))?;
     note!("{path}: no such file; generated ({spec}, seed {seed}), as `memsched gen` would");
     Ok(Some(g))
 }
 
 /// Warns about a valid graph that is likely not what its writer meant
 /// (see [`lint`]): no edge, a FREE or compute node with an ignored `Size`.
-pub fn warn_about_graph(path: &str, g: &Graph) {
+pub(crate) fn warn_about_graph(path: &str, g: &Graph) {
     let name = saved_for::shown(path);
     for warning in lint(g) {
         note!("warning: {name}: {warning}");
@@ -189,7 +272,7 @@ pub fn warn_about_graph(path: &str, g: &Graph) {
 
 /// A graph error with the file it came from: `PATH is not a valid graph: ...`
 /// (an unreadable file is already named by the error itself).
-pub fn graph_error(path: &str, e: GraphError) -> anyhow::Error {
+pub(crate) fn graph_error(path: &str, e: GraphError) -> anyhow::Error {
     match e {
         GraphError::Io { .. } => anyhow::Error::new(e),
         e => {
@@ -201,7 +284,7 @@ pub fn graph_error(path: &str, e: GraphError) -> anyhow::Error {
 
 /// Checks a `--seed` value read as i128 (so that clap accepts `-1` and this
 /// says what is wrong with it instead of "unexpected argument").
-pub fn seed_value(seed: i128) -> Result<u64, InvalidInput> {
+pub(crate) fn seed_value(seed: i128) -> Result<u64, InvalidInput> {
     u64::try_from(seed).map_err(|_| {
         InvalidInput(format!(
             "--seed must be a non-negative integer (0 to {}), got {seed}",
@@ -211,14 +294,14 @@ pub fn seed_value(seed: i128) -> Result<u64, InvalidInput> {
 }
 
 /// Most worker threads `--threads` accepts (each is an OS thread).
-pub const MAX_THREADS: usize = 4096;
+pub(crate) const MAX_THREADS: usize = 4096;
 
 /// Checks a `--threads` value (`run`, `schedule`): at least 1, at most
 /// [`MAX_THREADS`]. Left out, `RAYON_NUM_THREADS` stands for it when set to
 /// a positive number (held to the same cap: 20,000 threads took a run over
 /// a minute); set to 0 or empty, or unset, `None`: rayon's default of every
 /// core. Any other value is an error (rayon would ignore it silently).
-pub fn threads_value(threads: Option<usize>) -> Result<Option<usize>, InvalidInput> {
+pub(crate) fn threads_value(threads: Option<usize>) -> Result<Option<usize>, InvalidInput> {
     if let Some(n) = threads {
         return match n {
             0 => Err(InvalidInput("--threads must be at least 1".into())),
@@ -244,11 +327,11 @@ pub fn threads_value(threads: Option<usize>) -> Result<Option<usize>, InvalidInp
 }
 
 /// Writes `text` to `path`, or standard output when `path` is `None` or `-`.
-pub fn emit(path: Option<&str>, text: &str) -> anyhow::Result<()> {
+pub(crate) fn emit(path: Option<&str>, text: &str) -> anyhow::Result<()> {
     use anyhow::Context;
     match path {
         None | Some("-") => print_stdout(text),
-        Some(p) => memsched::output::write_file(std::path::Path::new(p), |w| {
+        Some(p) => crate::output::write_file(std::path::Path::new(p), |w| {
             std::io::Write::write_all(w, text.as_bytes())
         })
         .with_context(|| format!("cannot write {p}")),
@@ -259,7 +342,7 @@ pub fn emit(path: Option<&str>, text: &str) -> anyhow::Result<()> {
 /// write to standard output: ...`), not a panic as `print!` makes it; a
 /// reader that closed the pipe early ends the command quietly (see
 /// [`is_broken_pipe`]).
-pub fn print_stdout(text: &str) -> anyhow::Result<()> {
+pub(crate) fn print_stdout(text: &str) -> anyhow::Result<()> {
     use anyhow::Context;
     use std::io::Write;
     let mut out = std::io::stdout().lock();
@@ -275,7 +358,7 @@ pub fn print_stdout(text: &str) -> anyhow::Result<()> {
 /// output) is never refused, nor one that is not an existing regular file
 /// (a new file, `/dev/null`, a pipe): writing there destroys nothing.
 /// Called before any input is read or solved.
-pub fn check_output_is_not_an_input(
+pub(crate) fn check_output_is_not_an_input(
     flag: &str,
     out: &std::path::Path,
     inputs: &[(&str, &str)],
@@ -336,7 +419,7 @@ pub(crate) fn same_file(out: &std::path::Path, input: &std::path::Path) -> bool 
 /// Refuses a `flag` output file that is a directory or lies in no
 /// directory, before any work (a long solve would otherwise end in "cannot
 /// write").
-pub fn check_out_file(flag: &str, path: &std::path::Path) -> Result<(), InvalidInput> {
+pub(crate) fn check_out_file(flag: &str, path: &std::path::Path) -> Result<(), InvalidInput> {
     if path.is_dir() {
         return Err(InvalidInput(format!(
             "{flag} {}: it is a directory: name a file",
@@ -350,7 +433,7 @@ pub fn check_out_file(flag: &str, path: &std::path::Path) -> Result<(), InvalidI
 /// a name that can only be a directory (`r.txt/`, `r.txt/.`: `parent`
 /// hides the separator); a symbolic link is judged by where it leads (a
 /// dangling one by its target's directory, a loop refused).
-pub fn check_parent_dir(flag: &str, path: &std::path::Path) -> Result<(), InvalidInput> {
+pub(crate) fn check_parent_dir(flag: &str, path: &std::path::Path) -> Result<(), InvalidInput> {
     let refuse = |why: String| Err(InvalidInput(format!("{flag} {}: {why}", path.display())));
     if path.as_os_str().is_empty() {
         return Err(InvalidInput(format!("{flag} is empty: name a file")));
@@ -409,7 +492,7 @@ fn resolved_link(path: &std::path::Path) -> Option<std::path::PathBuf> {
 /// compared after following symbolic links and resolving `.` and `..`
 /// through the directories that exist, and as the same file (device and
 /// inode on Unix) when both exist, so a hard link counts too.
-pub fn same_output(a: &std::path::Path, b: &std::path::Path) -> bool {
+pub(crate) fn same_output(a: &std::path::Path, b: &std::path::Path) -> bool {
     let both_exist = a.exists() && b.exists();
     if both_exist && same_file(a, b) {
         return true;
@@ -432,7 +515,7 @@ fn resolved(path: &std::path::Path) -> Option<std::path::PathBuf> {
 }
 
 /// How an output path is named in messages: `-` is standard output.
-pub fn output_name(path: &str) -> &str {
+pub(crate) fn output_name(path: &str) -> &str {
     if path == "-" {
         "to standard output"
     } else {
@@ -444,7 +527,7 @@ pub fn output_name(path: &str) -> &str {
 /// `memsched schedule ... | head` (the only pipes memsched writes are its
 /// standard output and error): the reader has what it wanted, so the command
 /// stops without a message and exits 0, as ripgrep does.
-pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
+pub(crate) fn is_broken_pipe(err: &anyhow::Error) -> bool {
     err.chain().any(|e| {
         e.downcast_ref::<std::io::Error>()
             .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
@@ -453,12 +536,12 @@ pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
 
 /// `1 node`, `2 nodes`: a count and its noun, plural unless the count is 1
 /// (`s` added; [`count_of`] for other plurals).
-pub fn count(n: usize, noun: &str) -> String {
+pub(crate) fn count(n: usize, noun: &str) -> String {
     count_of(n, noun, &format!("{noun}s"))
 }
 
 /// `1 directory`, `2 directories`: a count and the noun's form for it.
-pub fn count_of(n: usize, one: &str, many: &str) -> String {
+pub(crate) fn count_of(n: usize, one: &str, many: &str) -> String {
     if n == 1 {
         format!("1 {one}")
     } else {
@@ -469,7 +552,7 @@ pub fn count_of(n: usize, one: &str, many: &str) -> String {
 /// Formats a percentage with two decimals (`12.35%`), or two significant
 /// digits when it is not zero but would show as `0.00%` (`1.0e-7%`): an
 /// open gap must not read as a closed one.
-pub fn percent(x: f64) -> String {
+pub(crate) fn percent(x: f64) -> String {
     if x != 0.0 && x.abs() < 0.005 {
         format!("{x:.1e}%")
     } else {
@@ -478,7 +561,7 @@ pub fn percent(x: f64) -> String {
 }
 
 /// Formats a byte count as `123456 B (120.6 KiB)`.
-pub fn human_bytes(b: u64) -> String {
+pub(crate) fn human_bytes(b: u64) -> String {
     const UNITS: [&str; 5] = ["KiB", "MiB", "GiB", "TiB", "PiB"];
     if b < 1024 {
         return format!("{b} B");

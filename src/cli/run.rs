@@ -4,9 +4,9 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
-use memsched::experiment::results_dir::{self, REJECTED, RUNS};
-use memsched::experiment::{self, Config, ExperimentError, Plan, RunOptions, Shard};
-use memsched::solvers;
+use crate::experiment::results_dir::{self, REJECTED, RUNS};
+use crate::experiment::{self, Config, ExperimentError, Plan, RunOptions, Shard};
+use crate::solvers;
 
 use super::InvalidInput;
 

@@ -12,9 +12,9 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use memsched::corpus::gen::{parse_graph_name, GenSpec};
-use memsched::graph::lint::printable;
-use memsched::Graph;
+use crate::corpus::gen::{parse_graph_name, GenSpec};
+use crate::graph::lint::printable;
+use crate::Graph;
 
 /// How the graph file `path` is named in messages (`-`: standard input).
 pub fn shown(path: &str) -> &str {
@@ -128,7 +128,7 @@ fn same_value(a: &str, b: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use memsched::corpus::gen::generate;
+    use crate::corpus::gen::generate;
 
     fn tree(params: &str) -> Graph {
         generate(&GenSpec::parse(&format!("tree{params}")).unwrap(), 1).unwrap()
@@ -139,7 +139,7 @@ mod tests {
     /// name gives); what cannot be compared is not a mismatch.
     #[test]
     fn names_differ_only_when_they_clearly_do() {
-        let g = memsched::graph::GraphBuilder::new().build().unwrap();
+        let g = crate::graph::GraphBuilder::new().build().unwrap();
         assert_eq!(mismatch("chain", "dir/chain.json", &g), None);
         let m = mismatch("resnet", "dir/chain.json", &g).unwrap();
         assert_eq!(m, "graph `resnet`, and the graph given is dir/chain.json");

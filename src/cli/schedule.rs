@@ -11,13 +11,13 @@ use anyhow::Context as _;
 use clap::ValueEnum;
 use serde_json::json;
 
-use memsched::experiment::plots::{tetris, IMAGE_EXTENSIONS};
-use memsched::experiment::records::Profile;
-use memsched::graph::NodeIdx;
-use memsched::solvers::{
+use crate::experiment::plots::{tetris, IMAGE_EXTENSIONS};
+use crate::experiment::records::Profile;
+use crate::graph::NodeIdx;
+use crate::solvers::{
     self, rule, Abilities, Budget, Fallback, ProgramOrder, Report, Scheduler, SolveContext, Status,
 };
-use memsched::Graph;
+use crate::Graph;
 
 use super::{
     check_out_file, check_output_is_not_an_input, check_parent_dir, compare, count, emit,
@@ -698,7 +698,7 @@ pub(super) fn reduction_pct(peak: Option<u64>, base: Option<u64>) -> Option<f64>
     }
 }
 
-fn to_json(g: &memsched::Graph, r: &Report, program_peak: Option<u64>) -> String {
+fn to_json(g: &crate::Graph, r: &Report, program_peak: Option<u64>) -> String {
     let counters: serde_json::Map<String, serde_json::Value> = r
         .counters
         .iter()
@@ -725,7 +725,7 @@ fn to_json(g: &memsched::Graph, r: &Report, program_peak: Option<u64>) -> String
     serde_json::to_string(&value).expect("a JSON value always serializes")
 }
 
-fn to_text(g: &memsched::Graph, r: &Report, program_peak: Option<u64>) -> String {
+fn to_text(g: &crate::Graph, r: &Report, program_peak: Option<u64>) -> String {
     let opt = |x: Option<u64>| x.map(human_bytes).unwrap_or_else(|| "-".into());
     let mut lines: Vec<(String, String)> = vec![
         ("solver".into(), r.solver.clone()),

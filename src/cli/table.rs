@@ -7,9 +7,9 @@ use std::process::ExitCode;
 use anyhow::Context as _;
 use clap::ValueEnum;
 
-use memsched::experiment::results_dir::{CONFIG, RUNS};
-use memsched::experiment::rows;
-use memsched::experiment::table::{self, Options};
+use crate::experiment::results_dir::{CONFIG, RUNS};
+use crate::experiment::rows;
+use crate::experiment::table::{self, Options};
 
 use super::{check_out_file, check_output_is_not_an_input, emit, InvalidInput};
 
@@ -199,7 +199,7 @@ fn baselines(runs: &Path, rows: &[rows::Row]) -> anyhow::Result<Vec<String>> {
 /// `rule:delta,id`), where this binary can build it; else as given.
 fn spelled_as_rows(name: &str) -> String {
     let name = name.trim();
-    memsched::solvers::build(name).map_or_else(|_| name.to_string(), |s| s.name())
+    crate::solvers::build(name).map_or_else(|_| name.to_string(), |s| s.name())
 }
 
 /// Warns when `runs` does not end with a newline: its last line, which a

@@ -4,9 +4,9 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 
-use memsched::corpus::program::AllocEncoding;
-use memsched::corpus::transform;
-use memsched::graph::{seed, NodeIdx, NodeKind};
+use crate::corpus::program::AllocEncoding;
+use crate::corpus::transform;
+use crate::graph::{seed, NodeIdx, NodeKind};
 
 use super::read_graph;
 
@@ -64,7 +64,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             } else {
                 "an ALLOC"
             },
-            memsched::graph::lint::more_like_it(dropped.len(), "edges")
+            crate::graph::lint::more_like_it(dropped.len(), "edges")
         );
     }
     let out = args.out.as_deref().unwrap_or("-");

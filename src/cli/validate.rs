@@ -2,8 +2,8 @@
 
 use std::process::ExitCode;
 
-use memsched::graph::{seed, NodeKind};
-use memsched::solvers::{self, ProgramOrder, SolveContext};
+use crate::graph::{seed, NodeKind};
+use crate::solvers::{self, ProgramOrder, SolveContext};
 
 use super::{count, graph_error, human_bytes, is_broken_pipe, print_stdout, warn_about_graph};
 
