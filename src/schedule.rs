@@ -120,7 +120,9 @@ fn first_violation(g: &Graph, order: &[NodeIdx], pos: &[u32]) -> ScheduleError {
     unreachable!("the caller found a violated edge")
 }
 
-/// Checks an order given as original ids.
+/// Checks an order given as original ids (the `Id`s of the graph's JSON):
+/// the order as node indices, and its evaluation. An id the graph does not
+/// have is [`ScheduleError::UnknownId`].
 pub fn check_ids(g: &Graph, ids: &[i64]) -> Result<(Vec<NodeIdx>, Evaluation), ScheduleError> {
     let mut order = Vec::with_capacity(ids.len());
     for &id in ids {

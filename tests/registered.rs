@@ -53,7 +53,10 @@ fn a_registered_solver_is_built_listed_and_refuses_clashes() {
     let seeded = solvers::names_with(|a| a.seeded);
     assert!(seeded.contains(&"kahn-again".to_string()), "{seeded:?}");
     assert!(!solvers::names_with(|a| a.exact).contains(&"kahn-again".to_string()));
-    for name in ["kahn", "kahn-again", "", "a:b", "a b"] {
+    // `name:` names no argument; the maker never sees an empty one.
+    let err = solvers::build("kahn-again:").err().unwrap().to_string();
+    assert!(err.contains("`kahn-again:` names no argument"), "{err}");
+    for name in ["kahn", "Kahn", "kahn-again", "KAHN-again", "", "a:b", "a b"] {
         let err = solvers::register(name, "", |_| Ok(Box::new(Kahn)))
             .err()
             .unwrap();

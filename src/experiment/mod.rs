@@ -265,6 +265,7 @@ fn finish_with(
     warnings.extend(drawn.warnings);
     warnings.extend(graphs::conflicts(&graph_summary));
     warnings.extend(identical_graphs_warning(out, &rows));
+    warnings.extend(overrun_warning(&rows, config.time_limit()));
     let refuted: Vec<String> = rows
         .iter()
         .filter(|r| crate::solvers::wrong_bound_claim(&r.reason).is_some())
@@ -311,6 +312,33 @@ fn finish_with(
         warnings,
         missing: None,
     })
+}
+
+/// The solves that took well past the time limit (half as long again, and
+/// a second), by solver: the limit is each solver's to keep, so one that
+/// ignores it shows here (its rows stand: their orders were checked).
+fn overrun_warning(rows: &[rows::Row], limit: std::time::Duration) -> Option<String> {
+    let allowed_ms = limit.as_secs_f64() * 1.5e3 + 1e3;
+    let mut by_solver: std::collections::BTreeMap<&str, (usize, f64)> = Default::default();
+    for r in rows.iter().filter(|r| r.time_ms > allowed_ms) {
+        let (count, longest) = by_solver.entry(r.solver.as_str()).or_default();
+        *count += 1;
+        *longest = longest.max(r.time_ms);
+    }
+    if by_solver.is_empty() {
+        return None;
+    }
+    let named: Vec<String> = by_solver
+        .iter()
+        .map(|(s, (count, longest))| format!("{s}: {count}, up to {:.1} s", longest / 1e3))
+        .collect();
+    let total: usize = by_solver.values().map(|(count, _)| count).sum();
+    Some(format!(
+        "{total} solve(s) took more than 1.5x the time limit of {} s plus a second ({}): a \
+         solver that does not watch its deadline? Their rows stand, their orders checked",
+        limit.as_secs_f64(),
+        named.join("; ")
+    ))
 }
 
 /// How many rows are of solvers, graphs or seeds no longer in the config
@@ -454,7 +482,35 @@ fn one_line(s: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::first_few;
+    use super::{first_few, overrun_warning};
+
+    /// Solves well past the limit are counted by solver, with the longest;
+    /// those within half the limit and a second again are not.
+    #[test]
+    fn overruns_are_named_by_solver() {
+        let row = |solver: &str, time_ms: f64| super::rows::Row {
+            solver: solver.into(),
+            time_ms,
+            ..super::rows::blank()
+        };
+        let limit = std::time::Duration::from_secs(2);
+        assert_eq!(overrun_warning(&[row("a", 3999.0)], limit), None);
+        let rows = [
+            row("a", 4001.0),
+            row("b", 9000.0),
+            row("a", 5000.0),
+            row("c", 10.0),
+        ];
+        let text = overrun_warning(&rows, limit).unwrap();
+        assert!(
+            text.starts_with("3 solve(s)") && text.contains("limit of 2 s"),
+            "{text}"
+        );
+        assert!(
+            text.contains("(a: 2, up to 5.0 s; b: 1, up to 9.0 s)"),
+            "{text}"
+        );
+    }
 
     #[test]
     fn first_few_counts_what_it_leaves_out() {

@@ -116,7 +116,7 @@ fn code(name: &str) -> String {
 
 /// One generated sentence on what the table shows: the solver with the largest
 /// mean reduction, the article's greedy, and the claims beside our figures.
-pub fn headline(
+pub(crate) fn headline(
     rows: &[Row],
     summary: &[SolverSummary],
     claims: &BTreeMap<String, f64>,

@@ -135,7 +135,7 @@ fn remove_temporaries(out: &Path) {
 }
 
 /// The lock file of an output directory (see [`lock_dir`]).
-pub const LOCK: &str = ".memsched.lock";
+pub(crate) const LOCK: &str = ".memsched.lock";
 
 /// An output directory locked by this process (released when dropped, or
 /// when the process ends, however it ends).

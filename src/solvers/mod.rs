@@ -46,13 +46,11 @@ pub use exact::{Exact, MoveGreedy};
 pub use external::ExternalOrders;
 pub use kahn::Kahn;
 pub use liu::Liu;
-pub use outcome::{
-    gap_to_bound_pct, refute_bounds, wrong_bound_claim, wrong_bound_reason, wrong_bound_refuter,
-    Outcome, Rejection, Report, Status,
-};
+pub use outcome::{gap_to_bound_pct, refute_bounds, Outcome, Rejection, Report, Status};
+pub(crate) use outcome::{wrong_bound_claim, wrong_bound_reason, wrong_bound_refuter};
 pub use program::ProgramOrder;
 pub use registry::{
-    build, list, names_with, not_built, register, split_name, Maker, SolverError, SolverInfo,
+    build, list, names_with, not_built, register, split_name, SolverError, SolverInfo,
 };
 pub use seed_greedy::SeedGreedy;
 
@@ -102,6 +100,32 @@ pub struct Abilities {
 /// seed (draw from [`Rng::derive`](crate::rng::Rng::derive)`(ctx.seed, k)`
 /// for a `k`-th stream). [`run`] starts the deadline's clock; `solve`
 /// called directly gets one from [`SolveContext::started`].
+///
+/// [`register`] makes a solver of your own buildable by name, for
+/// experiments and a command line of your own (`memsched::cli::main`):
+///
+/// ```
+/// use memsched::graph::Graph;
+/// use memsched::solvers::{self, Outcome, Scheduler, SolveContext};
+///
+/// /// Program order: the graph's `Nodes` order, which is a schedule
+/// /// only when the file lists every node after its predecessors.
+/// struct AsListed;
+///
+/// impl Scheduler for AsListed {
+///     fn name(&self) -> String {
+///         "as-listed".into()
+///     }
+///     fn solve(&self, g: &Graph, _ctx: &SolveContext) -> Outcome {
+///         Outcome::feasible(g.nodes().collect())
+///     }
+/// }
+///
+/// let g = memsched::graph::GraphBuilder::new().build()?;
+/// let report = solvers::run(&AsListed, &g, &SolveContext::default());
+/// assert_eq!(report.peak, Some(0)); // the checker's figure
+/// # Ok::<(), memsched::GraphError>(())
+/// ```
 pub trait Scheduler: Send + Sync {
     /// The registry name that builds this solver (e.g. `rule:delta,id`).
     fn name(&self) -> String;
@@ -113,6 +137,8 @@ pub trait Scheduler: Send + Sync {
     }
     /// The same solver working on a prebuilt op view, if it is one of the
     /// published op-level schedulers; best-ofs then build the view once.
+    /// Internal to memsched's own schedulers: a solver of your own keeps
+    /// this default.
     fn op_scheduler(&self) -> Option<&dyn published::OpScheduler> {
         None
     }
@@ -123,6 +149,12 @@ pub trait Scheduler: Send + Sync {
 /// A wrong answer (an order that is not a schedule, a claimed peak the checker
 /// does not reproduce, a lower bound above the peak, "optimal" with an open
 /// gap) becomes a report with `status = Invalid`, never a figure.
+///
+/// A panic in the solver reaches the caller; an experiment
+/// ([`crate::experiment::run`]) catches it as a `failed` row whose reason
+/// starts `panicked: `. The time limit is the solver's to keep (see
+/// [`Scheduler`]): `run` does not stop a solve that overruns it, and the
+/// report's `time` shows by how much.
 pub fn run(solver: &dyn Scheduler, graph: &Graph, ctx: &SolveContext) -> Report {
     let ctx = ctx.started();
     let start = Instant::now();

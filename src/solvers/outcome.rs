@@ -48,9 +48,10 @@ impl Status {
 
 impl fmt::Display for Status {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // `pad`, so that `{:9}` and `{:<12}` line statuses up.
         match self.reason() {
-            Some(r) => write!(f, "{}: {r}", self.label()),
-            None => f.write_str(self.label()),
+            Some(r) => f.pad(&format!("{}: {r}", self.label())),
+            None => f.pad(self.label()),
         }
     }
 }
@@ -252,7 +253,7 @@ const WRONG_BOUND: &str = "so the bound is wrong (a solver bug)";
 /// Why a solve whose status was `claimed` is invalid: its lower bound `lb`
 /// is above the checked `peak` of `by`'s order. [`wrong_bound_claim`]
 /// reads `claimed` back.
-pub fn wrong_bound_reason(claimed: &str, lb: u64, peak: u64, by: &str) -> String {
+pub(crate) fn wrong_bound_reason(claimed: &str, lb: u64, peak: u64, by: &str) -> String {
     format!(
         "{CLAIMED}{claimed}` with lower bound {lb}, above the peak {peak} of {by}'s checked \
          order, {WRONG_BOUND}"
@@ -261,7 +262,7 @@ pub fn wrong_bound_reason(claimed: &str, lb: u64, peak: u64, by: &str) -> String
 
 /// The solver whose checked order a [`wrong_bound_reason`] names (its
 /// `by`); `None` for any other reason.
-pub fn wrong_bound_refuter(reason: &str) -> Option<&str> {
+pub(crate) fn wrong_bound_refuter(reason: &str) -> Option<&str> {
     wrong_bound_claim(reason)?;
     let before = reason.rsplit_once("'s checked order, ")?.0;
     Some(before.rsplit_once(" of ")?.1)
@@ -269,7 +270,7 @@ pub fn wrong_bound_refuter(reason: &str) -> Option<&str> {
 
 /// The status a [`wrong_bound_reason`] says was claimed; `None` for any
 /// other reason.
-pub fn wrong_bound_claim(reason: &str) -> Option<&str> {
+pub(crate) fn wrong_bound_claim(reason: &str) -> Option<&str> {
     let rest = reason.strip_suffix(WRONG_BOUND)?.strip_prefix(CLAIMED)?;
     rest.split('`').next()
 }
@@ -291,6 +292,12 @@ impl Report {
             counters,
             note,
         } = outcome;
+        // `invalid` is the checker's word: a solver that says it of its
+        // own answer failed.
+        let status = match status {
+            Status::Invalid(r) => Status::Failed(format!("the solver returned `invalid`: {r}")),
+            s => s,
+        };
         let Some(order) = order else {
             return Report {
                 lower_bound,
@@ -304,7 +311,15 @@ impl Report {
             ..Report::unchecked(solver, status, note, time)
         };
         if !matches!(report.status, Status::Optimal | Status::Feasible) {
-            // An order beside timed_out/failed is still worth keeping if valid.
+            // An order beside timed_out/failed is still worth keeping if
+            // valid; a failure's reason goes to the note, not lost.
+            if let Status::Failed(why) = &report.status {
+                let failed = format!("failed ({why}), its order kept");
+                report.note = Some(match report.note.take() {
+                    Some(n) => format!("{failed}; {n}"),
+                    None => failed,
+                });
+            }
             report.status = Status::Feasible;
         }
         match check(graph, &order) {
@@ -491,6 +506,57 @@ mod tests {
         assert_eq!(claimed.rejection, Some(Rejection::NoOrder));
         assert_eq!(claimed.status.label(), "invalid");
         assert!(!claimed.valid());
+    }
+
+    /// A solver's `failed` beside a valid order is kept as `feasible`
+    /// with the failure in the note; its own `invalid` is a failure (the
+    /// checker alone finds answers invalid, and says why in `rejection`).
+    #[test]
+    fn a_solvers_failure_and_invalid_are_kept_as_failures() {
+        let g = crate::graph::GraphBuilder::new().build().unwrap();
+        let report = |status: Status, order: Option<Vec<NodeIdx>>, note: Option<&str>| {
+            let outcome = Outcome {
+                order,
+                status,
+                lower_bound: None,
+                claimed_peak: None,
+                counters: Vec::new(),
+                note: note.map(String::from),
+            };
+            Report::from_outcome(
+                "x".into(),
+                &g,
+                outcome,
+                Duration::ZERO,
+                crate::schedule::check,
+            )
+        };
+        let kept = report(
+            Status::Failed("ran dry".into()),
+            Some(Vec::new()),
+            Some("won"),
+        );
+        assert_eq!(kept.status, Status::Feasible);
+        assert_eq!(
+            kept.note.as_deref(),
+            Some("failed (ran dry), its order kept; won")
+        );
+        let said_invalid = report(Status::Invalid("oops".into()), None, None);
+        assert_eq!(
+            said_invalid.status,
+            Status::Failed("the solver returned `invalid`: oops".into())
+        );
+        assert_eq!(said_invalid.rejection, None);
+        let with_order = report(Status::Invalid("oops".into()), Some(Vec::new()), None);
+        assert_eq!(with_order.status, Status::Feasible);
+        assert!(with_order.note.unwrap().contains("oops"));
+    }
+
+    /// `Display` pads to a width, as a table of statuses needs.
+    #[test]
+    fn a_status_pads_to_its_width() {
+        assert_eq!(format!("{:<9}|", Status::Optimal), "optimal  |");
+        assert_eq!(format!("{:>11}", Status::Failed("x".into())), "  failed: x");
     }
 
     /// A bound above another report's checked peak, or above a known

@@ -82,7 +82,7 @@ pub enum SolverError {
 }
 
 /// Builds a registered solver from its argument (`None` for the bare name).
-pub type Maker = dyn Fn(Option<&str>) -> Result<Box<dyn Scheduler>, String> + Send + Sync;
+pub(crate) type Maker = dyn Fn(Option<&str>) -> Result<Box<dyn Scheduler>, String> + Send + Sync;
 
 /// A solver registered by a program using memsched as a library.
 struct Registered {
@@ -102,7 +102,8 @@ static REGISTERED: std::sync::RwLock<Vec<Registered>> = std::sync::RwLock::new(V
 /// [`SolverError::BadArgument`], as does a solver whose `name()` is not the
 /// name that built it (`mine`, `mine:fast`), which rows and resumes go by.
 /// The name must be new (not a built-in solver's or one registered
-/// before), non-empty, and without `:`, whitespace or `,`.
+/// before, in any case), non-empty, and without `:`, whitespace or `,`.
+/// `name:` with nothing after the colon is refused before `make` sees it.
 ///
 /// ```
 /// use memsched::graph::Graph;
@@ -141,12 +142,16 @@ pub fn register(
     if name.is_empty() || name.contains([':', ',']) || name.contains(char::is_whitespace) {
         return Err(refuse("a name is non-empty, without `:`, `,` or spaces"));
     }
-    if ENTRIES.iter().any(|e| e.name == name) || FEATURE_SOLVERS.iter().any(|(n, _)| *n == name) {
-        return Err(refuse("a built-in solver has that name"));
+    // Names that differ only in case would read as one in configs and tables.
+    let same = |other: &str| other.eq_ignore_ascii_case(name);
+    if ENTRIES.iter().any(|e| same(e.name)) || FEATURE_SOLVERS.iter().any(|(n, _)| same(n)) {
+        return Err(refuse("a built-in solver has that name (ignoring case)"));
     }
     let mut registered = REGISTERED.write().unwrap_or_else(|e| e.into_inner());
-    if registered.iter().any(|r| r.name == name) {
-        return Err(refuse("a solver was registered under that name before"));
+    if registered.iter().any(|r| same(&r.name)) {
+        return Err(refuse(
+            "a solver was registered under that name (ignoring case) before",
+        ));
     }
     registered.push(Registered {
         name: name.to_string(),
@@ -167,6 +172,10 @@ fn build_registered(
         name: base.to_string(),
         message,
     };
+    if arg == Some("") {
+        let message = format!("`{base}:` names no argument: write `{base}` or `{base}:ARG`");
+        return Some(Err(bad(message)));
+    }
     // Rows, resumes and reports know a solver by the name it gives.
     let wanted = arg.map_or(base.to_string(), |a| format!("{base}:{a}"));
     Some(

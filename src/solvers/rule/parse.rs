@@ -177,16 +177,25 @@ impl Term {
     }
 }
 
-/// A parsed rule: a lexicographic key of terms.
+/// A parsed rule: a lexicographic key of terms. Made only by [`parse`],
+/// so its text (a solver's name) always says what its terms do.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Key {
     /// The terms, most significant first.
-    pub terms: Vec<Term>,
+    pub(crate) terms: Vec<Term>,
     /// The rule as written, whitespace removed (used in solver names).
-    pub text: String,
+    pub(crate) text: String,
 }
 
 impl Key {
+    /// The terms, most significant first.
+    pub fn terms(&self) -> &[Term] {
+        &self.terms
+    }
+    /// The rule as written, whitespace removed (used in solver names).
+    pub fn text(&self) -> &str {
+        &self.text
+    }
     /// Whether any term reads `f`.
     pub fn uses(&self, f: Feature) -> bool {
         self.terms.iter().any(|t| t.features().any(|g| g == f))
