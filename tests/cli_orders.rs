@@ -27,6 +27,43 @@ fn schedule_reads_the_order_named_after_the_graph_file() {
     let o = run(&["schedule", EXAMPLE, "-s", &solver], None);
     let out = stdout(&o) + &stderr(&o);
     assert!(out.contains("invalid"), "{out}");
+    // `--out` (or `--plot`) on a file the solver reads, or beside it in
+    // its directory, is refused before anything is written.
+    let kept = std::fs::read_to_string(dir.path().join("seed_example.json")).unwrap();
+    std::fs::write(dir.path().join("other.json"), "[0]").unwrap();
+    for file in ["seed_example.json", "other.json"] {
+        let out = dir.path().join(file);
+        let o = run(&["schedule", EXAMPLE, "-s", &solver, "-o", arg(&out)], None);
+        expect_exit(&o, 2);
+        assert!(
+            stderr(&o).contains("reads its orders from"),
+            "{}",
+            stderr(&o)
+        );
+    }
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("seed_example.json")).unwrap(),
+        kept
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("other.json")).unwrap(),
+        "[0]"
+    );
+    let lines = dir.path().join("o.jsonl");
+    std::fs::write(
+        &lines,
+        "{\"graph\": \"seed_example\", \"order\": [0, 1, 2]}\n",
+    )
+    .unwrap();
+    let lines_solver = format!("orders:{}", lines.display());
+    let o = run(
+        &["schedule", EXAMPLE, "-s", &lines_solver, "-o", arg(&lines)],
+        None,
+    );
+    expect_exit(&o, 2);
+    assert!(std::fs::read_to_string(&lines)
+        .unwrap()
+        .starts_with("{\"graph\""));
     // A path that is not there is a usage error naming it.
     let o = run(&["schedule", EXAMPLE, "-s", "orders:/no/such/place"], None);
     assert_eq!(o.status.code(), Some(2));

@@ -64,6 +64,29 @@ fn markdown_by_default_and_clear_errors() {
         "{}",
         stderr(&o)
     );
+    // Nor over the settings it reads beside the rows.
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("quick");
+    std::fs::create_dir(&dir).unwrap();
+    for file in ["runs.csv", "config.toml"] {
+        std::fs::copy(Path::new(RESULTS).join(file), dir.join(file)).unwrap();
+    }
+    let settings = dir.join("config.toml");
+    let o = run(
+        &[
+            "table",
+            dir.to_str().unwrap(),
+            "-o",
+            settings.to_str().unwrap(),
+        ],
+        None,
+    );
+    expect_exit(&o, 2);
+    assert!(
+        stderr(&o).contains("it is the settings file"),
+        "{}",
+        stderr(&o)
+    );
     let o = run(&["table", "no/such/dir"], None);
     expect_exit(&o, 2);
     assert!(

@@ -227,6 +227,33 @@ fn a_directory_that_is_not_a_results_directory_is_refused() {
         1,
         "nothing written"
     );
+    // A `config.toml` that names no experiment (not TOML, or no `name`)
+    // does not make a directory ours: it is refused, all of it kept.
+    for (i, config) in ["not toml {{\n", "solvers = [\"kahn\"]\n"]
+        .into_iter()
+        .enumerate()
+    {
+        let look_alike = tmp.path().join(format!("look-alike{i}"));
+        fs::create_dir(&look_alike).unwrap();
+        fs::write(look_alike.join("config.toml"), config).unwrap();
+        fs::write(look_alike.join("summary.csv"), "my,data\n").unwrap();
+        let err = run_invalid(&cfg, &look_alike, &[]);
+        assert!(
+            err.contains("is not a results directory") && err.contains("config.toml, summary.csv"),
+            "{err}"
+        );
+        let err = invalid(&["merge", arg(&done), "--out", arg(&look_alike)]);
+        assert!(err.contains("is not a results directory"), "{err}");
+        assert_eq!(
+            fs::read_to_string(look_alike.join("config.toml")).unwrap(),
+            config
+        );
+        assert_eq!(
+            fs::read_dir(&look_alike).unwrap().count(),
+            2,
+            "nothing written"
+        );
+    }
     let empty = tmp.path().join("empty");
     fs::create_dir(&empty).unwrap();
     fs::write(empty.join(".memsched.lock"), "").unwrap();

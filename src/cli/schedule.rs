@@ -258,6 +258,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         args.plot.as_deref(),
         &[("graph", &args.graph)],
     )?;
+    check_outputs_miss_orders(&chosen, args.out.as_deref(), args.plot.as_deref())?;
     let graph = Arc::new(read_graph(&args.graph)?);
     if !graph.has_latencies() {
         for (shown, _) in chosen
@@ -533,6 +534,50 @@ pub(super) fn check_outputs(
     if let Some(plot) = plot {
         check_output_is_not_an_input("--plot", plot, inputs)?;
         check_plot_path(plot, out)?;
+    }
+    Ok(())
+}
+
+/// Refuses an `--out` or `--plot` file that an `orders:` solver among
+/// `chosen` reads: its `.jsonl` file, or a file in its directory (another
+/// graph's order, or this one's).
+fn check_outputs_miss_orders(
+    chosen: &[(&str, Arc<dyn Scheduler>)],
+    out: Option<&str>,
+    plot: Option<&Path>,
+) -> Result<(), InvalidInput> {
+    let outputs = [
+        ("--out", out.filter(|&o| o != "-").map(Path::new)),
+        ("--plot", plot),
+    ];
+    for (name, _) in chosen {
+        let Some(argument) = name.strip_prefix("orders:") else {
+            continue;
+        };
+        let source = solvers::orders_source_path(argument);
+        for (flag, path) in outputs {
+            let Some(path) = path.filter(|p| p.is_file()) else {
+                continue;
+            };
+            let inside = path
+                .parent()
+                .map(|dir| {
+                    if dir.as_os_str().is_empty() {
+                        Path::new(".")
+                    } else {
+                        dir
+                    }
+                })
+                .is_some_and(|dir| source.is_dir() && super::same_file(dir, source));
+            if inside || super::same_file(path, source) {
+                return Err(InvalidInput(format!(
+                    "{flag} {}: `{name}` reads its orders from {}: writing there would replace \
+                     one; name a file elsewhere",
+                    path.display(),
+                    source.display()
+                )));
+            }
+        }
     }
     Ok(())
 }

@@ -101,7 +101,16 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     if let Some(out) = &args.out {
         check_out_file("--out", out)?;
-        check_output_is_not_an_input("--out", out, &[("rows", &runs.to_string_lossy())])?;
+        // The settings beside the rows are read too (the baselines).
+        let settings = runs.with_file_name(CONFIG);
+        check_output_is_not_an_input(
+            "--out",
+            out,
+            &[
+                ("rows", &runs.to_string_lossy()),
+                ("settings", &settings.to_string_lossy()),
+            ],
+        )?;
     }
     let read = rows::read_rows_checked(&runs)
         .with_context(|| format!("cannot read {}", runs.display()))?;

@@ -246,26 +246,32 @@ pub(super) fn remove_if_present(path: &Path) -> Result<(), ExperimentError> {
     }
 }
 
-/// Refuses an output directory without a `config.toml` (so not a results
-/// directory: a run writes its `config.toml` first, right after taking the
-/// lock) that holds a file a run would replace (`README.md`, `summary.csv`,
-/// the plots...). Other files (`.gitkeep`, notes) are left alone, so such a
-/// directory is used. `--fresh` does not lift this: there are no results
-/// of ours to discard.
+/// Refuses an output directory without a `config.toml` that names an
+/// experiment or sits beside a `runs.csv` (so not a results directory: a
+/// run writes its `config.toml`, with the experiment's `name`, first,
+/// right after taking the lock) that
+/// holds a file a run would replace (`README.md`, `summary.csv`, the
+/// plots, a `config.toml` of something else...). Other files (`.gitkeep`,
+/// notes) are left alone, so such a directory is used. `--fresh` does not
+/// lift this: there are no results of ours to discard.
 fn check_not_foreign(out: &Path) -> Result<(), ExperimentError> {
-    if !out.is_dir() || out.join(CONFIG).exists() {
+    // With `runs.csv` beside it, a damaged `config.toml` is ours: the
+    // settings check says what is wrong with it.
+    let config = out.join(CONFIG);
+    let ours = recorded_name(&config).is_some() || (config.exists() && out.join(RUNS).exists());
+    if !out.is_dir() || ours {
         return Ok(());
     }
-    let taken: Vec<String> = written_files()
-        .into_iter()
+    let taken: Vec<String> = std::iter::once(CONFIG.to_string())
+        .chain(written_files())
         .filter(|name| out.join(name).exists())
         .collect();
     if taken.is_empty() {
         return Ok(());
     }
     Err(ExperimentError::Config(format!(
-        "{} is not a results directory (it has no {CONFIG}) and holds {}, which memsched \
-         would replace; choose another directory (--out)",
+        "{} is not a results directory (it has no {CONFIG} naming an experiment) and holds {}, \
+         which memsched would replace; choose another directory (--out)",
         out.display(),
         taken.join(", ")
     )))

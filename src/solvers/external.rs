@@ -68,6 +68,11 @@ fn split_argument(argument: &str) -> (&str, Option<&str>) {
     }
 }
 
+/// The directory or `.jsonl` file that `orders:ARGUMENT` reads.
+pub(crate) fn source_path(argument: &str) -> &std::path::Path {
+    std::path::Path::new(split_argument(argument).0)
+}
+
 /// The name's argument with spellings of one path made one (`./odir/` and
 /// `odir` name one solver, so one column of an experiment): no surrounding
 /// blanks, no leading `./`, no trailing `/`.
