@@ -227,9 +227,9 @@ fn a_directory_that_is_not_a_results_directory_is_refused() {
         1,
         "nothing written"
     );
-    // A `config.toml` that names no experiment (not TOML, or no `name`)
-    // does not make a directory ours: it is refused, all of it kept.
-    for (i, config) in ["not toml {{\n", "solvers = [\"kahn\"]\n"]
+    // A `config.toml` that is no experiment's (not TOML, or another
+    // tool's) does not make a directory ours: it is refused, all of it kept.
+    for (i, config) in ["not toml {{\n", "[package]\nname = \"mine\"\n"]
         .into_iter()
         .enumerate()
     {

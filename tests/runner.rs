@@ -611,7 +611,9 @@ fn saved_orders_are_the_rows_schedules_and_survive_resume_and_merge() {
     fs::write(&cfg, format!("solvers = [\"kahn\"]\n{body}")).unwrap();
     let err = run_ok(&run_args(cfg_s, &late, &[]));
     assert!(
-        err.contains("6 valid rows were solved before `save_orders`"),
+        err.contains(
+            "6 valid rows have no order in orders.jsonl (solved while `save_orders` was off"
+        ),
         "{err}"
     );
     // The dropped solver's rows stay, and the run says so.

@@ -47,7 +47,18 @@ pub fn generated_name(path: &str) -> Option<Result<(GenSpec, u64), String>> {
     if path == "-" || Path::new(path).exists() {
         return None;
     }
-    parse_graph_name(path)
+    parse_graph_name(path).or_else(|| {
+        // A spec before `#` and something else after it: a seed mistyped.
+        let (spec, seed) = path.rsplit_once('#')?;
+        let family = GenSpec::parse(spec).ok()?.family;
+        crate::corpus::gen::families()
+            .iter()
+            .find(|f| f.name == family)?;
+        Some(Err(format!(
+            "the seed after `#` is a whole number from 0 to {}, not `{seed}`",
+            u64::MAX
+        )))
+    })
 }
 
 /// Whether the order saved for graph `saved` clearly was not saved for
@@ -132,6 +143,21 @@ mod tests {
 
     fn tree(params: &str) -> Graph {
         generate(&GenSpec::parse(&format!("tree{params}")).unwrap(), 1).unwrap()
+    }
+
+    /// A generated name's seed mistyped is said so; a name with `#` but
+    /// no spec before it is a file name like any other.
+    #[test]
+    fn a_mistyped_seed_is_named() {
+        for name in ["chain#abc", "chain:length=3#-1", "chain#"] {
+            let err = generated_name(name).unwrap().unwrap_err();
+            assert!(
+                err.contains("the seed after `#` is a whole number"),
+                "{name}: {err}"
+            );
+        }
+        assert!(generated_name("no such family#abc").is_none());
+        assert!(generated_name("chain#3").unwrap().is_ok());
     }
 
     /// A file stem is compared with the file's stem; a generated name with

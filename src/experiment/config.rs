@@ -528,6 +528,16 @@ impl Config {
                 self.name
             ));
         }
+        // It names the results directory: file systems refuse names past
+        // 255 bytes, and the run's temporaries add to it.
+        const MAX_NAME: usize = 200;
+        if self.name.len() > MAX_NAME {
+            return Err(format!(
+                "`name` is {} characters long; at most {MAX_NAME} (it names the results \
+                 directory)",
+                self.name.len()
+            ));
+        }
         if self.solvers.is_empty() {
             return Err("`solvers` is empty".into());
         }
@@ -919,6 +929,18 @@ mod tests {
         );
         let text = format!("solvers = [\"kahn\"]\n{graphs}");
         assert_eq!(Config::parse(&text, "e.toml", "e").unwrap().name, "e");
+        // A name that no directory can have is refused up front.
+        let text = format!(
+            "name = \"{}\"\nsolvers = [\"kahn\"]\n{graphs}",
+            "n".repeat(201)
+        );
+        let err = Config::parse(&text, "e.toml", "e").unwrap_err().to_string();
+        assert!(err.contains("201 characters long; at most 200"), "{err}");
+        let text = format!(
+            "name = \"{}\"\nsolvers = [\"kahn\"]\n{graphs}",
+            "n".repeat(200)
+        );
+        assert!(Config::parse(&text, "e.toml", "e").is_ok());
     }
 
     #[test]

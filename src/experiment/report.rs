@@ -104,9 +104,17 @@ fn cell(rows: &[&Row]) -> String {
 
 /// `name` as a Markdown code span for a table cell: rendered as written
 /// (a rule's `*` is not emphasis, a `_` not a word break), with `|`
-/// escaped so that it does not end the cell.
+/// escaped so that it does not end the cell and control characters (a
+/// newline in a file name) as Rust escapes (`\n`).
 fn code(name: &str) -> String {
-    let name = name.replace('|', "\\|");
+    let name: String = name
+        .chars()
+        .flat_map(|c| match c {
+            '|' => "\\|".chars().collect::<Vec<_>>(),
+            c if c.is_control() => c.escape_default().collect(),
+            c => vec![c],
+        })
+        .collect();
     if name.contains('`') {
         format!("`` {name} ``")
     } else {
@@ -708,6 +716,7 @@ mod tests {
             "`rule:0.7*delta+0.3*latency,id`"
         );
         assert_eq!(code("a|b"), "`a\\|b`");
+        assert_eq!(code("a\nb"), "`a\\nb`");
         assert_eq!(code("x`y"), "`` x`y ``");
     }
 

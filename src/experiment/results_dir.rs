@@ -246,19 +246,25 @@ pub(super) fn remove_if_present(path: &Path) -> Result<(), ExperimentError> {
     }
 }
 
-/// Refuses an output directory without a `config.toml` that names an
-/// experiment or sits beside a `runs.csv` (so not a results directory: a
-/// run writes its `config.toml`, with the experiment's `name`, first,
-/// right after taking the lock) that
+/// Refuses an output directory without a `config.toml` that is an
+/// experiment's (it names one or is a config memsched runs) or sits beside
+/// a `runs.csv` (so not a results directory: a run writes its
+/// `config.toml`, with the experiment's `name`, first, right after taking
+/// the lock) that
 /// holds a file a run would replace (`README.md`, `summary.csv`, the
 /// plots, a `config.toml` of something else...). Other files (`.gitkeep`,
 /// notes) are left alone, so such a directory is used. `--fresh` does not
 /// lift this: there are no results of ours to discard.
 fn check_not_foreign(out: &Path) -> Result<(), ExperimentError> {
     // With `runs.csv` beside it, a damaged `config.toml` is ours: the
-    // settings check says what is wrong with it.
+    // settings check says what is wrong with it. Without, it is ours if it
+    // is an experiment's config (`memsched run DIR/config.toml --out DIR`
+    // is how a config kept with its results runs).
     let config = out.join(CONFIG);
-    let ours = recorded_name(&config).is_some() || (config.exists() && out.join(RUNS).exists());
+    let ours = recorded_name(&config).is_some()
+        || (config.exists() && out.join(RUNS).exists())
+        || fs::read_to_string(&config)
+            .is_ok_and(|text| Config::parse(&text, CONFIG, "config").is_ok());
     if !out.is_dir() || ours {
         return Ok(());
     }

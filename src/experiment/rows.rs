@@ -218,6 +218,10 @@ pub fn read_rows_checked(path: &Path) -> io::Result<ReadRows> {
             Ok(row) if !Status::LABELS.contains(&row.status.as_str()) => {
                 format!("unknown status `{}`", row.status)
             }
+            // Nor can a time that is not a number of milliseconds.
+            Ok(row) if !(row.time_ms.is_finite() && row.time_ms >= 0.0) => {
+                format!("time_ms `{}` is not a time", row.time_ms)
+            }
             Ok(row) => {
                 match seen.entry(row.key()) {
                     Entry::Vacant(slot) => {
@@ -538,6 +542,18 @@ mod tests {
         assert_eq!((read.rows, read.rejected.len()), (vec![a.clone()], 1));
         let (line, why) = read.first_problem.unwrap();
         assert_eq!((line, why.as_str()), (3, "unknown status `feasibl`"));
+        // So is a time that is no time (NaN, infinite, negative).
+        for bad in [f64::NAN, f64::INFINITY, -1.0] {
+            let mut c = row(1, "g", "program", Some(6));
+            c.time_ms = bad;
+            let mut text = header().into_bytes();
+            text.extend(to_line(&a));
+            text.extend(to_line(&c));
+            fs::write(&path, text).unwrap();
+            let read = read_rows_checked(&path).unwrap();
+            assert_eq!((read.rows.len(), read.rejected.len()), (1, 1), "{bad}");
+            assert!(read.first_problem.unwrap().1.contains("is not a time"));
+        }
         // A lone line that is not the header (the header lost) is a line
         // lost too: the reader took it for the header.
         fs::write(&path, to_line(&a)).unwrap();

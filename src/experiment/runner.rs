@@ -466,8 +466,8 @@ fn run_with(
     }
     if prepared.unsaved > 0 {
         summary.warnings.push(format!(
-            "{} valid rows were solved before `save_orders` was on and have no order in \
-             {ORDERS}: pass --fresh to solve them again and keep every order",
+            "{} valid rows have no order in {ORDERS} (solved while `save_orders` was off, or \
+             lines lost from the file): pass --fresh to solve them again and keep every order",
             prepared.unsaved
         ));
     }

@@ -532,10 +532,16 @@ fn significant(x: f64) -> String {
 }
 
 /// `text` with the characters Markdown would read as markup escaped
-/// (`*` emphasis, `|` a cell's end, `` ` `` code, `<` a tag).
+/// (`*` emphasis, `|` a cell's end, `` ` `` code, `<` a tag), and control
+/// characters (a newline in a file name would end the table's row) shown
+/// as Rust escapes (`\n`).
 fn markdown_escape(text: &str) -> String {
     let mut s = String::with_capacity(text.len());
     for ch in text.chars() {
+        if ch.is_control() {
+            s.extend(ch.escape_default());
+            continue;
+        }
         if matches!(ch, '\\' | '*' | '|' | '`' | '<') {
             s.push('\\');
         }
@@ -555,6 +561,7 @@ fn latex_escape(text: &str) -> String {
             '|' => s += "\\textbar{}",
             '<' => s += "\\textless{}",
             '>' => s += "\\textgreater{}",
+            c if c.is_control() => s.push(' '),
             '&' | '%' | '$' | '#' | '_' | '{' | '}' => {
                 s.push('\\');
                 s.push(ch);
@@ -679,6 +686,8 @@ mod tests {
         assert_eq!(significant(0.5), "0.500");
         assert_eq!(significant(0.0), "0.00");
         assert_eq!(markdown_escape("a*b|c`d<e_f"), "a\\*b\\|c\\`d\\<e_f");
+        assert_eq!(markdown_escape("a\nb\tc"), "a\\nb\\tc");
+        assert_eq!(latex_escape("a\nb"), "a b");
         assert_eq!(
             latex_escape("a|b<c>d_e"),
             "a\\textbar{}b\\textless{}c\\textgreater{}d\\_e"
