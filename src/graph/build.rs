@@ -776,6 +776,29 @@ mod tests {
         assert_eq!((g.latency(0), g.latency(1)), (2.5, 0.0));
     }
 
+    /// `with_latencies` sets the feature and the field (a written graph
+    /// reads back the same), and refuses what a file's `Latency` may not be.
+    #[test]
+    fn latencies_set_in_code_are_checked_and_written() {
+        let g = parse(r#"{"Nodes": [{"Id": 3, "Op": "A"}, {"Id": 7, "Op": "B", "Note": "x"}]}"#)
+            .unwrap();
+        let scored = g.clone().with_latencies(&[1.5, -2.0]).unwrap();
+        assert!(scored.has_latencies());
+        let mut text = Vec::new();
+        crate::graph::seed::write(&scored, &mut text).unwrap();
+        let back = parse(std::str::from_utf8(&text).unwrap()).unwrap();
+        assert_eq!((back.latency(0), back.latency(1)), (1.5, -2.0));
+        assert_eq!(back.extra_f64(1, "Latency"), Some(-2.0));
+        assert!(back.extra(1).unwrap().contains_key("Note"));
+        let err = g.clone().with_latencies(&[0.0, f64::NAN]).unwrap_err();
+        assert!(matches!(err, GraphError::BadLatency { id: 7, .. }), "{err}");
+        let err = g.with_latencies(&[1e19, 0.0]).unwrap_err();
+        assert!(
+            matches!(err, GraphError::LatencyOutOfRange { id: 3, .. }),
+            "{err}"
+        );
+    }
+
     #[test]
     fn parallel_edges_are_flagged() {
         let graph = |twice: bool| {

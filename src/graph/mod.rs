@@ -193,6 +193,51 @@ impl Graph {
     pub fn latency(&self, v: NodeIdx) -> f64 {
         self.latencies.get(v as usize).copied().unwrap_or(0.0)
     }
+    /// This graph with node `v`'s `Latency` set to `latencies[v]`, in its
+    /// fields too (a graph written out keeps them): how a score of your own
+    /// (FLOPs, a cost model's estimate, a layer index) reaches the rule
+    /// feature `latency`. An error names the first node whose value is not
+    /// finite ([`GraphError::BadLatency`]) or exceeds
+    /// [`MAX_LATENCY`] in magnitude ([`GraphError::LatencyOutOfRange`]),
+    /// as reading such a `Latency` from a file would.
+    ///
+    /// # Panics
+    /// If `latencies` does not have one value per node.
+    ///
+    /// ```
+    /// use memsched::graph::GraphBuilder;
+    /// use memsched::solvers::{self, SolveContext};
+    ///
+    /// let mut b = GraphBuilder::new();
+    /// let (a, x, y) = (b.op("A"), b.op("X"), b.op("Y"));
+    /// b.edge(a, x);
+    /// b.edge(a, y);
+    /// // Y scores lower, so `rule:latency,id` runs it before X.
+    /// let g = b.build()?.with_latencies(&[0.0, 5.0, 1.0])?;
+    /// let r = solvers::run(solvers::build("rule:latency,id")?.as_ref(), &g, &SolveContext::default());
+    /// assert_eq!(r.order.map(|o| g.to_ids(&o)), Some(vec![0, 2, 1]));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn with_latencies(mut self, latencies: &[f64]) -> Result<Graph, GraphError> {
+        assert_eq!(latencies.len(), self.node_count(), "one latency per node");
+        for (v, &latency) in latencies.iter().enumerate() {
+            let id = self.ids[v];
+            let value = Value::from(latency);
+            if !latency.is_finite() {
+                let value = latency.to_string();
+                return Err(GraphError::BadLatency { id, value });
+            }
+            if latency.abs() > MAX_LATENCY {
+                let value = value.to_string();
+                return Err(GraphError::LatencyOutOfRange { id, value });
+            }
+            self.extras[v]
+                .get_or_insert_with(Default::default)
+                .insert("Latency".into(), value);
+        }
+        self.latencies = latencies.to_vec();
+        Ok(self)
+    }
     /// A numeric extra field (e.g. `Latency`), if present.
     pub fn extra_f64(&self, v: NodeIdx, key: &str) -> Option<f64> {
         self.extra(v)?.get(key)?.as_f64()
