@@ -23,6 +23,13 @@ pub struct ReadOrder {
 /// Reads an order in any of the formats the module docs name; the error
 /// says what is wrong with it (for a message that names the file).
 pub fn parse(text: &str) -> Result<ReadOrder, String> {
+    parse_at_most(text, usize::MAX)
+}
+
+/// [`parse`], keeping at most `max_ids` ids: for a graph of `n` nodes,
+/// `n + 1` are enough to tell an order that is too long (one of them is
+/// unknown or repeated), without holding a huge file's every id.
+pub fn parse_at_most(text: &str, max_ids: usize) -> Result<ReadOrder, String> {
     // A byte-order mark, as some editors write, is not part of the order.
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let trimmed = text.trim_start();
@@ -71,6 +78,7 @@ pub fn parse(text: &str) -> Result<ReadOrder, String> {
         };
         let ids = list
             .iter()
+            .take(max_ids)
             .enumerate()
             .map(|(i, x)| {
                 // Past i64: a u64, or a float as serde_json reads larger integers.
@@ -83,6 +91,7 @@ pub fn parse(text: &str) -> Result<ReadOrder, String> {
     let ids = text
         .split(|c: char| c.is_whitespace() || c == ',')
         .filter(|t| !t.is_empty())
+        .take(max_ids)
         .enumerate()
         .map(|(i, t)| {
             t.parse::<i64>().map_err(|_| {
@@ -144,6 +153,12 @@ mod tests {
             "3,1,\n-2",
         ] {
             assert_eq!(parse(text).map(|o| o.ids), Ok(vec![3, 1, -2]), "{text}");
+        }
+        // At most so many ids are kept, in every format; what is past them
+        // is not read (`x` is no id, yet no error).
+        for text in ["[3, 1, -2, 9]", "{\"order\": [3, 1, -2]}", "3 1 -2 x"] {
+            let kept = parse_at_most(text, 2).map(|o| o.ids);
+            assert_eq!(kept, Ok(vec![3, 1]), "{text}");
         }
         assert!(parse("[1, 2.5]").unwrap_err().contains("entry 2 (2.5)"));
         assert!(parse("1 x 3").unwrap_err().contains("entry 2 (`x`)"));

@@ -69,7 +69,9 @@ fn parse_and_check(
     name: &str,
     graph_path: &str,
 ) -> Result<(order_file::ReadOrder, Vec<NodeIdx>, schedule::Evaluation), InvalidInput> {
-    let parsed = order_file::parse(text)
+    // One id past the graph's nodes shows the order too long (an id in it
+    // is unknown or repeated), however many more the file holds.
+    let parsed = order_file::parse_at_most(text, graph.node_count().saturating_add(1))
         .map_err(|e| InvalidInput(format!("{name} is not an order of the graph: {e}")))?;
     // A line of orders.jsonl names the graph it was saved for.
     let saved = parsed.graph.as_deref();
@@ -106,8 +108,8 @@ fn saved_for_hint(saved: &str, path: &str, graph: &Graph) -> String {
 /// The order as node indices: every id known, none twice, none missing
 /// (each named, with its position, when it is not).
 fn to_indices(g: &Graph, ids: &[i64]) -> Result<Vec<u32>, String> {
-    let mut seen = HashSet::with_capacity(ids.len());
-    let mut order = Vec::with_capacity(ids.len());
+    let mut seen = HashSet::with_capacity(ids.len().min(g.node_count()));
+    let mut order = Vec::with_capacity(ids.len().min(g.node_count()));
     for (i, &id) in ids.iter().enumerate() {
         let v = g
             .index_of(id)
