@@ -95,6 +95,7 @@ impl Claim<'_> {
             if lock.held {
                 remove_temporaries(out);
             }
+            check_can_create_files(out)?;
             return Ok(lock);
         }
         fs::create_dir_all(out).map_err(|e| ExperimentError::io("create directory", out, e))?;
@@ -107,6 +108,25 @@ impl Claim<'_> {
             )));
         }
         Ok(lock)
+    }
+}
+
+/// Refuses, before any solve, an existing directory in which no file can be
+/// made (read-only, or immutable while its files are not): rows would be
+/// appended to `runs.csv` and only the final pass, whose files are written
+/// whole through temporaries, would fail.
+fn check_can_create_files(out: &Path) -> Result<(), ExperimentError> {
+    let probe = out.join(format!(".memsched-probe-{}", std::process::id()));
+    let made = OpenOptions::new().write(true).create_new(true).open(&probe);
+    match made {
+        Ok(file) => {
+            drop(file);
+            let _ = fs::remove_file(&probe);
+            Ok(())
+        }
+        // Left by a killed process of this id: the directory takes files.
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(()),
+        Err(e) => Err(ExperimentError::io("create a file in", out, e)),
     }
 }
 
@@ -429,6 +449,36 @@ mod tests {
             "t",
         )
         .unwrap()
+    }
+
+    /// The probe leaves nothing behind where files can be made, and says
+    /// where they cannot (here: the directory is gone). Under root, whom
+    /// permissions do not stop, `chattr +i` makes a real case; where it
+    /// works the test uses it too.
+    #[test]
+    fn a_directory_that_takes_no_files_is_refused_up_front() {
+        let dir = tempfile::tempdir().unwrap();
+        check_can_create_files(dir.path()).unwrap();
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 0);
+        let gone = dir.path().join("gone");
+        let err = check_can_create_files(&gone).unwrap_err().to_string();
+        assert!(
+            err.contains("cannot create a file in") && err.contains("gone"),
+            "{err}"
+        );
+        let immutable = std::process::Command::new("chattr")
+            .arg("+i")
+            .arg(dir.path())
+            .status()
+            .is_ok_and(|s| s.success());
+        if immutable {
+            let refused = check_can_create_files(dir.path()).is_err();
+            let _ = std::process::Command::new("chattr")
+                .arg("-i")
+                .arg(dir.path())
+                .status();
+            assert!(refused, "an immutable directory takes no file");
+        }
     }
 
     /// A directory made by another run between the checks and the
