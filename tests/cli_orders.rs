@@ -27,13 +27,20 @@ fn schedule_reads_the_order_named_after_the_graph_file() {
     let o = run(&["schedule", EXAMPLE, "-s", &solver], None);
     let out = stdout(&o) + &stderr(&o);
     assert!(out.contains("invalid"), "{out}");
-    // `--out` (or `--plot`) on a file the solver reads, or beside it in
-    // its directory, is refused before anything is written.
+    // `--out` (or `--plot`) on a file the solver reads, or anywhere in
+    // its directory (however the solver is spelled), is refused before
+    // anything is written.
     let kept = std::fs::read_to_string(dir.path().join("seed_example.json")).unwrap();
     std::fs::write(dir.path().join("other.json"), "[0]").unwrap();
-    for file in ["seed_example.json", "other.json"] {
+    let spaced = format!("orders : {}", dir.path().display());
+    for (file, solver) in [
+        ("seed_example.json", &solver),
+        ("other.json", &solver),
+        ("new.txt", &solver),
+        ("seed_example.json", &spaced),
+    ] {
         let out = dir.path().join(file);
-        let o = run(&["schedule", EXAMPLE, "-s", &solver, "-o", arg(&out)], None);
+        let o = run(&["schedule", EXAMPLE, "-s", solver, "-o", arg(&out)], None);
         expect_exit(&o, 2);
         assert!(
             stderr(&o).contains("reads its orders from"),
@@ -41,6 +48,7 @@ fn schedule_reads_the_order_named_after_the_graph_file() {
             stderr(&o)
         );
     }
+    assert!(!dir.path().join("new.txt").exists());
     assert_eq!(
         std::fs::read_to_string(dir.path().join("seed_example.json")).unwrap(),
         kept

@@ -229,7 +229,10 @@ fn a_directory_that_is_not_a_results_directory_is_refused() {
     );
     // A `config.toml` that is no experiment's (not TOML, or another
     // tool's) does not make a directory ours: it is refused, all of it kept.
-    for (i, config) in ["not toml {{\n", "[package]\nname = \"mine\"\n"]
+    // Nor does another study's experiment config that names no
+    // experiment: only the config being run counts as ours.
+    let other_study = "solvers = [\"program\"]\n[graphs]\ngenerate = [\"chain\"]\n";
+    for (i, config) in ["not toml {{\n", "[package]\nname = \"mine\"\n", other_study]
         .into_iter()
         .enumerate()
     {

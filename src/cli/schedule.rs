@@ -539,8 +539,9 @@ pub(super) fn check_outputs(
 }
 
 /// Refuses an `--out` or `--plot` file that an `orders:` solver among
-/// `chosen` reads: its `.jsonl` file, or a file in its directory (another
-/// graph's order, or this one's).
+/// `chosen` reads: its `.jsonl` file, or any path in its directory (it
+/// reads this graph's order there, and a report left there would be taken
+/// for another graph's), new or not, so the same command runs twice.
 fn check_outputs_miss_orders(
     chosen: &[(&str, Arc<dyn Scheduler>)],
     out: Option<&str>,
@@ -551,28 +552,28 @@ fn check_outputs_miss_orders(
         ("--plot", plot),
     ];
     for (name, _) in chosen {
-        let Some(argument) = name.strip_prefix("orders:") else {
+        // Spelled as the registry reads it (`orders : od` too).
+        let (base, Some(argument)) = solvers::split_name(name) else {
             continue;
         };
+        if base != "orders" {
+            continue;
+        }
         let source = solvers::orders_source_path(argument);
         for (flag, path) in outputs {
-            let Some(path) = path.filter(|p| p.is_file()) else {
+            let Some(path) = path else {
                 continue;
             };
-            let inside = path
-                .parent()
-                .map(|dir| {
-                    if dir.as_os_str().is_empty() {
-                        Path::new(".")
-                    } else {
-                        dir
-                    }
-                })
-                .is_some_and(|dir| source.is_dir() && super::same_file(dir, source));
+            let dir = match path.parent() {
+                Some(dir) if dir.as_os_str().is_empty() => Path::new("."),
+                Some(dir) => dir,
+                None => continue,
+            };
+            let inside = source.is_dir() && super::same_file(dir, source);
             if inside || super::same_file(path, source) {
                 return Err(InvalidInput(format!(
-                    "{flag} {}: `{name}` reads its orders from {}: writing there would replace \
-                     one; name a file elsewhere",
+                    "{flag} {}: `{name}` reads its orders from {}, so nothing is written \
+                     there; name a file elsewhere",
                     path.display(),
                     source.display()
                 )));

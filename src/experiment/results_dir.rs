@@ -72,7 +72,7 @@ pub(super) fn claim<'a>(
     refusal: Option<&str>,
 ) -> Result<Claim<'a>, ExperimentError> {
     check_out_is_not_a_file(out)?;
-    check_not_foreign(out)?;
+    check_not_foreign(out, config)?;
     if let Some(refusal) = refusal {
         check_same_experiment(out, config, refusal)?;
     }
@@ -267,7 +267,7 @@ pub(super) fn remove_if_present(path: &Path) -> Result<(), ExperimentError> {
 }
 
 /// Refuses an output directory without a `config.toml` that is an
-/// experiment's (it names one or is a config memsched runs) or sits beside
+/// experiment's (it names one, or is the config being run) or sits beside
 /// a `runs.csv` (so not a results directory: a run writes its
 /// `config.toml`, with the experiment's `name`, first, right after taking
 /// the lock) that
@@ -275,16 +275,18 @@ pub(super) fn remove_if_present(path: &Path) -> Result<(), ExperimentError> {
 /// plots, a `config.toml` of something else...). Other files (`.gitkeep`,
 /// notes) are left alone, so such a directory is used. `--fresh` does not
 /// lift this: there are no results of ours to discard.
-fn check_not_foreign(out: &Path) -> Result<(), ExperimentError> {
+fn check_not_foreign(out: &Path, config: &Config) -> Result<(), ExperimentError> {
     // With `runs.csv` beside it, a damaged `config.toml` is ours: the
-    // settings check says what is wrong with it. Without, it is ours if it
-    // is an experiment's config (`memsched run DIR/config.toml --out DIR`
-    // is how a config kept with its results runs).
-    let config = out.join(CONFIG);
-    let ours = recorded_name(&config).is_some()
-        || (config.exists() && out.join(RUNS).exists())
-        || fs::read_to_string(&config)
-            .is_ok_and(|text| Config::parse(&text, CONFIG, "config").is_ok());
+    // settings check says what is wrong with it. Without, a config that
+    // names no experiment is ours only if it is the one being run
+    // (`memsched run DIR/config.toml --out DIR`): another study's config
+    // kept beside notes is not.
+    let path = out.join(CONFIG);
+    let ours = recorded_name(&path).is_some()
+        || (path.exists() && out.join(RUNS).exists())
+        || fs::read_to_string(&path).is_ok_and(|text| {
+            Config::parse(&text, CONFIG, &config.name).is_ok_and(|c| c == *config)
+        });
     if !out.is_dir() || ours {
         return Ok(());
     }

@@ -10,7 +10,7 @@
 //! (`*`). The rows should be finalized ([`super::rows::finalize`]): the
 //! reductions and gaps are the final pass's.
 
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::fmt::Write as _;
 
 use super::rows::Row;
@@ -284,13 +284,16 @@ fn by_family(
         .iter()
         .map(|r| (r.graph.as_str(), r.family.as_str()))
         .collect();
+    // In the order they first appear, found by name in `at`.
     let mut families: Vec<(&str, Vec<usize>)> = Vec::new();
+    let mut at: HashMap<&str, usize> = HashMap::new();
     for (i, g) in graphs.iter().enumerate() {
         let family = family_of.get(g.as_str()).copied().unwrap_or_default();
-        match families.iter_mut().find(|(f, _)| *f == family) {
-            Some((_, members)) => members.push(i),
-            None => families.push((family, vec![i])),
-        }
+        let k = *at.entry(family).or_insert_with(|| {
+            families.push((family, Vec::new()));
+            families.len() - 1
+        });
+        families[k].1.push(i);
     }
     let columns = cells.first().map_or(0, Vec::len);
     let folded = families
