@@ -26,8 +26,21 @@ impl Scheduler for KahnAgain {
     }
 }
 
-/// Registers `kahn-again` (no argument) and `misnamed` (a solver calling
-/// itself `kahn`), once per process.
+/// Kahn's order under the name it is given.
+struct Spelled(String);
+
+impl Scheduler for Spelled {
+    fn name(&self) -> String {
+        self.0.clone()
+    }
+    fn solve(&self, g: &Graph, ctx: &SolveContext) -> Outcome {
+        Kahn.solve(g, ctx)
+    }
+}
+
+/// Registers `kahn-again` (no argument), `misnamed` (a solver calling
+/// itself `kahn`) and `lower:ARG` (calling itself by ARG in lower case, a
+/// canonical spelling), once per process.
 fn register_once() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
@@ -37,6 +50,11 @@ fn register_once() {
         };
         solvers::register("kahn-again", "Kahn's order, registered by a test", make).unwrap();
         solvers::register("misnamed", "", |_| Ok(Box::new(Kahn))).unwrap();
+        let lower = |arg: Option<&str>| match arg {
+            Some(a) => Ok(Box::new(Spelled(format!("lower:{}", a.to_lowercase()))) as Box<_>),
+            None => Err("needs an argument".to_string()),
+        };
+        solvers::register("lower", "names itself in lower case", lower).unwrap();
     });
 }
 
@@ -46,6 +64,9 @@ fn a_registered_solver_is_built_listed_and_refuses_clashes() {
     assert_eq!(solvers::build("kahn-again").unwrap().name(), "kahn-again");
     let err = solvers::build("kahn-again:x").err().unwrap().to_string();
     assert!(err.contains("takes no argument (got `x`)"), "{err}");
+    // A canonical spelling (one that builds a solver of that same name)
+    // is the solver's name, as `rule: delta , id` is `rule:delta,id`.
+    assert_eq!(solvers::build("lower:FAST").unwrap().name(), "lower:fast");
     let err = solvers::build("misnamed").err().unwrap().to_string();
     assert!(err.contains("calls itself `kahn`"), "{err}");
     assert!(solvers::list().iter().any(|i| i.name == "kahn-again"));

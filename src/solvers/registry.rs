@@ -100,7 +100,9 @@ static REGISTERED: std::sync::RwLock<Vec<Registered>> = std::sync::RwLock::new(V
 /// with a config that names it. `make` gets the text after `name:`, if
 /// any (`mine:fast` gives `Some("fast")`); an `Err` it returns becomes a
 /// [`SolverError::BadArgument`], as does a solver whose `name()` is not the
-/// name that built it (`mine`, `mine:fast`), which rows and resumes go by.
+/// name that built it (`mine`, `mine:fast`), which rows and resumes go by,
+/// or a canonical spelling of it: `mine:FAST` may call itself `mine:fast`
+/// when the solver built for `mine:fast` calls itself that too.
 /// The name must be new (not a built-in solver's or one registered
 /// before, in any case), non-empty, and without `:`, whitespace or `,`.
 /// `name:` with nothing after the colon is refused before `make` sees it.
@@ -176,16 +178,26 @@ fn build_registered(
         let message = format!("`{base}:` names no argument: write `{base}` or `{base}:ARG`");
         return Some(Err(bad(message)));
     }
-    // Rows, resumes and reports know a solver by the name it gives.
+    // Rows, resumes and reports know a solver by the name it gives: the
+    // name asked for, or a spelling of it that builds itself (`mine:FAST`
+    // may call itself `mine:fast` if `mine:fast` does too), as the
+    // built-in rules name themselves by a canonical spelling.
     let wanted = arg.map_or(base.to_string(), |a| format!("{base}:{a}"));
+    let canonical = |given: &str| match split_name(given) {
+        (b, given_arg) if b == base && given_arg != Some("") => {
+            (r.make)(given_arg).is_ok_and(|again| again.name() == given)
+        }
+        _ => false,
+    };
     Some(
         (r.make)(arg)
             .map_err(bad)
             .and_then(|solver| match solver.name() {
-                given if given == wanted => Ok(solver),
+                given if given == wanted || canonical(&given) => Ok(solver),
                 given => Err(bad(format!(
                     "the solver built for `{wanted}` calls itself `{given}`: its `name()` must \
-             return the name that builds it"
+             return the name that builds it, or a spelling of it that builds a solver of that \
+             same name"
                 ))),
             }),
     )
