@@ -289,8 +289,8 @@ fn miscased_op(op: &str) -> Option<&'static str> {
         .find(|kind| t.eq_ignore_ascii_case(kind))
 }
 
-/// Each node's numeric `Latency` field (0 where absent); empty if no node
-/// has one. A `Latency` that is not a JSON number, or whose magnitude
+/// Each node's numeric `Latency` field (0 where absent or `null`); empty
+/// if no node has a number there. A `Latency` that is not a JSON number, or whose magnitude
 /// exceeds [`MAX_LATENCY`](super::MAX_LATENCY), is an error naming the node.
 fn latencies(
     ids: &[i64],
@@ -298,7 +298,12 @@ fn latencies(
 ) -> Result<Vec<f64>, GraphError> {
     let mut out = Vec::new();
     for (v, extra) in extras.iter().enumerate() {
-        let Some(value) = extra.as_ref().and_then(|e| e.get("Latency")) else {
+        // `null`, as exporters write a missing value, is no latency.
+        let Some(value) = extra
+            .as_ref()
+            .and_then(|e| e.get("Latency"))
+            .filter(|v| !v.is_null())
+        else {
             continue;
         };
         let Some(latency) = value.as_f64() else {
@@ -760,7 +765,7 @@ mod tests {
 
     #[test]
     fn non_numeric_latency_is_an_error_naming_the_node() {
-        for value in [r#""fast""#, "null", "[1]", "true"] {
+        for value in [r#""fast""#, "[1]", "true"] {
             let text = format!(
                 r#"{{"Nodes": [{{"Id": 0, "Op": "A", "Latency": 2}}, {{"Id": 9, "Op": "B", "Latency": {value}}}]}}"#
             );
@@ -774,6 +779,12 @@ mod tests {
         let g = parse(r#"{"Nodes": [{"Id": 0, "Op": "A", "Latency": 2.5}, {"Id": 1, "Op": "B"}]}"#)
             .unwrap();
         assert_eq!((g.latency(0), g.latency(1)), (2.5, 0.0));
+        // `null` is a missing value, as exporters write one: 0.
+        let g = parse(r#"{"Nodes": [{"Id": 0, "Op": "A", "Latency": null}, {"Id": 1, "Op": "B", "Latency": 3}]}"#)
+            .unwrap();
+        assert_eq!((g.latency(0), g.latency(1)), (0.0, 3.0));
+        let g = parse(r#"{"Nodes": [{"Id": 0, "Op": "A", "Latency": null}]}"#).unwrap();
+        assert!(!g.has_latencies());
     }
 
     /// `with_latencies` sets the feature and the field (a written graph
