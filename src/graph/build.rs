@@ -439,6 +439,11 @@ fn check_frees_reachable(g: &Graph) -> Result<(), GraphError> {
             continue;
         }
         let limit = height[alloc as usize];
+        // Edges out of the ALLOC's successors: where a node has more
+        // predecessors than that, whether one of them is a successor is
+        // asked from this side (an op reading thousands of buffers, each
+        // freed after it, was scanned once per buffer).
+        let near_out: usize = g.succs(alloc).iter().map(|&s| g.succs(s).len()).sum();
         let mut found = false;
         let mut scanned = 0;
         let mut cut = false;
@@ -446,6 +451,13 @@ fn check_frees_reachable(g: &Graph) -> Result<(), GraphError> {
         stack.push(free);
         stamp[free as usize] = round;
         'search: while let Some(x) = stack.pop() {
+            if g.preds(x).len() > near_out {
+                scanned += near_out;
+                if g.succs(alloc).iter().any(|&s| g.succs(s).contains(&x)) {
+                    found = true;
+                    break 'search;
+                }
+            }
             for &p in g.preds(x) {
                 scanned += 1;
                 if near[p as usize] == round {
