@@ -132,13 +132,42 @@ fn floating(g: &Graph) -> Result<Cow<'_, Graph>, GraphError> {
     // Repairs.
     for f in g.nodes().filter(|&v| g.kind(v) == NodeKind::Free) {
         let a = g.partner(f).expect("a valid FREE has an ALLOC");
-        if !search.reaches(|x| preds[x as usize].as_slice(), a, f, &topo_pos) {
+        if !short_path(g, a, f, &preds[f as usize])
+            && !search.reaches(|x| preds[x as usize].as_slice(), a, f, &topo_pos)
+        {
             preds[f as usize].push(a);
             edges.push((a, f));
         }
     }
     let order: Vec<NodeIdx> = g.nodes().collect();
     rebuild(g, &order, &edges).map(Cow::Owned)
+}
+
+/// Whether ALLOC `a` reaches `f` in F(G), whose predecessors of `f` are
+/// `f_preds`, by a path `a -> s -> f` or `a -> s -> p -> f` through
+/// non-ALLOC nodes (edges of G out of `a` and `s` are kept in F(G)), asked
+/// with at most a few thousand comparisons: a check before a search, which
+/// from the FREE behind a join of thousands of branches walked them all.
+fn short_path(g: &Graph, a: NodeIdx, f: NodeIdx, f_preds: &[NodeIdx]) -> bool {
+    const BUDGET: usize = 4096;
+    let mut spent = 0;
+    for &s in g.succs(a).iter().filter(|&&s| g.kind(s) != NodeKind::Alloc) {
+        if s == f || f_preds.contains(&s) {
+            return true;
+        }
+        let s_succs = g.succs(s);
+        spent += f_preds.len() * s_succs.len();
+        if spent > BUDGET {
+            return false;
+        }
+        if f_preds
+            .iter()
+            .any(|&p| g.kind(p) != NodeKind::Alloc && s_succs.contains(&p))
+        {
+            return true;
+        }
+    }
+    false
 }
 
 /// `f` (a floating graph: no ALLOC has a predecessor) with its ALLOCs anchored.
@@ -152,8 +181,9 @@ fn anchored(f: &Graph) -> Result<Graph, GraphError> {
     let mut search = Search::new(n);
     let mut moved = vec![None::<NodeIdx>; n];
     let mut anchoring = Vec::new();
+    let compute_preds = ComputePreds::new(f);
     for a in f.nodes().filter(|&v| f.kind(v) == NodeKind::Alloc) {
-        let anchors = anchors_of(f, a, &topo_pos, &mut search);
+        let anchors = anchors_of(f, a, &compute_preds, &topo_pos, &mut search);
         if f.program_order_is_topological() && anchors.iter().any(|&p| p > a) {
             // Before its first successor in the Nodes array.
             moved[a as usize] = f.succs(a).iter().copied().min();
@@ -174,17 +204,58 @@ fn anchored(f: &Graph) -> Result<Graph, GraphError> {
     rebuild(f, &order, &edges)
 }
 
+/// Each node's distinct non-ALLOC predecessors, ascending, computed once:
+/// the ALLOCs feeding one op all read its row (an op reading k ALLOCs had
+/// its k predecessors scanned k times).
+struct ComputePreds {
+    offsets: Vec<usize>,
+    preds: Vec<NodeIdx>,
+}
+
+impl ComputePreds {
+    fn new(f: &Graph) -> Self {
+        let mut offsets = Vec::with_capacity(f.node_count() + 1);
+        let (mut preds, mut row) = (Vec::new(), Vec::new());
+        offsets.push(0);
+        for v in f.nodes() {
+            row.clear();
+            row.extend(f.preds(v).iter().filter(|&&p| f.kind(p) != NodeKind::Alloc));
+            row.sort_unstable();
+            row.dedup();
+            preds.extend_from_slice(&row);
+            offsets.push(preds.len());
+        }
+        ComputePreds { offsets, preds }
+    }
+
+    fn of(&self, v: NodeIdx) -> &[NodeIdx] {
+        &self.preds[self.offsets[v as usize]..self.offsets[v as usize + 1]]
+    }
+}
+
 /// The anchoring predecessors of ALLOC `a` in floating graph `f`, ascending
 /// and distinct.
-fn anchors_of(f: &Graph, a: NodeIdx, topo_pos: &[u32], search: &mut Search) -> Vec<NodeIdx> {
+fn anchors_of(
+    f: &Graph,
+    a: NodeIdx,
+    compute_preds: &ComputePreds,
+    topo_pos: &[u32],
+    search: &mut Search,
+) -> Vec<NodeIdx> {
     let succs = f.succs(a);
-    let mut cand: Vec<NodeIdx> = succs
-        .iter()
-        .flat_map(|&s| f.preds(s).iter().copied())
-        .filter(|&p| p != a && f.kind(p) != NodeKind::Alloc)
-        .collect();
-    cand.sort_unstable();
-    cand.dedup();
+    // `a` is an ALLOC, so never among the rows.
+    let mut cand: Vec<NodeIdx> = match succs {
+        [s] => compute_preds.of(*s).to_vec(),
+        _ => {
+            let mut cand: Vec<NodeIdx> = succs
+                .iter()
+                .flat_map(|&s| compute_preds.of(s).iter().copied())
+                .collect();
+            cand.sort_unstable();
+            cand.dedup();
+            cand
+        }
+    };
     if succs.len() > 1 {
         cand.retain(|&p| {
             succs
@@ -200,7 +271,10 @@ struct Search {
     /// `mark[v] == round`: v was visited in the current search.
     mark: Vec<u32>,
     round: u32,
-    stack: Vec<NodeIdx>,
+    /// The search's queue: breadth first, so that a short path is found
+    /// before a long branch is walked (depth first, the backward pass of
+    /// a training graph was walked whole from each activation's FREE).
+    queue: Vec<NodeIdx>,
 }
 
 impl Search {
@@ -208,7 +282,7 @@ impl Search {
         Search {
             mark: vec![0; n],
             round: 0,
-            stack: Vec::new(),
+            queue: Vec::new(),
         }
     }
 
@@ -234,16 +308,18 @@ impl Search {
             self.mark.fill(0);
             self.round = 1;
         }
-        self.stack.clear();
-        self.stack.push(to);
-        while let Some(x) = self.stack.pop() {
+        self.queue.clear();
+        self.queue.push(to);
+        let mut next = 0;
+        while let Some(&x) = self.queue.get(next) {
+            next += 1;
             for &p in preds(x) {
                 if p == from {
                     return true;
                 }
                 if topo_pos[p as usize] > limit && self.mark[p as usize] != self.round {
                     self.mark[p as usize] = self.round;
-                    self.stack.push(p);
+                    self.queue.push(p);
                 }
             }
         }
