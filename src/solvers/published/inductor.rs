@@ -256,7 +256,12 @@ impl OpScheduler for InductorDfs {
                 })
         };
         let mut size_with_reads: Vec<i64> = (0..m as u32).map(|op| with_reads(op, false)).collect();
-        for &d in self_user.iter().filter(|&&d| d != NO_OP) {
+        // Once per such definer: an op defining k unread buffers was
+        // summed k times (k^2 on a graph of many dead outputs).
+        let mut definers: Vec<u32> = self_user.iter().copied().filter(|&d| d != NO_OP).collect();
+        definers.sort_unstable();
+        definers.dedup();
+        for d in definers {
             size_with_reads[d as usize] = with_reads(d, true);
         }
         let by_key =
