@@ -68,7 +68,9 @@ fn split_argument(argument: &str) -> (&str, Option<&str>) {
     }
 }
 
-/// The directory or `.jsonl` file that `orders:ARGUMENT` reads.
+/// The directory or `.jsonl` file that `orders:ARGUMENT` reads (for the
+/// command line's check that it writes nowhere there).
+#[cfg(feature = "cli")]
 pub(crate) fn source_path(argument: &str) -> &std::path::Path {
     std::path::Path::new(split_argument(argument).0)
 }
