@@ -867,26 +867,41 @@ fn close_records(
 /// Says once, as soon as the stop flag is set while solves run, what
 /// happens now (no new solve starts; those in flight finish, each by the
 /// time limit) and how to end at once. Returns when `ended` says the
-/// solves are over.
+/// solves are over, having said, if the stop came, that no more start
+/// (also when the solves ended before it looked: a stop between two
+/// solves leaves none in flight).
 fn announce_stop(solving: &Solving, ended: mpsc::Receiver<()>, limit: std::time::Duration) {
-    while let Err(mpsc::RecvTimeoutError::Timeout) =
-        ended.recv_timeout(std::time::Duration::from_millis(50))
-    {
-        if solving.stopping() {
-            let n = solving.in_flight.load(Ordering::Relaxed);
-            let cause = solving.opts.stop_cause();
-            let again = match cause {
-                "Ctrl-C" => "Ctrl-C again".to_string(),
-                other => format!("{other} again (or Ctrl-C)"),
-            };
+    loop {
+        let over = !matches!(
+            ended.recv_timeout(std::time::Duration::from_millis(50)),
+            Err(mpsc::RecvTimeoutError::Timeout)
+        );
+        if !solving.stopping() {
+            if over {
+                return;
+            }
+            continue;
+        }
+        let n = solving.in_flight.load(Ordering::Relaxed);
+        let cause = solving.opts.stop_cause();
+        if over || n == 0 {
             solving.bar.println(&format!(
-                "{cause}: no more solves start; waiting for the {n} in flight (each ends by \
-                 the time limit, {}); {again} to end now. Finished rows are kept",
-                super::progress::duration(limit)
+                "{cause}: no more solves start; none is in flight. Finished rows are kept"
             ));
             solving.bar.stopping();
             return;
         }
+        let again = match cause {
+            "Ctrl-C" => "Ctrl-C again".to_string(),
+            other => format!("{other} again (or Ctrl-C)"),
+        };
+        solving.bar.println(&format!(
+            "{cause}: no more solves start; waiting for the {n} in flight (each ends by the \
+             time limit, {}); {again} to end now. Finished rows are kept",
+            super::progress::duration(limit)
+        ));
+        solving.bar.stopping();
+        return;
     }
 }
 
