@@ -104,23 +104,24 @@ pub fn summarize(rows: &[Row], order: &[String], graphs: &[GraphSummary]) -> Vec
         .filter(|g| g.proven)
         .map(|g| g.graph.as_str())
         .collect();
+    let by_solver = super::rows::by_solver(rows);
     let mut names: Vec<String> = order
         .iter()
-        .filter(|s| rows.iter().any(|r| &r.solver == *s))
+        .filter(|s| by_solver.contains_key(s.as_str()))
         .cloned()
         .collect();
-    let mut extra: Vec<String> = rows
-        .iter()
-        .map(|r| r.solver.clone())
-        .filter(|s| !names.contains(s))
+    let ordered: BTreeSet<&str> = order.iter().map(String::as_str).collect();
+    let mut extra: Vec<String> = by_solver
+        .keys()
+        .filter(|s| !ordered.contains(*s))
+        .map(|s| s.to_string())
         .collect();
     extra.sort();
-    extra.dedup();
     names.extend(extra);
     names
         .into_iter()
         .map(|name| {
-            let mine: Vec<&Row> = rows.iter().filter(|r| r.solver == name).collect();
+            let mine: &[&Row] = &by_solver[name.as_str()];
             let (mr, medr, maxr) = stats(mine.iter().filter_map(|r| r.reduction_pct).collect());
             let (mg, medg, maxg) = stats(mine.iter().filter_map(|r| r.gap_pct).collect());
             let cmp = |f: fn(u64, u64) -> bool| {

@@ -20,13 +20,11 @@ use crate::experiment::ExperimentError;
 /// # Complexity
 /// O(R log R) per solver with R rows (sorting the gaps).
 pub fn curves(rows: &[Row], solvers: &[String]) -> Vec<(String, Vec<(f64, f64)>)> {
+    let by_solver = crate::experiment::rows::by_solver(rows);
     solvers
         .iter()
         .filter_map(|s| {
-            let mine: Vec<&Row> = rows.iter().filter(|r| &r.solver == s).collect();
-            if mine.is_empty() {
-                return None;
-            }
+            let mine = by_solver.get(s.as_str())?;
             let mut gaps: Vec<f64> = mine.iter().filter_map(|r| r.gap_pct).collect();
             gaps.sort_by(f64::total_cmp);
             let n = mine.len() as f64;

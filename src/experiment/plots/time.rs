@@ -117,12 +117,15 @@ pub fn draw(
     solvers: &[String],
 ) -> Result<Vec<String>, ExperimentError> {
     let mut floored = 0;
+    let by_solver = crate::experiment::rows::by_solver(rows);
     let series: Vec<(String, Vec<(f64, f64)>)> = solvers
         .iter()
         .map(|s| {
-            let pts = rows
+            let pts = by_solver
+                .get(s.as_str())
+                .map_or(&[][..], Vec::as_slice)
                 .iter()
-                .filter(|r| &r.solver == s && r.valid && r.nodes > 0)
+                .filter(|r| r.valid && r.nodes > 0)
                 .map(|r| {
                     floored += usize::from(r.time_ms < FLOOR_MS);
                     (r.nodes as f64, r.time_ms.max(FLOOR_MS))
