@@ -164,7 +164,7 @@ pub fn summarize(rows: &[Row], order: &[String], graphs: &[GraphSummary]) -> Vec
                 timed_out: status("timed_out"),
                 failed: status("failed"),
                 invalid: status("invalid"),
-                mean_time_ms: mean_time_ms(&mine),
+                mean_time_ms: mean_time_ms(mine),
                 gap_graphs: gapped.len(),
                 gap_graphs_proven: gapped.iter().filter(|g| proven.contains(*g)).count(),
                 mean_gap_proven_pct: mean_proven,
