@@ -321,18 +321,26 @@ fn latencies(
                 value: shown,
             });
         };
-        if latency.abs() > super::MAX_LATENCY {
-            return Err(GraphError::LatencyOutOfRange {
-                id: ids[v],
-                value: value.to_string(),
-            });
-        }
+        check_latency_range(ids[v], latency, value)?;
         if out.is_empty() {
             out = vec![0.0; extras.len()];
         }
         out[v] = latency;
     }
     Ok(out)
+}
+
+/// Refuses a `Latency` (`value` as written) whose magnitude exceeds
+/// [`MAX_LATENCY`](super::MAX_LATENCY), naming node `id`: read from a file
+/// or set by [`Graph::with_latencies`].
+pub(super) fn check_latency_range(id: i64, latency: f64, value: &Value) -> Result<(), GraphError> {
+    if latency.abs() > super::MAX_LATENCY {
+        return Err(GraphError::LatencyOutOfRange {
+            id,
+            value: value.to_string(),
+        });
+    }
+    Ok(())
 }
 
 /// Whether some edge is written more than once.

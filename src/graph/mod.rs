@@ -222,15 +222,12 @@ impl Graph {
         assert_eq!(latencies.len(), self.node_count(), "one latency per node");
         for (v, &latency) in latencies.iter().enumerate() {
             let id = self.ids[v];
-            let value = Value::from(latency);
             if !latency.is_finite() {
                 let value = latency.to_string();
                 return Err(GraphError::BadLatency { id, value });
             }
-            if latency.abs() > MAX_LATENCY {
-                let value = value.to_string();
-                return Err(GraphError::LatencyOutOfRange { id, value });
-            }
+            let value = Value::from(latency);
+            build::check_latency_range(id, latency, &value)?;
             self.extras[v]
                 .get_or_insert_with(Default::default)
                 .insert("Latency".into(), value);
