@@ -281,13 +281,19 @@ fn check_not_foreign(out: &Path, config: &Config) -> Result<(), ExperimentError>
     // names no experiment is ours only if it is the one being run
     // (`memsched run DIR/config.toml --out DIR`): another study's config
     // kept beside notes is not.
+    if !out.is_dir() {
+        return Ok(());
+    }
     let path = out.join(CONFIG);
-    let ours = recorded_name(&path).is_some()
-        || (path.exists() && out.join(RUNS).exists())
-        || fs::read_to_string(&path).is_ok_and(|text| {
-            Config::parse(&text, CONFIG, &config.name).is_ok_and(|c| c == *config)
-        });
-    if !out.is_dir() || ours {
+    let ours = match fs::read_to_string(&path) {
+        Ok(text) => {
+            name_in(&text).is_some()
+                || out.join(RUNS).exists()
+                || Config::parse(&text, CONFIG, &config.name).is_ok_and(|c| c == *config)
+        }
+        Err(_) => path.exists() && out.join(RUNS).exists(),
+    };
+    if ours {
         return Ok(());
     }
     let taken: Vec<String> = std::iter::once(CONFIG.to_string())
@@ -308,8 +314,12 @@ fn check_not_foreign(out: &Path, config: &Config) -> Result<(), ExperimentError>
 /// The `name` in a results directory's `config.toml`, if it has one (read
 /// leniently: a config of an older version still names its experiment).
 fn recorded_name(config_toml: &Path) -> Option<String> {
-    let text = fs::read_to_string(config_toml).ok()?;
-    let table: toml::Table = toml::from_str(&text).ok()?;
+    name_in(&fs::read_to_string(config_toml).ok()?)
+}
+
+/// The `name` of a `config.toml`'s text, if it is TOML and has one.
+fn name_in(text: &str) -> Option<String> {
+    let table: toml::Table = toml::from_str(text).ok()?;
     table.get("name")?.as_str().map(str::to_string)
 }
 
