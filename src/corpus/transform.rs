@@ -243,19 +243,14 @@ fn anchors_of(
     search: &mut Search,
 ) -> Vec<NodeIdx> {
     let succs = f.succs(a);
-    // `a` is an ALLOC, so never among the rows.
-    let mut cand: Vec<NodeIdx> = match succs {
-        [s] => compute_preds.of(*s).to_vec(),
-        _ => {
-            let mut cand: Vec<NodeIdx> = succs
-                .iter()
-                .flat_map(|&s| compute_preds.of(s).iter().copied())
-                .collect();
-            cand.sort_unstable();
-            cand.dedup();
-            cand
-        }
-    };
+    // `a` is an ALLOC, so never among the rows; one row is sorted already
+    // (the sort then only checks it).
+    let mut cand: Vec<NodeIdx> = succs
+        .iter()
+        .flat_map(|&s| compute_preds.of(s).iter().copied())
+        .collect();
+    cand.sort_unstable();
+    cand.dedup();
     if succs.len() > 1 {
         cand.retain(|&p| {
             succs
