@@ -181,7 +181,19 @@ fn lock_dir(dir: &Path) -> Result<DirLock, ExperimentError> {
         .write(true)
         .open(&path)
         .map_err(|e| ExperimentError::io("open", &path, e))?;
-    match file.try_lock() {
+    // A lock seen held is tried again for a moment: a child process
+    // between fork and exec holds a copy of every descriptor, so a lock
+    // this process has just released can look held by another for that
+    // long (a test spawning `chattr` beside a run's test hit it).
+    let mut attempt = file.try_lock();
+    for _ in 0..10 {
+        if !matches!(attempt, Err(fs::TryLockError::WouldBlock)) {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        attempt = file.try_lock();
+    }
+    match attempt {
         Ok(()) => Ok(DirLock {
             _file: file,
             held: true,
