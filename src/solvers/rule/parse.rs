@@ -555,16 +555,39 @@ fn parse_term(term: &str) -> Result<Term, RuleError> {
         let weight = if negative { weight.neg() } else { weight };
         parsed.push((weight, feature));
     }
+    let constant = is_constant(&parsed);
     let all_int = parsed
         .iter()
         .all(|(w, f)| matches!(w, Weight::Int(_)) && !f.is_float());
-    Ok(if all_int {
+    let parsed = if all_int {
         Term::Int(parsed.into_iter().map(|(w, f)| (w.as_int(), f)).collect())
     } else {
         let sum: Vec<(f64, Feature)> = parsed.into_iter().map(|(w, f)| (w.as_f64(), f)).collect();
         let texts: Vec<&str> = summands.iter().map(|&(_, s)| s).collect();
         check_range(term, &sum, &texts)?;
         Term::Float(sum)
+    };
+    if constant {
+        return Err(syntax(
+            term,
+            "its weights cancel (or are 0), so it is the same for every node and orders \
+             nothing: drop the term or change a weight",
+        ));
+    }
+    Ok(parsed)
+}
+
+/// Whether every feature's weights in a term add up to 0 (`0*delta`,
+/// `delta-delta`, `0.5*size-0.5*size`): such a term is the same for every
+/// node. Integer weights are at most 2^40, so their sums are exact in f64.
+fn is_constant(summands: &[(Weight, Feature)]) -> bool {
+    Feature::ALL.iter().all(|&f| {
+        let sum: f64 = summands
+            .iter()
+            .filter(|&&(_, g)| g == f)
+            .map(|&(w, _)| w.as_f64())
+            .sum();
+        sum == 0.0
     })
 }
 
@@ -785,6 +808,24 @@ mod tests {
     }
 
     #[test]
+    fn constant_terms_are_refused() {
+        for rule in [
+            "0*delta",
+            "delta-delta",
+            "id,0.5*size-0.5*size",
+            "random-random",
+        ] {
+            let err = parse(rule).unwrap_err().to_string();
+            assert!(err.contains("weights cancel"), "{rule}: {err}");
+        }
+        // A zero weight beside a live one, or a cancelled feature beside
+        // another, still orders nodes.
+        for rule in ["delta+0*size", "delta-delta+id", "2*size-size"] {
+            assert!(parse(rule).is_ok(), "{rule}");
+        }
+    }
+
+    #[test]
     fn misplaced_signs_and_huge_weights_say_so() {
         let err = parse("2*-delta").unwrap_err().to_string();
         assert!(err.contains("write a sign before its weight"), "{err}");
@@ -792,7 +833,8 @@ mod tests {
         assert!(err.contains("`1e400` is too large"), "{err}");
         let err = parse("1e-400*delta").unwrap_err().to_string();
         assert!(err.contains("`1e-400` is too small"), "{err}");
-        assert!(parse("0e-400*delta,0.0*size,id").is_ok());
+        let err = parse("0e-400*delta,id").unwrap_err().to_string();
+        assert!(err.contains("weights cancel (or are 0)"), "{err}");
         let err = parse("0.7*delta+").unwrap_err().to_string();
         assert!(err.contains("ends in a sign"), "{err}");
         let err = parse("delta+-size").unwrap_err().to_string();
@@ -953,7 +995,7 @@ mod tests {
         // Integer terms saturate instead; large but safe float sums parse.
         for ok in [
             "0.7*delta+0.3*latency",
-            "1e280*size-1e280*size",
+            "1e280*size-1e280*rise",
             "1.7e308*random",
             "latency-1e-300*size",
             "0.5*latency+0.5*latency",
@@ -1008,6 +1050,10 @@ mod tests {
                         let worst = [wa * xa, wb * xb].into_iter().sum::<f64>();
                         match parse(&text) {
                             Ok(_) => assert!(worst.is_finite(), "{text} accepted, reaches {worst}"),
+                            // `w*f-w*f` is refused as constant when finite.
+                            Err(RuleError::Syntax { .. }) if fa == fb && wa == -wb => {
+                                assert!(worst.is_finite(), "{text}");
+                            }
                             Err(RuleError::Overflow { .. }) => {
                                 refused += 1;
                                 assert!(!worst.is_finite(), "{text} refused, worst {worst}");
