@@ -88,6 +88,33 @@ fn a_registered_solver_is_built_listed_and_refuses_clashes() {
     }
 }
 
+/// A maker may itself build, list and register solvers: `build` calls
+/// it with the registry's lock released (with the lock held, the
+/// `register` below deadlocked).
+#[test]
+fn a_maker_may_use_the_registry() {
+    let make = |arg: Option<&str>| {
+        let inner = solvers::build(&format!("rule:{}", arg.unwrap_or("delta,id")))
+            .map_err(|e| e.to_string())?;
+        assert!(solvers::list().iter().any(|i| i.name == "wraps"));
+        // Registering from inside a maker is refused or accepted, never stuck.
+        let made = |_: Option<&str>| Ok(Box::new(Spelled("made-by-wraps".into())) as Box<_>);
+        let _ = solvers::register("made-by-wraps", "", made);
+        Ok(Box::new(Spelled(format!(
+            "wraps:{}",
+            inner.name().trim_start_matches("rule:")
+        ))) as Box<dyn Scheduler>)
+    };
+    solvers::register("wraps", "a rule under another name", make).unwrap();
+    assert_eq!(
+        solvers::build("wraps:size,id").unwrap().name(),
+        "wraps:size,id"
+    );
+    assert!(solvers::build("made-by-wraps").is_ok());
+    let err = solvers::build("wraps:bogus").err().unwrap().to_string();
+    assert!(err.contains("bogus"), "{err}");
+}
+
 /// A bad rule comes back typed: the solver's name and the rule's own
 /// error, whose text the message repeats.
 #[test]

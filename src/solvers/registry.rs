@@ -4,6 +4,8 @@
 //! (`rule:delta,type,id`). [`build`] turns a name into a solver; [`list`]
 //! describes them all for `memsched solvers` and `--help`.
 
+use std::sync::Arc;
+
 use thiserror::Error;
 
 use super::published::{
@@ -88,7 +90,9 @@ pub(crate) type Maker = dyn Fn(Option<&str>) -> Result<Box<dyn Scheduler>, Strin
 struct Registered {
     name: String,
     summary: String,
-    make: Box<Maker>,
+    /// Shared so that [`build_registered`] can call it with the lock
+    /// released: a maker may itself build, list or register solvers.
+    make: Arc<Maker>,
 }
 
 /// The solvers [`register`]ed in this process, after the built-in ones.
@@ -158,7 +162,7 @@ pub fn register(
     registered.push(Registered {
         name: name.to_string(),
         summary: summary.to_string(),
-        make: Box::new(make),
+        make: Arc::new(make),
     });
     Ok(())
 }
@@ -168,8 +172,14 @@ fn build_registered(
     base: &str,
     arg: Option<&str>,
 ) -> Option<Result<Box<dyn Scheduler>, SolverError>> {
-    let registered = REGISTERED.read().unwrap_or_else(|e| e.into_inner());
-    let r = registered.iter().find(|r| r.name == base)?;
+    let make = Arc::clone(
+        &REGISTERED
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .find(|r| r.name == base)?
+            .make,
+    );
     let bad = |message: String| SolverError::BadArgument {
         name: base.to_string(),
         message,
@@ -185,12 +195,12 @@ fn build_registered(
     let wanted = arg.map_or(base.to_string(), |a| format!("{base}:{a}"));
     let canonical = |given: &str| match split_name(given) {
         (b, given_arg) if b == base && given_arg != Some("") => {
-            (r.make)(given_arg).is_ok_and(|again| again.name() == given)
+            make(given_arg).is_ok_and(|again| again.name() == given)
         }
         _ => false,
     };
     Some(
-        (r.make)(arg)
+        make(arg)
             .map_err(bad)
             .and_then(|solver| match solver.name() {
                 given if given == wanted || canonical(&given) => Ok(solver),
