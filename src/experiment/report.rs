@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use super::config::Config;
+use super::config::{Config, Seeds};
 use super::graphs::{GraphSummary, Optimality};
 use super::rows::Row;
 use super::summary::SolverSummary;
@@ -397,7 +397,7 @@ pub fn readme(
             .as_ref()
             .map_or(String::new(), |l| format!(" ({l})")),
         config.time_limit,
-        config.seeds.expand().unwrap_or_default(),
+        seeds_text(&config.seeds),
         if config.save_orders {
             "; every valid solve's order: `orders.jsonl` (`memsched check` reads a line)"
         } else {
@@ -620,12 +620,34 @@ pub fn readme(
     s
 }
 
+/// The seeds as the README names them: the list when short, else the
+/// config's text and the count (a range may hold a million seeds).
+fn seeds_text(seeds: &Seeds) -> String {
+    const SHOWN: usize = 10;
+    match seeds.expand() {
+        Ok(list) if list.len() <= SHOWN => format!("{list:?}"),
+        Ok(list) => format!("{seeds} ({} seeds)", list.len()),
+        Err(_) => seeds.to_string(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::experiment::plan::canonical_name;
 
     /// An open gap too small for two decimals does not print as closed.
+    #[test]
+    fn many_seeds_are_named_by_their_range() {
+        let text = |s: Seeds| seeds_text(&s);
+        assert_eq!(text(Seeds::Range("0..3".into())), "[0, 1, 2]");
+        assert_eq!(text(Seeds::One(7)), "[7]");
+        assert_eq!(
+            text(Seeds::Range("0..1000000".into())),
+            "\"0..1000000\" (1000000 seeds)"
+        );
+    }
+
     #[test]
     fn a_tiny_open_gap_keeps_its_digits() {
         assert_eq!(open_gap(1e-7), "1.0e-7");
