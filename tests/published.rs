@@ -164,7 +164,7 @@ fn op_view_expansion_and_peak_match_the_expander() {
         orders.push(reversed); // mostly invalid
         orders.push(program[..program.len() / 2].to_vec()); // incomplete
         for ops in &orders {
-            let nodes: Vec<NodeIdx> = ops.iter().map(|&o| view.ops[o as usize]).collect();
+            let nodes: Vec<NodeIdx> = ops.iter().map(|&o| view.ops()[o as usize]).collect();
             let got = view.expand(&g, ops);
             match published::expand(&g, &nodes) {
                 Ok(expected) => {

@@ -84,8 +84,9 @@ pub trait OpScheduler: Send + Sync {
 pub enum Decision {
     /// A complete op order (op numbers), still to expand.
     Ops(Vec<u32>),
-    /// A node order the scheduler expanded as it went, step by step with a
-    /// [`StepWriter`]: what [`OpView::expand`] makes of its op order.
+    /// A node order the scheduler expanded as it went: what
+    /// [`OpView::expand`] would make of its op order (the crate's own
+    /// schedulers write it step by step as they decide).
     Nodes(Vec<NodeIdx>),
     /// No order: timed out or failed.
     Stopped(Outcome),
@@ -164,14 +165,14 @@ const FREE_BIT: u32 = 1 << 31;
 #[derive(Debug, Clone)]
 pub struct OpView {
     /// The compute node of each op.
-    pub ops: Vec<NodeIdx>,
+    ops: Vec<NodeIdx>,
     /// Node -> op number of a compute node (see [`OpView::op_of`]); for a
     /// FREE, [`FREE_BIT`] and its buffer number; [`NO_OP`] for an ALLOC.
     index_of: Vec<u32>,
     /// Number of users of each op.
-    pub user_count: Vec<u32>,
+    user_count: Vec<u32>,
     /// Bytes of the ALLOCs each op owns ("bytes defined").
-    pub defined: Vec<i64>,
+    defined: Vec<i64>,
     /// Users of each op, in discovery order.
     users: Csr,
     /// Buffers each op uses, in discovery order.
@@ -179,11 +180,11 @@ pub struct OpView {
     operands: OnceLock<Csr>,
     buffer_users: OnceLock<Csr>,
     /// The FREE node of each buffer.
-    pub buffers: Vec<NodeIdx>,
+    buffers: Vec<NodeIdx>,
     /// Bytes of each buffer (its FREE's size).
     buffer_bytes: Vec<i64>,
     /// Bytes of ALLOCs that have no FREE (graph outputs).
-    pub output_bytes: i64,
+    output_bytes: i64,
     /// ALLOCs with no successor, in program order, when the graph is
     /// [regular](OpView::is_regular); `None` otherwise.
     tail_allocs: Option<Vec<NodeIdx>>,
@@ -241,6 +242,31 @@ impl OpView {
             tail_allocs: regular.then_some(tail_allocs),
             direct,
         })
+    }
+
+    /// The compute node of each op, by op number.
+    pub fn ops(&self) -> &[NodeIdx] {
+        &self.ops
+    }
+
+    /// The number of users of each op.
+    pub fn user_count(&self) -> &[u32] {
+        &self.user_count
+    }
+
+    /// Bytes of the ALLOCs each op owns ("bytes defined").
+    pub fn defined(&self) -> &[i64] {
+        &self.defined
+    }
+
+    /// The FREE node of each buffer, by buffer number.
+    pub fn buffers(&self) -> &[NodeIdx] {
+        &self.buffers
+    }
+
+    /// Bytes of ALLOCs that have no FREE (graph outputs).
+    pub fn output_bytes(&self) -> i64 {
+        self.output_bytes
     }
 
     /// The op number of compute node `v`.
