@@ -264,8 +264,11 @@ pub(crate) fn wrong_bound_reason(claimed: &str, lb: u64, peak: u64, by: &str) ->
 /// `by`); `None` for any other reason.
 pub(crate) fn wrong_bound_refuter(reason: &str) -> Option<&str> {
     wrong_bound_claim(reason)?;
-    let before = reason.rsplit_once("'s checked order, ")?.0;
-    Some(before.rsplit_once(" of ")?.1)
+    // The peak's digits hold no " of ", the solver's name may
+    // (`orders:runs of May.jsonl`).
+    let after_peak = reason.split_once(", above the peak ")?.1;
+    let by_on = after_peak.split_once(" of ")?.1;
+    Some(by_on.rsplit_once("'s checked order, ")?.0)
 }
 
 /// The status a [`wrong_bound_reason`] says was claimed; `None` for any
@@ -440,6 +443,21 @@ fn inconsistency(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The refuter's name is read back whole, whatever it holds.
+    #[test]
+    fn wrong_bound_reasons_read_back() {
+        for by in [
+            "exact",
+            "orders:runs of May.jsonl",
+            "orders:x's checked order, y",
+        ] {
+            let reason = wrong_bound_reason("optimal", 12, 10, by);
+            assert_eq!(wrong_bound_refuter(&reason), Some(by), "{reason}");
+            assert_eq!(wrong_bound_claim(&reason), Some("optimal"));
+        }
+        assert_eq!(wrong_bound_refuter("timed out"), None);
+    }
 
     /// `LABELS` holds every variant's label, in order; a new variant
     /// breaks the match below until it is added.
