@@ -62,8 +62,8 @@ pub struct Args {
     /// Default: every solver of the rows, in the config's order.
     #[arg(long, short, value_name = "NAME")]
     solver: Vec<String>,
-    /// Graphs to show, by name; `*` matches any run of characters
-    /// (`'random-layered*'`). Repeat it for several. Default: every graph.
+    /// Graphs to show, by name; `*` matches any run of characters and `?`
+    /// one (`'random-layered*'`). Repeat it for several. Default: every graph.
     #[arg(long, value_name = "PATTERN")]
     graph: Vec<String>,
     /// Output format. Markdown and LaTeX mark each graph's best cell in

@@ -15,6 +15,8 @@ use thiserror::Error;
 use crate::corpus::gen::GenSpec;
 use crate::solvers::{self, Budget};
 
+use super::wildcard;
+
 /// Most bytes a config file may hold: 64 MiB, far above any list of graphs
 /// written by hand, and `/dev/zero` is refused before it fills memory.
 const MAX_CONFIG_BYTES: u64 = 64 << 20;
@@ -722,7 +724,7 @@ pub fn expand_glob(pattern: &str) -> Result<Vec<PathBuf>, String> {
     let mut out: Vec<PathBuf> = entries
         .filter_map(|e| e.ok())
         .filter(|e| e.file_type().map(|t| t.is_file()).unwrap_or(false))
-        .filter(|e| wildcard(&name, &e.file_name().to_string_lossy()))
+        .filter(|e| wildcard::matches(&name, &e.file_name().to_string_lossy()))
         .map(|e| e.path())
         .collect();
     // Graphs are named, listed and found again by their path as text.
@@ -734,32 +736,6 @@ pub fn expand_glob(pattern: &str) -> Result<Vec<PathBuf>, String> {
     }
     out.sort();
     Ok(out)
-}
-
-/// Matches `*` (any run) and `?` (one character).
-///
-/// # Complexity
-/// O(|pattern| * |text|) worst case (greedy star with backtracking to the last star).
-fn wildcard(pattern: &str, text: &str) -> bool {
-    let (p, t): (Vec<char>, Vec<char>) = (pattern.chars().collect(), text.chars().collect());
-    let (mut i, mut j) = (0, 0);
-    let mut star: Option<(usize, usize)> = None;
-    while j < t.len() {
-        if i < p.len() && (p[i] == '?' || p[i] == t[j]) {
-            i += 1;
-            j += 1;
-        } else if i < p.len() && p[i] == '*' {
-            star = Some((i, j));
-            i += 1;
-        } else if let Some((si, sj)) = star {
-            i = si + 1;
-            j = sj + 1;
-            star = Some((si, sj + 1));
-        } else {
-            return false;
-        }
-    }
-    p[i..].iter().all(|&c| c == '*')
 }
 
 #[cfg(test)]
@@ -1071,14 +1047,5 @@ mod tests {
             ),
             "{err}"
         );
-    }
-
-    #[test]
-    fn wildcards() {
-        assert!(wildcard("*.json", "a_b.json"));
-        assert!(wildcard("res*_b?.json", "resnet50_b1.json"));
-        assert!(!wildcard("*.json", "a.csv"));
-        assert!(wildcard("*", ""));
-        assert!(!wildcard("a?", "a"));
     }
 }

@@ -39,6 +39,7 @@ pub mod rows;
 pub mod runner;
 pub mod summary;
 pub mod table;
+mod wildcard;
 
 use std::path::Path;
 

@@ -14,6 +14,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::fmt::Write as _;
 
 use super::rows::Row;
+use super::wildcard;
 
 /// What a cell shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -185,7 +186,7 @@ pub fn build(rows: &[Row], opts: &Options) -> Result<Table, String> {
         asked
     };
     for p in &opts.graphs {
-        if !all_graphs.iter().any(|g| matches(p, g)) {
+        if !all_graphs.iter().any(|g| wildcard::matches(p, g)) {
             let names = super::first_few(
                 all_graphs.iter(),
                 5,
@@ -200,7 +201,7 @@ pub fn build(rows: &[Row], opts: &Options) -> Result<Table, String> {
     }
     let graphs: Vec<String> = all_graphs
         .iter()
-        .filter(|g| opts.graphs.is_empty() || opts.graphs.iter().any(|p| matches(p, g)))
+        .filter(|g| opts.graphs.is_empty() || opts.graphs.iter().any(|p| wildcard::matches(p, g)))
         .map(|g| g.to_string())
         .collect();
     // The best valid row of each (graph, solver): lowest peak, then seed.
@@ -328,26 +329,6 @@ fn by_family(
         })
         .collect();
     (labels, folded)
-}
-
-/// Whether `name` matches `pattern`, whose `*`s match any run of
-/// characters (none included).
-fn matches(pattern: &str, name: &str) -> bool {
-    let parts: Vec<&str> = pattern.split('*').collect();
-    let [first, middle @ .., last] = parts.as_slice() else {
-        return pattern == name;
-    };
-    if !name.starts_with(first) {
-        return false;
-    }
-    let mut rest = &name[first.len()..];
-    for part in middle {
-        match rest.find(part) {
-            Some(at) => rest = &rest[at + part.len()..],
-            None => return false,
-        }
-    }
-    rest.len() >= last.len() && rest.ends_with(last)
 }
 
 impl Table {
@@ -738,25 +719,5 @@ mod tests {
         assert!(text.contains("mean over the family's graphs"), "{text}");
         o.value = Value::Peak;
         assert!(build(&rows, &o).unwrap_err().contains("do not average"));
-    }
-
-    #[test]
-    fn patterns_match_runs_of_characters() {
-        for (p, name, want) in [
-            ("a*c", "abc", true),
-            ("a*c", "ac", true),
-            ("a*c", "acb", false),
-            ("*x*", "gx#3", true),
-            ("g", "g", true),
-            ("g", "gg", false),
-            ("a*a", "a", false),
-            (
-                "random-layered:*#0",
-                "random-layered:layers=12,width=4#0",
-                true,
-            ),
-        ] {
-            assert_eq!(matches(p, name), want, "{p} ~ {name}");
-        }
     }
 }
