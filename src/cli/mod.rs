@@ -61,8 +61,6 @@ mod merge;
 mod run;
 mod table;
 
-// Benchmarks.
-
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
@@ -117,7 +115,6 @@ pub(crate) enum Command {
     Merge(merge::Args),
     /// Print a results directory as a graphs x solvers table (Markdown, CSV or LaTeX).
     Table(table::Args),
-    // Benchmarks.
 }
 
 /// The `memsched` binary: parses the process's arguments, runs the command
@@ -184,7 +181,6 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Run(a) => run::run(a),
         Command::Merge(a) => merge::run(a),
         Command::Table(a) => table::run(a),
-        // Benchmarks.
     }
 }
 

@@ -126,7 +126,7 @@ impl LinesFile {
 fn cached_lines(path: &Path) -> Result<Arc<LinesFile>, String> {
     static CACHE: OnceLock<Mutex<HashMap<PathBuf, Arc<LinesFile>>>> = OnceLock::new();
     let cache = CACHE.get_or_init(Default::default);
-    if let Some(found) = cache.lock().expect("no panic holds it").get(path) {
+    if let Some(found) = cache.lock().unwrap_or_else(|e| e.into_inner()).get(path) {
         return Ok(Arc::clone(found));
     }
     let by_graph = read_lines(path)?;
@@ -157,7 +157,7 @@ fn cached_lines(path: &Path) -> Result<Arc<LinesFile>, String> {
     });
     cache
         .lock()
-        .expect("no panic holds it")
+        .unwrap_or_else(|e| e.into_inner())
         .insert(path.to_path_buf(), Arc::clone(&read));
     Ok(read)
 }

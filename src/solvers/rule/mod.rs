@@ -72,38 +72,38 @@ fn noisy_key(name: &str, arg: Option<&str>) -> Result<Key, SolverError> {
 }
 
 /// `rule:EXPR`.
-pub fn make_rule(arg: Option<&str>) -> Made {
+pub(crate) fn make_rule(arg: Option<&str>) -> Made {
     Ok(Box::new(Rule::new(rule_key("rule", arg)?)))
 }
 
 /// `moves:EXPR`.
-pub fn make_moves(arg: Option<&str>) -> Made {
+pub(crate) fn make_moves(arg: Option<&str>) -> Made {
     Ok(Box::new(Moves::new(rule_key("moves", arg)?)))
 }
 
 /// `moves-greedy`: `moves:delta,type,id` under a plain name.
-pub fn make_moves_greedy(_: Option<&str>) -> Made {
+pub(crate) fn make_moves_greedy(_: Option<&str>) -> Made {
     let key = rule_key("moves-greedy", Some("delta,type,id"))?;
     Ok(Box::new(Moves::named(key, "moves-greedy")))
 }
 
 /// `random`.
-pub fn make_random(_: Option<&str>) -> Made {
+pub(crate) fn make_random(_: Option<&str>) -> Made {
     Ok(Box::new(RandomOrder { moves: false }))
 }
 
 /// `random-moves`.
-pub fn make_random_moves(_: Option<&str>) -> Made {
+pub(crate) fn make_random_moves(_: Option<&str>) -> Made {
     Ok(Box::new(RandomOrder { moves: true }))
 }
 
 /// `noisy:EXPR`.
-pub fn make_noisy(arg: Option<&str>) -> Made {
+pub(crate) fn make_noisy(arg: Option<&str>) -> Made {
     Ok(Box::new(Noisy::new(noisy_key("noisy", arg)?, false)))
 }
 
 /// `noisy-moves:EXPR`.
-pub fn make_noisy_moves(arg: Option<&str>) -> Made {
+pub(crate) fn make_noisy_moves(arg: Option<&str>) -> Made {
     Ok(Box::new(Noisy::new(noisy_key("noisy-moves", arg)?, true)))
 }
 
