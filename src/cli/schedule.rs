@@ -309,12 +309,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 .context("cannot start the worker threads")?,
         )),
     };
-    let reports: Vec<Report> = chosen
+    let (reports, fates): (Vec<Report>, Vec<Fate>) = chosen
         .iter()
         .enumerate()
         .map(|(i, (shown, solver))| {
             if interrupt.happened() {
-                return not_run(solver.name());
+                return (not_run(solver.name()), Fate::NotRun);
             }
             if progress {
                 note!("[{}/{}] {shown}", i + 1, chosen.len());
@@ -325,7 +325,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 ctx: ctx.clone(),
                 pool: pool.clone(),
             };
-            let mut report = solve.run_or_abandon(&interrupt);
+            let (mut report, fate) = solve.run_or_abandon(&interrupt);
             if interrupt.happened() {
                 // A solver whose note names its end names the signal
                 // (`limit_cause`); the others are marked here.
@@ -336,9 +336,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                     None => format!("interrupted ({cause})"),
                 });
             }
-            report
+            (report, fate)
         })
-        .collect();
+        .unzip();
     let program = solvers::run(&ProgramOrder, &graph, &SolveContext::default());
     // A bound above a checked peak (another solver's, or program order's)
     // is a solver bug: its row becomes invalid rather than a proof.
@@ -360,16 +360,18 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Err(e) => return Err(e),
     }
     let mut code = ExitCode::SUCCESS;
-    let not_run = not_run_note();
-    for report in &reports {
-        if report.note.as_deref() == Some(not_run.as_str()) {
-            note!("solver {}: {not_run}", report.solver);
+    for (report, fate) in reports.iter().zip(&fates) {
+        let note = report.note.as_deref().unwrap_or_default();
+        // A posted order the checker refused is an error like any other.
+        let left_behind = match *fate {
+            Fate::LeftBehind { posted } => !posted || report.valid(),
+            Fate::Ran | Fate::NotRun => false,
+        };
+        if *fate == Fate::NotRun {
+            note!("solver {}: {note}", report.solver);
             continue;
-        } else if let Some(left) = report.note.as_deref().filter(|n| {
-            // A posted order the checker refused is an error like any other.
-            n.starts_with(LEFT_BEHIND) || (n.starts_with(LEFT_BEHIND_POSTED) && report.valid())
-        }) {
-            note!("solver {}: {left}", report.solver);
+        } else if left_behind {
+            note!("solver {}: {note}", report.solver);
         } else if !report.valid() {
             note!(
                 "error: solver {} returned no valid schedule: {}",
@@ -415,6 +417,18 @@ const LEFT_BEHIND: &str = "left without an answer";
 /// [`Fallback`]).
 const LEFT_BEHIND_POSTED: &str = "left behind, with the order it had before HiGHS";
 
+/// What became of a solver under Ctrl-C, beside its report.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Fate {
+    /// It ran and returned (stopped by the signal or not).
+    Ran,
+    /// The signal came before it started.
+    NotRun,
+    /// It did not stop within [`STOP_GRACE`]; `posted`: its report holds
+    /// the order it had posted before.
+    LeftBehind { posted: bool },
+}
+
 /// One solve, run on a thread of its own so that it can be left behind.
 struct Solve {
     solver: Arc<dyn Scheduler>,
@@ -431,7 +445,7 @@ impl Solve {
     /// HiGHS), or else a `timed_out` report, each saying so (the solver's
     /// thread ends with the process, after the report). A panic in the
     /// solver is re-raised here, as if it had run on this thread.
-    fn run_or_abandon(mut self, interrupt: &super::interrupt::Interrupt) -> Report {
+    fn run_or_abandon(mut self, interrupt: &super::interrupt::Interrupt) -> (Report, Fate) {
         let name = self.solver.name();
         let fallback = Fallback::default();
         self.ctx.fallback = Some(fallback.clone());
@@ -455,16 +469,20 @@ impl Solve {
         let thread = match thread {
             Ok(t) => t,
             Err(e) => {
-                return failed(name, format!("cannot start a thread for the solve: {e}"));
+                let why = format!("cannot start a thread for the solve: {e}");
+                return (failed(name, why), Fate::Ran);
             }
         };
         let mut asked_to_stop: Option<Instant> = None;
         loop {
             match rx.recv_timeout(Duration::from_millis(20)) {
-                Ok(report) => return report,
+                Ok(report) => return (report, Fate::Ran),
                 Err(mpsc::RecvTimeoutError::Disconnected) => match thread.join() {
                     Err(panic) => std::panic::resume_unwind(panic),
-                    Ok(()) => return failed(name, "the solve ended without a report".into()),
+                    Ok(()) => {
+                        let why = "the solve ended without a report".into();
+                        return (failed(name, why), Fate::Ran);
+                    }
                 },
                 Err(mpsc::RecvTimeoutError::Timeout) if interrupt.happened() => {
                     let since = *asked_to_stop.get_or_insert_with(Instant::now);
@@ -477,17 +495,18 @@ impl Solve {
                         );
                         let Some(posted) = fallback.take() else {
                             let note = format!("{LEFT_BEHIND}: {why}");
-                            return Report::unsolved(
+                            let report = Report::unsolved(
                                 name,
                                 Status::TimedOut,
                                 Some(note),
                                 started.elapsed(),
                             );
+                            return (report, Fate::LeftBehind { posted: false });
                         };
                         let mut report =
                             solvers::posted_report(name, &graph, posted, started.elapsed());
                         report.note = Some(format!("{LEFT_BEHIND_POSTED}: {why}"));
-                        return report;
+                        return (report, Fate::LeftBehind { posted: true });
                     }
                 }
                 Err(mpsc::RecvTimeoutError::Timeout) => {}
