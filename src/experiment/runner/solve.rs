@@ -1,0 +1,258 @@
+//! Running a run's pending items: each solve on the pool, caught if it
+//! panics and recorded as it ends, and the stop flag announced.
+
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{mpsc, Mutex};
+
+use super::sink::{Sink, Solved};
+use super::store::GraphStore;
+use super::RunOptions;
+use crate::experiment::catch::catch_panic;
+use crate::experiment::plan::{Item, Plan};
+use crate::experiment::progress::Progress;
+use crate::experiment::records::{Profile, SavedOrder};
+use crate::experiment::rows::{self, Row, CANNOT_LOAD};
+use crate::experiment::{one_line, ExperimentError};
+use crate::solvers::{self, Scheduler, SolveContext, Status};
+
+/// The solves of a run and what they share: the solver inputs, where
+/// rows go, and what is counted while they run.
+pub(super) struct Solving<'a> {
+    pub(super) plan: &'a Plan,
+    pub(super) store: &'a GraphStore<'a>,
+    pub(super) ctx: SolveContext,
+    pub(super) tetris: Option<usize>,
+    pub(super) save_orders: bool,
+    pub(super) build: Build,
+    /// Where rows go (`out`) and the stop flag.
+    pub(super) opts: &'a RunOptions,
+    pub(super) sink: Mutex<Sink>,
+    pub(super) bar: Progress,
+    /// Rows that show a solver bug.
+    pub(super) broken: AtomicUsize,
+    /// The first error that ends the run (a failed append, a panic of
+    /// memsched's own).
+    pub(super) error: Mutex<Option<ExperimentError>>,
+    /// Set with `error`: once a row cannot be written (a full disk, say),
+    /// later solves would be lost too, so no more start.
+    pub(super) failed: AtomicBool,
+    /// Items not started because of the stop flag.
+    pub(super) not_started: AtomicUsize,
+    /// Solves started and not yet recorded (for the stop's announcement).
+    pub(super) in_flight: AtomicUsize,
+}
+
+impl Solving<'_> {
+    /// True once the stop flag is set.
+    fn stopping(&self) -> bool {
+        self.opts.stopping()
+    }
+
+    /// Solves `item` and records what it left, unless the run is failing
+    /// or stopping.
+    pub(super) fn solve(&self, item: &Item) {
+        if self.failed.load(Ordering::Relaxed) {
+            return;
+        }
+        // Counted before the stop is read, so that the count announced
+        // after a stop holds every solve that may still start.
+        self.in_flight.fetch_add(1, Ordering::Relaxed);
+        if self.stopping() {
+            self.in_flight.fetch_sub(1, Ordering::Relaxed);
+            self.not_started.fetch_add(1, Ordering::Relaxed);
+            return;
+        }
+        self.bar.begin();
+        // A solver's panic is caught in solve_item; one here is memsched's
+        // own (the workers' hook is silent): stop and say so.
+        let handled = catch_panic(|| self.solve_and_record(item));
+        if let Err(msg) = handled {
+            let g = &self.plan.graphs[item.graph].name;
+            self.fail(ExperimentError::Internal(format!(
+                "panicked while recording a solve of graph `{g}`: {msg}"
+            )));
+        }
+        self.in_flight.fetch_sub(1, Ordering::Relaxed);
+    }
+
+    fn solve_and_record(&self, item: &Item) {
+        let solved = solve_item(
+            self.plan,
+            self.store,
+            item,
+            &self.ctx,
+            self.tetris,
+            self.save_orders,
+            self.build,
+        );
+        let row = &solved.row;
+        self.store.release(item.graph);
+        if rows::is_broken(row) {
+            self.broken.fetch_add(1, Ordering::Relaxed);
+            self.bar.println(&format!(
+                "{} / {}: {}: {}",
+                row.graph, row.solver, row.status, row.reason
+            ));
+        }
+        let written = self
+            .sink
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .solved(&solved);
+        if let Err((file, e)) = written {
+            self.fail(ExperimentError::io(
+                "append to",
+                &self.opts.out.join(file),
+                e,
+            ));
+        }
+        self.bar.inc();
+    }
+
+    /// Ends the run with `error` (the first one stands): no more solves
+    /// start.
+    fn fail(&self, error: ExperimentError) {
+        self.failed.store(true, Ordering::Relaxed);
+        self.error
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get_or_insert(error);
+    }
+}
+
+/// Says once, as soon as the stop flag is set while solves run, what
+/// happens now (no new solve starts; those in flight finish, each by the
+/// time limit) and how to end at once. Returns when `ended` says the
+/// solves are over, having said, if the stop came, that no more start
+/// (also when the solves ended before it looked: a stop between two
+/// solves leaves none in flight).
+pub(super) fn announce_stop(
+    solving: &Solving,
+    ended: mpsc::Receiver<()>,
+    limit: std::time::Duration,
+) {
+    loop {
+        let over = !matches!(
+            ended.recv_timeout(std::time::Duration::from_millis(50)),
+            Err(mpsc::RecvTimeoutError::Timeout)
+        );
+        if !solving.stopping() {
+            if over {
+                return;
+            }
+            continue;
+        }
+        let n = solving.in_flight.load(Ordering::Relaxed);
+        let cause = solving.opts.stop_cause();
+        if over || n == 0 {
+            solving.bar.println(&format!(
+                "{cause}: no more solves start; none is in flight. Finished rows are kept"
+            ));
+            solving.bar.stopping();
+            return;
+        }
+        let again = match cause {
+            "Ctrl-C" => "Ctrl-C again".to_string(),
+            other => format!("{other} again (or Ctrl-C)"),
+        };
+        solving.bar.println(&format!(
+            "{cause}: no more solves start; waiting for the {n} in flight (each ends by the \
+             time limit, {}); {again} to end now. Finished rows are kept",
+            crate::experiment::progress::duration(limit)
+        ));
+        solving.bar.stopping();
+        return;
+    }
+}
+
+/// Builds a solver by name (the registry; tests pass their own).
+pub(super) type Build = fn(&str) -> Result<Box<dyn Scheduler>, String>;
+
+pub(super) fn registry_build(name: &str) -> Result<Box<dyn Scheduler>, String> {
+    solvers::build(name).map_err(|e| e.to_string())
+}
+
+/// One solve, caught if it panics, as a row (and a profile for the Tetris
+/// graph, and its order if `keep_order`).
+pub(super) fn solve_item(
+    plan: &Plan,
+    store: &GraphStore,
+    item: &Item,
+    ctx: &SolveContext,
+    tetris: Option<usize>,
+    keep_order: bool,
+    build: Build,
+) -> Solved {
+    let entry = &plan.graphs[item.graph];
+    let solver_name = &plan.solvers[item.solver].name;
+    let mut row = Row {
+        item: item.id,
+        graph: entry.name.clone(),
+        family: entry.family.clone(),
+        solver: solver_name.clone(),
+        seed: item.seed,
+        status: "failed".into(),
+        ..rows::blank()
+    };
+    let graph = match store.get(item.graph) {
+        Ok(g) => g,
+        Err(e) => {
+            row.reason = one_line(&format!("{CANNOT_LOAD}: {e}"));
+            return Solved::row(row);
+        }
+    };
+    row.nodes = graph.node_count();
+    row.edges = graph.edge_count();
+    let ctx = SolveContext {
+        graph_name: Some(entry.name.clone()),
+        ..ctx.with_seed(item.seed)
+    };
+    let started = std::time::Instant::now();
+    let result = catch_panic(|| {
+        let solver = build(solver_name)?;
+        Ok::<_, String>(solvers::run(solver.as_ref(), &graph, &ctx))
+    });
+    let report = match result {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => {
+            row.reason = one_line(&e);
+            return Solved::row(row);
+        }
+        Err(msg) => {
+            row.reason = one_line(&format!("panicked: {msg}"));
+            row.time_ms = (started.elapsed().as_secs_f64() * 1e6).round() / 1e3;
+            return Solved::row(row);
+        }
+    };
+    row.status = report.status.label().to_string();
+    row.valid = report.valid();
+    row.peak_bytes = report.peak;
+    row.lower_bound_bytes = report.lower_bound;
+    row.time_ms = (report.time.as_secs_f64() * 1e6).round() / 1e3;
+    row.states = report.counter("states");
+    row.reason = match &report.status {
+        Status::Failed(r) | Status::Invalid(r) => one_line(r),
+        _ => String::new(),
+    };
+    row.note = report.note.as_deref().map(one_line).unwrap_or_default();
+    let profile = match (&report.order, tetris) {
+        (Some(order), Some(t)) if t == item.graph => {
+            Profile::of_order(&graph, order, &entry.name, solver_name, item.seed)
+        }
+        _ => None,
+    };
+    let order = match (&report.order, keep_order) {
+        (Some(order), true) => Some(SavedOrder {
+            graph: entry.name.clone(),
+            solver: solver_name.clone(),
+            seed: item.seed,
+            order: graph.to_ids(order),
+        }),
+        _ => None,
+    };
+    Solved {
+        row,
+        profile,
+        order,
+    }
+}

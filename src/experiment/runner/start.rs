@@ -1,0 +1,304 @@
+//! What a results directory already holds when a run starts (the rows it
+//! resumes, the items left to solve), and getting it ready for the solves.
+
+use std::collections::BTreeSet;
+use std::io::Write;
+use std::path::Path;
+
+use super::sink::RecordPaths;
+use super::RunOptions;
+use crate::experiment::config::Config;
+use crate::experiment::fingerprint::{self, Fingerprints};
+use crate::experiment::plan::{Item, Plan};
+use crate::experiment::records::{
+    damaged_lines, read_jsonl_counting, rewrite_jsonl, write_jsonl, Keyed, Profile, SavedOrder,
+};
+use crate::experiment::results_dir::{
+    check_shard_placement, read_shards_file, remove_final_pass, remove_if_present, write_shards,
+    ShardsFile, ALL_SHARDS, CONFIG, ORDERS, PROFILES, REJECTED, RUNS, SHARDS, SHARD_PLACEMENT,
+};
+use crate::experiment::resume::{
+    check_same_settings, recorded_config_text, redo_graphs, redo_solvers,
+};
+use crate::experiment::rows::{self, never_ran, Key, Row};
+use crate::experiment::ExperimentError;
+
+/// The README's opening note when the directory, once the pending items
+/// are solved, still lacks rows of the plan (a shard's): `None` when every
+/// item has one, whichever runs wrote them (shards run into one directory
+/// complete it).
+pub(super) fn partial_note(plan: &Plan, start: &Start) -> Option<String> {
+    let have: BTreeSet<Key> = start
+        .existing
+        .iter()
+        .map(Row::key)
+        .chain(start.pending.iter().map(|it| plan.key(it)))
+        .collect();
+    let missing = plan.items_without(&have).count();
+    (missing > 0).then(|| {
+        format!(
+            "this directory holds {} of the experiment's {} solves (a shard's): a graph's \
+             baseline, best known peak and lower bound come from these rows only (a graph \
+             whose `program` row is in another shard takes the next baseline, and its lower \
+             bound may be in another shard). Join the shards with `memsched merge` for the \
+             experiment's figures.",
+            plan.items.len() - missing,
+            plan.items.len()
+        )
+    })
+}
+
+/// What a run starts from: this run's items, the rows of earlier runs it
+/// keeps, and the items left to solve.
+pub(super) struct Start {
+    /// This run's items (its shard's, or all).
+    pub(super) items: Vec<Item>,
+    /// Their keys.
+    pub(super) ours: BTreeSet<Key>,
+    /// Rows of earlier runs that stay, with item ids of this plan.
+    pub(super) existing: Vec<Row>,
+    /// Complete lines of `runs.csv` that were not rows, as CSV lines.
+    pub(super) rejected: Vec<Vec<u8>>,
+    /// Rows dropped as repeats of a solve with another outcome.
+    pub(super) conflicting: usize,
+    /// Keys of the rows `--redo` discards.
+    pub(super) redone: BTreeSet<Key>,
+    /// `shards.toml` as it was.
+    shards_file: Option<ShardsFile>,
+    /// This run's items without a row.
+    pub(super) pending: Vec<Item>,
+}
+
+impl Start {
+    /// Reads the rows already in the directory and checks that they may be
+    /// resumed (the same settings, the same shard placement); nothing is
+    /// written.
+    pub(super) fn read(
+        plan: &Plan,
+        config: &Config,
+        opts: &RunOptions,
+    ) -> Result<Start, ExperimentError> {
+        let out = &opts.out;
+        let runs_path = out.join(RUNS);
+        let read = if opts.fresh {
+            rows::ReadRows::default()
+        } else {
+            rows::read_rows_checked(&runs_path)
+                .map_err(|e| ExperimentError::io("read", &runs_path, e))?
+        };
+        read.refuse_if_mostly_rejected(
+            &runs_path,
+            "resuming would drop them and solve their items again, so the run stops here and \
+             changes nothing: repair the file (was it saved by a spreadsheet?), or start over \
+             with --fresh",
+        )?;
+        let rows::ReadRows {
+            rows: mut existing,
+            rejected,
+            conflicting,
+            ..
+        } = read;
+        let items = plan.shard_items(opts.shard);
+        // An item of this run whose graph could not be loaded mid-run (a
+        // file edited or briefly unreadable) runs again: its graph is
+        // checked again. Such rows of other items (another shard's, a
+        // dropped graph's) are kept.
+        let ours: BTreeSet<Key> = items.iter().map(|it| plan.key(it)).collect();
+        existing.retain(|r| !(never_ran(r) && ours.contains(&r.key())));
+        // Rows from an earlier version of the config take their item id
+        // in this plan.
+        let ids: std::collections::BTreeMap<_, _> =
+            plan.items.iter().map(|it| (plan.key(it), it.id)).collect();
+        // `--redo` discards the solver's rows of this run's items and of
+        // items no longer in the plan (those would mix rows from before a
+        // fix with rows after it), not another shard's. `--redo-graph`
+        // discards every row of the graph, another shard's too: they were
+        // solved on the file as it was, and the graph's new fingerprint
+        // could not be recorded beside them.
+        let redo = redo_solvers(plan, &opts.redo)?;
+        let redo_graphs = redo_graphs(plan, &opts.redo_graphs)?;
+        let redone: BTreeSet<Key> = existing
+            .iter()
+            .filter(|r| {
+                let key = r.key();
+                redo_graphs.contains(r.graph.as_str())
+                    || (redo.contains(r.solver.as_str())
+                        && (ours.contains(&key) || !ids.contains_key(&key)))
+            })
+            .map(Row::key)
+            .collect();
+        existing.retain(|r| !redone.contains(&r.key()));
+        if !existing.is_empty() {
+            check_same_settings(out, config, &existing)?;
+        }
+        // Read now, with the other checks: a damaged file must stop the
+        // run before anything in the directory changes.
+        let shards_file = match opts.fresh {
+            true => None,
+            false => read_shards_file(out)?,
+        };
+        if !existing.is_empty() {
+            check_shard_placement(out, opts.shard, shards_file.as_ref())?;
+        }
+        for r in &mut existing {
+            if let Some(&id) = ids.get(&r.key()) {
+                r.item = id;
+            }
+        }
+        let done: BTreeSet<Key> = existing.iter().map(Row::key).collect();
+        let pending = items
+            .iter()
+            .filter(|it| !done.contains(&plan.key(it)))
+            .copied()
+            .collect();
+        Ok(Start {
+            items,
+            ours,
+            existing,
+            rejected,
+            conflicting,
+            redone,
+            shards_file,
+            pending,
+        })
+    }
+}
+
+/// What [`prepare_dir`] found in the record files, for the warnings.
+pub(super) struct Prepared {
+    /// Valid rows kept without an order while `save_orders` is on.
+    pub(super) unsaved: usize,
+    /// Warnings about damaged lines of `tetris.jsonl` and `orders.jsonl`.
+    pub(super) damaged: Vec<String>,
+}
+
+/// Readies the (locked) directory for the solves: writes the config,
+/// `shards.toml` and the fingerprints, removes what `--fresh` discards
+/// and the summaries the solves will outdate, and rewrites the record
+/// files with the rows, profiles and orders that stay.
+pub(super) fn prepare_dir(
+    config: &Config,
+    opts: &RunOptions,
+    start: &Start,
+    mut fingerprints: Fingerprints,
+    loaded: Fingerprints,
+    tetris: Option<usize>,
+) -> Result<Prepared, ExperimentError> {
+    let out = &opts.out;
+    let paths = RecordPaths::new(out);
+    let config_path = out.join(CONFIG);
+    let text = recorded_config_text(&config_path, config);
+    crate::output::write_file(&config_path, |w| w.write_all(text.as_bytes()))
+        .map_err(|e| ExperimentError::io("write", &config_path, e))?;
+    if opts.fresh {
+        for p in [&paths.runs, &paths.profiles, &paths.orders] {
+            remove_if_present(p)?;
+        }
+    }
+    // The summaries of an earlier pass would describe rows this run
+    // discards or adds to: an interrupted run must not leave them looking
+    // current. The final pass writes them again.
+    if opts.fresh || !start.pending.is_empty() {
+        remove_final_pass(out)?;
+    }
+    let mut shards = start
+        .shards_file
+        .as_ref()
+        .map(|f| f.shards.clone())
+        .unwrap_or_default();
+    shards.push(
+        opts.shard
+            .map_or_else(|| ALL_SHARDS.to_string(), |s| s.to_string()),
+    );
+    write_shards(out, shards, SHARD_PLACEMENT)
+        .map_err(|e| ExperimentError::io("write", &out.join(SHARDS), e))?;
+    // Graphs not loaded now (no pending items) keep their old entry; a run
+    // that loads nothing (everything done) leaves the file as it was.
+    if !loaded.is_empty() || opts.fresh {
+        fingerprints.extend(loaded);
+        fingerprint::write(out, &fingerprints)?;
+    }
+    // Lines that were not rows are kept aside, not lost with the rewrite.
+    if !start.rejected.is_empty() {
+        let path = out.join(REJECTED);
+        rows::append_lines(&path, &start.rejected)
+            .map_err(|e| ExperimentError::io("write", &path, e))?;
+    }
+    // Rewrite what survived so appends start on a clean line.
+    rows::write_rows(&paths.runs, &start.existing)
+        .map_err(|e| ExperimentError::io("write", &paths.runs, e))?;
+    // The same for the profiles (the final pass picks the Tetris graph's),
+    // less those of the solves done again. Each record file's damaged lines
+    // (count, and whether the rewrite dropped them) go into a warning.
+    let redone = &start.redone;
+    let not_redone = |key: Key| !redone.contains(&key);
+    let profiles_damaged = match tetris.is_some() || !redone.is_empty() {
+        true => (
+            rewrite_jsonl::<Profile>(&paths.profiles, |p| not_redone(p.key()))?,
+            true,
+        ),
+        false => (damaged_lines::<Profile>(&paths.profiles), false),
+    };
+    // Orders of the solves done again go whatever `save_orders` says: an
+    // order from before a fix must not be served as the solver's. Valid
+    // rows of earlier runs whose order was not kept (`save_orders` turned
+    // on since) are named in a warning at the end.
+    let (unsaved, orders_damaged) = if config.save_orders {
+        let (unsaved, damaged) =
+            keep_orders_of_valid_rows(&paths.orders, &start.existing, &start.ours)?;
+        (unsaved, (damaged, true))
+    } else if !redone.is_empty() {
+        let damaged = rewrite_jsonl::<SavedOrder>(&paths.orders, |o| not_redone(o.key()))?;
+        (0, (damaged, true))
+    } else {
+        (0, (damaged_lines::<SavedOrder>(&paths.orders), false))
+    };
+    Ok(Prepared {
+        unsaved,
+        damaged: damaged_record_warnings(profiles_damaged, orders_damaged),
+    })
+}
+
+/// Warnings about the damaged lines of `tetris.jsonl` and `orders.jsonl`
+/// (each: how many, and whether the run's rewrite dropped them), so the
+/// user hears of them.
+fn damaged_record_warnings(profiles: (usize, bool), orders: (usize, bool)) -> Vec<String> {
+    [(PROFILES, profiles), (ORDERS, orders)]
+        .into_iter()
+        .filter(|&(_, (n, _))| n > 0)
+        .map(|(file, (n, rewritten))| {
+            format!(
+                "{n} line(s) of {file} were not records (edited by hand?): {}",
+                match rewritten {
+                    true => "they were dropped when the run rewrote the file",
+                    false => "they are ignored (plots, merge and resume read records only)",
+                }
+            )
+        })
+        .collect()
+}
+
+/// Keeps in `orders.jsonl` (at `path`, if it exists) only the orders of the
+/// valid rows in `existing` (a line written by a run killed before its row,
+/// whose item now solves differently, goes); returns how many valid rows of
+/// this run's items (`ours`) have no order (solved before `save_orders` was
+/// on: `--fresh` solves those again), and how many damaged lines it dropped.
+fn keep_orders_of_valid_rows(
+    path: &Path,
+    existing: &[Row],
+    ours: &BTreeSet<Key>,
+) -> Result<(usize, usize), ExperimentError> {
+    let valid: std::collections::BTreeSet<_> =
+        existing.iter().filter(|r| r.valid).map(Row::key).collect();
+    let (mut kept, damaged) = read_jsonl_counting::<SavedOrder>(path);
+    kept.retain(|o| valid.contains(&o.key()));
+    let keys: std::collections::BTreeSet<_> = kept.iter().map(Keyed::key).collect();
+    let unsaved = existing
+        .iter()
+        .filter(|r| r.valid && ours.contains(&r.key()) && !keys.contains(&r.key()))
+        .count();
+    if path.exists() {
+        write_jsonl(path, &kept).map_err(|e| ExperimentError::io("write", path, e))?;
+    }
+    Ok((unsaved, damaged))
+}
