@@ -1,26 +1,27 @@
 //! Runs the pending items of a plan in parallel and appends rows as they finish.
 //!
-//! [`run`] is the whole `memsched run`: it refuses an output directory of
-//! another experiment (another `name` in its `config.toml`), reads the rows
-//! already in `runs.csv` (resume), loads and fingerprints every graph with
-//! pending items (and every graph file with a recorded fingerprint) before
-//! any solve (a graph that cannot be loaded, or that differs from the graph
-//! its rows were solved on, is invalid input), keeping the small ones for
-//! the solves (each up to `KEEP_ONE` nodes plus edges, `KEEP_ELEMENTS` in
-//! all), writes the config, `shards.toml` and the graphs' fingerprints
-//! beside the results, runs the missing items on a rayon pool (a graph the
-//! check did not keep is loaded, or generated, and fingerprinted a second
-//! time when its first item runs, and fails its items if it changed; each
-//! graph is shared by its items and dropped after its last; each solve
-//! checked by [`crate::solvers::run`], a panicking solver recorded as a
-//! `failed` row), appends and flushes each row behind a mutex, and ends with
-//! the final pass ([`super::finish`]). One item failing never stops the
-//! others; the stop flag of [`RunOptions::stop`] (Ctrl-C) starts no more
-//! solves, records those in flight and leaves the final pass to the resume.
+//! [`run`] is the whole `memsched run`, in five parts:
+//! - `start`: refuses an output directory of another experiment (another
+//!   `name` in its `config.toml`), reads the rows already in `runs.csv`
+//!   (resume) and writes the config, `shards.toml` and the graphs'
+//!   fingerprints beside the results.
+//! - `check`: before any solve, loads and fingerprints every graph with
+//!   pending items (and every graph file with a recorded fingerprint); a
+//!   graph that cannot be loaded, or that differs from the graph its rows
+//!   were solved on, is invalid input.
+//! - `store`: keeps the small graphs from the check for the solves (each up
+//!   to `KEEP_ONE` nodes plus edges, `KEEP_ELEMENTS` in all); any other is
+//!   loaded (or generated) and fingerprinted again when its first item runs,
+//!   and its items fail if it changed. Each graph is shared by its items
+//!   and dropped after its last.
+//! - `solve`: runs the missing items on a rayon pool, each checked by
+//!   [`crate::solvers::run`], a panicking solver recorded as a `failed` row.
+//! - `sink`: appends and flushes each row behind a mutex.
 //!
-//! The parts: `start` (what the directory holds, and readying it), `check`
-//! (the graphs, before any solve), `store` (the graphs in memory), `solve`
-//! (the solves on the pool) and `sink` (the records appended to disk).
+//! The final pass ([`super::finish`]) ends the run. One item failing never
+//! stops the others; the stop flag of [`RunOptions::stop`] (Ctrl-C) starts
+//! no more solves, records those in flight and leaves the final pass to the
+//! resume.
 
 mod check;
 mod sink;
