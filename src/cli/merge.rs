@@ -26,7 +26,10 @@ pub struct Args {
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let done = merge::merge(&args.dirs, &args.out).map_err(|e| match e {
-        ExperimentError::Config(m) => anyhow::Error::from(InvalidInput(m)),
+        ExperimentError::Config(m)
+        | ExperimentError::Graphs(m)
+        | ExperimentError::Directory(m)
+        | ExperimentError::Options(m) => anyhow::Error::from(InvalidInput(m)),
         e => e.into(),
     })?;
     for w in &done.warnings {

@@ -132,7 +132,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     let start = Instant::now();
     let summary = experiment::run(&config, &opts).map_err(|e| match e {
-        ExperimentError::Config(m) => {
+        ExperimentError::Config(m)
+        | ExperimentError::Graphs(m)
+        | ExperimentError::Directory(m)
+        | ExperimentError::Options(m) => {
             anyhow::Error::from(InvalidInput(format!("{}: {m}", args.config.display())))
         }
         e => e.into(),

@@ -44,7 +44,7 @@ pub fn read(dir: &Path) -> Result<Fingerprints, ExperimentError> {
         Err(e) => return Err(ExperimentError::io("read", &path, e)),
     };
     let malformed = |why: String| {
-        ExperimentError::Config(format!(
+        ExperimentError::Directory(format!(
             "{} is not a graph fingerprint file as `memsched run` writes it: {}; delete it \
              (resuming then compares node and edge counts and the program-order peak only)",
             path.display(),
@@ -53,7 +53,7 @@ pub fn read(dir: &Path) -> Result<Fingerprints, ExperimentError> {
     };
     let file: FingerprintsFile = toml::from_str(&text).map_err(|e| malformed(e.to_string()))?;
     if file.scheme > SCHEME {
-        return Err(ExperimentError::Config(format!(
+        return Err(ExperimentError::Directory(format!(
             "{} was written by a newer memsched (fingerprint scheme {}; this one knows \
              scheme {SCHEME} and would overwrite it): resume with that version, or start \
              over with `--fresh`",

@@ -50,7 +50,7 @@ fn check_distinct(dirs: &[PathBuf]) -> Result<(), ExperimentError> {
     for d in dirs {
         let resolved = real(d);
         if let Some((_, earlier)) = seen.iter().find(|(r, _)| *r == resolved) {
-            return Err(ExperimentError::Config(format!(
+            return Err(ExperimentError::Options(format!(
                 "{} and {} are the same directory: give each shard once",
                 earlier.display(),
                 d.display()
@@ -82,7 +82,7 @@ fn check_nothing_lost(
     let merged: BTreeMap<_, _> = merged.iter().map(|r| (r.key(), solve(r))).collect();
     let held = rows::read_rows_checked(&runs).map_err(|e| ExperimentError::io("read", &runs, e))?;
     if !held.rejected.is_empty() {
-        return Err(ExperimentError::Config(format!(
+        return Err(ExperimentError::Directory(format!(
             "{} has {} line(s) that are not rows (edited by hand?), which the merge would \
              replace: repair them, give {} as an input too (its lines are kept in {REJECTED}), \
              or merge into another directory (--out)",
@@ -97,7 +97,7 @@ fn check_nothing_lost(
         .filter(|r| !merged.contains_key(&r.key()))
         .count();
     if lost > 0 {
-        return Err(ExperimentError::Config(format!(
+        return Err(ExperimentError::Directory(format!(
             "{} holds {lost} rows that none of the inputs has, and the merge would replace \
              them: give {} as an input too (its rows are kept), or merge into another \
              directory (--out)",
@@ -201,7 +201,7 @@ impl Outcomes {
 pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Finished, ExperimentError> {
     let first = dirs
         .first()
-        .ok_or_else(|| ExperimentError::Config("merge needs at least one directory".into()))?;
+        .ok_or_else(|| ExperimentError::Options("merge needs at least one directory".into()))?;
     check_distinct(dirs)?;
     let config = load_config(first)?;
     for d in &dirs[1..] {
@@ -244,7 +244,7 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Finished, ExperimentError> 
             }
             Err(e) => return Err(ExperimentError::io("read", &runs, e)),
             Ok(_) if !runs.is_file() => {
-                return Err(ExperimentError::Config(format!(
+                return Err(ExperimentError::Directory(format!(
                     "{} is not a file (or a link to one)",
                     runs.display()
                 )))
@@ -307,7 +307,7 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Finished, ExperimentError> 
         }
     }
     if empty.len() == dirs.len() {
-        return Err(ExperimentError::Config(format!(
+        return Err(ExperimentError::Directory(format!(
             "no directory to merge has a {RUNS}: there are no rows to merge"
         )));
     }
@@ -439,7 +439,7 @@ impl<'a> United<'a> {
         for (name, fp) in own {
             match self.by_graph.get(&name) {
                 Some(&(first, first_dir)) if first != fp => {
-                    return Err(ExperimentError::Config(format!(
+                    return Err(ExperimentError::Directory(format!(
                         "cannot merge {} and {}: their rows were solved on different \
                          contents of graph `{name}` (fingerprint {first} in the first's \
                          {FINGERPRINTS}, {fp} in the second's); in the directory solved on \
@@ -473,13 +473,13 @@ impl<'a> United<'a> {
 fn load_config(dir: &Path) -> Result<Config, ExperimentError> {
     let path = dir.join(CONFIG);
     if !dir.exists() {
-        return Err(ExperimentError::Config(format!(
+        return Err(ExperimentError::Directory(format!(
             "{} does not exist",
             dir.display()
         )));
     }
     if !path.is_file() {
-        return Err(ExperimentError::Config(format!(
+        return Err(ExperimentError::Directory(format!(
             "{} has no {CONFIG}: not a results directory of `memsched run`",
             dir.display()
         )));
@@ -496,7 +496,7 @@ fn check_same_config(
     b: &Config,
 ) -> Result<(), ExperimentError> {
     if a.name != b.name {
-        return Err(ExperimentError::Config(format!(
+        return Err(ExperimentError::Directory(format!(
             "cannot merge results of different experiments: {} holds experiment `{}` \
              and {} holds experiment `{}` (see their {CONFIG})",
             a_dir.display(),
@@ -509,7 +509,7 @@ fn check_same_config(
     if differ.is_empty() {
         return Ok(());
     }
-    Err(ExperimentError::Config(format!(
+    Err(ExperimentError::Directory(format!(
         "cannot merge {} and {}: both hold experiment `{}`, but from different configs \
          (they differ in {}; see their {CONFIG}); rerun the shards with one config",
         a_dir.display(),

@@ -54,9 +54,27 @@ pub use runner::{run, RunOptions, RunSummary};
 #[derive(Debug, Error)]
 #[non_exhaustive]
 pub enum ExperimentError {
-    /// The config or its graphs are unusable (invalid input).
+    /// The config is unusable: it fails a parsed config's checks, or its
+    /// graphs or solvers cannot be planned (invalid input).
     #[error("{0}")]
     Config(String),
+    /// Graphs that cannot be loaded, or that differ from the graphs their
+    /// recorded rows were solved on (invalid input).
+    #[error("{0}")]
+    Graphs(String),
+    /// A results directory (the output, or a merge's input) cannot be used
+    /// as it is: another experiment's, rows solved with other settings,
+    /// records memsched did not write, held by another run (invalid input).
+    #[error("{0}")]
+    Directory(String),
+    /// A [`RunOptions`] field or a merge's list of directories names
+    /// something that is not there (`--redo` of a solver the experiment
+    /// does not have) or repeats a directory (invalid input).
+    #[error("{0}")]
+    Options(String),
+    /// The worker threads could not be started (the system's error).
+    #[error("cannot start threads: {0}")]
+    Threads(String),
     /// A file operation failed: `op` says which ("read", "write", ...).
     #[error("cannot {op} {path}: {source}")]
     Io {

@@ -47,7 +47,7 @@ fn check_same_experiment(
     if old == config.name {
         return Ok(());
     }
-    Err(ExperimentError::Config(format!(
+    Err(ExperimentError::Directory(format!(
         "{} holds the results of experiment `{old}` (its {CONFIG} says so), not of `{}`; {refusal}",
         out.display(),
         config.name
@@ -101,7 +101,7 @@ impl Claim<'_> {
         fs::create_dir_all(out).map_err(|e| ExperimentError::io("create directory", out, e))?;
         let lock = lock_dir(out)?;
         if out.join(CONFIG).exists() {
-            return Err(ExperimentError::Config(format!(
+            return Err(ExperimentError::Directory(format!(
                 "another `memsched run` or `merge` wrote {} while this one started: run this \
                  command again",
                 out.display()
@@ -198,7 +198,7 @@ fn lock_dir(dir: &Path) -> Result<DirLock, ExperimentError> {
             _file: file,
             held: true,
         }),
-        Err(fs::TryLockError::WouldBlock) => Err(ExperimentError::Config(format!(
+        Err(fs::TryLockError::WouldBlock) => Err(ExperimentError::Directory(format!(
             "{} is in use by another `memsched run` or `merge` (it holds {LOCK}): wait for \
              it to finish, or write to another directory (--out)",
             dir.display()
@@ -224,7 +224,7 @@ pub(super) fn in_use(dir: &Path) -> bool {
 /// directory), or lies under one, before anything is written.
 fn check_out_is_not_a_file(out: &Path) -> Result<(), ExperimentError> {
     match out.ancestors().find(|p| p.exists()) {
-        Some(p) if !p.is_dir() => Err(ExperimentError::Config(format!(
+        Some(p) if !p.is_dir() => Err(ExperimentError::Directory(format!(
             "the output directory {} cannot be made: {} exists and is not a directory; \
              choose another --out",
             out.display(),
@@ -315,7 +315,7 @@ fn check_not_foreign(out: &Path, config: &Config) -> Result<(), ExperimentError>
     if taken.is_empty() {
         return Ok(());
     }
-    Err(ExperimentError::Config(format!(
+    Err(ExperimentError::Directory(format!(
         "{} is not a results directory (it has no {CONFIG} naming an experiment) and holds {}, \
          which memsched would replace; choose another directory (--out)",
         out.display(),
@@ -347,7 +347,7 @@ pub(super) fn read_shards_file(dir: &Path) -> Result<Option<ShardsFile>, Experim
         Err(e) => return Err(ExperimentError::io("read", &path, e)),
     };
     toml::from_str(&text).map(Some).map_err(|e| {
-        ExperimentError::Config(format!(
+        ExperimentError::Directory(format!(
             "{} is damaged ({}): it names the shards whose rows the directory holds; \
              fix it as this version writes it: `shards = [\"0/2\", \"1/2\"]` (or \
              `[\"all\"]` for an unsharded run) and `placement = {SHARD_PLACEMENT}`, or the \
@@ -378,7 +378,7 @@ pub(super) fn check_shard_placement(
     let Some(file) = file.filter(|f| f.placed_by_older_version()) else {
         return Ok(());
     };
-    Err(ExperimentError::Config(format!(
+    Err(ExperimentError::Directory(format!(
         "{} holds rows of shards ({}) placed by an older memsched, which deals items to \
          shards differently: finish it with the version that began it, or pass --fresh",
         out.display(),

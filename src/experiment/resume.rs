@@ -53,7 +53,7 @@ pub(super) fn check_same_settings(
         Err(e) => return Err(ExperimentError::io("read", &path, e)),
     };
     let old: Settings = toml::from_str(&text).map_err(|e| {
-        ExperimentError::Config(format!(
+        ExperimentError::Directory(format!(
             "cannot read the settings its rows were solved with from {}: {}; pass --fresh \
              to discard its results, or write to another directory (--out)",
             path.display(),
@@ -95,7 +95,7 @@ pub(super) fn check_same_settings(
     if differ.is_empty() {
         return Ok(());
     }
-    Err(ExperimentError::Config(format!(
+    Err(ExperimentError::Directory(format!(
         "{} holds rows solved with another {}; resuming would mix the two settings: \
          pass --fresh to discard its results, or write to another directory (--out)",
         out.display(),
@@ -250,7 +250,7 @@ pub(super) fn redo_graphs(
             }
             let all = plan.graphs.iter().map(|g| g.name.as_str());
             let hint = crate::spelling::did_you_mean(&crate::spelling::near(name.trim(), all));
-            Err(ExperimentError::Config(format!(
+            Err(ExperimentError::Options(format!(
                 "--redo-graph `{name}`: not a graph of this experiment{hint} (its graphs: {}; \
                  names as in runs.csv's `graph` column)",
                 super::first_few(
@@ -278,7 +278,7 @@ pub(super) fn redo_solvers(
                 Some(s) => Ok(s.name.clone()),
                 None => {
                     let names: Vec<_> = plan.solvers.iter().map(|s| s.name.as_str()).collect();
-                    Err(ExperimentError::Config(format!(
+                    Err(ExperimentError::Options(format!(
                         "--redo {name}: not a solver of this experiment (its solvers: {})",
                         names.join(", ")
                     )))

@@ -174,7 +174,7 @@ impl ReadRows {
             return Ok(());
         }
         let (line, why) = self.first_problem.clone().unwrap_or_default();
-        Err(super::ExperimentError::Config(format!(
+        Err(super::ExperimentError::Directory(format!(
             "{}: {bad} of its {} lines are not rows (line {line}: {why}); {then}",
             path.display(),
             bad + self.rows.len()

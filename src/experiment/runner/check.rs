@@ -217,5 +217,5 @@ fn graph_error(plan: &Plan, what: &str, problems: &[(usize, String)]) -> Experim
         msg.push_str("\n  ");
         msg.push_str(&line);
     }
-    ExperimentError::Config(msg)
+    ExperimentError::Graphs(msg)
 }

@@ -178,7 +178,7 @@ fn run_with(
         // Every job below catches its panics and reports them.
         .start_handler(|_| quiet_thread())
         .build()
-        .map_err(|e| ExperimentError::Config(format!("cannot start threads: {e}")))?;
+        .map_err(|e| ExperimentError::Threads(e.to_string()))?;
     let store = GraphStore::new(&plan.graphs, pending);
     // Without rows, old fingerprints describe nothing: every graph is loaded now.
     let old_fingerprints = if start.existing.is_empty() {

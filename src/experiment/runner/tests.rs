@@ -210,7 +210,9 @@ fn a_config_changed_in_code_is_checked() {
     let out = dir.path().join("out");
     let (mut config, opts) = six_chains(&out, "");
     config.time_limit = -1.0;
-    let err = run(&config, &opts).unwrap_err().to_string();
+    let err = run(&config, &opts).unwrap_err();
+    assert!(matches!(err, ExperimentError::Config(_)), "{err:?}");
+    let err = err.to_string();
     assert!(
         err.contains("`time_limit` must be a positive number"),
         "{err}"
@@ -377,6 +379,7 @@ fn a_directory_in_use_is_refused() {
     let (config, opts) = six_chains(dir.path(), "");
     let held = claim(dir.path(), &config, None).unwrap();
     let err = run_with(&config, &opts, registry_build).unwrap_err();
+    assert!(matches!(err, ExperimentError::Directory(_)), "{err:?}");
     assert!(err.to_string().contains("in use by another"), "{err}");
     assert!(!dir.path().join(RUNS).exists());
     drop(held);
