@@ -430,130 +430,12 @@ fn shown(text: &str) -> String {
 
 /// Splits a term into signed summands and parses each.
 fn parse_term(term: &str) -> Result<Term, RuleError> {
-    let mut summands: Vec<(bool, &str)> = Vec::new();
-    let bytes = term.as_bytes();
-    let mut start = 0;
-    let mut negative = false;
-    let mut i = 0;
-    if matches!(bytes.first(), Some(b'+' | b'-')) {
-        negative = bytes[0] == b'-';
-        start = 1;
-        i = 1;
-    }
-    while i < bytes.len() {
-        let c = bytes[i];
-        // A sign splits summands unless it is an exponent's sign (`1e-3`).
-        let exponent_sign = i > start
-            && matches!(bytes[i - 1], b'e' | b'E')
-            && bytes[start..i - 1]
-                .iter()
-                .all(|b| b.is_ascii_digit() || *b == b'.');
-        if matches!(c, b'+' | b'-') && !exponent_sign {
-            summands.push((negative, &term[start..i]));
-            negative = c == b'-';
-            start = i + 1;
-        }
-        i += 1;
-    }
-    summands.push((negative, &term[start..]));
-
+    let summands = split_summands(term);
     let mut parsed: Vec<(Weight, Feature)> = Vec::with_capacity(summands.len());
     for (k, &(negative, s)) in summands.iter().enumerate() {
-        if s.is_empty() {
-            let message = if k + 1 == summands.len() {
-                "it ends in a sign: a feature (or `weight*feature`) must follow it"
-            } else {
-                "two signs in a row: put a feature (or `weight*feature`) between them"
-            };
-            return Err(syntax(term, message));
-        }
-        let (weight, name) = match s.split_once('*') {
-            // `delta*2`: the weight comes first.
-            Some((num, name))
-                if Feature::from_name(num).is_some() && name.parse::<f64>().is_ok() =>
-            {
-                return Err(syntax(
-                    term,
-                    format!("write the weight first: `{name}*{num}`"),
-                ));
-            }
-            // `delta*` or `delta*height`: only a number may come before `*`.
-            Some((num, _)) if Feature::from_name(num).is_some() => {
-                return Err(syntax(
-                    term,
-                    format!(
-                        "`{num}` is a feature: a weight (a number) comes before `*`, as in \
-                         `2*{num}`, and features are not multiplied"
-                    ),
-                ));
-            }
-            Some((num, name)) => (parse_number(term, num)?, name),
-            None => (Weight::Int(1), s),
-        };
-        if name.is_empty() {
-            let message = if term.contains("*-") || term.contains("*+") {
-                format!("write a sign before its weight (`-{s}feature`), not after the `*`")
-            } else {
-                format!("`{s}` has no feature after `*`")
-            };
-            return Err(syntax(term, message));
-        }
-        let feature = Feature::from_name(name).ok_or_else(|| {
-            if let Some(op) = name.chars().find(|c| matches!(c, '/' | '(' | ')' | '^')) {
-                syntax(
-                    term,
-                    format!(
-                        "`{op}` is not part of the language, which has only weights, `*`, \
-                         `+` and `-` (`0.5*unlocks` for a half)"
-                    ),
-                )
-            } else if name.parse::<f64>().is_ok() && s.contains('*') {
-                syntax(
-                    term,
-                    format!(
-                        "`{s}` multiplies two numbers: a weight multiplies a feature \
-                         (`{name}*delta`)"
-                    ),
-                )
-            } else if name.parse::<f64>().is_ok() {
-                syntax(
-                    term,
-                    format!(
-                        "`{name}` stands alone: a number must multiply a feature \
-                         (`{name}*delta`), and a comma separates terms (`1000`, not `1,000`)"
-                    ),
-                )
-            } else if name.contains('*') {
-                syntax(
-                    term,
-                    format!(
-                        "`{s}` has two `*`: a summand is one weight times one feature (`6*delta`)"
-                    ),
-                )
-            } else if let Some((num, f)) = weight_and_feature(name) {
-                syntax(
-                    term,
-                    format!("`{name}` lacks a `*`: write `{num}*{}`", f.name()),
-                )
-            } else if name.starts_with(|c: char| c.is_ascii_digit() || c == '.') {
-                syntax(
-                    term,
-                    format!(
-                        "`{name}` is neither a number (a weight is written like `3`, `0.5` or \
-                         `2e-3`) nor a feature"
-                    ),
-                )
-            } else {
-                RuleError::UnknownFeature {
-                    term: term.to_string(),
-                    name: name.to_string(),
-                    hint: meant(name, term),
-                    features: feature_list(),
-                }
-            }
-        })?;
-        let weight = if negative { weight.neg() } else { weight };
-        parsed.push((weight, feature));
+        let last = k + 1 == summands.len();
+        let (weight, feature) = parse_summand(term, s, last)?;
+        parsed.push((if negative { weight.neg() } else { weight }, feature));
     }
     let constant = is_constant(&parsed);
     let all_int = parsed
@@ -575,6 +457,136 @@ fn parse_term(term: &str) -> Result<Term, RuleError> {
         ));
     }
     Ok(parsed)
+}
+
+/// A term cut at its signs into summands, each with whether it is
+/// negated: `-a+2*b` gives `[(true, "a"), (false, "2*b")]`. An exponent's
+/// sign (`1e-3`) does not cut.
+fn split_summands(term: &str) -> Vec<(bool, &str)> {
+    let mut summands: Vec<(bool, &str)> = Vec::new();
+    let bytes = term.as_bytes();
+    let mut start = 0;
+    let mut negative = false;
+    let mut i = 0;
+    if matches!(bytes.first(), Some(b'+' | b'-')) {
+        negative = bytes[0] == b'-';
+        start = 1;
+        i = 1;
+    }
+    while i < bytes.len() {
+        let c = bytes[i];
+        let exponent_sign = i > start
+            && matches!(bytes[i - 1], b'e' | b'E')
+            && bytes[start..i - 1]
+                .iter()
+                .all(|b| b.is_ascii_digit() || *b == b'.');
+        if matches!(c, b'+' | b'-') && !exponent_sign {
+            summands.push((negative, &term[start..i]));
+            negative = c == b'-';
+            start = i + 1;
+        }
+        i += 1;
+    }
+    summands.push((negative, &term[start..]));
+    summands
+}
+
+/// One summand `s` of `term` (`delta`, `0.7*latency`), unsigned: its
+/// weight and feature. `last`: whether it ends the term (an empty one
+/// then means a trailing sign).
+fn parse_summand(term: &str, s: &str, last: bool) -> Result<(Weight, Feature), RuleError> {
+    if s.is_empty() {
+        let message = if last {
+            "it ends in a sign: a feature (or `weight*feature`) must follow it"
+        } else {
+            "two signs in a row: put a feature (or `weight*feature`) between them"
+        };
+        return Err(syntax(term, message));
+    }
+    let (weight, name) = match s.split_once('*') {
+        // `delta*2`: the weight comes first.
+        Some((num, name)) if Feature::from_name(num).is_some() && name.parse::<f64>().is_ok() => {
+            return Err(syntax(
+                term,
+                format!("write the weight first: `{name}*{num}`"),
+            ));
+        }
+        // `delta*` or `delta*height`: only a number may come before `*`.
+        Some((num, _)) if Feature::from_name(num).is_some() => {
+            return Err(syntax(
+                term,
+                format!(
+                    "`{num}` is a feature: a weight (a number) comes before `*`, as in \
+                     `2*{num}`, and features are not multiplied"
+                ),
+            ));
+        }
+        Some((num, name)) => (parse_number(term, num)?, name),
+        None => (Weight::Int(1), s),
+    };
+    if name.is_empty() {
+        let message = if term.contains("*-") || term.contains("*+") {
+            format!("write a sign before its weight (`-{s}feature`), not after the `*`")
+        } else {
+            format!("`{s}` has no feature after `*`")
+        };
+        return Err(syntax(term, message));
+    }
+    let feature = Feature::from_name(name).ok_or_else(|| not_a_feature(term, s, name))?;
+    Ok((weight, feature))
+}
+
+/// Why `name`, the part of summand `s` after its weight, is not a
+/// feature: a misplaced operator or number, or an unknown name with the
+/// nearest feature suggested.
+fn not_a_feature(term: &str, s: &str, name: &str) -> RuleError {
+    if let Some(op) = name.chars().find(|c| matches!(c, '/' | '(' | ')' | '^')) {
+        syntax(
+            term,
+            format!(
+                "`{op}` is not part of the language, which has only weights, `*`, \
+                 `+` and `-` (`0.5*unlocks` for a half)"
+            ),
+        )
+    } else if name.parse::<f64>().is_ok() && s.contains('*') {
+        syntax(
+            term,
+            format!("`{s}` multiplies two numbers: a weight multiplies a feature (`{name}*delta`)"),
+        )
+    } else if name.parse::<f64>().is_ok() {
+        syntax(
+            term,
+            format!(
+                "`{name}` stands alone: a number must multiply a feature \
+                 (`{name}*delta`), and a comma separates terms (`1000`, not `1,000`)"
+            ),
+        )
+    } else if name.contains('*') {
+        syntax(
+            term,
+            format!("`{s}` has two `*`: a summand is one weight times one feature (`6*delta`)"),
+        )
+    } else if let Some((num, f)) = weight_and_feature(name) {
+        syntax(
+            term,
+            format!("`{name}` lacks a `*`: write `{num}*{}`", f.name()),
+        )
+    } else if name.starts_with(|c: char| c.is_ascii_digit() || c == '.') {
+        syntax(
+            term,
+            format!(
+                "`{name}` is neither a number (a weight is written like `3`, `0.5` or \
+                 `2e-3`) nor a feature"
+            ),
+        )
+    } else {
+        RuleError::UnknownFeature {
+            term: term.to_string(),
+            name: name.to_string(),
+            hint: meant(name, term),
+            features: feature_list(),
+        }
+    }
 }
 
 /// Whether every feature's weights in a term add up to 0 (`0*delta`,
