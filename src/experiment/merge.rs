@@ -197,7 +197,9 @@ impl Outcomes {
     }
 }
 
-/// Merges `dirs` into `out` (which may be one of them).
+/// Merges `dirs` into `out` (which may be one of them): checks the
+/// configs agree, reads every input, unites their rows, writes the
+/// records and runs the final pass.
 pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Finished, ExperimentError> {
     let first = dirs
         .first()
@@ -216,32 +218,114 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Finished, ExperimentError> 
         &config,
         Some("refusing to overwrite them: merge into another directory (--out)"),
     )?;
-    let mut all = Vec::new();
-    let mut profiles = BTreeMap::new();
-    let mut orders = BTreeMap::new();
-    let mut fingerprints = United::default();
-    let mut damaged = Vec::new();
-    let mut outcomes = Outcomes::default();
-    let mut rejected_lines = Vec::new();
-    let out_real = real(out);
-    // Inputs without rows: a shard killed as it readied its directory,
-    // after `config.toml` and before `runs.csv` (or a `runs.csv` removed
-    // since). Merged as holding nothing, their shards absent.
-    let mut empty = BTreeSet::new();
-    for (i, d) in dirs.iter().enumerate() {
-        if real(d) != out_real && in_use(d) {
-            damaged.push(format!(
-                "{} is being written by a `memsched run` or `merge` now (it holds {LOCK}): \
-                 the merge has the rows written so far; merge again when it ends",
-                d.display()
+    let mut inputs = Inputs::read(dirs, out)?;
+    let seen = unite_rows(&mut inputs.rows);
+    inputs.damaged.extend(inputs.outcomes.conflict_warning());
+    let replaced = check_nothing_lost(out, dirs, &inputs.rows)?;
+    let files = dirs
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !inputs.empty.contains(i))
+        .map(|(_, d)| read_shards_file(d))
+        .collect::<Result<Vec<_>, _>>()?;
+    // Shards an older version placed hold other items than this one's.
+    let older = files
+        .iter()
+        .flatten()
+        .any(ShardsFile::placed_by_older_version);
+    let shards: Vec<Option<Vec<String>>> = files.into_iter().map(|f| Some(f?.shards)).collect();
+    let plan = Plan::new(&config);
+    let (warnings, missing) = completeness(&config, &plan, &seen, &shards, older);
+    let _lock = claim.create()?;
+    let union: Vec<String> = shards.iter().flatten().flatten().cloned().collect();
+    let unsaved = write_merged(out, &config, &mut inputs, union, older)?;
+    // A merge that lacks items says so in its README, not only here.
+    // (Only when the plan can be made here and some of its items have no
+    // row: a config whose graph files are elsewhere cannot say.)
+    let plan = plan.ok();
+    let partial = plan.as_ref().filter(|_| missing > Some(0)).map(|plan| {
+        format!(
+            "this merge lacks {} of the experiment's {} solves, so a graph's \
+             figures may lack those solvers' rows (merge the missing shards, or run them)",
+            missing.unwrap_or(0),
+            plan.items.len()
+        )
+    });
+    let mut done = super::finish_with(out, &config, plan.as_ref(), partial.as_deref())
+        .map_err(|e| e.in_final_pass(out, "run the merge again once that is fixed"))?;
+    done.missing = missing;
+    done.warnings.splice(
+        0..0,
+        warnings.into_iter().chain(replaced).chain(inputs.damaged),
+    );
+    if config.save_orders && unsaved > 0 {
+        done.warnings.push(format!(
+            "{unsaved} valid rows have no order in {ORDERS}: their input did not keep orders"
+        ));
+    }
+    Ok(done)
+}
+
+/// What a merge read from its input directories.
+#[derive(Default)]
+struct Inputs<'a> {
+    /// Every input's rows, in input order (duplicates not yet removed).
+    rows: Vec<rows::Row>,
+    /// Per solve, the first input's Tetris profile.
+    profiles: BTreeMap<Key, Profile>,
+    /// Per solve, the first input's saved order.
+    orders: BTreeMap<Key, SavedOrder>,
+    fingerprints: United<'a>,
+    outcomes: Outcomes,
+    /// Lines of the inputs' `runs.csv` that are not rows.
+    rejected_lines: Vec<Vec<u8>>,
+    /// Inputs without rows: a shard killed as it readied its directory,
+    /// after `config.toml` and before `runs.csv` (or a `runs.csv` removed
+    /// since). Merged as holding nothing, their shards absent.
+    empty: BTreeSet<usize>,
+    /// Warnings about inputs being written, damaged or empty.
+    damaged: Vec<String>,
+}
+
+impl<'a> Inputs<'a> {
+    /// Reads every directory of `dirs`; refuses when none has rows.
+    fn read(dirs: &'a [PathBuf], out: &Path) -> Result<Self, ExperimentError> {
+        let mut inputs = Inputs::default();
+        let out_real = real(out);
+        for (i, d) in dirs.iter().enumerate() {
+            if real(d) != out_real && in_use(d) {
+                inputs.damaged.push(format!(
+                    "{} is being written by a `memsched run` or `merge` now (it holds {LOCK}): \
+                     the merge has the rows written so far; merge again when it ends",
+                    d.display()
+                ));
+            }
+            if !inputs.read_one(d, out)? {
+                inputs.empty.insert(i);
+            }
+        }
+        if inputs.empty.len() == dirs.len() {
+            return Err(ExperimentError::Directory(format!(
+                "no directory to merge has a {RUNS}: there are no rows to merge"
+            )));
+        }
+        for &i in &inputs.empty {
+            inputs.damaged.push(format!(
+                "{} has no {RUNS} (a run killed as it readied the directory, before its first \
+                 solve?): it adds no rows, and its shards count as absent",
+                dirs[i].display()
             ));
         }
+        Ok(inputs)
+    }
+
+    /// Reads one input directory `d`: its rows, fingerprints, profiles and
+    /// orders, warning about damaged lines. `false` when it has no
+    /// `runs.csv`.
+    fn read_one(&mut self, d: &'a Path, out: &Path) -> Result<bool, ExperimentError> {
         let runs = d.join(RUNS);
         match fs::symlink_metadata(&runs) {
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                empty.insert(i);
-                continue;
-            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
             Err(e) => return Err(ExperimentError::io("read", &runs, e)),
             Ok(_) if !runs.is_file() => {
                 return Err(ExperimentError::Directory(format!(
@@ -265,7 +349,7 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Finished, ExperimentError> 
             ..
         } = read;
         if conflicting > 0 {
-            damaged.push(format!(
+            self.damaged.push(format!(
                 "{conflicting} row(s) of {} repeated a solve already in it with another \
                  status, peak or bound (joined or edited by hand?): each solve's first row \
                  there is the one merged (its first that ran, if the first could not load its \
@@ -274,52 +358,45 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Finished, ExperimentError> 
             ));
         }
         if !rejected.is_empty() {
-            damaged.push(format!(
+            self.damaged.push(format!(
                 "{} line(s) of {} were not rows (edited by hand?): they are not merged, and \
                  are kept in {}",
                 rejected.len(),
                 runs.display(),
                 out.join(REJECTED).display()
             ));
-            rejected_lines.extend(rejected);
+            self.rejected_lines.extend(rejected);
         }
         let graphs: BTreeSet<&str> = rows.iter().map(|r| r.graph.as_str()).collect();
-        fingerprints.add(d, fingerprint::read(d)?, &graphs)?;
-        outcomes.add(d, &rows);
-        all.extend(rows);
+        self.fingerprints.add(d, fingerprint::read(d)?, &graphs)?;
+        self.outcomes.add(d, &rows);
+        self.rows.extend(rows);
         // The first directory's profile of a solve, as for its row, and
         // its order, when the inputs kept them; damaged lines are counted.
         let (input_profiles, bad_profiles) = read_jsonl_counting::<Profile>(&d.join(PROFILES));
         for p in input_profiles {
-            profiles.entry(p.key()).or_insert(p);
+            self.profiles.entry(p.key()).or_insert(p);
         }
         let (input_orders, bad_orders) = read_jsonl_counting::<SavedOrder>(&d.join(ORDERS));
         for o in input_orders {
-            orders.entry(o.key()).or_insert(o);
+            self.orders.entry(o.key()).or_insert(o);
         }
         for (file, n) in [(PROFILES, bad_profiles), (ORDERS, bad_orders)] {
             if n > 0 {
-                damaged.push(format!(
+                self.damaged.push(format!(
                     "{n} line(s) of {} were not records (edited by hand?): they are not merged",
                     d.join(file).display()
                 ));
             }
         }
+        Ok(true)
     }
-    if empty.len() == dirs.len() {
-        return Err(ExperimentError::Directory(format!(
-            "no directory to merge has a {RUNS}: there are no rows to merge"
-        )));
-    }
-    for &i in &empty {
-        damaged.push(format!(
-            "{} has no {RUNS} (a run killed as it readied the directory, before its first \
-             solve?): it adds no rows, and its shards count as absent",
-            dirs[i].display()
-        ));
-    }
-    // A duplicate keeps the first directory's row, but a row of a solve
-    // that ran beats one whose graph could not be loaded.
+}
+
+/// Keeps one row per solve: the first input's, except that a row of a
+/// solve that ran beats one whose graph could not be loaded. Returns the
+/// solves kept.
+fn unite_rows(all: &mut Vec<rows::Row>) -> BTreeSet<Key> {
     let ran: BTreeSet<_> = all
         .iter()
         .filter(|r| !never_ran(r))
@@ -328,46 +405,49 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Finished, ExperimentError> 
     all.retain(|r| !(never_ran(r) && ran.contains(&r.key())));
     let mut seen = BTreeSet::new();
     all.retain(|r| seen.insert(r.key()));
-    damaged.extend(outcomes.conflict_warning());
-    let replaced = check_nothing_lost(out, dirs, &all)?;
-    let files = dirs
-        .iter()
-        .enumerate()
-        .filter(|(i, _)| !empty.contains(i))
-        .map(|(_, d)| read_shards_file(d))
-        .collect::<Result<Vec<_>, _>>()?;
-    // Shards an older version placed hold other items than this one's.
-    let older = files
-        .iter()
-        .flatten()
-        .any(ShardsFile::placed_by_older_version);
-    let shards: Vec<Option<Vec<String>>> = files.into_iter().map(|f| Some(f?.shards)).collect();
-    let plan = Plan::new(&config);
-    let (warnings, missing) = completeness(&config, &plan, &seen, &shards, older);
-    let _lock = claim.create()?;
+    seen
+}
+
+/// Writes the merged records into `out`, in an order that a merge stopped
+/// at any point leaves resumable: config, rejected lines, rows, then
+/// fingerprints, profiles, orders, and the shards last. Returns how many
+/// valid rows have no saved order.
+fn write_merged(
+    out: &Path,
+    config: &Config,
+    inputs: &mut Inputs,
+    shards: Vec<String>,
+    older: bool,
+) -> Result<usize, ExperimentError> {
     // The summaries of `out`'s earlier rows must not outlive a merge
     // stopped before its final pass writes them again.
     remove_final_pass(out)?;
     let path = out.join(CONFIG);
     crate::output::write_file(&path, |w| w.write_all(config.to_toml().as_bytes()))
         .map_err(|e| ExperimentError::io("write", &path, e))?;
-    if !rejected_lines.is_empty() {
+    if !inputs.rejected_lines.is_empty() {
         let path = out.join(REJECTED);
-        rows::append_lines(&path, &rejected_lines)
+        rows::append_lines(&path, &inputs.rejected_lines)
             .map_err(|e| ExperimentError::io("write", &path, e))?;
     }
     let path = out.join(RUNS);
-    rows::write_rows(&path, &all).map_err(|e| ExperimentError::io("write", &path, e))?;
+    rows::write_rows(&path, &inputs.rows).map_err(|e| ExperimentError::io("write", &path, e))?;
     // After the rows: a merge stopped between the two leaves new rows under
     // old fingerprints, which a resume refuses, never old rows vouched for
     // by new ones, which it would take.
-    fingerprint::write(out, &fingerprints.union())?;
+    fingerprint::write(out, &inputs.fingerprints.union())?;
     let path = out.join(PROFILES);
-    let profiles: Vec<_> = profiles.into_values().collect();
+    let profiles: Vec<_> = std::mem::take(&mut inputs.profiles).into_values().collect();
     write_profiles(&path, &profiles).map_err(|e| ExperimentError::io("write", &path, e))?;
     // The orders of the merged valid rows only; an old file of `out`'s
     // that none of them replaces would describe other rows.
-    let valid: BTreeSet<_> = all.iter().filter(|r| r.valid).map(|r| r.key()).collect();
+    let valid: BTreeSet<_> = inputs
+        .rows
+        .iter()
+        .filter(|r| r.valid)
+        .map(|r| r.key())
+        .collect();
+    let mut orders = std::mem::take(&mut inputs.orders);
     orders.retain(|key, _| valid.contains(key));
     let unsaved = valid.len() - orders.len();
     let path = out.join(ORDERS);
@@ -379,33 +459,10 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Finished, ExperimentError> 
     }
     // Last of the records: a merge stopped before it leaves `out`'s old
     // shards, which never claim rows it lacks.
-    let union: Vec<String> = shards.iter().flatten().flatten().cloned().collect();
     let path = out.join(SHARDS);
     let placement = if older { 0 } else { SHARD_PLACEMENT };
-    write_shards(out, union, placement).map_err(|e| ExperimentError::io("write", &path, e))?;
-    // A merge that lacks items says so in its README, not only here.
-    // (Only when the plan can be made here and some of its items have no
-    // row: a config whose graph files are elsewhere cannot say.)
-    let plan = plan.ok();
-    let partial = plan.as_ref().filter(|_| missing > Some(0)).map(|plan| {
-        format!(
-            "this merge lacks {} of the experiment's {} solves, so a graph's \
-             figures may lack those solvers' rows (merge the missing shards, or run them)",
-            missing.unwrap_or(0),
-            plan.items.len()
-        )
-    });
-    let mut done = super::finish_with(out, &config, plan.as_ref(), partial.as_deref())
-        .map_err(|e| e.in_final_pass(out, "run the merge again once that is fixed"))?;
-    done.missing = missing;
-    done.warnings
-        .splice(0..0, warnings.into_iter().chain(replaced).chain(damaged));
-    if config.save_orders && unsaved > 0 {
-        done.warnings.push(format!(
-            "{unsaved} valid rows have no order in {ORDERS}: their input did not keep orders"
-        ));
-    }
-    Ok(done)
+    write_shards(out, shards, placement).map_err(|e| ExperimentError::io("write", &path, e))?;
+    Ok(unsaved)
 }
 
 /// The inputs' fingerprints united, each remembering the first directory
