@@ -519,6 +519,15 @@ impl Config {
     /// in code ([`run`](super::run) makes them too): every name, list,
     /// limit and claim; an error says which.
     pub fn validate(&self) -> Result<(), String> {
+        self.check_name()?;
+        self.check_solvers()?;
+        self.check_settings()?;
+        self.check_claims()?;
+        self.check_generators()
+    }
+
+    /// `name`: it names the results directory.
+    fn check_name(&self) -> Result<(), String> {
         if self.name.is_empty()
             || !self
                 .name
@@ -540,6 +549,12 @@ impl Config {
                 self.name.len()
             ));
         }
+        Ok(())
+    }
+
+    /// `solvers` and `baselines`: each builds, none listed twice (by any
+    /// spelling).
+    fn check_solvers(&self) -> Result<(), String> {
         if self.solvers.is_empty() {
             return Err("`solvers` is empty".into());
         }
@@ -571,6 +586,11 @@ impl Config {
             }
             baselines.push(built.name());
         }
+        Ok(())
+    }
+
+    /// `plots`, `seeds`, `time_limit`, `restarts` and `[budget]`.
+    fn check_settings(&self) -> Result<(), String> {
         if let Some(twice) = self
             .plots
             .iter()
@@ -593,6 +613,20 @@ impl Config {
                 "`time_limit` must be a positive number of seconds below 1.8e19 (got {shown})"
             ));
         }
+        if self.restarts == 0 {
+            return Err("`restarts` must be at least 1 (got 0)".into());
+        }
+        if self.budget.max_states == 0 {
+            return Err("`[budget] max_states` must be at least 1 (got 0)".into());
+        }
+        if self.budget.max_memory_bytes == 0 {
+            return Err("`[budget] max_memory_bytes` must be at least 1 (got 0)".into());
+        }
+        Ok(())
+    }
+
+    /// `[[claims]]`: finite percentages up to 100, one per graph.
+    fn check_claims(&self) -> Result<(), String> {
         if let Some(c) = self.claims.iter().find(|c| !c.reduction_pct.is_finite()) {
             return Err(format!(
                 "`[[claims]]` for `{}`: `reduction_pct` must be a finite number (got {})",
@@ -622,15 +656,11 @@ impl Config {
                 ));
             }
         }
-        if self.restarts == 0 {
-            return Err("`restarts` must be at least 1 (got 0)".into());
-        }
-        if self.budget.max_states == 0 {
-            return Err("`[budget] max_states` must be at least 1 (got 0)".into());
-        }
-        if self.budget.max_memory_bytes == 0 {
-            return Err("`[budget] max_memory_bytes` must be at least 1 (got 0)".into());
-        }
+        Ok(())
+    }
+
+    /// `[graphs] generate`: every spec parses and has seeds.
+    fn check_generators(&self) -> Result<(), String> {
         for (k, g) in self.graphs.generate.iter().enumerate() {
             let spec = GenSpec::parse(&g.spec).map_err(|e| format!("in `graphs.generate`: {e}"))?;
             spec.check_names()
