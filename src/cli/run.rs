@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use crate::experiment::results_dir::{self, REJECTED, RUNS};
-use crate::experiment::{self, Config, ExperimentError, Plan, RunOptions, Shard};
+use crate::experiment::{self, Config, ExperimentError, Plan, RunOptions, RunSummary, Shard};
 use crate::solvers;
 
 use super::InvalidInput;
@@ -92,12 +92,38 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         redo_graphs: args.redo_graph,
         stop: Some(interrupt.stop()),
     };
+    warn_ineffective_settings(&config, &args.config);
+    let start = Instant::now();
+    let summary = experiment::run(&config, &opts).map_err(|e| match e {
+        ExperimentError::Config(m)
+        | ExperimentError::Graphs(m)
+        | ExperimentError::Directory(m)
+        | ExperimentError::Options(m) => {
+            anyhow::Error::from(InvalidInput(format!("{}: {m}", args.config.display())))
+        }
+        e => e.into(),
+    })?;
+    report_summary(&config, &opts, &summary, start, &interrupt);
+    if interrupt.happened() {
+        interrupt.end_as_interrupted();
+        return Ok(ExitCode::from(interrupt.exit_status()));
+    }
+    Ok(match summary.broken {
+        0 => ExitCode::SUCCESS,
+        _ => ExitCode::from(1),
+    })
+}
+
+/// Warns about settings of `config` (read from `path`) that no solver of
+/// it reads (`restarts`, `seeds`, `[budget]`), and notes a randomized
+/// baseline.
+fn warn_ineffective_settings(config: &Config, path: &Path) {
     if config.restarts > 1 && !config.restarts_apply() {
         note!(
             "warning: restarts = {} has no effect: no solver of {} restarts (only those whose \
              `memsched solvers` line says \"best of --restarts K\")",
             config.restarts,
-            args.config.display()
+            path.display()
         );
     }
     if config.seed_list().is_ok_and(|s| s != [0]) && !config.seeds_apply() {
@@ -106,14 +132,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
              once, with seed 0 (the seeded ones: {}, noisy:EXPR, noisy-moves:EXPR and rules \
              that read `random`)",
             config.seeds,
-            args.config.display(),
+            path.display(),
             solvers::names_with(|a| a.seeded).join(", ")
         );
     }
     if config.budget() != solvers::Budget::default() && !config.budget_applies() {
         note!(
             "warning: [budget] has no effect: no solver of {} reads it (only {} do)",
-            args.config.display(),
+            path.display(),
             solvers::names_with(|a| a.budgeted).join(", ")
         );
     }
@@ -130,16 +156,18 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             seeded.join(", ")
         );
     }
-    let start = Instant::now();
-    let summary = experiment::run(&config, &opts).map_err(|e| match e {
-        ExperimentError::Config(m)
-        | ExperimentError::Graphs(m)
-        | ExperimentError::Directory(m)
-        | ExperimentError::Options(m) => {
-            anyhow::Error::from(InvalidInput(format!("{}: {m}", args.config.display())))
-        }
-        e => e.into(),
-    })?;
+}
+
+/// Says how the run went (the last line a user reads): solves run and
+/// resumed, or where a stop left them and how to resume; then the run's
+/// warnings and any broken solves.
+fn report_summary(
+    config: &Config,
+    opts: &RunOptions,
+    summary: &RunSummary,
+    start: Instant,
+    interrupt: &super::interrupt::Interrupt,
+) {
     // After a stop, the same command would start over (--fresh) or
     // discard the redone solver's or graph's new rows (--redo, --redo-graph).
     let redid = !opts.redo.is_empty() || !opts.redo_graphs.is_empty();
@@ -231,14 +259,6 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             summary.broken
         );
     }
-    if interrupt.happened() {
-        interrupt.end_as_interrupted();
-        return Ok(ExitCode::from(interrupt.exit_status()));
-    }
-    Ok(match summary.broken {
-        0 => ExitCode::SUCCESS,
-        _ => ExitCode::from(1),
-    })
 }
 
 /// Refuses to resume from `config` when it is the copy the output
