@@ -1,6 +1,7 @@
 //! Checking a run's graphs before any solve: each loads and is the graph
 //! its rows were solved on; its fingerprint and warnings are collected.
 
+use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use rayon::prelude::*;
@@ -13,10 +14,24 @@ use crate::experiment::resume::Recorded;
 use crate::experiment::{first_few, one_line, ExperimentError};
 use crate::graph::lint::lint;
 
-/// A graph that loaded and matched its record: its fingerprint, its
-/// warnings ([`lint`]), and whether it is to be solved and has no
-/// `Latency` field.
-type Checked = (Fingerprint, Vec<String>, bool);
+/// A graph that loaded and matched its record.
+struct Checked {
+    fingerprint: Fingerprint,
+    /// Its warnings ([`lint`]).
+    lints: Vec<String>,
+    /// Whether it is to be solved and has no `Latency` field.
+    lacks_latency: bool,
+}
+
+/// What [`check_one`] needs besides the graph's number.
+struct CheckContext<'a> {
+    plan: &'a Plan,
+    store: &'a GraphStore<'a>,
+    recorded: &'a Recorded,
+    to_solve: &'a BTreeSet<usize>,
+    /// Nodes plus edges of the graphs kept so far.
+    kept: AtomicUsize,
+}
 
 /// Most graph warnings a run lists; the rest are counted.
 const LINTS_SHOWN: usize = 5;
@@ -59,16 +74,7 @@ pub(super) fn check_graphs(
     recorded: &Recorded,
     stopping: &(dyn Fn() -> bool + Sync),
 ) -> Result<(Fingerprints, Vec<String>), ExperimentError> {
-    let kept = AtomicUsize::new(0);
-    let to_solve: std::collections::BTreeSet<usize> = pending.iter().map(|it| it.graph).collect();
-    // The rules that read `latency`: on a graph without the field, their
-    // term is 0 (said per graph, as `schedule` says it).
-    let latency_rules: Vec<String> = plan
-        .solvers
-        .iter()
-        .filter(|s| crate::solvers::rule::reads_latency(&s.name))
-        .map(|s| format!("`{}`", s.name))
-        .collect();
+    let to_solve: BTreeSet<usize> = pending.iter().map(|it| it.graph).collect();
     // A graph file with a recorded fingerprint is checked even with nothing
     // left to run: the final pass would otherwise rewrite the README from
     // rows solved on the file as it was. (A generated graph is its spec.)
@@ -82,46 +88,20 @@ pub(super) fn check_graphs(
         .copied()
         .chain(done_files.map(|(g, _)| g))
         .collect();
+    let cx = CheckContext {
+        plan,
+        store,
+        recorded,
+        to_solve: &to_solve,
+        kept: AtomicUsize::new(0),
+    };
     let checked: Vec<(usize, Result<Checked, Problem>)> = pool.install(|| {
         needed
             .par_iter()
             .with_max_len(1)
-            .map(|&g| {
-                if stopping() {
-                    return (g, Err(Problem::Skipped));
-                }
-                // memsched's own code on a quiet worker: a panic here
-                // becomes the graph's problem, with its message.
-                let checked = catch_panic(|| {
-                    let graph = load(&plan.graphs[g]).map_err(Problem::Unreadable);
-                    graph.and_then(|graph| {
-                        let fp = fingerprint::of(&graph);
-                        if let Some(why) = recorded.changed(&plan.graphs[g].name, &graph, fp) {
-                            return Err(Problem::Changed(why));
-                        }
-                        let lints = lint(&graph);
-                        if !to_solve.contains(&g) {
-                            return Ok((fp, lints, false));
-                        }
-                        let no_latency = !graph.has_latencies();
-                        store.expect(g, fp);
-                        let size = graph.node_count() + graph.edge_count() + KEEP_OVERHEAD;
-                        // Counted only when kept: a graph refused for the
-                        // budget must not use up what smaller ones could take.
-                        if size <= KEEP_ONE
-                            && kept
-                                .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |k| {
-                                    (k + size <= KEEP_ELEMENTS).then_some(k + size)
-                                })
-                                .is_ok()
-                        {
-                            store.keep(g, graph);
-                        }
-                        Ok((fp, lints, no_latency))
-                    })
-                })
-                .unwrap_or_else(|msg| Err(Problem::Unreadable(format!("panicked: {msg}"))));
-                (g, checked)
+            .map(|&g| match stopping() {
+                true => (g, Err(Problem::Skipped)),
+                false => (g, check_one(&cx, g)),
             })
             .collect()
     });
@@ -131,13 +111,13 @@ pub(super) fn check_graphs(
     let mut without_latency: Vec<String> = Vec::new();
     for (g, checked) in checked {
         match checked {
-            Ok((fp, warnings, no_latency)) => {
+            Ok(c) => {
                 let name = &plan.graphs[g].name;
-                if no_latency {
+                if c.lacks_latency {
                     without_latency.push(name.clone());
                 }
-                fingerprints.insert(name.clone(), fp);
-                lints.extend(warnings.into_iter().map(|w| format!("graph `{name}`: {w}")));
+                fingerprints.insert(name.clone(), c.fingerprint);
+                lints.extend(c.lints.into_iter().map(|w| format!("graph `{name}`: {w}")));
             }
             Err(Problem::Unreadable(e)) => failed.push((g, e)),
             Err(Problem::Changed(why)) => changed.push((g, why)),
@@ -162,26 +142,82 @@ pub(super) fn check_graphs(
             &changed,
         ));
     }
-    if !latency_rules.is_empty() && !without_latency.is_empty() {
-        let named = first_few(
-            without_latency.iter(),
-            3,
-            |g| format!("`{g}`"),
-            |k| format!("{k} more"),
-        );
-        // First: the graph warnings after it may be cut short.
-        lints.insert(
-            0,
-            format!(
-                "{} of the graphs to solve have no `Latency` field ({}), so `latency` is 0 \
-                 for every node of theirs in {}",
-                without_latency.len(),
-                named.join(", "),
-                latency_rules.join(", ")
-            ),
-        );
+    // First: the graph warnings after it may be cut short.
+    if let Some(warning) = latency_warning(plan, &without_latency) {
+        lints.insert(0, warning);
     }
     Ok((fingerprints, lints))
+}
+
+/// Loads graph `g` and checks it against its record; a graph to solve
+/// gets its fingerprint set in the store, and is kept there when small
+/// enough. memsched's own code on a quiet worker: a panic here becomes
+/// the graph's problem, with its message.
+fn check_one(cx: &CheckContext, g: usize) -> Result<Checked, Problem> {
+    catch_panic(|| {
+        let entry = &cx.plan.graphs[g];
+        let graph = load(entry).map_err(Problem::Unreadable)?;
+        let fingerprint = fingerprint::of(&graph);
+        if let Some(why) = cx.recorded.changed(&entry.name, &graph, fingerprint) {
+            return Err(Problem::Changed(why));
+        }
+        let lints = lint(&graph);
+        if !cx.to_solve.contains(&g) {
+            return Ok(Checked {
+                fingerprint,
+                lints,
+                lacks_latency: false,
+            });
+        }
+        let lacks_latency = !graph.has_latencies();
+        cx.store.set_fingerprint(g, fingerprint);
+        let size = graph.node_count() + graph.edge_count() + KEEP_OVERHEAD;
+        // Counted only when kept: a graph refused for the budget must not
+        // use up what smaller ones could take.
+        if size <= KEEP_ONE
+            && cx
+                .kept
+                .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |k| {
+                    (k + size <= KEEP_ELEMENTS).then_some(k + size)
+                })
+                .is_ok()
+        {
+            cx.store.keep(g, graph);
+        }
+        Ok(Checked {
+            fingerprint,
+            lints,
+            lacks_latency,
+        })
+    })
+    .unwrap_or_else(|msg| Err(Problem::Unreadable(format!("panicked: {msg}"))))
+}
+
+/// The warning that the rules of `plan` reading `latency` see 0 on the
+/// graphs `without_latency` (said per graph, as `schedule` says it).
+fn latency_warning(plan: &Plan, without_latency: &[String]) -> Option<String> {
+    let latency_rules: Vec<String> = plan
+        .solvers
+        .iter()
+        .filter(|s| crate::solvers::rule::reads_latency(&s.name))
+        .map(|s| format!("`{}`", s.name))
+        .collect();
+    if latency_rules.is_empty() || without_latency.is_empty() {
+        return None;
+    }
+    let named = first_few(
+        without_latency.iter(),
+        3,
+        |g| format!("`{g}`"),
+        |k| format!("{k} more"),
+    );
+    Some(format!(
+        "{} of the graphs to solve have no `Latency` field ({}), so `latency` is 0 for every \
+         node of theirs in {}",
+        without_latency.len(),
+        named.join(", "),
+        latency_rules.join(", ")
+    ))
 }
 
 /// Why a graph stops the run before any solve.

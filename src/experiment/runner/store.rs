@@ -65,7 +65,7 @@ impl<'a> GraphStore<'a> {
             .clone()
     }
     /// Graph `i` had fingerprint `fp` when the run started.
-    pub(super) fn expect(&self, i: usize, fp: Fingerprint) {
+    pub(super) fn set_fingerprint(&self, i: usize, fp: Fingerprint) {
         let mut slot = self.slots[i].lock().unwrap_or_else(|e| e.into_inner());
         slot.expected = Some(fp);
     }

@@ -48,7 +48,7 @@ fn a_graph_edited_during_the_run_fails_its_items() {
     };
     let store = GraphStore::new(&entries, &[item, item]);
     let started = fingerprint::of(&load(&entries[0]).unwrap());
-    store.expect(0, started);
+    store.set_fingerprint(0, started);
     assert!(store.get(0).is_ok(), "unchanged");
     store.release(0);
     store.release(0); // dropped: the next get loads it again
