@@ -103,6 +103,33 @@ pub fn header() -> String {
     text.lines().next().unwrap_or_default().to_string() + "\n"
 }
 
+/// A duration in milliseconds, to the microsecond (runs.csv's `time_ms`).
+pub(crate) fn millis(d: std::time::Duration) -> f64 {
+    (d.as_secs_f64() * 1e6).round() / 1e3
+}
+
+impl Row {
+    /// Fills the row's outcome from a checked solve's `report`: status,
+    /// validity, peak, bound, time, states, reason and note.
+    pub(crate) fn record(&mut self, report: &crate::solvers::Report) {
+        self.status = report.status.label().to_string();
+        self.valid = report.valid();
+        self.peak_bytes = report.peak;
+        self.lower_bound_bytes = report.lower_bound;
+        self.time_ms = millis(report.time);
+        self.states = report.counter("states");
+        self.reason = match &report.status {
+            Status::Failed(r) | Status::Invalid(r) => super::one_line(r),
+            _ => String::new(),
+        };
+        self.note = report
+            .note
+            .as_deref()
+            .map(super::one_line)
+            .unwrap_or_default();
+    }
+}
+
 /// A row with every field empty (a template).
 pub(crate) fn blank() -> Row {
     Row {

@@ -49,7 +49,7 @@ use super::ExperimentError;
 use crate::solvers::{SolveContext, Stop};
 use check::{check_graphs, shown_lints};
 use sink::{close_records, RecordPaths, Sink};
-use solve::{announce_stop, registry_build, Build, Solving};
+use solve::{announce_stop, registry_build, Build, SolveInputs, Solving};
 use start::{partial_note, prepare_dir, Start};
 pub use store::load;
 use store::GraphStore;
@@ -210,16 +210,18 @@ fn run_with(
         threads: pool.current_num_threads(),
     };
     let solving = Solving {
-        plan: &plan,
-        store: &store,
-        ctx: SolveContext {
-            budget: config.budget(),
-            restarts: config.restarts,
-            ..SolveContext::new(0, Some(config.time_limit()))
+        inputs: SolveInputs {
+            plan: &plan,
+            store: &store,
+            ctx: SolveContext {
+                budget: config.budget(),
+                restarts: config.restarts,
+                ..SolveContext::new(0, Some(config.time_limit()))
+            },
+            tetris,
+            keep_order: config.save_orders,
+            build,
         },
-        tetris,
-        save_orders: config.save_orders,
-        build,
         opts,
         sink: Mutex::new(Sink::open(&paths, tetris.is_some(), config.save_orders)?),
         bar: Progress::new(pending.len(), opts.quiet, Some(worst)),

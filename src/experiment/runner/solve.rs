@@ -13,17 +13,13 @@ use crate::experiment::progress::Progress;
 use crate::experiment::records::{Profile, SavedOrder};
 use crate::experiment::rows::{self, Row, CANNOT_LOAD};
 use crate::experiment::{one_line, ExperimentError};
-use crate::solvers::{self, Scheduler, SolveContext, Status};
+use crate::solvers::{self, Scheduler, SolveContext};
 
 /// The solves of a run and what they share: the solver inputs, where
 /// rows go, and what is counted while they run.
 pub(super) struct Solving<'a> {
-    pub(super) plan: &'a Plan,
-    pub(super) store: &'a GraphStore<'a>,
-    pub(super) ctx: SolveContext,
-    pub(super) tetris: Option<usize>,
-    pub(super) save_orders: bool,
-    pub(super) build: Build,
+    /// What each solve reads.
+    pub(super) inputs: SolveInputs<'a>,
     /// Where rows go (`out`) and the stop flag.
     pub(super) opts: &'a RunOptions,
     pub(super) sink: Mutex<Sink>,
@@ -67,7 +63,7 @@ impl Solving<'_> {
         // own (the workers' hook is silent): stop and say so.
         let handled = catch_panic(|| self.solve_and_record(item));
         if let Err(msg) = handled {
-            let g = &self.plan.graphs[item.graph].name;
+            let g = &self.inputs.plan.graphs[item.graph].name;
             self.fail(ExperimentError::Internal(format!(
                 "panicked while recording a solve of graph `{g}`: {msg}"
             )));
@@ -76,17 +72,9 @@ impl Solving<'_> {
     }
 
     fn solve_and_record(&self, item: &Item) {
-        let solved = solve_item(
-            self.plan,
-            self.store,
-            item,
-            &self.ctx,
-            self.tetris,
-            self.save_orders,
-            self.build,
-        );
+        let solved = self.inputs.solve_item(item);
         let row = &solved.row;
-        self.store.release(item.graph);
+        self.inputs.store.release(item.graph);
         if rows::is_broken(row) {
             self.broken.fetch_add(1, Ordering::Relaxed);
             self.bar.println(&format!(
@@ -131,38 +119,35 @@ pub(super) fn announce_stop(
     ended: mpsc::Receiver<()>,
     limit: std::time::Duration,
 ) {
-    loop {
+    let over = loop {
         let over = !matches!(
             ended.recv_timeout(std::time::Duration::from_millis(50)),
             Err(mpsc::RecvTimeoutError::Timeout)
         );
-        if !solving.stopping() {
-            if over {
-                return;
-            }
-            continue;
+        if solving.stopping() {
+            break over;
         }
-        let n = solving.in_flight.load(Ordering::Relaxed);
-        let cause = solving.opts.stop_cause();
-        if over || n == 0 {
-            solving.bar.println(&format!(
-                "{cause}: no more solves start; none is in flight. Finished rows are kept"
-            ));
-            solving.bar.stopping();
+        if over {
             return;
         }
+    };
+    let n = solving.in_flight.load(Ordering::Relaxed);
+    let cause = solving.opts.stop_cause();
+    let said = if over || n == 0 {
+        format!("{cause}: no more solves start; none is in flight. Finished rows are kept")
+    } else {
         let again = match cause {
             "Ctrl-C" => "Ctrl-C again".to_string(),
             other => format!("{other} again (or Ctrl-C)"),
         };
-        solving.bar.println(&format!(
+        format!(
             "{cause}: no more solves start; waiting for the {n} in flight (each ends by the \
              time limit, {}); {again} to end now. Finished rows are kept",
             crate::experiment::progress::duration(limit)
-        ));
-        solving.bar.stopping();
-        return;
-    }
+        )
+    };
+    solving.bar.println(&said);
+    solving.bar.stopping();
 }
 
 /// Builds a solver by name (the registry; tests pass their own).
@@ -172,87 +157,84 @@ pub(super) fn registry_build(name: &str) -> Result<Box<dyn Scheduler>, String> {
     solvers::build(name).map_err(|e| e.to_string())
 }
 
-/// One solve, caught if it panics, as a row (and a profile for the Tetris
-/// graph, and its order if `keep_order`).
-pub(super) fn solve_item(
-    plan: &Plan,
-    store: &GraphStore,
-    item: &Item,
-    ctx: &SolveContext,
-    tetris: Option<usize>,
-    keep_order: bool,
-    build: Build,
-) -> Solved {
-    let entry = &plan.graphs[item.graph];
-    let solver_name = &plan.solvers[item.solver].name;
-    let mut row = Row {
-        item: item.id,
-        graph: entry.name.clone(),
-        family: entry.family.clone(),
-        solver: solver_name.clone(),
-        seed: item.seed,
-        status: "failed".into(),
-        ..rows::blank()
-    };
-    let graph = match store.get(item.graph) {
-        Ok(g) => g,
-        Err(e) => {
-            row.reason = one_line(&format!("{CANNOT_LOAD}: {e}"));
-            return Solved::row(row);
-        }
-    };
-    row.nodes = graph.node_count();
-    row.edges = graph.edge_count();
-    let ctx = SolveContext {
-        graph_name: Some(entry.name.clone()),
-        ..ctx.with_seed(item.seed)
-    };
-    let started = std::time::Instant::now();
-    let result = catch_panic(|| {
-        let solver = build(solver_name)?;
-        Ok::<_, String>(solvers::run(solver.as_ref(), &graph, &ctx))
-    });
-    let report = match result {
-        Ok(Ok(r)) => r,
-        Ok(Err(e)) => {
-            row.reason = one_line(&e);
-            return Solved::row(row);
-        }
-        Err(msg) => {
-            row.reason = one_line(&format!("panicked: {msg}"));
-            row.time_ms = (started.elapsed().as_secs_f64() * 1e6).round() / 1e3;
-            return Solved::row(row);
-        }
-    };
-    row.status = report.status.label().to_string();
-    row.valid = report.valid();
-    row.peak_bytes = report.peak;
-    row.lower_bound_bytes = report.lower_bound;
-    row.time_ms = (report.time.as_secs_f64() * 1e6).round() / 1e3;
-    row.states = report.counter("states");
-    row.reason = match &report.status {
-        Status::Failed(r) | Status::Invalid(r) => one_line(r),
-        _ => String::new(),
-    };
-    row.note = report.note.as_deref().map(one_line).unwrap_or_default();
-    let profile = match (&report.order, tetris) {
-        (Some(order), Some(t)) if t == item.graph => {
-            Profile::of_order(&graph, order, &entry.name, solver_name, item.seed)
-        }
-        _ => None,
-    };
-    let order = match (&report.order, keep_order) {
-        (Some(order), true) => Some(SavedOrder {
+/// What every solve of a run reads.
+pub(super) struct SolveInputs<'a> {
+    pub(super) plan: &'a Plan,
+    pub(super) store: &'a GraphStore<'a>,
+    /// The run's context; each solve sets its seed and graph name.
+    pub(super) ctx: SolveContext,
+    /// The graph whose solves keep a memory profile (Tetris plot).
+    pub(super) tetris: Option<usize>,
+    /// Whether valid solves keep their order (`save_orders`).
+    pub(super) keep_order: bool,
+    pub(super) build: Build,
+}
+
+impl SolveInputs<'_> {
+    /// One solve, caught if it panics, as a row (and a profile for the
+    /// Tetris graph, and its order if `keep_order`).
+    pub(super) fn solve_item(&self, item: &Item) -> Solved {
+        let entry = &self.plan.graphs[item.graph];
+        let solver_name = &self.plan.solvers[item.solver].name;
+        let mut row = Row {
+            item: item.id,
             graph: entry.name.clone(),
+            family: entry.family.clone(),
             solver: solver_name.clone(),
             seed: item.seed,
-            order: graph.to_ids(order),
-        }),
-        _ => None,
-    };
-    Solved {
-        row,
-        profile,
-        order,
+            status: "failed".into(),
+            ..rows::blank()
+        };
+        let graph = match self.store.get(item.graph) {
+            Ok(g) => g,
+            Err(e) => {
+                row.reason = one_line(&format!("{CANNOT_LOAD}: {e}"));
+                return Solved::row(row);
+            }
+        };
+        row.nodes = graph.node_count();
+        row.edges = graph.edge_count();
+        let ctx = SolveContext {
+            graph_name: Some(entry.name.clone()),
+            ..self.ctx.with_seed(item.seed)
+        };
+        let started = std::time::Instant::now();
+        let result = catch_panic(|| {
+            let solver = (self.build)(solver_name)?;
+            Ok::<_, String>(solvers::run(solver.as_ref(), &graph, &ctx))
+        });
+        let report = match result {
+            Ok(Ok(r)) => r,
+            Ok(Err(e)) => {
+                row.reason = one_line(&e);
+                return Solved::row(row);
+            }
+            Err(msg) => {
+                row.reason = one_line(&format!("panicked: {msg}"));
+                row.time_ms = rows::millis(started.elapsed());
+                return Solved::row(row);
+            }
+        };
+        row.record(&report);
+        let profile = match (&report.order, self.tetris) {
+            (Some(order), Some(t)) if t == item.graph => {
+                Profile::of_order(&graph, order, &entry.name, solver_name, item.seed)
+            }
+            _ => None,
+        };
+        let order = match (&report.order, self.keep_order) {
+            (Some(order), true) => Some(SavedOrder {
+                graph: entry.name.clone(),
+                solver: solver_name.clone(),
+                seed: item.seed,
+                order: graph.to_ids(order),
+            }),
+            _ => None,
+        };
+        Solved {
+            row,
+            profile,
+            order,
+        }
     }
 }

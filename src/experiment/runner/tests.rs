@@ -1,4 +1,4 @@
-use super::solve::solve_item;
+use super::solve::SolveInputs;
 use super::*;
 use crate::experiment::plan::{GraphEntry, GraphSource, Item};
 use crate::experiment::records::Profile;
@@ -953,30 +953,30 @@ fn a_panicking_solver_becomes_a_failed_row() {
     .unwrap();
     let plan = Plan::new(&config).unwrap();
     let store = GraphStore::new(&plan.graphs, &plan.items);
-    let solved = solve_item(
-        &plan,
-        &store,
-        &plan.items[1],
-        &SolveContext::default(),
-        Some(0),
-        true,
-        |_| Ok(Box::new(Panics)),
-    );
+    let inputs = SolveInputs {
+        plan: &plan,
+        store: &store,
+        ctx: SolveContext::default(),
+        tetris: Some(0),
+        keep_order: true,
+        build: |_| Ok(Box::new(Panics)),
+    };
+    let solved = inputs.solve_item(&plan.items[1]);
     let row = &solved.row;
     assert_eq!(row.status, "failed");
     assert!(!row.valid && row.peak_bytes.is_none());
     assert_eq!(row.reason, "panicked: boom");
     assert!(solved.profile.is_none() && solved.order.is_none());
     // The same item with the registry's solver succeeds and gives a profile.
-    let solved = solve_item(
-        &plan,
-        &store,
-        &plan.items[1],
-        &SolveContext::default(),
-        Some(0),
-        true,
-        registry_build,
-    );
+    let inputs = SolveInputs {
+        plan: &plan,
+        store: &store,
+        ctx: SolveContext::default(),
+        tetris: Some(0),
+        keep_order: true,
+        build: registry_build,
+    };
+    let solved = inputs.solve_item(&plan.items[1]);
     let row = &solved.row;
     assert!(row.valid && row.nodes > 0);
     assert_eq!(solved.profile.unwrap().steps, row.nodes);
