@@ -346,7 +346,7 @@ pub(super) fn pct(x: f64) -> f64 {
 /// A row that shows a solver bug: an order the checker rejected, a bound
 /// above a checked peak, or a panic.
 pub fn is_broken(row: &Row) -> bool {
-    row.status == "invalid" || row.reason.starts_with("panicked")
+    row.status == "invalid" || row.reason.starts_with(PANICKED)
 }
 
 /// Marks invalid each of one graph's rows (`idx`) whose lower bound is
@@ -438,6 +438,9 @@ pub fn finalize(mut rows: Vec<Row>, baselines: &[String]) -> Vec<Row> {
 
 /// The reason of a row whose graph could not be loaded mid-run.
 pub(super) const CANNOT_LOAD: &str = "cannot load graph";
+
+/// How the reason of a row whose solver panicked begins.
+pub(super) const PANICKED: &str = "panicked";
 
 /// A row whose solver never ran: its graph could not be loaded. Such rows
 /// take no part in mean times, and a resumed run solves their items again.

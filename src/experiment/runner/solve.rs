@@ -11,7 +11,7 @@ use crate::experiment::catch::catch_panic;
 use crate::experiment::plan::{Item, Plan};
 use crate::experiment::progress::Progress;
 use crate::experiment::records::{Profile, SavedOrder};
-use crate::experiment::rows::{self, Row, CANNOT_LOAD};
+use crate::experiment::rows::{self, Row, CANNOT_LOAD, PANICKED};
 use crate::experiment::{one_line, ExperimentError};
 use crate::solvers::{self, Scheduler, SolveContext};
 
@@ -210,7 +210,7 @@ impl SolveInputs<'_> {
                 return Solved::row(row);
             }
             Err(msg) => {
-                row.reason = one_line(&format!("panicked: {msg}"));
+                row.reason = one_line(&format!("{PANICKED}: {msg}"));
                 row.time_ms = rows::millis(started.elapsed());
                 return Solved::row(row);
             }
