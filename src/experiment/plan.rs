@@ -161,6 +161,139 @@ pub struct Plan {
     pub items: Vec<Item>,
 }
 
+/// The config's graph files, each with where it was listed (`files`
+/// entry or glob), so a file listed twice is named with both places.
+fn listed_files(config: &Config) -> Result<Vec<(PathBuf, String)>, String> {
+    let mut files: Vec<(PathBuf, String)> = Vec::new();
+    for f in &config.graphs.files {
+        let p = PathBuf::from(f);
+        if p.is_dir() {
+            return Err(format!(
+                "graph file `{f}` is a directory: list its graphs with a glob \
+                 (`globs = [\"{}/*.json\"]`)",
+                f.trim_end_matches('/')
+            ));
+        }
+        if !p.exists() {
+            return Err(format!(
+                "graph file `{f}` does not exist{}",
+                relative_to_cwd(&p)
+            ));
+        }
+        if !p.is_file() {
+            return Err(format!(
+                "graph file `{f}` is not a regular file (a device or a pipe?)"
+            ));
+        }
+        files.push((p, format!("`files` entry `{f}`")));
+    }
+    for pattern in &config.graphs.globs {
+        let found = expand_glob(pattern)
+            .map_err(|e| format!("{e}{}", relative_to_cwd(Path::new(pattern))))?;
+        if found.is_empty() {
+            return Err(format!(
+                "glob `{pattern}` matches no file{}",
+                relative_to_cwd(Path::new(pattern))
+            ));
+        }
+        files.extend(found.into_iter().map(|p| (p, format!("glob `{pattern}`"))));
+    }
+    Ok(files)
+}
+
+/// Every graph of the config: its files (each once), then its generated
+/// graphs; names must be unique, and there must be one.
+fn graph_entries(config: &Config) -> Result<Vec<GraphEntry>, String> {
+    let mut graphs = Vec::new();
+    let mut names = BTreeSet::new();
+    let mut push = |g: GraphEntry| -> Result<(), String> {
+        if !names.insert(g.name.clone()) {
+            return Err(format!(
+                "two graphs are named `{}` in `[graphs]`; graph names (a file's stem, \
+                 SPEC#SEED for a generated graph) must be unique",
+                g.name
+            ));
+        }
+        graphs.push(g);
+        Ok(())
+    };
+    let files = listed_files(config)?;
+    let mut seen: BTreeMap<PathBuf, String> = BTreeMap::new();
+    for (p, origin) in files {
+        let key = p.canonicalize().unwrap_or_else(|_| p.clone());
+        if let Some(first) = seen.get(&key) {
+            return Err(format!(
+                "graph file `{}` is listed twice in `[graphs]` ({first} and {origin}); \
+                 two graphs may not share a name",
+                p.display()
+            ));
+        }
+        seen.insert(key, origin);
+        let name = p
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let family = family_of(&p);
+        push(GraphEntry {
+            name,
+            family,
+            source: GraphSource::File(p),
+        })?;
+    }
+    for (k, g) in config.graphs.generate.iter().enumerate() {
+        let spec = GenSpec::parse(&g.spec).map_err(|e| e.to_string())?;
+        for seed in g.seed_list(k)? {
+            push(GraphEntry {
+                name: format!("{spec}#{seed}"),
+                family: spec.family.clone(),
+                source: GraphSource::Generated {
+                    spec: spec.clone(),
+                    seed,
+                },
+            })?;
+        }
+    }
+    if graphs.is_empty() {
+        return Err(
+            "the config has no graphs: add `[graphs]` with `files`, `globs` or `generate`".into(),
+        );
+    }
+    Ok(graphs)
+}
+
+/// `tetris_graph` and every `[[claims]]` graph must name a graph.
+fn check_references(config: &Config, graphs: &[GraphEntry]) -> Result<(), String> {
+    if let Some(name) = &config.tetris_graph {
+        if find_graph(graphs, name).is_none() {
+            return Err(unknown_graph("tetris_graph", name, graphs));
+        }
+    }
+    for claim in &config.claims {
+        if find_graph(graphs, &claim.graph).is_none() {
+            return Err(unknown_graph("[[claims]] graph", &claim.graph, graphs));
+        }
+    }
+    Ok(())
+}
+
+/// Every solver of the config (baselines included), with what the plan
+/// needs to know of it.
+fn solver_entries(config: &Config) -> Result<Vec<SolverEntry>, String> {
+    config
+        .all_solvers()
+        .into_iter()
+        .map(|name| {
+            let s = solvers::build(&name).map_err(|e| e.to_string())?;
+            let a = s.abilities();
+            Ok(SolverEntry {
+                name,
+                seeded: a.seeded,
+                exact: a.exact,
+            })
+        })
+        .collect()
+}
+
 impl Plan {
     /// Resolves files, globs and generator specs and numbers the items.
     ///
@@ -172,119 +305,9 @@ impl Plan {
     /// O(G * S * K) items for G graphs, S solvers and K seeds, plus one
     /// directory listing per glob.
     pub fn new(config: &Config) -> Result<Plan, String> {
-        let mut graphs = Vec::new();
-        let mut names = BTreeSet::new();
-        let mut push = |g: GraphEntry| -> Result<(), String> {
-            if !names.insert(g.name.clone()) {
-                return Err(format!(
-                    "two graphs are named `{}` in `[graphs]`; graph names (a file's stem, \
-                     SPEC#SEED for a generated graph) must be unique",
-                    g.name
-                ));
-            }
-            graphs.push(g);
-            Ok(())
-        };
-        // Each file with where it was listed, so a file listed twice is named
-        // with both places (it would be two graphs with one name).
-        let mut files: Vec<(PathBuf, String)> = Vec::new();
-        for f in &config.graphs.files {
-            let p = PathBuf::from(f);
-            if p.is_dir() {
-                return Err(format!(
-                    "graph file `{f}` is a directory: list its graphs with a glob \
-                     (`globs = [\"{}/*.json\"]`)",
-                    f.trim_end_matches('/')
-                ));
-            }
-            if !p.exists() {
-                return Err(format!(
-                    "graph file `{f}` does not exist{}",
-                    relative_to_cwd(&p)
-                ));
-            }
-            if !p.is_file() {
-                return Err(format!(
-                    "graph file `{f}` is not a regular file (a device or a pipe?)"
-                ));
-            }
-            files.push((p, format!("`files` entry `{f}`")));
-        }
-        for pattern in &config.graphs.globs {
-            let found = expand_glob(pattern)
-                .map_err(|e| format!("{e}{}", relative_to_cwd(Path::new(pattern))))?;
-            if found.is_empty() {
-                return Err(format!(
-                    "glob `{pattern}` matches no file{}",
-                    relative_to_cwd(Path::new(pattern))
-                ));
-            }
-            files.extend(found.into_iter().map(|p| (p, format!("glob `{pattern}`"))));
-        }
-        let mut seen: BTreeMap<PathBuf, String> = BTreeMap::new();
-        for (p, origin) in files {
-            let key = p.canonicalize().unwrap_or_else(|_| p.clone());
-            if let Some(first) = seen.get(&key) {
-                return Err(format!(
-                    "graph file `{}` is listed twice in `[graphs]` ({first} and {origin}); \
-                     two graphs may not share a name",
-                    p.display()
-                ));
-            }
-            seen.insert(key, origin);
-            let name = p
-                .file_stem()
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            let family = family_of(&p);
-            push(GraphEntry {
-                name,
-                family,
-                source: GraphSource::File(p),
-            })?;
-        }
-        for (k, g) in config.graphs.generate.iter().enumerate() {
-            let spec = GenSpec::parse(&g.spec).map_err(|e| e.to_string())?;
-            for seed in g.seed_list(k)? {
-                push(GraphEntry {
-                    name: format!("{spec}#{seed}"),
-                    family: spec.family.clone(),
-                    source: GraphSource::Generated {
-                        spec: spec.clone(),
-                        seed,
-                    },
-                })?;
-            }
-        }
-        if graphs.is_empty() {
-            return Err(
-                "the config has no graphs: add `[graphs]` with `files`, `globs` or `generate`"
-                    .into(),
-            );
-        }
-        if let Some(name) = &config.tetris_graph {
-            if find_graph(&graphs, name).is_none() {
-                return Err(unknown_graph("tetris_graph", name, &graphs));
-            }
-        }
-        for claim in &config.claims {
-            if find_graph(&graphs, &claim.graph).is_none() {
-                return Err(unknown_graph("[[claims]] graph", &claim.graph, &graphs));
-            }
-        }
-        let solvers = config
-            .all_solvers()
-            .into_iter()
-            .map(|name| {
-                let s = solvers::build(&name).map_err(|e| e.to_string())?;
-                let a = s.abilities();
-                Ok(SolverEntry {
-                    name,
-                    seeded: a.seeded,
-                    exact: a.exact,
-                })
-            })
-            .collect::<Result<Vec<_>, String>>()?;
+        let graphs = graph_entries(config)?;
+        check_references(config, &graphs)?;
+        let solvers = solver_entries(config)?;
         let seeds = config.seed_list()?;
         let per_graph: u128 = solvers
             .iter()
