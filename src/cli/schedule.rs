@@ -309,36 +309,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 .context("cannot start the worker threads")?,
         )),
     };
-    let (reports, fates): (Vec<Report>, Vec<Fate>) = chosen
-        .iter()
-        .enumerate()
-        .map(|(i, (shown, solver))| {
-            if interrupt.happened() {
-                return (not_run(solver.name()), Fate::NotRun);
-            }
-            if progress {
-                note!("[{}/{}] {shown}", i + 1, chosen.len());
-            }
-            let solve = Solve {
-                solver: solver.clone(),
-                graph: graph.clone(),
-                ctx: ctx.clone(),
-                pool: pool.clone(),
-            };
-            let (mut report, fate) = solve.run_or_abandon(&interrupt);
-            if interrupt.happened() {
-                // A solver whose note names its end names the signal
-                // (`limit_cause`); the others are marked here.
-                let cause = super::interrupt::cause();
-                report.note = Some(match report.note.take() {
-                    Some(n) if n.contains(cause) => n,
-                    Some(n) => format!("interrupted ({cause}); {n}"),
-                    None => format!("interrupted ({cause})"),
-                });
-            }
-            (report, fate)
-        })
-        .unzip();
+    let (reports, fates) = solve_all(&chosen, &graph, &ctx, &pool, &interrupt, progress);
     let program = solvers::run(&ProgramOrder, &graph, &SolveContext::default());
     // A bound above a checked peak (another solver's, or program order's)
     // is a solver bug: its row becomes invalid rather than a proof.
@@ -359,8 +330,74 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Err(e) if is_broken_pipe(&e) => {}
         Err(e) => return Err(e),
     }
+    let code = exit_code(&reports, &fates);
+    if let Some(path) = &args.plot {
+        plot(path, &args.graph, &graph, &reports)?;
+    }
+    if interrupt.happened() {
+        let cause = super::interrupt::cause();
+        note!(
+            "interrupted ({cause}): the solver running stopped at its best so far, as at a time \
+             limit (or, if it did not stop within {} s, was left behind, with the order it had \
+             posted before, if any), and any after it did not run; the report above is what they \
+             had",
+            STOP_GRACE.as_secs()
+        );
+        interrupt.end_as_interrupted();
+        return Ok(ExitCode::from(interrupt.exit_status()));
+    }
+    Ok(code)
+}
+
+/// Runs each chosen solver in turn on its own thread (see
+/// [`Solve::run_or_abandon`]), each report beside what became of it; after
+/// Ctrl-C the rest do not run, and the reports say so.
+fn solve_all(
+    chosen: &[(&str, Arc<dyn Scheduler>)],
+    graph: &Arc<Graph>,
+    ctx: &SolveContext,
+    pool: &Option<Arc<rayon::ThreadPool>>,
+    interrupt: &super::interrupt::Interrupt,
+    progress: bool,
+) -> (Vec<Report>, Vec<Fate>) {
+    chosen
+        .iter()
+        .enumerate()
+        .map(|(i, (shown, solver))| {
+            if interrupt.happened() {
+                return (not_run(solver.name()), Fate::NotRun);
+            }
+            if progress {
+                note!("[{}/{}] {shown}", i + 1, chosen.len());
+            }
+            let solve = Solve {
+                solver: solver.clone(),
+                graph: Arc::clone(graph),
+                ctx: ctx.clone(),
+                pool: pool.clone(),
+            };
+            let (mut report, fate) = solve.run_or_abandon(interrupt);
+            if interrupt.happened() {
+                // A solver whose note names its end names the signal
+                // (`limit_cause`); the others are marked here.
+                let cause = super::interrupt::cause();
+                report.note = Some(match report.note.take() {
+                    Some(n) if n.contains(cause) => n,
+                    Some(n) => format!("interrupted ({cause}); {n}"),
+                    None => format!("interrupted ({cause})"),
+                });
+            }
+            (report, fate)
+        })
+        .unzip()
+}
+
+/// The exit code of the solves: 1 when one returned no valid schedule or a
+/// wrong bound, or was left behind after Ctrl-C; each such solve, and each
+/// one Ctrl-C kept from starting, is named on standard error.
+fn exit_code(reports: &[Report], fates: &[Fate]) -> ExitCode {
     let mut code = ExitCode::SUCCESS;
-    for (report, fate) in reports.iter().zip(&fates) {
+    for (report, fate) in reports.iter().zip(fates) {
         let note = report.note.as_deref().unwrap_or_default();
         // A posted order the checker refused is an error like any other.
         let left_behind = match *fate {
@@ -386,22 +423,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
         code = ExitCode::from(1);
     }
-    if let Some(path) = &args.plot {
-        plot(path, &args.graph, &graph, &reports)?;
-    }
-    if interrupt.happened() {
-        let cause = super::interrupt::cause();
-        note!(
-            "interrupted ({cause}): the solver running stopped at its best so far, as at a time \
-             limit (or, if it did not stop within {} s, was left behind, with the order it had \
-             posted before, if any), and any after it did not run; the report above is what they \
-             had",
-            STOP_GRACE.as_secs()
-        );
-        interrupt.end_as_interrupted();
-        return Ok(ExitCode::from(interrupt.exit_status()));
-    }
-    Ok(code)
+    code
 }
 
 /// How long a solver may take to stop after Ctrl-C before `schedule`
