@@ -231,20 +231,29 @@ fn a_directory_that_is_not_a_results_directory_is_refused() {
     // tool's) does not make a directory ours: it is refused, all of it kept.
     // Nor does another study's experiment config that names no
     // experiment: only the config being run counts as ours.
+    // A top-level `name` alone (another tool's config) is not one either,
+    // with or without --fresh, which would otherwise clear the directory.
     let other_study = "solvers = [\"program\"]\n[graphs]\ngenerate = [\"chain\"]\n";
-    for (i, config) in ["not toml {{\n", "[package]\nname = \"mine\"\n", other_study]
-        .into_iter()
-        .enumerate()
-    {
+    let other_tool = "name = \"mine\"\ntheme = \"dark\"\n";
+    let configs = [
+        "not toml {{\n",
+        "[package]\nname = \"mine\"\n",
+        other_study,
+        other_tool,
+    ];
+    for (i, config) in configs.into_iter().enumerate() {
         let look_alike = tmp.path().join(format!("look-alike{i}"));
         fs::create_dir(&look_alike).unwrap();
         fs::write(look_alike.join("config.toml"), config).unwrap();
         fs::write(look_alike.join("summary.csv"), "my,data\n").unwrap();
-        let err = run_invalid(&cfg, &look_alike, &[]);
-        assert!(
-            err.contains("is not a results directory") && err.contains("config.toml, summary.csv"),
-            "{err}"
-        );
+        for fresh in [&[][..], &["--fresh"][..]] {
+            let err = run_invalid(&cfg, &look_alike, fresh);
+            assert!(
+                err.contains("is not a results directory")
+                    && err.contains("config.toml, summary.csv"),
+                "{err}"
+            );
+        }
         let err = invalid(&["merge", arg(&done), "--out", arg(&look_alike)]);
         assert!(err.contains("is not a results directory"), "{err}");
         assert_eq!(

@@ -329,9 +329,13 @@ fn recorded_name(config_toml: &Path) -> Option<String> {
     name_in(&fs::read_to_string(config_toml).ok()?)
 }
 
-/// The `name` of a `config.toml`'s text, if it is TOML and has one.
+/// The `name` of a `config.toml`'s text, if it is an experiment config:
+/// TOML with a `name` and a `solvers` list (every version writes both). A
+/// `name` alone is too common in other tools' `config.toml` to count:
+/// taking such a directory for ours, `--fresh` would clear it.
 fn name_in(text: &str) -> Option<String> {
     let table: toml::Table = toml::from_str(text).ok()?;
+    table.get("solvers")?.as_array()?;
     table.get("name")?.as_str().map(str::to_string)
 }
 
@@ -514,7 +518,7 @@ mod tests {
         let config = config();
         let claimed = claim(&out, &config, None).unwrap();
         fs::create_dir(&out).unwrap();
-        fs::write(out.join(CONFIG), "name = \"t\"\n").unwrap();
+        fs::write(out.join(CONFIG), "name = \"t\"\nsolvers = [\"kahn\"]\n").unwrap();
         let err = claimed.create().unwrap_err().to_string();
         assert!(
             err.contains("wrote") && err.contains("while this one"),
@@ -536,7 +540,7 @@ mod tests {
     fn a_claim_removes_the_temporaries_a_killed_writer_left() {
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path();
-        fs::write(out.join(CONFIG), "name = \"t\"\n").unwrap();
+        fs::write(out.join(CONFIG), "name = \"t\"\nsolvers = [\"kahn\"]\n").unwrap();
         let left = [
             ".runs.csv.4242-0.tmp",
             ".graphs.csv.7-12.tmp",
