@@ -139,6 +139,10 @@ fn tiny_run_writes_every_row_column_and_file() {
     let readme = fs::read_to_string(out.join("README.md")).unwrap();
     assert!(readme.contains("| graph |") && readme.contains("seed-greedy"));
     assert!(
+        readme.contains(", seeds [0] for randomized solvers."),
+        "{readme}"
+    );
+    assert!(
         readme.contains(
             "**Optimality.** Of the 6 graphs, 4 are proven optimal (the best known peak meets \
              a lower bound some solver proved); 2 have no lower bound (no valid row of the \
