@@ -374,6 +374,31 @@ pub fn readme(
     let mut s = String::new();
     // A set: a scaling run has hundreds of thousands of graphs.
     let graphs: std::collections::HashSet<&str> = rows.iter().map(|r| r.graph.as_str()).collect();
+    intro(&mut s, config, rows, graphs.len(), caveats);
+    if !graph_summary.is_empty() {
+        let _ = writeln!(s, "{}", optimality(graph_summary, solvers));
+    }
+    let claims = config.claims_by_graph();
+    reduction_heading(&mut s, config, graphs.len(), graph_summary);
+    if graphs.len() <= MAX_TABLE_GRAPHS {
+        per_graph_table(&mut s, rows, graph_summary, solvers, &claims);
+    } else {
+        per_family_table(&mut s, rows, graph_summary, solvers, graphs.len());
+    }
+    let _ = writeln!(
+        s,
+        "\n{}\n",
+        headline(rows, summary, &claims, &config.baselines)
+    );
+    claims_list(&mut s, config);
+    per_solver_table(&mut s, summary);
+    plots_section(&mut s, plots, caveats.plots);
+    s
+}
+
+/// The title, the [`Caveats::partial`] note, the config's description and
+/// what the run covers (`graphs` distinct graphs) and where its files are.
+fn intro(s: &mut String, config: &Config, rows: &[Row], graphs: usize, caveats: &Caveats) {
     let _ = writeln!(s, "# Experiment `{}`\n", config.name);
     if let Some(partial) = caveats.partial {
         let _ = writeln!(s, "> **Partial results**: {partial}\n");
@@ -390,7 +415,7 @@ pub fn readme(
          randomized solvers. Raw rows: `runs.csv`; per-graph figures (best known peak, best \
          lower bound, gap): `graphs.csv`; per-solver figures: `summary.csv`{}.\n",
         plural(rows.len(), "run", "runs"),
-        plural(graphs.len(), "graph", "graphs"),
+        plural(graphs, "graph", "graphs"),
         plural(row_solvers.len(), "solver", "solvers"),
         caveats
             .leftover
@@ -404,10 +429,16 @@ pub fn readme(
             ""
         },
     );
-    if !graph_summary.is_empty() {
-        let _ = writeln!(s, "{}", optimality(graph_summary, solvers));
-    }
-    let claims = config.claims_by_graph();
+}
+
+/// The heading of the reduction table and how to read its cells (`graphs`
+/// distinct graphs choose the per-graph or the per-family table).
+fn reduction_heading(
+    s: &mut String,
+    config: &Config,
+    graphs: usize,
+    graph_summary: &[GraphSummary],
+) {
     let _ = writeln!(s, "## Peak reduction against the baseline (%)\n");
     let _ = writeln!(
         s,
@@ -417,141 +448,159 @@ pub fn readme(
          bound any solver proved on the graph, `gap to bound` how far the best known peak \
          is above it (`optimal` when it meets it, empty without a bound).{}\n",
         config.baselines,
-        if graphs.len() <= MAX_TABLE_GRAPHS && graph_summary.iter().any(|g| g.baseline.is_empty()) {
+        if graphs <= MAX_TABLE_GRAPHS && graph_summary.iter().any(|g| g.baseline.is_empty()) {
             " On a graph without a valid baseline (baseline `-`) a cell gives the solver's \
              peak instead."
         } else {
             ""
         }
     );
-    if graphs.len() <= MAX_TABLE_GRAPHS {
-        // Each cell's rows, in file order, found by one pass (a scan of
-        // every row per cell took seconds with hundreds of solvers).
-        let mut cells: std::collections::HashMap<(&str, &str), Vec<&Row>> = Default::default();
-        for r in rows {
-            cells
-                .entry((r.graph.as_str(), r.solver.as_str()))
-                .or_default()
-                .push(r);
-        }
+}
 
-        let mut head = "| graph | nodes | baseline | baseline peak | best known | lower bound | \
-                        gap to bound |"
-            .to_string();
-        let mut rule = "|---|---:|---|---:|---:|---:|---:|".to_string();
+/// The reduction table with one line per graph (up to
+/// [`MAX_TABLE_GRAPHS`]), a column per solver, and the article's claim
+/// when the config has `claims`.
+fn per_graph_table(
+    s: &mut String,
+    rows: &[Row],
+    graph_summary: &[GraphSummary],
+    solvers: &[String],
+    claims: &BTreeMap<String, f64>,
+) {
+    // Each cell's rows, in file order, found by one pass (a scan of
+    // every row per cell took seconds with hundreds of solvers).
+    let mut cells: std::collections::HashMap<(&str, &str), Vec<&Row>> = Default::default();
+    for r in rows {
+        cells
+            .entry((r.graph.as_str(), r.solver.as_str()))
+            .or_default()
+            .push(r);
+    }
+
+    let mut head = "| graph | nodes | baseline | baseline peak | best known | lower bound | \
+                    gap to bound |"
+        .to_string();
+    let mut rule = "|---|---:|---|---:|---:|---:|---:|".to_string();
+    for sv in solvers {
+        let _ = write!(head, " {} |", code(sv));
+        rule.push_str("---:|");
+    }
+    if !claims.is_empty() {
+        head.push_str(" article's claim |");
+        rule.push_str("---:|");
+    }
+    let _ = writeln!(s, "{head}\n{rule}");
+    for gs in graph_summary {
+        let g = &gs.graph.as_str();
+        let [base, best, mut bound] = <[String; 3]>::try_from(sizes(&[
+            gs.baseline_peak_bytes,
+            gs.best_known_bytes,
+            gs.lower_bound_bytes,
+        ]))
+        .unwrap_or_default();
+        if gs.lower_bound_bytes.is_none() {
+            bound.clear();
+        }
+        let _ = write!(
+            s,
+            "| {} | {} | {} | {} | {} | {} | {} |",
+            code(g),
+            gs.nodes,
+            if gs.baseline.is_empty() {
+                "-".to_string()
+            } else {
+                code(&gs.baseline)
+            },
+            base,
+            best,
+            bound,
+            gap_cell(gs),
+        );
         for sv in solvers {
-            let _ = write!(head, " {} |", code(sv));
-            rule.push_str("---:|");
+            let mine = cells.get(&(*g, sv.as_str())).map_or(&[][..], Vec::as_slice);
+            let _ = write!(s, " {} |", cell(mine));
         }
         if !claims.is_empty() {
-            head.push_str(" article's claim |");
-            rule.push_str("---:|");
-        }
-        let _ = writeln!(s, "{head}\n{rule}");
-        for gs in graph_summary {
-            let g = &gs.graph.as_str();
-            let [base, best, mut bound] = <[String; 3]>::try_from(sizes(&[
-                gs.baseline_peak_bytes,
-                gs.best_known_bytes,
-                gs.lower_bound_bytes,
-            ]))
-            .unwrap_or_default();
-            if gs.lower_bound_bytes.is_none() {
-                bound.clear();
-            }
             let _ = write!(
                 s,
-                "| {} | {} | {} | {} | {} | {} | {} |",
-                code(g),
-                gs.nodes,
-                if gs.baseline.is_empty() {
-                    "-".to_string()
-                } else {
-                    code(&gs.baseline)
-                },
-                base,
-                best,
-                bound,
-                gap_cell(gs),
+                " {} |",
+                // As written in the config (a claim has the digits its
+                // source gave), as in the claims list.
+                claims.get(*g).map_or("-".into(), |c| c.to_string())
             );
-            for sv in solvers {
-                let mine = cells.get(&(*g, sv.as_str())).map_or(&[][..], Vec::as_slice);
-                let _ = write!(s, " {} |", cell(mine));
-            }
-            if !claims.is_empty() {
-                let _ = write!(
-                    s,
-                    " {} |",
-                    // As written in the config (a claim has the digits its
-                    // source gave), as in the claims list.
-                    claims.get(*g).map_or("-".into(), |c| c.to_string())
-                );
-            }
-            s.push('\n');
         }
-    } else {
-        let _ = writeln!(
-            s,
-            "{} graphs: one line per family, the mean over its graphs of the best seed's \
-             reduction (graphs without a valid order excluded; `summary.csv` has the mean over \
-             every run); `proven`: graphs whose \
-             best known peak is proven optimal, `max gap to bound`: the largest gap of the \
-             others that have a lower bound (per graph in `graphs.csv`).\n",
-            graphs.len()
-        );
-        let mut head = "| family | graphs | proven | max gap to bound |".to_string();
-        let mut rule = "|---|---:|---:|---:|".to_string();
-        for sv in solvers {
-            let _ = write!(head, " {} |", code(sv));
-            rule.push_str("---:|");
-        }
-        let _ = writeln!(s, "{head}\n{rule}");
-        let mut families: BTreeMap<&str, Vec<&Row>> = BTreeMap::new();
-        for r in rows {
-            families.entry(&r.family).or_default().push(r);
-        }
-        for (fam, rs) in families {
-            let mut names: Vec<&str> = rs.iter().map(|r| r.graph.as_str()).collect();
-            names.dedup();
-            names.sort();
-            names.dedup();
-            let mine: Vec<&GraphSummary> =
-                graph_summary.iter().filter(|g| g.family == fam).collect();
-            let open = mine
-                .iter()
-                .filter(|g| !g.proven)
-                .filter_map(|g| g.gap_pct)
-                .max_by(f64::total_cmp);
-            let _ = write!(
-                s,
-                "| {} | {} | {} | {} |",
-                code(fam),
-                names.len(),
-                mine.iter().filter(|g| g.proven).count(),
-                open.map_or(String::new(), |x| format!("{}%", open_gap(x)))
-            );
-            for sv in solvers {
-                // Each graph's best seed, as in the per-graph table and the
-                // reduction plot.
-                let mut best: BTreeMap<&str, f64> = BTreeMap::new();
-                for r in rs.iter().filter(|r| &r.solver == sv) {
-                    if let Some(x) = r.reduction_pct {
-                        let b = best.entry(&r.graph).or_insert(x);
-                        *b = b.max(x);
-                    }
-                }
-                let mean =
-                    (!best.is_empty()).then(|| best.values().sum::<f64>() / best.len() as f64);
-                let _ = write!(s, " {} |", opt_pct(mean));
-            }
-            s.push('\n');
-        }
+        s.push('\n');
     }
+}
+
+/// The reduction table with one line per family, for more than
+/// [`MAX_TABLE_GRAPHS`] graphs (`graphs` of them): per solver the mean of
+/// each graph's best seed.
+fn per_family_table(
+    s: &mut String,
+    rows: &[Row],
+    graph_summary: &[GraphSummary],
+    solvers: &[String],
+    graphs: usize,
+) {
     let _ = writeln!(
         s,
-        "\n{}\n",
-        headline(rows, summary, &claims, &config.baselines)
+        "{} graphs: one line per family, the mean over its graphs of the best seed's \
+         reduction (graphs without a valid order excluded; `summary.csv` has the mean over \
+         every run); `proven`: graphs whose \
+         best known peak is proven optimal, `max gap to bound`: the largest gap of the \
+         others that have a lower bound (per graph in `graphs.csv`).\n",
+        graphs
     );
+    let mut head = "| family | graphs | proven | max gap to bound |".to_string();
+    let mut rule = "|---|---:|---:|---:|".to_string();
+    for sv in solvers {
+        let _ = write!(head, " {} |", code(sv));
+        rule.push_str("---:|");
+    }
+    let _ = writeln!(s, "{head}\n{rule}");
+    let mut families: BTreeMap<&str, Vec<&Row>> = BTreeMap::new();
+    for r in rows {
+        families.entry(&r.family).or_default().push(r);
+    }
+    for (fam, rs) in families {
+        let mut names: Vec<&str> = rs.iter().map(|r| r.graph.as_str()).collect();
+        names.dedup();
+        names.sort();
+        names.dedup();
+        let mine: Vec<&GraphSummary> = graph_summary.iter().filter(|g| g.family == fam).collect();
+        let open = mine
+            .iter()
+            .filter(|g| !g.proven)
+            .filter_map(|g| g.gap_pct)
+            .max_by(f64::total_cmp);
+        let _ = write!(
+            s,
+            "| {} | {} | {} | {} |",
+            code(fam),
+            names.len(),
+            mine.iter().filter(|g| g.proven).count(),
+            open.map_or(String::new(), |x| format!("{}%", open_gap(x)))
+        );
+        for sv in solvers {
+            // Each graph's best seed, as in the per-graph table and the
+            // reduction plot.
+            let mut best: BTreeMap<&str, f64> = BTreeMap::new();
+            for r in rs.iter().filter(|r| &r.solver == sv) {
+                if let Some(x) = r.reduction_pct {
+                    let b = best.entry(&r.graph).or_insert(x);
+                    *b = b.max(x);
+                }
+            }
+            let mean = (!best.is_empty()).then(|| best.values().sum::<f64>() / best.len() as f64);
+            let _ = write!(s, " {} |", opt_pct(mean));
+        }
+        s.push('\n');
+    }
+}
+
+/// The config's `[[claims]]` with their sources, if any claim names one.
+fn claims_list(s: &mut String, config: &Config) {
     if config.claims.iter().any(|c| !c.source.is_empty()) {
         let _ = writeln!(s, "Claims (`[[claims]]` of the config):\n");
         for c in &config.claims {
@@ -564,6 +613,11 @@ pub fn readme(
         }
         s.push('\n');
     }
+}
+
+/// The "Per solver" section: how to read it, then a line per
+/// [`SolverSummary`].
+fn per_solver_table(s: &mut String, summary: &[SolverSummary]) {
     let _ = writeln!(s, "## Per solver\n");
     let _ = writeln!(
         s,
@@ -608,16 +662,20 @@ pub fn readme(
             x.mean_time_ms
         );
     }
+}
+
+/// The "Plots" section: the PNG files among `plots`, or why the config's
+/// plots were not drawn (`not_drawn`, see [`Caveats::plots`]).
+fn plots_section(s: &mut String, plots: &[String], not_drawn: Option<&str>) {
     let pngs: Vec<&String> = plots.iter().filter(|p| p.ends_with(".png")).collect();
     if !pngs.is_empty() {
         let _ = writeln!(s, "\n## Plots\n");
         for p in pngs {
             let _ = writeln!(s, "![{p}]({p})\n");
         }
-    } else if let Some(why) = caveats.plots {
+    } else if let Some(why) = not_drawn {
         let _ = writeln!(s, "\n## Plots\n\nThe config's plots were {why}.");
     }
-    s
 }
 
 /// The seeds as the README names them: the list when short, else the
