@@ -8,6 +8,8 @@
 //! or as text: ids separated by whitespace or commas. A byte-order mark is
 //! ignored.
 
+use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::Deserializer as _;
 use serde_json::Value;
 
 /// An order as read: its ids, and the graph it was saved for when it says
@@ -60,33 +62,17 @@ pub fn parse_at_most(text: &str, max_ids: usize) -> Result<ReadOrder, String> {
         ));
     }
     if trimmed.starts_with('[') || trimmed.starts_with('{') {
-        let value: Value =
-            serde_json::from_str(text).map_err(|e| format!("not valid JSON: {e}"))?;
-        if value.is_object() {
+        // Streamed: past `max_ids`, ids are skipped, not held.
+        let mut de = serde_json::Deserializer::from_str(text);
+        let read = (&mut de)
+            .deserialize_any(Json { max_ids })
+            .and_then(|read| de.end().map(|()| read))
+            .map_err(|e| format!("not valid JSON: {e}"))?;
+        if trimmed.starts_with('{') {
             // A key given twice would be read as its last value, silently.
             serde_json::from_str::<Fields>(text).map_err(|e| format!("{e}: keep one"))?;
         }
-        let graph = value.get("graph").and_then(Value::as_str).map(String::from);
-        let list = match &value {
-            Value::Array(list) => list,
-            Value::Object(map) => match map.get("order") {
-                Some(Value::Array(list)) => list,
-                Some(Value::Null) => return Err("its `order` is null (the solve it reports found no schedule)".into()),
-                _ => return Err("a JSON object must have an `order` array of node ids (as `memsched schedule --format json` prints)".into()),
-            },
-            _ => unreachable!("starts with [ or {{"),
-        };
-        let ids = list
-            .iter()
-            .take(max_ids)
-            .enumerate()
-            .map(|(i, x)| {
-                // Past i64: a u64, or a float as serde_json reads larger integers.
-                let past = x.is_u64() || x.as_f64().is_some_and(|f| f.abs() >= 2f64.powi(63));
-                x.as_i64().ok_or_else(|| bad_entry(i, &x.to_string(), past))
-            })
-            .collect::<Result<_, _>>()?;
-        return Ok(ReadOrder { ids, graph });
+        return read;
     }
     let ids = text
         .split(|c: char| c.is_whitespace() || c == ',')
@@ -102,6 +88,129 @@ pub fn parse_at_most(text: &str, max_ids: usize) -> Result<ReadOrder, String> {
         })
         .collect::<Result<_, _>>()?;
     Ok(ReadOrder { ids, graph: None })
+}
+
+/// An order in JSON, streamed: an array of ids, or an object with an
+/// `order` array (and maybe a `graph`). Its value is our own verdict, so
+/// that a bad entry or a missing `order` gets its message, not serde's.
+struct Json {
+    max_ids: usize,
+}
+
+impl<'de> Visitor<'de> for Json {
+    type Value = Result<ReadOrder, String>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("an array of node ids or an object with an `order` array")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+        let ids = Ids { max: self.max_ids }.visit_seq(seq)?;
+        Ok(ids.map(|ids| ReadOrder { ids, graph: None }))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let (mut order, mut graph) = (None, None);
+        // Keys given twice were refused before (`Fields`).
+        while let Some(key) = map.next_key::<String>()? {
+            match key.as_str() {
+                "order" => order = Some(map.next_value_seed(Ids { max: self.max_ids })?),
+                "graph" => graph = map.next_value::<Value>()?.as_str().map(String::from),
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(match order {
+            Some(OrderField::Ids(ids)) => ids.map(|ids| ReadOrder { ids, graph }),
+            Some(OrderField::Null) => {
+                Err("its `order` is null (the solve it reports found no schedule)".into())
+            }
+            Some(OrderField::Other) | None => Err("a JSON object must have an `order` array of \
+                 node ids (as `memsched schedule --format json` prints)"
+                .into()),
+        })
+    }
+}
+
+/// An `order` field as read: ids (or the first bad entry's message),
+/// null, or something else.
+enum OrderField {
+    Ids(Result<Vec<i64>, String>),
+    Null,
+    Other,
+}
+
+/// Reads a JSON array of ids, keeping at most `max` and skipping the rest.
+struct Ids {
+    max: usize,
+}
+
+impl Ids {
+    fn visit_seq<'de, A: SeqAccess<'de>>(
+        self,
+        mut seq: A,
+    ) -> Result<Result<Vec<i64>, String>, A::Error> {
+        let mut ids = Vec::new();
+        let mut bad = None;
+        while ids.len() < self.max && bad.is_none() {
+            let Some(x) = seq.next_element::<Value>()? else {
+                break;
+            };
+            match x.as_i64() {
+                Some(id) => ids.push(id),
+                None => {
+                    // Past i64: a u64, or a float as serde_json reads larger integers.
+                    let past = x.is_u64() || x.as_f64().is_some_and(|f| f.abs() >= 2f64.powi(63));
+                    bad = Some(bad_entry(ids.len(), &x.to_string(), past));
+                }
+            }
+        }
+        // The rest must still be JSON, but is not kept.
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(bad.map_or(Ok(ids), Err))
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for Ids {
+    type Value = OrderField;
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<OrderField, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Ids {
+    type Value = OrderField;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("an array of node ids")
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<OrderField, A::Error> {
+        Ids::visit_seq(self, seq).map(OrderField::Ids)
+    }
+    fn visit_unit<E>(self) -> Result<OrderField, E> {
+        Ok(OrderField::Null)
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<OrderField, E> {
+        Ok(OrderField::Other)
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<OrderField, E> {
+        Ok(OrderField::Other)
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<OrderField, E> {
+        Ok(OrderField::Other)
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<OrderField, E> {
+        Ok(OrderField::Other)
+    }
+    fn visit_str<E>(self, _: &str) -> Result<OrderField, E> {
+        Ok(OrderField::Other)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<OrderField, A::Error> {
+        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        Ok(OrderField::Other)
+    }
 }
 
 /// Why entry `i` (0-based), shown as `shown`, is no node id: an integer
@@ -134,10 +243,13 @@ struct Fields {
 /// True when `text` is a JSON object with a top-level `Nodes` key: a graph
 /// file given where the order goes.
 fn is_graph(text: &str) -> bool {
-    serde_json::from_str::<Value>(text)
-        .ok()
-        .and_then(|v| v.as_object().map(|o| o.contains_key("Nodes")))
-        .unwrap_or(false)
+    /// Reads the top-level keys only, skipping their values.
+    #[derive(serde::Deserialize)]
+    struct Probe {
+        #[serde(rename = "Nodes")]
+        nodes: Option<IgnoredAny>,
+    }
+    serde_json::from_str::<Probe>(text).is_ok_and(|p| p.nodes.is_some())
 }
 
 #[cfg(test)]
@@ -192,7 +304,18 @@ mod tests {
         assert!(twice.contains("duplicate field `order`"), "{twice}");
         let twice = parse(r#"{"seed": 0, "order": [0], "seed": 1}"#).unwrap_err();
         assert!(twice.contains("duplicate field `seed`"), "{twice}");
-        assert!(parse("[1, 2").unwrap_err().contains("not valid JSON"));
+        for text in ["[1, 2", "{\"order\": [1, 2", "[1] 2", "{\"order\": [1]} x"] {
+            assert!(
+                parse(text).unwrap_err().contains("not valid JSON"),
+                "{text}"
+            );
+        }
+        assert!(parse("{\"order\": 3}")
+            .unwrap_err()
+            .contains("`order` array"));
+        assert!(parse("{\"order\": {\"a\": [1]}}")
+            .unwrap_err()
+            .contains("`order` array"));
         assert_eq!(
             parse("\u{feff}[3, 1]").map(|o| o.ids),
             Ok(vec![3, 1]),
