@@ -266,6 +266,22 @@ fn a_directory_that_is_not_a_results_directory_is_refused() {
             "nothing written"
         );
     }
+    // Nor does a `runs.csv` of another tool beside such a config.
+    let other_rows = tmp.path().join("other-rows");
+    fs::create_dir(&other_rows).unwrap();
+    fs::write(other_rows.join("config.toml"), other_tool).unwrap();
+    fs::write(other_rows.join("runs.csv"), "run,score\n1,0.5\n").unwrap();
+    for fresh in [&[][..], &["--fresh"][..]] {
+        let err = run_invalid(&cfg, &other_rows, fresh);
+        assert!(
+            err.contains("is not a results directory") && err.contains("config.toml, runs.csv"),
+            "{err}"
+        );
+    }
+    assert_eq!(
+        fs::read_to_string(other_rows.join("runs.csv")).unwrap(),
+        "run,score\n1,0.5\n"
+    );
     let empty = tmp.path().join("empty");
     fs::create_dir(&empty).unwrap();
     fs::write(empty.join(".memsched.lock"), "").unwrap();

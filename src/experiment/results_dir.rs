@@ -278,13 +278,12 @@ pub(super) fn remove_if_present(path: &Path) -> Result<(), ExperimentError> {
     }
 }
 
-/// Refuses an output directory without a `config.toml` that is an
-/// experiment's (it names one, or is the config being run) or sits beside
-/// a `runs.csv` (so not a results directory: a run writes its
-/// `config.toml`, with the experiment's `name`, first, right after taking
-/// the lock) that
-/// holds a file a run would replace (`README.md`, `summary.csv`, the
-/// plots, a `config.toml` of something else...). Other files (`.gitkeep`,
+/// Refuses an output directory that is not a results directory and holds
+/// a file a run would replace (`README.md`, `summary.csv`, the plots, a
+/// `config.toml` of something else...). A results directory has an
+/// experiment's `config.toml` ([`name_in`]: a run writes it first, right
+/// after taking the lock), or the `config.toml` being run, or a
+/// `runs.csv` of ours beside any `config.toml`. Other files (`.gitkeep`,
 /// notes) are left alone, so such a directory is used. `--fresh` does not
 /// lift this: there are no results of ours to discard.
 fn check_not_foreign(out: &Path, config: &Config) -> Result<(), ExperimentError> {
@@ -300,10 +299,10 @@ fn check_not_foreign(out: &Path, config: &Config) -> Result<(), ExperimentError>
     let ours = match fs::read_to_string(&path) {
         Ok(text) => {
             name_in(&text).is_some()
-                || out.join(RUNS).exists()
+                || holds_our_rows(out)
                 || Config::parse(&text, CONFIG, &config.name).is_ok_and(|c| c == *config)
         }
-        Err(_) => path.exists() && out.join(RUNS).exists(),
+        Err(_) => path.exists() && holds_our_rows(out),
     };
     if ours {
         return Ok(());
@@ -316,17 +315,31 @@ fn check_not_foreign(out: &Path, config: &Config) -> Result<(), ExperimentError>
         return Ok(());
     }
     Err(ExperimentError::Directory(format!(
-        "{} is not a results directory (it has no {CONFIG} naming an experiment) and holds {}, \
-         which memsched would replace; choose another directory (--out)",
+        "{} is not a results directory (it has no experiment's {CONFIG} and no {RUNS} of \
+         memsched's) and holds {}, which memsched would replace; choose another directory \
+         (--out)",
         out.display(),
         taken.join(", ")
     )))
 }
 
 /// The `name` in a results directory's `config.toml`, if it has one (read
-/// leniently: a config of an older version still names its experiment).
+/// leniently: a config of an older version still names its experiment,
+/// and any top-level `name` other than the experiment's is refused).
 fn recorded_name(config_toml: &Path) -> Option<String> {
-    name_in(&fs::read_to_string(config_toml).ok()?)
+    let table: toml::Table = toml::from_str(&fs::read_to_string(config_toml).ok()?).ok()?;
+    table.get("name")?.as_str().map(str::to_string)
+}
+
+/// Whether `out/runs.csv` holds rows of ours: its header, as every
+/// version writes it, begins with `item,graph,`. A `runs.csv` of another
+/// tool does not make a directory ours (`--fresh` would clear it).
+fn holds_our_rows(out: &Path) -> bool {
+    use std::io::Read as _;
+    let mut start = [0u8; 11];
+    fs::File::open(out.join(RUNS))
+        .and_then(|mut f| f.read_exact(&mut start))
+        .is_ok_and(|()| &start == b"item,graph,")
 }
 
 /// The `name` of a `config.toml`'s text, if it is an experiment config:
