@@ -453,7 +453,7 @@ fn parse_term(term: &str) -> Result<Term, RuleError> {
         return Err(syntax(
             term,
             "its weights cancel (or are 0), so it is the same for every node and orders \
-             nothing: drop the term or change a weight",
+             nothing: drop the term or change a weight (for a random order: `random`)",
         ));
     }
     Ok(parsed)
@@ -589,17 +589,21 @@ fn not_a_feature(term: &str, s: &str, name: &str) -> RuleError {
     }
 }
 
-/// Whether every feature's weights in a term add up to 0 (`0*delta`,
-/// `delta-delta`, `0.5*size-0.5*size`): such a term is the same for every
-/// node. Integer weights are at most 2^40, so their sums are exact in f64.
+/// Whether a term is the same for every node: each feature's nonzero
+/// weights cancel in exact pairs `w`, `-w` (`0*delta`, `delta-delta`,
+/// `0.5*size-0.5*size`). Pairs, not float sums: `1e16*size+size-1e16*size`
+/// is `size`, though its weights add up to 0 in f64.
 fn is_constant(summands: &[(Weight, Feature)]) -> bool {
     Feature::ALL.iter().all(|&f| {
-        let sum: f64 = summands
+        let mut weights: Vec<f64> = summands
             .iter()
-            .filter(|&&(_, g)| g == f)
+            .filter(|&&(w, g)| g == f && w.as_f64() != 0.0)
             .map(|&(w, _)| w.as_f64())
-            .sum();
-        sum == 0.0
+            .collect();
+        weights.sort_by(f64::total_cmp);
+        let mut negated: Vec<f64> = weights.iter().map(|w| -w).collect();
+        negated.sort_by(f64::total_cmp);
+        weights == negated
     })
 }
 
@@ -831,8 +835,13 @@ mod tests {
             assert!(err.contains("weights cancel"), "{rule}: {err}");
         }
         // A zero weight beside a live one, or a cancelled feature beside
-        // another, still orders nodes.
-        for rule in ["delta+0*size", "delta-delta+id", "2*size-size"] {
+        // another, still orders nodes; so does a sum that only rounds to 0.
+        for rule in [
+            "delta+0*size",
+            "delta-delta+id",
+            "2*size-size",
+            "1e16*size+size-1e16*size",
+        ] {
             assert!(parse(rule).is_ok(), "{rule}");
         }
     }
