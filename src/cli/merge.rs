@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use crate::experiment::{merge, ExperimentError};
+use crate::experiment::merge;
 
 use super::InvalidInput;
 
@@ -25,12 +25,9 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let done = merge::merge(&args.dirs, &args.out).map_err(|e| match e {
-        ExperimentError::Config(m)
-        | ExperimentError::Graphs(m)
-        | ExperimentError::Directory(m)
-        | ExperimentError::Options(m) => anyhow::Error::from(InvalidInput(m)),
-        e => e.into(),
+    let done = merge::merge(&args.dirs, &args.out).map_err(|e| match e.is_invalid_input() {
+        true => anyhow::Error::from(InvalidInput(e.to_string())),
+        false => e.into(),
     })?;
     for w in &done.warnings {
         note!("warning: {w}");

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use crate::experiment::results_dir::{self, REJECTED, RUNS};
-use crate::experiment::{self, Config, ExperimentError, Plan, RunOptions, RunSummary, Shard};
+use crate::experiment::{self, Config, Plan, RunOptions, RunSummary, Shard};
 use crate::solvers;
 
 use super::InvalidInput;
@@ -94,14 +94,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     warn_ineffective_settings(&config, &args.config);
     let start = Instant::now();
-    let summary = experiment::run(&config, &opts).map_err(|e| match e {
-        ExperimentError::Config(m)
-        | ExperimentError::Graphs(m)
-        | ExperimentError::Directory(m)
-        | ExperimentError::Options(m) => {
-            anyhow::Error::from(InvalidInput(format!("{}: {m}", args.config.display())))
-        }
-        e => e.into(),
+    let summary = experiment::run(&config, &opts).map_err(|e| match e.is_invalid_input() {
+        true => anyhow::Error::from(InvalidInput(format!("{}: {e}", args.config.display()))),
+        false => e.into(),
     })?;
     report_summary(&config, &opts, &summary, start, &interrupt);
     if interrupt.happened() {

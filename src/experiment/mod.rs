@@ -60,7 +60,8 @@ pub use runner::{run, RunOptions, RunSummary};
 #[non_exhaustive]
 pub enum ExperimentError {
     /// The config is unusable: it fails a parsed config's checks, or its
-    /// graphs or solvers cannot be planned (invalid input).
+    /// graphs or solvers cannot be planned (a missing graph file, an empty
+    /// glob, no graphs; invalid input).
     #[error("{0}")]
     Config(String),
     /// Graphs that cannot be loaded, or that differ from the graphs their
@@ -72,9 +73,9 @@ pub enum ExperimentError {
     /// records memsched did not write, held by another run (invalid input).
     #[error("{0}")]
     Directory(String),
-    /// A [`RunOptions`] field or a merge's list of directories names
-    /// something that is not there (`--redo` of a solver the experiment
-    /// does not have) or repeats a directory (invalid input).
+    /// A [`RunOptions`] field names something the experiment does not
+    /// have (`--redo` of a solver it does not run), or a merge is given no
+    /// directory or one twice (invalid input).
     #[error("{0}")]
     Options(String),
     /// The worker threads could not be started (the system's error).
@@ -120,6 +121,19 @@ pub enum ExperimentError {
 }
 
 impl ExperimentError {
+    /// Whether the error is the user's input (a config, its graphs, an
+    /// output directory or an option), not the system's or memsched's:
+    /// the command line's exit code 2.
+    pub fn is_invalid_input(&self) -> bool {
+        matches!(
+            self,
+            ExperimentError::Config(_)
+                | ExperimentError::Graphs(_)
+                | ExperimentError::Directory(_)
+                | ExperimentError::Options(_)
+        )
+    }
+
     /// Wraps an error of the final pass over `out` into
     /// [`ExperimentError::FinalPass`] when it is a file or plot error (the
     /// rows are then safe); others (a refused config, a bug) stay as they

@@ -1,10 +1,14 @@
 //! Runs the pending items of a plan in parallel and appends rows as they finish.
 //!
-//! [`run`] is the whole `memsched run`, in five parts:
-//! - `start`: refuses an output directory of another experiment (another
-//!   `name` in its `config.toml`), reads the rows already in `runs.csv`
-//!   (resume) and writes the config, `shards.toml` and the graphs'
-//!   fingerprints beside the results.
+//! [`run`] is the whole `memsched run`. Everything is checked before the
+//! output directory is touched: the config, the directory itself
+//! (`results_dir::claim`: not another experiment's, not a directory of
+//! other files; locked if it exists), the rows already in `runs.csv`, and
+//! every graph. Its parts, in the order they act:
+//! - `start`: reads the rows already in `runs.csv` (resume) and the items
+//!   left; after the check, readies the directory (the config,
+//!   `shards.toml` and the graphs' fingerprints written beside the
+//!   results).
 //! - `check`: before any solve, loads and fingerprints every graph with
 //!   pending items (and every graph file with a recorded fingerprint); a
 //!   graph that cannot be loaded, or that differs from the graph its rows
