@@ -38,6 +38,7 @@ pub mod results_dir;
 mod resume;
 pub mod rows;
 pub mod runner;
+mod seeds;
 pub mod summary;
 pub mod table;
 mod warnings;
