@@ -15,7 +15,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use super::rows::{pct, Row};
+use super::rows::{pct, Row, RowStatus};
 use crate::solvers::gap_to_bound_pct;
 
 /// The per-graph figures (`graphs.csv`'s schema).
@@ -85,7 +85,7 @@ fn of_graph(rs: &[&Row]) -> GraphSummary {
     let bound = rs
         .iter()
         .rev()
-        .filter(|r| r.status != "invalid")
+        .filter(|r| r.status != RowStatus::Invalid)
         .filter_map(|r| Some((r.lower_bound_bytes?, *r)))
         .max_by_key(|&(lb, _)| lb);
     let best_bytes = best.map(|(p, _)| p);
@@ -231,7 +231,7 @@ mod tests {
             item,
             graph: graph.into(),
             solver: solver.into(),
-            status: status.into(),
+            status: RowStatus::from_label(status).expect("a status label"),
             valid: status != "invalid",
             peak_bytes: (status != "invalid").then_some(peak),
             lower_bound_bytes: lb,

@@ -716,6 +716,7 @@ fn completeness(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::experiment::rows::RowStatus;
 
     fn config(text: &str) -> Config {
         Config::parse(text, "t.toml", "t").unwrap()
@@ -954,7 +955,7 @@ mod tests {
         }
         let runs = a.join(RUNS);
         let mut rows = rows::read_rows(&runs).unwrap();
-        rows[0].status = "failed".into();
+        rows[0].status = RowStatus::Failed;
         rows[0].valid = false;
         rows[0].peak_bytes = None;
         rows[0].reason = "cannot load graph: it changed during the run".into();

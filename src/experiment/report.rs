@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 
 use super::config::{Config, Seeds};
 use super::graphs::{GraphSummary, Optimality};
-use super::rows::Row;
+use super::rows::{Row, RowStatus};
 use super::summary::SolverSummary;
 
 /// Above this many graphs the main table shows one line per family.
@@ -86,7 +86,7 @@ fn cell(rows: &[&Row]) -> String {
         .min_by_key(|r| (r.peak_bytes, r.seed));
     match best {
         Some(r) => {
-            let star = if rows.iter().any(|r| r.status == "optimal") {
+            let star = if rows.iter().any(|r| r.status == RowStatus::Optimal) {
                 "*"
             } else {
                 ""
@@ -98,7 +98,7 @@ fn cell(rows: &[&Row]) -> String {
         }
         None => rows
             .first()
-            .map_or("-".into(), |r| r.status.replace('_', " ")),
+            .map_or("-".into(), |r| r.status.label().replace('_', " ")),
     }
 }
 
@@ -948,7 +948,7 @@ mod tests {
             item,
             graph: graph.into(),
             solver: solver.into(),
-            status: status.into(),
+            status: RowStatus::from_label(status).expect("a status label"),
             valid: true,
             peak_bytes: Some(peak),
             lower_bound_bytes: lb,
@@ -1016,7 +1016,7 @@ mod tests {
             item,
             graph: graph.into(),
             solver: solver.into(),
-            status: "feasible".into(),
+            status: RowStatus::Feasible,
             valid: true,
             peak_bytes: Some(1 << 20),
             lower_bound_bytes: lb,
@@ -1084,7 +1084,7 @@ mod tests {
             family: "chain".into(),
             solver: solver.into(),
             seed,
-            status: "feasible".into(),
+            status: RowStatus::Feasible,
             valid: true,
             peak_bytes: Some(peak),
             ..rows::blank()

@@ -40,7 +40,7 @@ pub struct Row {
     /// The seed passed to the solver: 0 for a deterministic solver.
     pub seed: u64,
     /// `optimal`, `feasible`, `timed_out`, `failed`, `invalid`.
-    pub status: String,
+    pub status: RowStatus,
     /// The order passed the independent checker. Read in any case (`TRUE`,
     /// as a spreadsheet saves it).
     #[serde(deserialize_with = "bool_any_case")]
@@ -112,7 +112,7 @@ impl Row {
     /// Fills the row's outcome from a checked solve's `report`: status,
     /// validity, peak, bound, time, states, reason and note.
     pub(crate) fn record(&mut self, report: &crate::solvers::Report) {
-        self.status = report.status.label().to_string();
+        self.status = RowStatus::of(&report.status);
         self.valid = report.valid();
         self.peak_bytes = report.peak;
         self.lower_bound_bytes = report.lower_bound;
@@ -130,6 +130,79 @@ impl Row {
     }
 }
 
+/// A row's status, as runs.csv spells it: the label of the solve's
+/// [`Status`], without the reason (which has its own column).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RowStatus {
+    /// Proven optimal.
+    Optimal,
+    /// A valid order without a proof.
+    Feasible,
+    /// Stopped at its time limit.
+    TimedOut,
+    /// No order: the solver failed, or its graph could not be loaded.
+    Failed,
+    /// Refused by the checker, or a bound above a checked peak.
+    Invalid,
+}
+
+/// How a status no solve writes is refused when runs.csv is read.
+const UNKNOWN_STATUS: &str = "unknown status";
+
+impl RowStatus {
+    /// The status of a solve's report.
+    pub fn of(status: &Status) -> RowStatus {
+        match status {
+            Status::Optimal => RowStatus::Optimal,
+            Status::Feasible => RowStatus::Feasible,
+            Status::TimedOut => RowStatus::TimedOut,
+            Status::Failed(_) => RowStatus::Failed,
+            Status::Invalid(_) => RowStatus::Invalid,
+        }
+    }
+
+    /// The status a label names (`optimal`, `timed_out`, ...).
+    pub fn from_label(label: &str) -> Option<RowStatus> {
+        [
+            RowStatus::Optimal,
+            RowStatus::Feasible,
+            RowStatus::TimedOut,
+            RowStatus::Failed,
+            RowStatus::Invalid,
+        ]
+        .into_iter()
+        .find(|s| s.label() == label)
+    }
+
+    /// The label, as in runs.csv.
+    pub fn label(self) -> &'static str {
+        match self {
+            RowStatus::Optimal => "optimal",
+            RowStatus::Feasible => "feasible",
+            RowStatus::TimedOut => "timed_out",
+            RowStatus::Failed => "failed",
+            RowStatus::Invalid => "invalid",
+        }
+    }
+}
+
+impl std::fmt::Display for RowStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.label())
+    }
+}
+
+/// Read from its label; a status no solve writes (`feasibl`, edited by
+/// hand) is an error, so the line is malformed instead of counting as done.
+impl<'de> Deserialize<'de> for RowStatus {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let label = String::deserialize(d)?;
+        RowStatus::from_label(&label)
+            .ok_or_else(|| serde::de::Error::custom(format!("{UNKNOWN_STATUS} `{label}`")))
+    }
+}
+
 /// A row with every field empty (a template).
 pub(crate) fn blank() -> Row {
     Row {
@@ -140,7 +213,7 @@ pub(crate) fn blank() -> Row {
         edges: 0,
         solver: String::new(),
         seed: 0,
-        status: String::new(),
+        status: RowStatus::Failed,
         valid: false,
         peak_bytes: None,
         baseline: String::new(),
@@ -240,11 +313,6 @@ pub fn read_rows_checked(path: &Path) -> io::Result<ReadRows> {
             }
         };
         let problem = match record.deserialize::<Row>(Some(&headers)) {
-            // A status no solve writes (`feasibl`, edited by hand) would
-            // count as done and fall out of every summary.
-            Ok(row) if !Status::LABELS.contains(&row.status.as_str()) => {
-                format!("unknown status `{}`", row.status)
-            }
             // Nor can a time that is not a number of milliseconds.
             Ok(row) if !(row.time_ms.is_finite() && row.time_ms >= 0.0) => {
                 format!("time_ms `{}` is not a time", row.time_ms)
@@ -257,8 +325,7 @@ pub fn read_rows_checked(path: &Path) -> io::Result<ReadRows> {
                     }
                     Entry::Occupied(first) => {
                         let kept = &mut read.rows[*first.get()];
-                        let outcome =
-                            |r: &Row| (r.status.clone(), r.peak_bytes, r.lower_bound_bytes);
+                        let outcome = |r: &Row| (r.status, r.peak_bytes, r.lower_bound_bytes);
                         read.conflicting += usize::from(outcome(kept) != outcome(&row));
                         // As `merge` does across inputs: a row that ran
                         // beats one whose graph could not be loaded.
@@ -269,7 +336,17 @@ pub fn read_rows_checked(path: &Path) -> io::Result<ReadRows> {
                 }
                 continue;
             }
-            Err(e) => e.to_string(),
+            // A status no solve writes (`feasibl`, edited by hand) would
+            // count as done and fall out of every summary: said plainly.
+            Err(e) => match e.kind() {
+                csv::ErrorKind::Deserialize { err, .. }
+                    if err.to_string().contains(UNKNOWN_STATUS) =>
+                {
+                    let message = err.to_string();
+                    message[message.find(UNKNOWN_STATUS).unwrap_or(0)..].to_string()
+                }
+                _ => e.to_string(),
+            },
         };
         let line = record.position().map_or(0, |p| p.line());
         read.first_problem.get_or_insert((line, problem));
@@ -346,7 +423,7 @@ pub(super) fn pct(x: f64) -> f64 {
 /// A row that shows a solver bug: an order the checker rejected, a bound
 /// above a checked peak, or a panic.
 pub fn is_broken(row: &Row) -> bool {
-    row.status == "invalid" || row.reason.starts_with(PANICKED)
+    row.status == RowStatus::Invalid || row.reason.starts_with(PANICKED)
 }
 
 /// Marks invalid each of one graph's rows (`idx`) whose lower bound is
@@ -360,8 +437,8 @@ pub fn is_broken(row: &Row) -> bool {
 fn refute_bounds(rows: &mut [Row], idx: &[usize]) {
     for &i in idx {
         let r = &mut rows[i];
-        if let Some(claimed) = wrong_bound_claim(&r.reason) {
-            r.status = claimed.to_string();
+        if let Some(claimed) = wrong_bound_claim(&r.reason).and_then(RowStatus::from_label) {
+            r.status = claimed;
             r.reason.clear();
         }
     }
@@ -378,8 +455,8 @@ fn refute_bounds(rows: &mut [Row], idx: &[usize]) {
         let Some(lb) = r.lower_bound_bytes.filter(|&lb| lb > peak) else {
             continue;
         };
-        r.reason = wrong_bound_reason(&r.status, lb, peak, &by);
-        r.status = "invalid".into();
+        r.reason = wrong_bound_reason(r.status.label(), lb, peak, &by);
+        r.status = RowStatus::Invalid;
     }
 }
 
@@ -445,7 +522,7 @@ pub(super) const PANICKED: &str = "panicked";
 /// A row whose solver never ran: its graph could not be loaded. Such rows
 /// take no part in mean times, and a resumed run solves their items again.
 pub(super) fn never_ran(row: &Row) -> bool {
-    row.status == "failed" && row.reason.starts_with(CANNOT_LOAD)
+    row.status == RowStatus::Failed && row.reason.starts_with(CANNOT_LOAD)
 }
 
 /// The rows of each solver, in file order: one pass, for the final pass's
@@ -470,7 +547,11 @@ mod tests {
             solver: solver.into(),
             valid: peak.is_some(),
             peak_bytes: peak,
-            status: if peak.is_some() { "feasible" } else { "failed" }.into(),
+            status: if peak.is_some() {
+                RowStatus::Feasible
+            } else {
+                RowStatus::Failed
+            },
             ..blank()
         }
     }
@@ -499,18 +580,18 @@ mod tests {
     #[test]
     fn a_bound_above_a_checked_peak_makes_its_row_invalid() {
         let mut ilp = row(0, "g", "ilp", Some(888_130));
-        (ilp.status, ilp.lower_bound_bytes) = ("optimal".into(), Some(888_130));
+        (ilp.status, ilp.lower_bound_bytes) = (RowStatus::Optimal, Some(888_130));
         let mut exact = row(1, "g", "exact", Some(888_129));
-        (exact.status, exact.lower_bound_bytes) = ("optimal".into(), Some(888_129));
+        (exact.status, exact.lower_bound_bytes) = (RowStatus::Optimal, Some(888_129));
         let out = finalize(vec![ilp.clone(), exact], &[]);
-        assert_eq!((out[0].status.as_str(), out[0].valid), ("invalid", true));
+        assert_eq!((out[0].status.label(), out[0].valid), ("invalid", true));
         assert_eq!(
             out[0].reason,
             "claimed `optimal` with lower bound 888130, above the peak 888129 of exact's \
              checked order, so the bound is wrong (a solver bug)"
         );
         assert_eq!(out[0].peak_bytes, Some(888_130));
-        assert_eq!(out[1].status, "optimal");
+        assert_eq!(out[1].status, RowStatus::Optimal);
         assert_eq!(out[1].best_known_bytes, Some(888_129));
         // The same verdict again, not a second layer of it.
         let again = finalize(out.clone(), &[]);
@@ -518,7 +599,7 @@ mod tests {
         // Without the refuting row the claim stands again.
         let alone = finalize(vec![out[0].clone()], &[]);
         assert_eq!(
-            (alone[0].status.as_str(), alone[0].reason.as_str()),
+            (alone[0].status.label(), alone[0].reason.as_str()),
             ("optimal", "")
         );
         assert_eq!(alone[0], finalize(vec![ilp], &[])[0]);
@@ -551,7 +632,7 @@ mod tests {
         // A row that could not load its graph gives way to a later one
         // that ran, as in `merge`; not the other way round.
         let mut unloaded = a.clone();
-        unloaded.status = "failed".into();
+        unloaded.status = RowStatus::Failed;
         unloaded.peak_bytes = None;
         unloaded.reason = format!("{CANNOT_LOAD}: it changed during the run");
         assert!(never_ran(&unloaded));
@@ -573,11 +654,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("runs.csv");
         let a = row(0, "g", "kahn", Some(5));
-        let mut b = row(1, "g", "program", Some(6));
-        b.status = "feasibl".into();
+        let b = row(1, "g", "program", Some(6));
+        let b = String::from_utf8(to_line(&b)).unwrap();
         let mut text = header().into_bytes();
         text.extend(to_line(&a));
-        text.extend(to_line(&b));
+        text.extend(b.replace(",feasible,", ",feasibl,").into_bytes());
         fs::write(&path, text).unwrap();
         let read = read_rows_checked(&path).unwrap();
         assert_eq!((read.rows, read.rejected.len()), (vec![a.clone()], 1));

@@ -12,7 +12,7 @@ use std::path::Path;
 use serde::Serialize;
 
 use super::graphs::GraphSummary;
-use super::rows::Row;
+use super::rows::{Row, RowStatus};
 
 /// Per-solver statistics.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
@@ -132,7 +132,7 @@ pub fn summarize(rows: &[Row], order: &[String], graphs: &[GraphSummary]) -> Vec
                     })
                     .count()
             };
-            let status = |s: &str| mine.iter().filter(|r| r.status == s).count();
+            let status = |s: RowStatus| mine.iter().filter(|r| r.status == s).count();
             let gapped: BTreeSet<&str> = mine
                 .iter()
                 .filter(|r| r.gap_pct.is_some())
@@ -160,10 +160,10 @@ pub fn summarize(rows: &[Row], order: &[String], graphs: &[GraphSummary]) -> Vec
                     .iter()
                     .filter(|r| r.peak_bytes.is_some() && r.peak_bytes == r.best_known_bytes)
                     .count(),
-                proven_optimal: status("optimal"),
-                timed_out: status("timed_out"),
-                failed: status("failed"),
-                invalid: status("invalid"),
+                proven_optimal: status(RowStatus::Optimal),
+                timed_out: status(RowStatus::TimedOut),
+                failed: status(RowStatus::Failed),
+                invalid: status(RowStatus::Invalid),
                 mean_time_ms: mean_time_ms(mine),
                 gap_graphs: gapped.len(),
                 gap_graphs_proven: gapped.iter().filter(|g| proven.contains(*g)).count(),
@@ -218,7 +218,7 @@ mod tests {
     #[test]
     fn mean_time_leaves_out_solves_that_never_ran() {
         let row = |time_ms: f64, reason: &str| Row {
-            status: "failed".into(),
+            status: RowStatus::Failed,
             time_ms,
             reason: reason.into(),
             ..super::super::rows::blank()
@@ -239,7 +239,7 @@ mod tests {
         let row = |graph: &str, solver: &str, status: &str, peak: u64, lb: Option<u64>| Row {
             graph: graph.into(),
             solver: solver.into(),
-            status: status.into(),
+            status: RowStatus::from_label(status).expect("a status label"),
             valid: true,
             peak_bytes: Some(peak),
             lower_bound_bytes: lb,

@@ -13,7 +13,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::fmt::Write as _;
 
-use super::rows::Row;
+use super::rows::{Row, RowStatus};
 use super::wildcard;
 
 /// What a cell shows.
@@ -228,7 +228,7 @@ pub fn build(rows: &[Row], opts: &Options) -> Result<Table, String> {
         Some(Cell {
             value,
             peak,
-            optimal: r.status == "optimal",
+            optimal: r.status == RowStatus::Optimal,
             partial: None,
         })
     };
@@ -565,7 +565,7 @@ mod tests {
             graph: graph.into(),
             solver: solver.into(),
             seed,
-            status: status.into(),
+            status: RowStatus::from_label(status).expect("a status label"),
             valid: peak.is_some(),
             peak_bytes: peak,
             reduction_pct: peak.map(|p| 100.0 * (4096.0 - p as f64) / 4096.0),

@@ -16,7 +16,7 @@ use plotters::prelude::*;
 use super::frame::{chart_builder, draw_legend, draw_mesh, line_key, plot_height_px};
 use super::{byte_unit, color, err, render, Draw, FONT};
 use crate::experiment::records::Profile;
-use crate::experiment::rows::Row;
+use crate::experiment::rows::{Row, RowStatus};
 use crate::experiment::ExperimentError;
 use crate::solvers;
 
@@ -79,7 +79,7 @@ pub fn pick<'a>(
         };
         push(label, Some(h));
     }
-    let opt = lowest(&|r| r.status == "optimal");
+    let opt = lowest(&|r| r.status == RowStatus::Optimal);
     if opt.is_some() {
         push(format!("optimum ({})", opt.map_or("", |r| &r.solver)), opt);
     } else {
@@ -220,7 +220,7 @@ mod tests {
         Row {
             graph: "g".into(),
             solver: solver.into(),
-            status: status.into(),
+            status: RowStatus::from_label(status).expect("a status label"),
             valid: true,
             peak_bytes: Some(peak),
             baseline: "program".into(),

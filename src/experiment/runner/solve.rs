@@ -11,7 +11,7 @@ use crate::experiment::catch::catch_panic;
 use crate::experiment::plan::{Item, Plan};
 use crate::experiment::progress::Progress;
 use crate::experiment::records::{Profile, SavedOrder};
-use crate::experiment::rows::{self, Row, CANNOT_LOAD, PANICKED};
+use crate::experiment::rows::{self, Row, RowStatus, CANNOT_LOAD, PANICKED};
 use crate::experiment::{one_line, ExperimentError};
 use crate::solvers::{self, Scheduler, SolveContext};
 
@@ -182,7 +182,7 @@ impl SolveInputs<'_> {
             family: entry.family.clone(),
             solver: solver_name.clone(),
             seed: item.seed,
-            status: "failed".into(),
+            status: RowStatus::Failed,
             ..rows::blank()
         };
         let graph = match self.store.get(item.graph) {

@@ -5,7 +5,7 @@ use crate::experiment::records::Profile;
 use crate::experiment::results_dir::{
     read_shards_file, ALL_SHARDS, CONFIG, PROFILES, REJECTED, SHARDS,
 };
-use crate::experiment::rows::{never_ran, Row, CANNOT_LOAD};
+use crate::experiment::rows::{never_ran, Row, RowStatus, CANNOT_LOAD};
 use crate::experiment::Config;
 use crate::graph::Graph;
 use crate::solvers::{Outcome, Scheduler};
@@ -339,7 +339,10 @@ fn a_wrong_proof_ends_as_an_invalid_row() {
     })
     .unwrap();
     let rows = rows::read_rows(&dir.path().join(RUNS)).unwrap();
-    let wrong: Vec<&Row> = rows.iter().filter(|r| r.status == "invalid").collect();
+    let wrong: Vec<&Row> = rows
+        .iter()
+        .filter(|r| r.status == RowStatus::Invalid)
+        .collect();
     assert!(
         !wrong.is_empty(),
         "kahn is optimal on every graph: pick others"
@@ -397,7 +400,7 @@ fn items_whose_graph_failed_to_load_run_again() {
     let mut rows = rows::read_rows(&runs).unwrap();
     let victim = rows.iter().position(|r| r.solver == "kahn").unwrap();
     rows[victim] = Row {
-        status: "failed".into(),
+        status: RowStatus::Failed,
         valid: false,
         peak_bytes: None,
         time_ms: 0.0,
@@ -963,7 +966,7 @@ fn a_panicking_solver_becomes_a_failed_row() {
     };
     let solved = inputs.solve_item(&plan.items[1]);
     let row = &solved.row;
-    assert_eq!(row.status, "failed");
+    assert_eq!(row.status, RowStatus::Failed);
     assert!(!row.valid && row.peak_bytes.is_none());
     assert_eq!(row.reason, "panicked: boom");
     assert!(solved.profile.is_none() && solved.order.is_none());
