@@ -41,6 +41,7 @@ pub mod runner;
 mod seeds;
 pub mod summary;
 pub mod table;
+mod text;
 mod warnings;
 mod wildcard;
 
@@ -55,6 +56,7 @@ use finish::finish_with;
 pub use plan::{Plan, Shard};
 pub use rows::Row;
 pub use runner::{run, RunOptions, RunSummary};
+use text::{first_few, one_line};
 
 /// Why an experiment could not run or finish.
 #[derive(Debug, Error)]
@@ -159,40 +161,5 @@ impl ExperimentError {
             path: path.display().to_string(),
             source,
         }
-    }
-}
-
-/// The first `shown` of `items` as `show` writes them, then `more(k)` for
-/// the `k` left out, if any: how messages cut a long list short.
-pub(crate) fn first_few<T>(
-    items: impl ExactSizeIterator<Item = T>,
-    shown: usize,
-    show: impl FnMut(T) -> String,
-    more: impl FnOnce(usize) -> String,
-) -> Vec<String> {
-    let left_out = items.len().saturating_sub(shown);
-    let mut listed: Vec<String> = items.take(shown).map(show).collect();
-    if left_out > 0 {
-        listed.push(more(left_out));
-    }
-    listed
-}
-
-/// `s` on one line, runs of whitespace (newlines too) made one space.
-fn one_line(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::first_few;
-
-    #[test]
-    fn first_few_counts_what_it_leaves_out() {
-        let more = |k: usize| format!("{k} more");
-        let list = |n: usize| first_few(0..n, 2, |i| i.to_string(), more);
-        assert_eq!(list(0), Vec::<String>::new());
-        assert_eq!(list(2), ["0", "1"]);
-        assert_eq!(list(5), ["0", "1", "3 more"]);
     }
 }

@@ -1,0 +1,37 @@
+//! How messages shorten what they show: long lists cut to their first
+//! few, multi-line text put on one line.
+
+/// The first `shown` of `items` as `show` writes them, then `more(k)` for
+/// the `k` left out, if any: how messages cut a long list short.
+pub(crate) fn first_few<T>(
+    items: impl ExactSizeIterator<Item = T>,
+    shown: usize,
+    show: impl FnMut(T) -> String,
+    more: impl FnOnce(usize) -> String,
+) -> Vec<String> {
+    let left_out = items.len().saturating_sub(shown);
+    let mut listed: Vec<String> = items.take(shown).map(show).collect();
+    if left_out > 0 {
+        listed.push(more(left_out));
+    }
+    listed
+}
+
+/// `s` on one line, runs of whitespace (newlines too) made one space.
+pub(crate) fn one_line(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::first_few;
+
+    #[test]
+    fn first_few_counts_what_it_leaves_out() {
+        let more = |k: usize| format!("{k} more");
+        let list = |n: usize| first_few(0..n, 2, |i| i.to_string(), more);
+        assert_eq!(list(0), Vec::<String>::new());
+        assert_eq!(list(2), ["0", "1"]);
+        assert_eq!(list(5), ["0", "1", "3 more"]);
+    }
+}
