@@ -44,7 +44,7 @@ use std::borrow::Cow;
 
 use super::program::AllocEncoding;
 use crate::graph::seed::RawGraph;
-use crate::graph::{analysis, Graph, GraphError, NodeIdx, NodeKind};
+use crate::graph::{analysis, Csr, Graph, GraphError, NodeIdx, NodeKind};
 
 /// Re-encodes the ALLOCs of `g` (see the module documentation).
 ///
@@ -181,7 +181,7 @@ fn anchored(f: &Graph) -> Result<Graph, GraphError> {
     let mut search = Search::new(n);
     let mut moved = vec![None::<NodeIdx>; n];
     let mut anchoring = Vec::new();
-    let compute_preds = ComputePreds::new(f);
+    let compute_preds = compute_preds(f);
     for a in f.nodes().filter(|&v| f.kind(v) == NodeKind::Alloc) {
         let anchors = anchors_of(f, a, &compute_preds, &topo_pos, &mut search);
         if f.program_order_is_topological() && anchors.iter().any(|&p| p > a) {
@@ -207,30 +207,14 @@ fn anchored(f: &Graph) -> Result<Graph, GraphError> {
 /// Each node's distinct non-ALLOC predecessors, ascending, computed once:
 /// the ALLOCs feeding one op all read its row (an op reading k ALLOCs had
 /// its k predecessors scanned k times).
-struct ComputePreds {
-    offsets: Vec<usize>,
-    preds: Vec<NodeIdx>,
-}
-
-impl ComputePreds {
-    fn new(f: &Graph) -> Self {
-        let mut offsets = Vec::with_capacity(f.node_count() + 1);
-        let (mut preds, mut row) = (Vec::new(), Vec::new());
-        offsets.push(0);
-        for v in f.nodes() {
-            row.clear();
-            row.extend(f.preds(v).iter().filter(|&&p| f.kind(p) != NodeKind::Alloc));
-            row.sort_unstable();
-            row.dedup();
-            preds.extend_from_slice(&row);
-            offsets.push(preds.len());
-        }
-        ComputePreds { offsets, preds }
-    }
-
-    fn of(&self, v: NodeIdx) -> &[NodeIdx] {
-        &self.preds[self.offsets[v as usize]..self.offsets[v as usize + 1]]
-    }
+fn compute_preds(f: &Graph) -> Csr {
+    let pairs = f.nodes().flat_map(|v| {
+        f.preds(v)
+            .iter()
+            .filter(|&&p| f.kind(p) != NodeKind::Alloc)
+            .map(move |&p| (v, p))
+    });
+    Csr::from_pairs(f.node_count(), pairs).deduped()
 }
 
 /// The anchoring predecessors of ALLOC `a` in floating graph `f`, ascending
@@ -238,7 +222,7 @@ impl ComputePreds {
 fn anchors_of(
     f: &Graph,
     a: NodeIdx,
-    compute_preds: &ComputePreds,
+    compute_preds: &Csr,
     topo_pos: &[u32],
     search: &mut Search,
 ) -> Vec<NodeIdx> {
@@ -247,7 +231,7 @@ fn anchors_of(
     // (the sort then only checks it).
     let mut cand: Vec<NodeIdx> = succs
         .iter()
-        .flat_map(|&s| compute_preds.of(s).iter().copied())
+        .flat_map(|&s| compute_preds.neighbors(s).iter().copied())
         .collect();
     cand.sort_unstable();
     cand.dedup();
