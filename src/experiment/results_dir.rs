@@ -287,8 +287,8 @@ pub(super) fn remove_if_present(path: &Path) -> Result<(), ExperimentError> {
 /// notes) are left alone, so such a directory is used. `--fresh` does not
 /// lift this: there are no results of ours to discard.
 fn check_not_foreign(out: &Path, config: &Config) -> Result<(), ExperimentError> {
-    // With `runs.csv` beside it, a damaged `config.toml` is ours: the
-    // settings check says what is wrong with it. Without, a config that
+    // With a `runs.csv` of ours beside it, a damaged `config.toml` is
+    // ours: the settings check says what is wrong with it. Without, a config that
     // names no experiment is ours only if it is the one being run
     // (`memsched run DIR/config.toml --out DIR`): another study's config
     // kept beside notes is not.
@@ -327,8 +327,7 @@ fn check_not_foreign(out: &Path, config: &Config) -> Result<(), ExperimentError>
 /// leniently: a config of an older version still names its experiment,
 /// and any top-level `name` other than the experiment's is refused).
 fn recorded_name(config_toml: &Path) -> Option<String> {
-    let table: toml::Table = toml::from_str(&fs::read_to_string(config_toml).ok()?).ok()?;
-    table.get("name")?.as_str().map(str::to_string)
+    top_level_name(&fs::read_to_string(config_toml).ok()?).map(|(name, _)| name)
 }
 
 /// Whether `out/runs.csv` holds rows of ours: its header, as every
@@ -347,9 +346,20 @@ fn holds_our_rows(out: &Path) -> bool {
 /// `name` alone is too common in other tools' `config.toml` to count:
 /// taking such a directory for ours, `--fresh` would clear it.
 fn name_in(text: &str) -> Option<String> {
+    top_level_name(text)
+        .filter(|&(_, has_solvers)| has_solvers)
+        .map(|(name, _)| name)
+}
+
+/// The top-level `name` of a TOML text, if it has one, and whether the
+/// text also has a `solvers` list.
+fn top_level_name(text: &str) -> Option<(String, bool)> {
     let table: toml::Table = toml::from_str(text).ok()?;
-    table.get("solvers")?.as_array()?;
-    table.get("name")?.as_str().map(str::to_string)
+    let name = table.get("name")?.as_str()?.to_string();
+    Some((
+        name,
+        table.get("solvers").is_some_and(toml::Value::is_array),
+    ))
 }
 
 /// `shards.toml` as written: the shards whose runs wrote into `dir` (`K/N`,
