@@ -162,28 +162,24 @@ impl RowStatus {
         }
     }
 
+    /// Every status, in the order of [`Status::LABELS`].
+    const ALL: [RowStatus; 5] = [
+        RowStatus::Optimal,
+        RowStatus::Feasible,
+        RowStatus::TimedOut,
+        RowStatus::Failed,
+        RowStatus::Invalid,
+    ];
+
     /// The status a label names (`optimal`, `timed_out`, ...).
     pub fn from_label(label: &str) -> Option<RowStatus> {
-        [
-            RowStatus::Optimal,
-            RowStatus::Feasible,
-            RowStatus::TimedOut,
-            RowStatus::Failed,
-            RowStatus::Invalid,
-        ]
-        .into_iter()
-        .find(|s| s.label() == label)
+        let at = Status::LABELS.iter().position(|&l| l == label)?;
+        Some(RowStatus::ALL[at])
     }
 
-    /// The label, as in runs.csv.
+    /// The label, as in runs.csv: the solve's [`Status::label`].
     pub fn label(self) -> &'static str {
-        match self {
-            RowStatus::Optimal => "optimal",
-            RowStatus::Feasible => "feasible",
-            RowStatus::TimedOut => "timed_out",
-            RowStatus::Failed => "failed",
-            RowStatus::Invalid => "invalid",
-        }
+        Status::LABELS[self as usize]
     }
 }
 
@@ -338,15 +334,18 @@ pub fn read_rows_checked(path: &Path) -> io::Result<ReadRows> {
             }
             // A status no solve writes (`feasibl`, edited by hand) would
             // count as done and fall out of every summary: said plainly.
-            Err(e) => match e.kind() {
-                csv::ErrorKind::Deserialize { err, .. }
-                    if err.to_string().contains(UNKNOWN_STATUS) =>
-                {
-                    let message = err.to_string();
-                    message[message.find(UNKNOWN_STATUS).unwrap_or(0)..].to_string()
-                }
-                _ => e.to_string(),
-            },
+            Err(e) => {
+                let unknown_status = match e.kind() {
+                    csv::ErrorKind::Deserialize { err, .. } => {
+                        let message = err.to_string();
+                        message
+                            .find(UNKNOWN_STATUS)
+                            .map(|at| message[at..].to_string())
+                    }
+                    _ => None,
+                };
+                unknown_status.unwrap_or_else(|| e.to_string())
+            }
         };
         let line = record.position().map_or(0, |p| p.line());
         read.first_problem.get_or_insert((line, problem));
@@ -645,6 +644,26 @@ mod tests {
             let read = read_rows_checked(&path).unwrap();
             assert_eq!((read.rows, read.conflicting), (vec![kept.clone()], 1));
         }
+    }
+
+    /// A row's status is its solve's, label for label, as serde writes it.
+    #[test]
+    fn row_statuses_are_the_solves_statuses() {
+        let solves = [
+            Status::Optimal,
+            Status::Feasible,
+            Status::TimedOut,
+            Status::Failed(String::new()),
+            Status::Invalid(String::new()),
+        ];
+        for status in &solves {
+            let row = RowStatus::of(status);
+            assert_eq!(row.label(), status.label());
+            assert_eq!(RowStatus::from_label(status.label()), Some(row));
+            let written = serde_json::to_string(&row).unwrap();
+            assert_eq!(written, format!("\"{}\"", status.label()));
+        }
+        assert_eq!(RowStatus::from_label("feasibl"), None);
     }
 
     /// A status no solve writes is a malformed line (dropped, its item
