@@ -105,13 +105,14 @@ impl<'de> Visitor<'de> for Json {
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
-        let ids = Ids { max: self.max_ids }.visit_seq(seq)?;
+        let ids = Ids { max: self.max_ids }.read(seq)?;
         Ok(ids.map(|ids| ReadOrder { ids, graph: None }))
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
         let (mut order, mut graph) = (None, None);
-        // Keys given twice were refused before (`Fields`).
+        // The last of a key given twice wins here; `parse` refuses such
+        // objects after (`Fields`).
         while let Some(key) = map.next_key::<String>()? {
             match key.as_str() {
                 "order" => order = Some(map.next_value_seed(Ids { max: self.max_ids })?),
@@ -147,7 +148,9 @@ struct Ids {
 }
 
 impl Ids {
-    fn visit_seq<'de, A: SeqAccess<'de>>(
+    /// The array's first `max` ids, or the first bad entry's message; the
+    /// rest is skipped.
+    fn read<'de, A: SeqAccess<'de>>(
         self,
         mut seq: A,
     ) -> Result<Result<Vec<i64>, String>, A::Error> {
@@ -187,7 +190,7 @@ impl<'de> Visitor<'de> for Ids {
         f.write_str("an array of node ids")
     }
     fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<OrderField, A::Error> {
-        Ids::visit_seq(self, seq).map(OrderField::Ids)
+        self.read(seq).map(OrderField::Ids)
     }
     fn visit_unit<E>(self) -> Result<OrderField, E> {
         Ok(OrderField::Null)
