@@ -98,18 +98,6 @@ impl Csr {
         Csr { offsets, targets }
     }
 
-    /// A copy with each row reordered in place by `sort`.
-    ///
-    /// # Complexity
-    /// O(n + m) plus the sorts.
-    pub fn with_sorted_rows(&self, mut sort: impl FnMut(&mut [NodeIdx])) -> Csr {
-        let mut out = self.clone();
-        for w in self.offsets.windows(2) {
-            sort(&mut out.targets[w[0] as usize..w[1] as usize]);
-        }
-        out
-    }
-
     /// The neighbours of `v`.
     #[inline]
     pub fn neighbors(&self, v: NodeIdx) -> &[NodeIdx] {

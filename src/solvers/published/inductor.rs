@@ -13,7 +13,7 @@
 
 use super::bfs_queue::BfsQueue;
 use super::lpmf_tree::LpmfTree;
-use super::{op_scheduler, post_order, Decision, OpScheduler, OpView, Readiness, NO_OP};
+use super::{op_scheduler, post_order_by, Decision, OpScheduler, OpView, Readiness, NO_OP};
 use crate::graph::Graph;
 use crate::solvers::{enc_int, DeadlineTicker, Outcome, SolveContext};
 
@@ -266,10 +266,12 @@ impl OpScheduler for InductorDfs {
         }
         let by_key =
             |list: &mut [u32]| list.sort_unstable_by_key(|&o| (size_with_reads[o as usize], o));
-        let children = view.operands().with_sorted_rows(by_key);
         // Bytes are never negative, so the keys sort as unsigned.
         let keys: Vec<u64> = size_with_reads.iter().map(|&k| k as u64).collect();
-        let order = post_order(m, ops_by_key(&keys), &children);
+        let mut order = Vec::with_capacity(m);
+        post_order_by(m, ops_by_key(&keys), view.operands(), by_key, |op| {
+            order.push(op)
+        });
         Decision::ops_in_time(order, ctx)
     }
 }

@@ -13,7 +13,7 @@
 
 use std::collections::BinaryHeap;
 
-use super::{op_scheduler, post_order, Decision, OpScheduler, OpView, Readiness};
+use super::{op_scheduler, post_order, post_order_by, Decision, OpScheduler, OpView, Readiness};
 use crate::graph::Graph;
 use crate::solvers::{enc_int, DeadlineTicker, Outcome, SolveContext};
 
@@ -525,7 +525,8 @@ impl OpScheduler for XlaDfs {
         // below read both of an operand at once.
         let mut cumulative_of = vec![(0i64, 0i64); m];
         let mut cumulative: i64 = 0;
-        for op in instruction_post_order(view) {
+        // Over the instruction post-order, each op as the DFS finishes it.
+        let cumulate = |op: u32| {
             let o = op as usize;
             let mut extra = (view.user_count[o] as i64 - 1).max(0);
             let own = view.defined[o];
@@ -537,14 +538,18 @@ impl OpScheduler for XlaDfs {
                 total = total.saturating_add(p_total);
             }
             cumulative_of[o] = (extra.min(m as i64), total.min(cumulative));
-        }
-        let children = view.operands().with_sorted_rows(|list| {
+        };
+        post_order_by(m, roots(view), view.operands(), |_| {}, cumulate);
+        let by_cumulative = |list: &mut [u32]| {
             list.sort_unstable_by(|&a, &b| {
                 let (ka, kb) = (cumulative_of[a as usize], cumulative_of[b as usize]);
                 kb.cmp(&ka).then(a.cmp(&b))
             })
+        };
+        let mut order = Vec::with_capacity(m);
+        post_order_by(m, roots(view), view.operands(), by_cumulative, |op| {
+            order.push(op)
         });
-        let order = post_order(m, roots(view), &children);
         Decision::ops_in_time(order, ctx)
     }
 }
