@@ -266,43 +266,67 @@ impl OpScheduler for InductorDfs {
         }
         let by_key =
             |list: &mut [u32]| list.sort_unstable_by_key(|&o| (size_with_reads[o as usize], o));
-        // Bytes are never negative, so the keys sort as unsigned.
-        let keys: Vec<u64> = size_with_reads.iter().map(|&k| k as u64).collect();
         let mut order = Vec::with_capacity(m);
-        post_order_by(m, ops_by_key(&keys), view.operands(), by_key, |op| {
-            order.push(op)
-        });
+        post_order_by(
+            m,
+            ops_by_key(&size_with_reads),
+            view.operands(),
+            by_key,
+            |op| order.push(op),
+        );
         Decision::ops_in_time(order, ctx)
     }
 }
 
-/// Op numbers sorted by `keys[op]`, ties in op order: a stable LSD radix
-/// sort of (key, op) pairs over the key bytes that are not all zero.
+/// Op numbers sorted by `keys[op]` (bytes: never negative), ties in op
+/// order: a stable LSD radix
+/// sort over the key bytes that are not all zero, of each op packed into
+/// one `u64` under its key when both fit (every byte graph: half the
+/// bytes moved), else of (key, op) pairs.
 ///
 /// # Complexity
 /// O(m · b) for keys of b significant bytes.
-pub(super) fn ops_by_key(keys: &[u64]) -> Vec<u32> {
-    let mut pairs: Vec<(u64, u32)> = keys.iter().zip(0..).map(|(&k, o)| (k, o)).collect();
-    let mut spare = vec![(0, 0); pairs.len()];
-    let top = keys.iter().max().copied().unwrap_or(0);
-    let bytes = (u64::BITS - top.leading_zeros()).div_ceil(8);
-    for shift in (0..bytes).map(|b| 8 * b) {
-        let digit = |k: u64| ((k >> shift) & 0xff) as usize;
+pub(super) fn ops_by_key(keys: &[i64]) -> Vec<u32> {
+    debug_assert!(keys.iter().all(|&k| k >= 0), "negative bytes");
+    let op_bits = u32::BITS - (keys.len() as u32).leading_zeros();
+    // Not negative, so the keys sort as unsigned.
+    let keys = || keys.iter().map(|&k| k as u64);
+    let key_bits = u64::BITS - keys().max().unwrap_or(0).leading_zeros();
+    if key_bits + op_bits <= u64::BITS {
+        let packed = keys().zip(0..).map(|(k, o)| k << op_bits | o);
+        let sorted = stable_radix_sort(packed.collect(), key_bits, |x| x >> op_bits);
+        let op_mask = (1u64 << op_bits) - 1;
+        return sorted.into_iter().map(|x| (x & op_mask) as u32).collect();
+    }
+    let pairs = keys().zip(0..).map(|(k, o): (u64, u32)| (k, o));
+    let sorted = stable_radix_sort(pairs.collect(), key_bits, |(k, _)| k);
+    sorted.into_iter().map(|(_, o)| o).collect()
+}
+
+/// `items` stably sorted by the low `bits` bits of `key`, a byte per pass.
+fn stable_radix_sort<T: Copy + Default>(
+    mut items: Vec<T>,
+    bits: u32,
+    key: impl Fn(T) -> u64,
+) -> Vec<T> {
+    let mut spare = vec![T::default(); items.len()];
+    for shift in (0..bits.div_ceil(8)).map(|b| 8 * b) {
+        let digit = |x: T| ((key(x) >> shift) & 0xff) as usize;
         let mut start = [0usize; 256];
-        for &(k, _) in &pairs {
-            start[digit(k)] += 1;
+        for &x in &items {
+            start[digit(x)] += 1;
         }
         let mut sum = 0;
         for slot in &mut start {
             (*slot, sum) = (sum, sum + *slot);
         }
-        for &(k, o) in &pairs {
-            spare[start[digit(k)]] = (k, o);
-            start[digit(k)] += 1;
+        for &x in &items {
+            spare[start[digit(x)]] = x;
+            start[digit(x)] += 1;
         }
-        std::mem::swap(&mut pairs, &mut spare);
+        std::mem::swap(&mut items, &mut spare);
     }
-    pairs.into_iter().map(|(_, o)| o).collect()
+    items
 }
 
 #[cfg(test)]
@@ -345,8 +369,17 @@ mod tests {
     #[test]
     fn ops_by_key_sorts_by_key_then_op() {
         let mut rng = Rng::new(3);
-        for (len, range) in [(0, 1), (1, 1), (50, 4), (500, 1 << 20), (300, u64::MAX)] {
-            let keys: Vec<u64> = (0..len).map(|_| rng.next_u64() % range).collect();
+        for (len, range) in [
+            (0, 1),
+            (1, 1),
+            (50, 4),
+            (500, 1 << 20),
+            (300, i64::MAX as u64),
+            (300, 1 << 55),
+            (256, 1 << 56),
+            (255, 1 << 56),
+        ] {
+            let keys: Vec<i64> = (0..len).map(|_| (rng.next_u64() % range) as i64).collect();
             let mut expected: Vec<u32> = (0..len as u32).collect();
             expected.sort_by_key(|&o| (keys[o as usize], o));
             assert_eq!(ops_by_key(&keys), expected);

@@ -27,8 +27,7 @@ impl LpmfTree {
     /// No op ready; `sizes[op]` is the bytes each op defines (not negative).
     pub(super) fn new(sizes: &[i64]) -> Self {
         debug_assert!(sizes.iter().all(|&s| s >= 0), "negative bytes defined");
-        let keys: Vec<u64> = sizes.iter().map(|&s| s as u64).collect();
-        let by_size = super::inductor::ops_by_key(&keys);
+        let by_size = super::inductor::ops_by_key(sizes);
         let mut leaf_of = vec![0u32; sizes.len()];
         for (leaf, &op) in by_size.iter().enumerate() {
             leaf_of[op as usize] = leaf as u32;
