@@ -278,11 +278,11 @@ impl OpScheduler for InductorDfs {
     }
 }
 
-/// Op numbers sorted by `keys[op]` (bytes: never negative), ties in op
-/// order: a stable LSD radix
-/// sort over the key bytes that are not all zero, of each op packed into
-/// one `u64` under its key when both fit (every byte graph: half the
-/// bytes moved), else of (key, op) pairs.
+/// Op numbers sorted by `keys[op]` (bytes, never negative), ties in op
+/// order: a stable LSD radix sort over the key bytes that are not all
+/// zero. When a key's bits and an op number's fit in 64 together (keys
+/// below 2^44 on a million ops), each op travels packed under its key in
+/// one `u64`, half the bytes of a (key, op) pair.
 ///
 /// # Complexity
 /// O(m · b) for keys of b significant bytes.
