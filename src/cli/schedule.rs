@@ -49,7 +49,9 @@ pub struct Args {
     /// live_after, rise, latency, random (docs/rules.md).
     #[arg(long, short, default_value = "seed-greedy")]
     solver: Vec<String>,
-    /// Output format.
+    /// Output format. The text report's `order` line lists every id, except
+    /// on a terminal, where an order of more than 200 nodes shows its first
+    /// 200 and a count (`-o FILE`, a pipe or `--format json` keep them all).
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
     /// Write the report here instead of standard output.
@@ -320,7 +322,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             .iter()
             .map(|r| to_json(&graph, r, program.peak) + "\n")
             .collect(),
-        (Format::Text, [report]) => to_text(&graph, report, program.peak),
+        (Format::Text, [report]) => {
+            let on_terminal = args.out.is_none() && std::io::stdout().is_terminal();
+            let shown = on_terminal.then_some(TERMINAL_ORDER_IDS);
+            to_text(&graph, report, program.peak, shown)
+        }
         (Format::Text, _) => compare::to_table(&graph, &reports, program.peak),
     };
     match emit(args.out.as_deref(), &text) {
@@ -812,7 +818,17 @@ fn to_json(g: &crate::Graph, r: &Report, program_peak: Option<u64>) -> String {
     serde_json::to_string(&value).expect("a JSON value always serializes")
 }
 
-fn to_text(g: &crate::Graph, r: &Report, program_peak: Option<u64>) -> String {
+/// Most ids of an order the text report shows on a terminal.
+const TERMINAL_ORDER_IDS: usize = 200;
+
+/// The text report; its `order` line shows at most `shown` ids (all with
+/// `None`), then how many more there are.
+fn to_text(
+    g: &crate::Graph,
+    r: &Report,
+    program_peak: Option<u64>,
+    shown: Option<usize>,
+) -> String {
     let opt = |x: Option<u64>| x.map(human_bytes).unwrap_or_else(|| "-".into());
     let mut lines: Vec<(String, String)> = vec![
         ("solver".into(), r.solver.clone()),
@@ -859,8 +875,21 @@ fn to_text(g: &crate::Graph, r: &Report, program_peak: Option<u64>) -> String {
         lines.push(("note".into(), note.clone()));
     }
     if let Some(order) = &r.order {
-        let ids: Vec<String> = g.to_ids(order).iter().map(|i| i.to_string()).collect();
-        lines.push(("order".into(), ids.join(" ")));
+        let shown = shown.unwrap_or(order.len()).min(order.len());
+        let ids: Vec<String> = order[..shown]
+            .iter()
+            .map(|&v| g.id(v).to_string())
+            .collect();
+        let mut line = ids.join(" ");
+        if shown < order.len() {
+            let _ = write!(
+                line,
+                " ... and {} more (all {} with -o FILE or --format json)",
+                order.len() - shown,
+                order.len()
+            );
+        }
+        lines.push(("order".into(), line));
     }
     // Values line up after the longest label (a counter's may be long).
     let width = lines.iter().map(|(k, _)| k.len()).max().unwrap_or(0);
@@ -874,6 +903,41 @@ fn to_text(g: &crate::Graph, r: &Report, program_peak: Option<u64>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The text report lists the whole order unless told to show fewer
+    /// ids (on a terminal), and then says how many it left out and how to
+    /// get them.
+    #[test]
+    fn text_order_is_whole_unless_capped() {
+        let g = crate::corpus::gen::generate(
+            &crate::corpus::gen::GenSpec::parse("chain:length=3").unwrap(),
+            0,
+        )
+        .unwrap();
+        let report = solvers::run(&solvers::Kahn, &g, &SolveContext::default());
+        let order_line = |shown| {
+            let text = to_text(&g, &report, None, shown);
+            let line = text.lines().find(|l| l.starts_with("order")).unwrap();
+            line.trim_start_matches("order").trim().to_string()
+        };
+        let all: Vec<String> = g
+            .to_ids(report.order.as_ref().unwrap())
+            .iter()
+            .map(|id| id.to_string())
+            .collect();
+        let n = all.len();
+        assert!(n > 4);
+        assert_eq!(order_line(None), all.join(" "));
+        assert_eq!(order_line(Some(n)), all.join(" "));
+        assert_eq!(
+            order_line(Some(4)),
+            format!(
+                "{} ... and {} more (all {n} with -o FILE or --format json)",
+                all[..4].join(" "),
+                n - 4
+            )
+        );
+    }
 
     /// `--rule-mode moves` reads a name as the registry does: a space
     /// around the colon or the name still makes `rule:E` into `moves:E`,
