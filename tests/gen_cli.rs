@@ -275,4 +275,17 @@ fn a_generated_graphs_name_reads_as_that_graph() {
         err.contains("no such file, and not a generated graph's name"),
         "{err}"
     );
+    // A family's spec without its seed is told how to name the graph; a
+    // missing file that is no spec keeps the plain error.
+    let o = memsched(&["schedule", "random-layered:layers=5,width=3", "-s", "kahn"]);
+    assert_eq!(code(&o), 2, "{o:?}");
+    let err = String::from_utf8(o.stderr).unwrap();
+    assert!(
+        err.contains("no such file; a generated graph is named with its seed, e.g. `random-layered:layers=5,width=3#0`"),
+        "{err}"
+    );
+    let missing = dir.path().join("missing.json");
+    let o = memsched(&["validate", missing.to_str().unwrap()]);
+    let err = String::from_utf8(o.stderr).unwrap();
+    assert!(!err.contains("generated graph"), "{err}");
 }

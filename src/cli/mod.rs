@@ -233,9 +233,28 @@ pub(crate) fn read_graph(path: &str) -> anyhow::Result<Graph> {
     if let Some(g) = generated_graph(path)? {
         return Ok(g);
     }
+    if let Some(hint) = spec_without_seed(path) {
+        return Err(InvalidInput(hint).into());
+    }
     let g = seed::read_path(path).map_err(|e| graph_error(path, e))?;
     warn_about_graph(path, &g);
     Ok(g)
+}
+
+/// When no file is named `path` but it is a spec of a generator family
+/// without a seed (`chain:length=10`), the error that says how to name its
+/// graph.
+fn spec_without_seed(path: &str) -> Option<String> {
+    if path == "-" || std::path::Path::new(path).exists() {
+        return None;
+    }
+    let spec = crate::corpus::gen::GenSpec::parse(path).ok()?;
+    let families = crate::corpus::gen::families();
+    families.iter().find(|f| f.name == spec.family)?;
+    Some(format!(
+        "{path}: no such file; a generated graph is named with its seed, e.g. `{path}#0` \
+         (`memsched gen --list` lists the families)"
+    ))
 }
 
 /// The graph a generated graph's name (`SPEC#SEED`, as in `runs.csv`)
