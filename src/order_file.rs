@@ -5,8 +5,8 @@
 //! JSON array (`[3, 1, 2]`), as a JSON object with an `order` array (what
 //! `memsched schedule --format json` prints, or a line of an experiment's
 //! `orders.jsonl`, whose `graph` field names the graph it was saved for),
-//! or as text: ids separated by whitespace or commas. A byte-order mark is
-//! ignored.
+//! as text: ids separated by whitespace or commas, or as the text report
+//! of `memsched schedule` (its `order` line). A byte-order mark is ignored.
 
 use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserializer as _;
@@ -74,6 +74,10 @@ pub fn parse_at_most(text: &str, max_ids: usize) -> Result<ReadOrder, String> {
         }
         return read;
     }
+    let text = match report_order_line(text) {
+        Some(line) => line?,
+        None => text,
+    };
     let ids = text
         .split(|c: char| c.is_whitespace() || c == ',')
         .filter(|t| !t.is_empty())
@@ -88,6 +92,46 @@ pub fn parse_at_most(text: &str, max_ids: usize) -> Result<ReadOrder, String> {
         })
         .collect::<Result<_, _>>()?;
     Ok(ReadOrder { ids, graph: None })
+}
+
+/// The ids of the `order` line when `text` is the text report of one
+/// `memsched schedule` solve (its first line `solver NAME`); an error when
+/// the report has no order, or shows only a terminal's preview of it, or
+/// is the table of several solvers (first line `graph ...`), which has none.
+fn report_order_line(text: &str) -> Option<Result<&str, String>> {
+    let labelled = |line: &str, label: &str| {
+        line.strip_prefix(label)
+            .filter(|rest| rest.starts_with([' ', '\t']))
+            .is_some()
+    };
+    let first = text.lines().find(|l| !l.trim().is_empty())?.trim_start();
+    if labelled(first, "graph") && text.contains("\nsolver ") {
+        return Some(Err(
+            "it is the table `memsched schedule` prints for several \
+                         solvers, which holds no order: save one solver's report with \
+                         `-o FILE`, or use `--format json` and keep one line"
+                .into(),
+        ));
+    }
+    if !labelled(first, "solver") {
+        return None;
+    }
+    let order = text
+        .lines()
+        .find(|l| labelled(l, "order"))
+        .map(|l| &l["order".len()..]);
+    Some(match order {
+        None => Err(
+            "it is a report of `memsched schedule` without an `order` line \
+                     (its solve gave no order)"
+                .into(),
+        ),
+        Some(ids) if ids.contains("...") => Err("it is a report of `memsched schedule` \
+             that shows only the first ids of its order, as on a terminal: save the \
+             report with `-o FILE` or `--format json`"
+            .into()),
+        Some(ids) => Ok(ids),
+    })
 }
 
 /// An order in JSON, streamed: an array of ids, or an object with an
@@ -258,6 +302,29 @@ fn is_graph(text: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A `schedule` text report saved with `-o` is read by its `order`
+    /// line; a terminal's preview of it, a report without an order and the
+    /// table of several solvers are refused, each saying why.
+    #[test]
+    fn a_schedule_text_report_is_read_by_its_order_line() {
+        let report = "solver       exact\nstatus       optimal\npeak         5 B\n\
+                      time         0.01 ms\norder        3 1 -2\n";
+        assert_eq!(parse(report).map(|o| o.ids), Ok(vec![3, 1, -2]));
+        let preview = report.replace("-2", "-2 ... and 7 more (all 10 with -o FILE)");
+        assert!(parse(&preview).unwrap_err().contains("only the first ids"));
+        let failed = "solver exact\nstatus failed\nnote   no order\n";
+        assert!(parse(failed)
+            .unwrap_err()
+            .contains("without an `order` line"));
+        let table = "graph  3 nodes, 2 edges\nprogram peak  5 B\n\n\
+                     solver  status  peak\nexact   optimal 5\n";
+        assert!(parse(table).unwrap_err().contains("holds no order"));
+        // Text that only starts like a report is ids as before.
+        assert!(parse("solvers 1 2")
+            .unwrap_err()
+            .contains("entry 1 (`solvers`)"));
+    }
 
     #[test]
     fn orders_parse_in_every_format() {

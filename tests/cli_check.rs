@@ -35,6 +35,20 @@ fn check_reports_the_peak_and_where_it_is_reached() {
     );
 }
 
+/// The text report `schedule -o FILE` saves is an order `check` reads (by
+/// its `order` line), and checks to the same peak.
+#[test]
+fn check_reads_a_saved_schedule_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().join("report.txt");
+    let report = report.to_str().unwrap();
+    let o = run(&["schedule", EXAMPLE, "-s", "kahn", "-o", report], None);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = run(&["check", EXAMPLE, report], None);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stdout(&o).contains("peak         1024 B (1.0 KiB)"));
+}
+
 /// With `--format json` a broken order is a report too (`valid: false`
 /// and the error), beside the error on stderr and exit code 2.
 #[test]

@@ -28,8 +28,9 @@ pub struct Args {
     /// (`[0, 2, 1]`), as a JSON object with an `order` array (the report of
     /// `memsched schedule --format json`, a line of an experiment's
     /// `orders.jsonl`, written when its config has `save_orders = true`),
-    /// or as plain text separated by whitespace or commas (an empty entry,
-    /// as in `0,,1`, is skipped). `-` reads standard input. An `orders.jsonl` line names the
+    /// as plain text separated by whitespace or commas (an empty entry,
+    /// as in `0,,1`, is skipped), or as the text report of `memsched
+    /// schedule` saved with `-o` (its `order` line). `-` reads standard input. An `orders.jsonl` line names the
     /// graph it was saved for: an error names it, and an order that checks
     /// against a graph of another name warns.
     #[arg(value_name = "ORDER")]
