@@ -15,7 +15,9 @@ use super::{Graph, NodeIdx, NodeKind};
 /// - an `Inputs` entry that is not the id of a node;
 /// - an `Inputs` entry (not a FREE) with no path of edges to its node: the
 ///   node may then run first, which an export that lost an edge did not
-///   mean.
+///   mean;
+/// - a field that is a near misspelling of one the node lacks
+///   (`"Lantency"`): kept as metadata nothing reads.
 pub fn lint(g: &Graph) -> Vec<String> {
     let mut warnings = Vec::new();
     if g.edge_count() == 0 && g.node_count() > 1 {
@@ -71,6 +73,15 @@ pub fn lint(g: &Graph) -> Vec<String> {
             more_like_it(dangling.len(), "Inputs entries")
         ));
     }
+    let misspelt = misspelt_fields(g);
+    if let Some(&(v, key, field)) = misspelt.first() {
+        warnings.push(format!(
+            "node {} has a field `{}`, which memsched does not read: did you mean `{field}`?{}",
+            g.id(v),
+            printable(key),
+            more_like_it(misspelt.len(), "fields")
+        ));
+    }
     let (unordered, cut_short) = unordered_inputs(g);
     if let Some(&(v, u)) = unordered.first() {
         warnings.push(format!(
@@ -90,6 +101,30 @@ pub fn lint(g: &Graph) -> Vec<String> {
         ));
     }
     warnings
+}
+
+/// Each node's extra fields that misspell a field of the format the node
+/// does not have (see [`seed::misspelt`](super::seed::misspelt)), with
+/// that field.
+fn misspelt_fields(g: &Graph) -> Vec<(NodeIdx, &str, &'static str)> {
+    let mut found = Vec::new();
+    for v in g.nodes() {
+        let Some(extra) = g.extra(v) else { continue };
+        // ALLOC and FREE nodes read `Size` and `BufId` as fields; any node
+        // reads `Id` and `Op`.
+        let has = |field: &str| {
+            extra.contains_key(field)
+                || matches!(field, "Id" | "Op")
+                || (matches!(field, "Size" | "BufId") && g.kind(v) != NodeKind::Compute)
+        };
+        for key in extra.keys() {
+            let lacking = super::seed::NODE_FIELDS.into_iter().filter(|f| !has(f));
+            if let Some(field) = super::seed::misspelt(key, lacking) {
+                found.push((v, key.as_str(), field));
+            }
+        }
+    }
+    found
 }
 
 /// Most predecessor entries the searches of [`unordered_inputs`] read in
@@ -245,6 +280,27 @@ mod tests {
             w.iter().any(|w| w.starts_with("node 1 lists 1e+300")),
             "{w:?}"
         );
+    }
+
+    /// A field that misspells one the node lacks is named, with a count; the
+    /// same key beside the real field, or on an ALLOC for `Size`, is not.
+    #[test]
+    fn a_misspelt_field_is_named() {
+        let w = lint_of(
+            r#"{"Nodes": [{"Id": 0, "Op": "ALLOC", "Size": 8, "BufId": 1, "Sise": 1},
+                {"Id": 1, "Op": "A", "Lantency": 2}, {"Id": 2, "Op": "B", "Lantency": 2,
+                "Latency": 1}, {"Id": 3, "Op": "FREE", "BufId": 1, "Inputz": [1]}],
+                "Edges": [[0, 1], [1, 2], [2, 3]]}"#,
+        );
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert!(
+            w[0].starts_with(
+                "node 1 has a field `Lantency`, which memsched does not read: did you mean \
+                 `Latency`?"
+            ),
+            "{w:?}"
+        );
+        assert!(w[0].ends_with("(1 more fields like it)"), "{w:?}");
     }
 
     /// An input the edges leave unordered is named (an exporter that lost

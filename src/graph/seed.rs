@@ -43,6 +43,22 @@ pub fn miscased<'a>(key: &str, fields: &[&'a str]) -> Option<&'a str> {
         .find(|field| key != *field && t.eq_ignore_ascii_case(field))
 }
 
+/// The field of `fields` that `key` is a near misspelling of (`"Edgs"`,
+/// `"Lantency"`), if exactly one; case is ignored (a field in another case
+/// is [`miscased`]).
+pub fn misspelt<'a>(key: &str, fields: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let fields: Vec<&'a str> = fields.into_iter().collect();
+    let lower: Vec<String> = fields.iter().map(|f| f.to_ascii_lowercase()).collect();
+    match crate::spelling::near(key.trim(), lower.iter().map(String::as_str))[..] {
+        [guess] => fields
+            .iter()
+            .zip(&lower)
+            .find(|(_, l)| l.as_str() == guess)
+            .map(|(f, _)| *f),
+        _ => None,
+    }
+}
+
 /// One entry of the `Nodes` array, as written.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RawNode {
@@ -243,6 +259,18 @@ impl<'de> Deserialize<'de> for RawGraph {
                             quoted(several.iter().map(|(k, _)| k.as_str()).collect()),
                             quoted(several.iter().map(|(_, f)| *f).collect())
                         )))
+                    }
+                }
+                // A misspelling of a key the graph lacks (`"Edgs"`): it
+                // would drop every edge and leave a puzzling error or none.
+                let absent = [("Nodes", nodes.is_none()), ("Edges", edges.is_none())];
+                for key in extra.keys() {
+                    let lacking = absent.iter().filter(|(_, a)| *a).map(|(f, _)| *f);
+                    if let Some(field) = misspelt(key, lacking) {
+                        return Err(de::Error::custom(format!(
+                            "top-level key \"{key}\": did you mean \"{field}\"? (the graph \
+                             has no \"{field}\" key)"
+                        )));
                     }
                 }
                 Ok(RawGraph {
@@ -898,6 +926,34 @@ mod tests {
         assert_eq!(miscased("Latency", &NODE_FIELDS), None);
         assert_eq!(miscased("latency", &NODE_FIELDS), Some("Latency"));
         assert_eq!(miscased("Name", &NODE_FIELDS), None);
+    }
+
+    /// A top-level key that misspells a key the graph lacks is an error
+    /// naming both (it would drop every edge); beside the real key, or far
+    /// from any, it is an extra field as before.
+    #[test]
+    fn a_misspelt_top_level_key_is_named() {
+        let text = r#"{"Nodes": [{"Id": 0, "Op": "x"}], "Edgs": [[0, 0]]}"#;
+        let err = parse(text.as_bytes()).unwrap_err().to_string();
+        assert!(
+            err.contains(
+                r#"top-level key "Edgs": did you mean "Edges"? (the graph has no "Edges" key)"#
+            ),
+            "{err}"
+        );
+        let text = r#"{"Node": [], "Edges": []}"#;
+        let err = parse(text.as_bytes()).unwrap_err().to_string();
+        assert!(err.contains(r#"did you mean "Nodes"?"#), "{err}");
+        for text in [
+            r#"{"Nodes": [], "Edges": [], "Edgs": 1}"#,
+            r#"{"Nodes": [], "Meta": 1}"#,
+        ] {
+            assert!(parse(text.as_bytes()).is_ok(), "{text}");
+        }
+        assert_eq!(misspelt("Lantency", NODE_FIELDS), Some("Latency"));
+        assert_eq!(misspelt("input", NODE_FIELDS), Some("Inputs"));
+        // Short fields take no guess: `Ops` is not `Op`.
+        assert_eq!(misspelt("Ops", NODE_FIELDS), None);
     }
 
     /// `Id` and `BufId` are i64: values beyond it name i64's range, whether
