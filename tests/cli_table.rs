@@ -194,3 +194,45 @@ fn a_config_this_binary_cannot_run_still_tabulates() {
         stdout(&o)
     );
 }
+
+/// A directory whose run is not finished says so: `table` counts the
+/// solves its config plans that have no row, and the caption counts the
+/// table's cells without one. The whole directory says nothing.
+#[test]
+fn a_directory_with_unrun_solves_says_so() {
+    let tmp = tempfile::tempdir().unwrap();
+    for file in ["runs.csv", "config.toml", "shards.toml"] {
+        std::fs::copy(Path::new("results/quick").join(file), tmp.path().join(file)).unwrap();
+    }
+    let dir = tmp.path().to_str().unwrap();
+    let whole = run(&["table", dir], None);
+    expect_exit(&whole, 0);
+    assert!(!stderr(&whole).contains("no row"), "{}", stderr(&whole));
+    // Without the first graph's `exact` row and every row of the last graph.
+    let rows = read_rows(&tmp.path().join("runs.csv")).unwrap();
+    let (first, last) = (&rows[0].graph, &rows[rows.len() - 1].graph);
+    let text = std::fs::read_to_string(tmp.path().join("runs.csv")).unwrap();
+    let mut lines = text.lines();
+    let mut kept = vec![lines.next().unwrap().to_string()];
+    let mut dropped = 0;
+    for (line, r) in lines.zip(&rows) {
+        if (&r.graph == first && r.solver == "exact") || &r.graph == last {
+            dropped += 1;
+        } else {
+            kept.push(line.to_string());
+        }
+    }
+    std::fs::write(tmp.path().join("runs.csv"), kept.join("\n") + "\n").unwrap();
+    let o = run(&["table", dir], None);
+    expect_exit(&o, 0);
+    let want = format!(
+        "{dropped} of the {} solves its config.toml plans have no row yet",
+        rows.len()
+    );
+    assert!(stderr(&o).contains(&want), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("-: no valid order, or, in 1 cell(s), no row yet"),
+        "{}",
+        stdout(&o)
+    );
+}

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use anyhow::Context as _;
 use clap::ValueEnum;
 
-use crate::experiment::results_dir::{CONFIG, RUNS};
+use crate::experiment::results_dir::{ALL_SHARDS, CONFIG, RUNS, SHARDS};
 use crate::experiment::rows;
 use crate::experiment::table::{self, Options};
 
@@ -137,6 +137,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     // progress or killed) have no reductions or gaps yet: the final pass's
     // figures, from the directory's baselines.
     let baselines = baselines(&runs, &read.rows)?;
+    let unrun = unrun_solves(&runs, &read.rows);
     let finalized = rows::finalize(read.rows, &baselines);
     let opts = Options {
         value: match args.value {
@@ -163,6 +164,24 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     let t = table::build(&finalized, &opts)
         .map_err(|e| InvalidInput(format!("{}: {e}", runs.display())))?;
+    match unrun {
+        Some((0, _)) => {}
+        Some((missing, planned)) => note!(
+            "warning: {}: {missing} of the {planned} solves its config.toml plans have no row \
+             yet (a run not finished, or graphs or solvers added since: `memsched run` again \
+             fills them); a cell without one shows `-`, and a graph without any row is not \
+             shown",
+            runs.display()
+        ),
+        None if t.missing > 0 => note!(
+            "warning: {}: {} graph-solver pair(s) of the table have no row yet, shown as `-` \
+             (a run not finished, or a graph or solver added since: `memsched run` again fills \
+             them)",
+            runs.display(),
+            t.missing
+        ),
+        None => {}
+    }
     let out = args.out.as_ref().map(|p| p.to_string_lossy().into_owned());
     emit(out.as_deref(), &t.render(opts.format))?;
     Ok(ExitCode::SUCCESS)
@@ -202,6 +221,24 @@ fn baselines(runs: &Path, rows: &[rows::Row]) -> anyhow::Result<Vec<String>> {
         named.push("program".into());
     }
     Ok(named)
+}
+
+/// How many of the solves that the results directory's `config.toml` plans
+/// have no row among `rows`, and how many it plans; `None` for a shard's
+/// directory (it holds only its share), or when there is no config or its
+/// plan cannot be made from here (graph files relative to another
+/// directory).
+fn unrun_solves(runs: &Path, rows: &[rows::Row]) -> Option<(usize, usize)> {
+    let shards = std::fs::read_to_string(runs.with_file_name(SHARDS)).ok()?;
+    let shards: toml::Table = toml::from_str(&shards).ok()?;
+    let all = shards.get("shards")?.as_array()?;
+    if !all.iter().any(|s| s.as_str() == Some(ALL_SHARDS)) {
+        return None;
+    }
+    let config = crate::experiment::Config::load(&runs.with_file_name(CONFIG)).ok()?;
+    let plan = crate::experiment::Plan::new(&config).ok()?;
+    let present: std::collections::BTreeSet<rows::Key> = rows.iter().map(rows::Row::key).collect();
+    Some((plan.items_without(&present).count(), plan.items.len()))
 }
 
 /// A solver's name as the rows spell it (`rule: delta, id` is

@@ -145,6 +145,9 @@ pub struct Table {
     cells: Vec<Vec<Option<Cell>>>,
     /// Some solver ran with several seeds.
     seeded: bool,
+    /// Pairs of a graph and a solver shown that have no row at all (not
+    /// run yet: a run not finished, or a graph or solver added since).
+    pub missing: usize,
 }
 
 /// Builds the table of `rows` (a `runs.csv`, in item order) that `opts`
@@ -232,6 +235,15 @@ pub fn build(rows: &[Row], opts: &Options) -> Result<Table, String> {
             partial: None,
         })
     };
+    let ran: HashSet<(&str, &str)> = rows
+        .iter()
+        .map(|r| (r.graph.as_str(), r.solver.as_str()))
+        .collect();
+    let missing = graphs
+        .iter()
+        .flat_map(|g| solvers.iter().map(move |s| (g.as_str(), s.as_str())))
+        .filter(|pair| !ran.contains(pair))
+        .count();
     let cells: Vec<Vec<Option<Cell>>> = graphs
         .iter()
         .map(|g| {
@@ -268,6 +280,7 @@ pub fn build(rows: &[Row], opts: &Options) -> Result<Table, String> {
         solvers,
         cells,
         seeded,
+        missing,
     })
 }
 
@@ -406,6 +419,9 @@ impl Table {
             "; bold: the {row}'s best of the columns shown (by exact value); *: {proven}; -: no \
              valid order"
         );
+        if self.missing > 0 {
+            let _ = write!(s, ", or, in {} cell(s), no row yet", self.missing);
+        }
         if self
             .cells
             .iter()
