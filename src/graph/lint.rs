@@ -17,7 +17,10 @@ use super::{Graph, NodeIdx, NodeKind};
 ///   node may then run first, which an export that lost an edge did not
 ///   mean;
 /// - a field that is a near misspelling of one the node lacks
-///   (`"Lantency"`): kept as metadata nothing reads.
+///   (`"Lantency"`): kept as metadata nothing reads;
+/// - an empty `Op` (or only blanks): a compute node, as any name other
+///   than `ALLOC` and `FREE` is, which an export that lost the name did
+///   not mean.
 pub fn lint(g: &Graph) -> Vec<String> {
     let mut warnings = Vec::new();
     if g.edge_count() == 0 && g.node_count() > 1 {
@@ -71,6 +74,15 @@ pub fn lint(g: &Graph) -> Vec<String> {
              as metadata; only Edges order the nodes){}",
             g.id(v),
             more_like_it(dangling.len(), "Inputs entries")
+        ));
+    }
+    let unnamed: Vec<NodeIdx> = g.nodes().filter(|&v| g.op(v).trim().is_empty()).collect();
+    if let Some(&v) = unnamed.first() {
+        warnings.push(format!(
+            "node {} has an empty Op, so it is a compute node (only `ALLOC` and `FREE` \
+             allocate and release){}",
+            g.id(v),
+            more_like_it(unnamed.len(), "nodes")
         ));
     }
     let misspelt = misspelt_fields(g);
@@ -301,6 +313,18 @@ mod tests {
             "{w:?}"
         );
         assert!(w[0].ends_with("(1 more fields like it)"), "{w:?}");
+    }
+
+    /// An empty or blank `Op` is named, with a count.
+    #[test]
+    fn an_empty_op_is_named() {
+        let w = lint_of(
+            r#"{"Nodes": [{"Id": 0, "Op": ""}, {"Id": 1, "Op": " "}, {"Id": 2, "Op": "A"}],
+                "Edges": [[0, 1], [1, 2]]}"#,
+        );
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert!(w[0].starts_with("node 0 has an empty Op"), "{w:?}");
+        assert!(w[0].ends_with("(1 more nodes like it)"), "{w:?}");
     }
 
     /// An input the edges leave unordered is named (an exporter that lost
