@@ -451,6 +451,10 @@ fn refute_bounds(rows: &mut [Row], idx: &[usize]) {
     let by = rows[by].solver.clone();
     for &i in idx {
         let r = &mut rows[i];
+        // An invalid row keeps the reason its own check gave.
+        if r.status == RowStatus::Invalid {
+            continue;
+        }
         let Some(lb) = r.lower_bound_bytes.filter(|&lb| lb > peak) else {
             continue;
         };
@@ -602,6 +606,17 @@ mod tests {
             ("optimal", "")
         );
         assert_eq!(alone[0], finalize(vec![ilp], &[])[0]);
+        // A row its own check made invalid (its bound above its own peak)
+        // keeps that reason beside a lower peak.
+        let mut own = row(0, "g", "mine", Some(160));
+        own.lower_bound_bytes = Some(1 << 40);
+        (own.status, own.valid) = (RowStatus::Invalid, false);
+        own.reason = "lower bound 1099511627776 is above the checked peak 160".into();
+        let out = finalize(vec![own.clone(), row(1, "g", "kahn", Some(150))], &[]);
+        assert_eq!(
+            (out[0].status, out[0].reason.as_str()),
+            (RowStatus::Invalid, own.reason.as_str())
+        );
     }
 
     #[test]

@@ -230,7 +230,12 @@ pub fn refute_bounds(reports: &mut [Report], known: Option<(u64, &str)>) -> usiz
         return 0;
     };
     let mut marked = 0;
-    for r in reports.iter_mut() {
+    // A report already invalid keeps the reason its own check gave (its
+    // bound above its own peak, say): it claimed nothing that stands.
+    for r in reports
+        .iter_mut()
+        .filter(|r| !matches!(r.status, Status::Invalid(_)))
+    {
         let Some(lb) = r.lower_bound.filter(|&lb| lb > peak) else {
             continue;
         };
@@ -619,6 +624,12 @@ mod tests {
         assert_eq!(reports[1].status, Status::Optimal);
         let mut reports = vec![report("x", 50, Some(45))];
         assert_eq!(refute_bounds(&mut reports, Some((40, "program"))), 1);
+        // Already invalid (its bound above its own peak): its reason stays.
+        let mut own = report("x", 50, Some(60));
+        own.status = Status::Invalid("its own reason".into());
+        let mut reports = vec![own, report("kahn", 40, None)];
+        assert_eq!(refute_bounds(&mut reports, None), 0);
+        assert_eq!(reports[0].status, Status::Invalid("its own reason".into()));
         assert_eq!(
             refute_bounds(&mut [report("x", 50, Some(45))], Some((45, "p"))),
             0
