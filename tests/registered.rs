@@ -26,6 +26,18 @@ impl Scheduler for KahnAgain {
     }
 }
 
+/// A solver that panics.
+struct Panics;
+
+impl Scheduler for Panics {
+    fn name(&self) -> String {
+        "panics".into()
+    }
+    fn solve(&self, _: &Graph, _: &SolveContext) -> Outcome {
+        panic!("deep boom from a test solver")
+    }
+}
+
 /// Kahn's order under the name it is given.
 struct Spelled(String);
 
@@ -55,6 +67,7 @@ fn register_once() {
             None => Err("needs an argument".to_string()),
         };
         solvers::register("lower", "names itself in lower case", lower).unwrap();
+        solvers::register("panics", "panics, for a test", |_| Ok(Box::new(Panics))).unwrap();
     });
 }
 
@@ -184,4 +197,33 @@ fn the_command_line_runs_a_registered_solver() {
     assert!(report.contains("\"feasible\""), "{report}");
     // An unknown name is invalid input, as in the binary.
     assert_eq!(schedule("kahn-agian"), ExitCode::from(2));
+    // A solver that panics fails its own report; the others keep theirs,
+    // and the exit code says a solve failed.
+    let code = memsched::cli::main_from([
+        "memsched",
+        "schedule",
+        "chain:length=4#0",
+        "-s",
+        "kahn",
+        "-s",
+        "panics",
+        "-s",
+        "kahn-again",
+        "--format",
+        "json",
+        "-o",
+        out,
+    ]);
+    assert_eq!(code, ExitCode::from(1));
+    let report = std::fs::read_to_string(out).unwrap();
+    let lines: Vec<&str> = report.lines().collect();
+    assert_eq!(lines.len(), 3, "{report}");
+    assert!(lines[0].contains("\"kahn\"") && lines[0].contains("\"feasible\""));
+    assert!(lines[1].contains("\"failed\""), "{}", lines[1]);
+    assert!(
+        lines[1].contains("panicked: deep boom from a test solver"),
+        "{}",
+        lines[1]
+    );
+    assert!(lines[2].contains("\"kahn-again\"") && lines[2].contains("\"feasible\""));
 }

@@ -11,8 +11,10 @@ use anyhow::Context as _;
 use clap::ValueEnum;
 use serde_json::json;
 
+use crate::experiment::catch::catch_panic;
 use crate::experiment::plots::{tetris, IMAGE_EXTENSIONS};
 use crate::experiment::records::Profile;
+use crate::experiment::rows::PANICKED;
 use crate::graph::NodeIdx;
 use crate::solvers::{
     self, rule, Abilities, Budget, Fallback, ProgramOrder, Report, Scheduler, SolveContext, Status,
@@ -472,7 +474,8 @@ impl Solve {
     /// [`Fallback`] before an uninterruptible phase (`ilp`'s start, before
     /// HiGHS), or else a `timed_out` report, each saying so (the solver's
     /// thread ends with the process, after the report). A panic in the
-    /// solver is re-raised here, as if it had run on this thread.
+    /// solver is a `failed` report (`panicked: MESSAGE`), as a row of `run`
+    /// is, so the other solvers' reports are kept.
     fn run_or_abandon(mut self, interrupt: &super::interrupt::Interrupt) -> (Report, Fate) {
         let name = self.solver.name();
         let fallback = Fallback::default();
@@ -486,13 +489,17 @@ impl Solve {
             // without `--threads` (a spawned thread gets 2 MiB; with it the
             // solve runs on a pool worker, as before).
             .stack_size(8 << 20)
-            .spawn(move || {
-                let solve = || solvers::run(self.solver.as_ref(), &self.graph, &self.ctx);
-                let report = match &self.pool {
-                    Some(pool) => pool.install(solve),
-                    None => solve(),
-                };
-                let _ = tx.send(report);
+            .spawn({
+                let name = name.clone();
+                move || {
+                    let solve = || solvers::run(self.solver.as_ref(), &self.graph, &self.ctx);
+                    let report = catch_panic(|| match &self.pool {
+                        Some(pool) => pool.install(solve),
+                        None => solve(),
+                    })
+                    .unwrap_or_else(|message| failed(name, format!("{PANICKED}: {message}")));
+                    let _ = tx.send(report);
+                }
             });
         let thread = match thread {
             Ok(t) => t,

@@ -21,7 +21,7 @@
 //! - [`table`] pivots a directory's rows into a graphs x solvers table
 //!   (Markdown, CSV or LaTeX), without solving again.
 
-mod catch;
+pub(crate) mod catch;
 pub mod config;
 mod drawing;
 pub mod fingerprint;

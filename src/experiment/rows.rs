@@ -520,7 +520,7 @@ pub fn finalize(mut rows: Vec<Row>, baselines: &[String]) -> Vec<Row> {
 pub(super) const CANNOT_LOAD: &str = "cannot load graph";
 
 /// How the reason of a row whose solver panicked begins.
-pub(super) const PANICKED: &str = "panicked";
+pub(crate) const PANICKED: &str = "panicked";
 
 /// A row whose solver never ran: its graph could not be loaded. Such rows
 /// take no part in mean times, and a resumed run solves their items again.
