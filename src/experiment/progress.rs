@@ -237,8 +237,11 @@ impl Progress {
 }
 
 /// The line that opens a run's progress: how many solves, and that an
-/// interruption loses only the solves in flight.
+/// interruption loses only the solves in flight (or that none is left).
 fn starting(total: usize) -> String {
+    if total == 0 {
+        return "no solve to run: every solve of the plan has its row".into();
+    }
     format!(
         "{} to run (if interrupted, the finished ones are kept and the same command resumes)",
         solves(total)
@@ -550,6 +553,19 @@ mod tests {
         assert_eq!(rate(10027, Duration::from_secs_f64(1.0)), "10027 solves/s");
         assert_eq!(rate(3, Duration::from_secs(2)), "1.5 solves/s");
         assert_eq!(rate(1, Duration::from_secs(30)), "0.03 solves/s");
+    }
+
+    /// A resume with nothing left says so, not "0 solves to run".
+    #[test]
+    fn nothing_to_run_is_said_in_words() {
+        let out = Shared::default();
+        let gaps = (Duration::ZERO, Duration::from_millis(100));
+        Progress::plain(0, Box::new(out.clone()), gaps, None).finish();
+        let text = out.text();
+        assert!(
+            text.starts_with("[memsched] no solve to run: every solve of the plan has its row"),
+            "{text}"
+        );
     }
 
     /// Plain progress writes its lines, and the ticker writes one when no
