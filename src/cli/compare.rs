@@ -218,7 +218,11 @@ mod tests {
         assert_eq!(percent(0.0), "0.00%");
         assert_eq!(percent(12.345), "12.35%");
         assert_eq!(percent(1e-7), "1.0e-7%");
-        assert_eq!(percent(-0.004), "-4.0e-3%");
+        assert_eq!(percent(-0.004), "-0.0040%");
+        assert_eq!(percent(0.0049), "0.0049%");
+        assert_eq!(percent(0.00012), "0.00012%");
+        assert_eq!(percent(0.0001), "0.00010%");
+        assert_eq!(percent(0.000099), "9.9e-5%");
     }
 
     /// An open gap is stated against the bound (the optimum is at least

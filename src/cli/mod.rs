@@ -565,13 +565,17 @@ pub(crate) fn count_of(n: usize, one: &str, many: &str) -> String {
 }
 
 /// Formats a percentage with two decimals (`12.35%`), or two significant
-/// digits when it is not zero but would show as `0.00%` (`1.0e-7%`): an
-/// open gap must not read as a closed one.
+/// digits when it is not zero but would show as `0.00%` (`0.0040%`, and
+/// below 0.0001% in scientific notation, `1.0e-7%`): an open gap must not
+/// read as a closed one.
 pub(crate) fn percent(x: f64) -> String {
-    if x != 0.0 && x.abs() < 0.005 {
-        format!("{x:.1e}%")
-    } else {
+    if x == 0.0 || x.abs() >= 0.005 {
         format!("{x:.2}%")
+    } else if x.abs() >= 1e-4 {
+        let decimals = 1 - x.abs().log10().floor() as i32;
+        format!("{x:.*}%", decimals as usize)
+    } else {
+        format!("{x:.1e}%")
     }
 }
 
