@@ -436,7 +436,12 @@ pub fn is_broken(row: &Row) -> bool {
 fn refute_bounds(rows: &mut [Row], idx: &[usize]) {
     for &i in idx {
         let r = &mut rows[i];
-        if let Some(claimed) = wrong_bound_claim(&r.reason).and_then(RowStatus::from_label) {
+        // A claim of `invalid` is what an earlier version wrote over a row
+        // its own check had made invalid: that row stays as it is.
+        if let Some(claimed) = wrong_bound_claim(&r.reason)
+            .and_then(RowStatus::from_label)
+            .filter(|&c| c != RowStatus::Invalid)
+        {
             r.status = claimed;
             r.reason.clear();
         }
@@ -613,6 +618,13 @@ mod tests {
         (own.status, own.valid) = (RowStatus::Invalid, false);
         own.reason = "lower bound 1099511627776 is above the checked peak 160".into();
         let out = finalize(vec![own.clone(), row(1, "g", "kahn", Some(150))], &[]);
+        let mut older = own.clone();
+        older.reason = wrong_bound_reason("invalid", 1 << 40, 160, "mine");
+        let kept = finalize(vec![older.clone(), row(1, "g", "kahn", Some(150))], &[]);
+        assert_eq!(
+            (kept[0].status, &kept[0].reason),
+            (RowStatus::Invalid, &older.reason)
+        );
         assert_eq!(
             (out[0].status, out[0].reason.as_str()),
             (RowStatus::Invalid, own.reason.as_str())
