@@ -199,31 +199,35 @@ fn the_command_line_runs_a_registered_solver() {
     assert_eq!(schedule("kahn-agian"), ExitCode::from(2));
     // A solver that panics fails its own report; the others keep theirs,
     // and the exit code says a solve failed.
-    let code = memsched::cli::main_from([
-        "memsched",
-        "schedule",
-        "chain:length=4#0",
-        "-s",
-        "kahn",
-        "-s",
-        "panics",
-        "-s",
-        "kahn-again",
-        "--format",
-        "json",
-        "-o",
-        out,
-    ]);
-    assert_eq!(code, ExitCode::from(1));
-    let report = std::fs::read_to_string(out).unwrap();
-    let lines: Vec<&str> = report.lines().collect();
-    assert_eq!(lines.len(), 3, "{report}");
-    assert!(lines[0].contains("\"kahn\"") && lines[0].contains("\"feasible\""));
-    assert!(lines[1].contains("\"failed\""), "{}", lines[1]);
-    assert!(
-        lines[1].contains("panicked: deep boom from a test solver"),
-        "{}",
-        lines[1]
-    );
-    assert!(lines[2].contains("\"kahn-again\"") && lines[2].contains("\"feasible\""));
+    // With `-j`, the solves run on a pool of worker threads.
+    for threads in [None, Some("2")] {
+        let mut args = vec![
+            "memsched",
+            "schedule",
+            "chain:length=4#0",
+            "-s",
+            "kahn",
+            "-s",
+            "panics",
+            "-s",
+            "kahn-again",
+            "--format",
+            "json",
+            "-o",
+            out,
+        ];
+        args.extend(threads.iter().flat_map(|n| ["-j", *n]));
+        assert_eq!(memsched::cli::main_from(args), ExitCode::from(1));
+        let report = std::fs::read_to_string(out).unwrap();
+        let lines: Vec<&str> = report.lines().collect();
+        assert_eq!(lines.len(), 3, "{report}");
+        assert!(lines[0].contains("\"kahn\"") && lines[0].contains("\"feasible\""));
+        assert!(lines[1].contains("\"failed\""), "{}", lines[1]);
+        assert!(
+            lines[1].contains("panicked: deep boom from a test solver"),
+            "{}",
+            lines[1]
+        );
+        assert!(lines[2].contains("\"kahn-again\"") && lines[2].contains("\"feasible\""));
+    }
 }

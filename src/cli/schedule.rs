@@ -11,7 +11,7 @@ use anyhow::Context as _;
 use clap::ValueEnum;
 use serde_json::json;
 
-use crate::experiment::catch::catch_panic;
+use crate::experiment::catch::{catch_panic, quiet_thread};
 use crate::experiment::plots::{tetris, IMAGE_EXTENSIONS};
 use crate::experiment::records::Profile;
 use crate::experiment::rows::PANICKED;
@@ -309,6 +309,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Some(n) => Some(Arc::new(
             rayon::ThreadPoolBuilder::new()
                 .num_threads(n)
+                // A solver's panic on a worker is its report's reason (see
+                // `run_or_abandon`), not a message of the panic hook.
+                .start_handler(|_| quiet_thread())
                 .build()
                 .context("cannot start the worker threads")?,
         )),
