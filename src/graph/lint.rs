@@ -122,12 +122,10 @@ fn misspelt_fields(g: &Graph) -> Vec<(NodeIdx, &str, &'static str)> {
     let mut found = Vec::new();
     for v in g.nodes() {
         let Some(extra) = g.extra(v) else { continue };
-        // ALLOC and FREE nodes read `Size` and `BufId` as fields; any node
-        // reads `Id` and `Op`.
+        // Any node reads `Id` and `Op`; ALLOC and FREE nodes read `Size`
+        // and `BufId`, which mean nothing on a compute node (no guess).
         let has = |field: &str| {
-            extra.contains_key(field)
-                || matches!(field, "Id" | "Op")
-                || (matches!(field, "Size" | "BufId") && g.kind(v) != NodeKind::Compute)
+            extra.contains_key(field) || matches!(field, "Id" | "Op" | "Size" | "BufId")
         };
         for key in extra.keys() {
             let lacking = super::seed::NODE_FIELDS.into_iter().filter(|f| !has(f));
@@ -295,14 +293,16 @@ mod tests {
     }
 
     /// A field that misspells one the node lacks is named, with a count; the
-    /// same key beside the real field, or on an ALLOC for `Size`, is not.
+    /// same key beside the real field, on an ALLOC for `Size`, or on a
+    /// compute node for `Size` or `BufId` (which mean nothing there), is not.
     #[test]
     fn a_misspelt_field_is_named() {
         let w = lint_of(
             r#"{"Nodes": [{"Id": 0, "Op": "ALLOC", "Size": 8, "BufId": 1, "Sise": 1},
                 {"Id": 1, "Op": "A", "Lantency": 2}, {"Id": 2, "Op": "B", "Lantency": 2,
-                "Latency": 1}, {"Id": 3, "Op": "FREE", "BufId": 1, "Inputz": [1]}],
-                "Edges": [[0, 1], [1, 2], [2, 3]]}"#,
+                "Latency": 1}, {"Id": 3, "Op": "FREE", "BufId": 1, "Inputz": [1]},
+                {"Id": 4, "Op": "C", "BufIds": [1], "Sizes": 2}],
+                "Edges": [[0, 1], [1, 2], [2, 3], [2, 4]]}"#,
         );
         assert_eq!(w.len(), 1, "{w:?}");
         assert!(
