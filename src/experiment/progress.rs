@@ -240,7 +240,7 @@ impl Progress {
 /// interruption loses only the solves in flight (or that none is left).
 fn starting(total: usize) -> String {
     if total == 0 {
-        return "no solve to run: every solve of the plan has its row".into();
+        return "no solve to run: each one this run covers has its row".into();
     }
     format!(
         "{} to run (if interrupted, the finished ones are kept and the same command resumes)",
@@ -563,7 +563,7 @@ mod tests {
         Progress::plain(0, Box::new(out.clone()), gaps, None).finish();
         let text = out.text();
         assert!(
-            text.starts_with("[memsched] no solve to run: every solve of the plan has its row"),
+            text.starts_with("[memsched] no solve to run: each one this run covers has its row"),
             "{text}"
         );
     }
