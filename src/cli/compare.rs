@@ -223,6 +223,9 @@ mod tests {
         assert_eq!(percent(0.00012), "0.00012%");
         assert_eq!(percent(0.0001), "0.00010%");
         assert_eq!(percent(0.000099), "9.9e-5%");
+        assert_eq!(percent(9.99e-4), "0.0010%");
+        assert_eq!(percent(9.9999e-5), "0.00010%");
+        assert_eq!(percent(0.0049999), "0.0050%");
     }
 
     /// An open gap is stated against the bound (the optimum is at least

@@ -570,13 +570,16 @@ pub(crate) fn count_of(n: usize, one: &str, many: &str) -> String {
 /// read as a closed one.
 pub(crate) fn percent(x: f64) -> String {
     if x == 0.0 || x.abs() >= 0.005 {
-        format!("{x:.2}%")
-    } else if x.abs() >= 1e-4 {
-        let decimals = 1 - x.abs().log10().floor() as i32;
-        format!("{x:.*}%", decimals as usize)
-    } else {
-        format!("{x:.1e}%")
+        return format!("{x:.2}%");
     }
+    // Rounded to two significant digits first, so that 9.99e-4 shows as
+    // 0.0010, not 0.00100.
+    let rounded: f64 = format!("{x:.1e}").parse().unwrap_or(x);
+    if rounded.abs() < 1e-4 {
+        return format!("{x:.1e}%");
+    }
+    let decimals = (1 - rounded.abs().log10().floor() as i32).max(0) as usize;
+    format!("{rounded:.decimals$}%")
 }
 
 /// Formats a byte count as `123456 B (120.6 KiB)`.
