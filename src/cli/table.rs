@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use anyhow::Context as _;
 use clap::ValueEnum;
 
-use crate::experiment::results_dir::{ALL_SHARDS, CONFIG, RUNS, SHARDS};
+use crate::experiment::results_dir::{read_shards_file, ALL_SHARDS, CONFIG, RUNS};
 use crate::experiment::rows;
 use crate::experiment::table::{self, Options};
 
@@ -229,10 +229,8 @@ fn baselines(runs: &Path, rows: &[rows::Row]) -> anyhow::Result<Vec<String>> {
 /// plan cannot be made from here (graph files relative to another
 /// directory).
 fn unrun_solves(runs: &Path, rows: &[rows::Row]) -> Option<(usize, usize)> {
-    let shards = std::fs::read_to_string(runs.with_file_name(SHARDS)).ok()?;
-    let shards: toml::Table = toml::from_str(&shards).ok()?;
-    let all = shards.get("shards")?.as_array()?;
-    if !all.iter().any(|s| s.as_str() == Some(ALL_SHARDS)) {
+    let shards = read_shards_file(runs.parent()?).ok()??;
+    if !shards.shards.iter().any(|s| s == ALL_SHARDS) {
         return None;
     }
     let config = crate::experiment::Config::load(&runs.with_file_name(CONFIG)).ok()?;

@@ -366,7 +366,7 @@ fn top_level_name(text: &str) -> Option<(String, bool)> {
 /// or [`ALL_SHARDS`] for an unsharded run); `None` without the file. A file
 /// that cannot be read or parsed is an error, not a missing file: a run
 /// would otherwise write over it and forget the shards it named.
-pub(super) fn read_shards_file(dir: &Path) -> Result<Option<ShardsFile>, ExperimentError> {
+pub(crate) fn read_shards_file(dir: &Path) -> Result<Option<ShardsFile>, ExperimentError> {
     let path = dir.join(SHARDS);
     let text = match fs::read_to_string(&path) {
         Ok(text) => text,
@@ -438,7 +438,7 @@ pub fn write_shards(dir: &Path, mut shards: Vec<String>, placement: u32) -> io::
 }
 
 #[derive(Debug, Serialize, Deserialize)]
-pub(super) struct ShardsFile {
+pub(crate) struct ShardsFile {
     pub shards: Vec<String>,
     /// How items were placed in shards ([`SHARD_PLACEMENT`]); 0 in files
     /// of versions before it was written.
