@@ -40,7 +40,7 @@ const SOLVERS: &[&str] = &[
     "rule:frees_after,rise,-out_degree",
     "rule:2*unlocks-3*delta,frees_after,type",
     "rule:live_after,random",
-    "rule:depth,in_degree,out_degree,size,-id,type",
+    "rule:depth,in_degree,out_degree,size,-id",
     "rule:latency,random,-delta",
     "noisy:random,latency,unlocks",
     "moves-greedy",

@@ -28,7 +28,9 @@ mod tiered_heap;
 pub use list::Rule;
 pub use moves::Moves;
 pub use noisy::Noisy;
-pub use parse::{check_noise_room, feature_list, parse, Feature, Key, RuleError, Term};
+pub use parse::{
+    check_decisive, check_noise_room, feature_list, parse, Feature, Key, RuleError, Term,
+};
 pub use random::RandomOrder;
 
 /// Whether the solver named `name` is a rule (`rule:`, `moves:`,
@@ -55,19 +57,25 @@ use crate::solvers::{Scheduler, SolverError};
 type Made = Result<Box<dyn Scheduler>, SolverError>;
 
 fn rule_key(name: &str, arg: Option<&str>) -> Result<Key, SolverError> {
-    parse(arg.unwrap_or("")).map_err(|error| SolverError::BadRule {
+    let bad = |error| SolverError::BadRule {
         name: name.to_string(),
         error,
-    })
+    };
+    let key = parse(arg.unwrap_or("")).map_err(bad)?;
+    check_decisive(&key, false).map_err(bad)?;
+    Ok(key)
 }
 
-/// [`rule_key`], with room for the noise on the first term.
+/// [`rule_key`] for a noisy rule: room for the noise on the first term,
+/// whose ties the later terms may break even when they repeat it.
 fn noisy_key(name: &str, arg: Option<&str>) -> Result<Key, SolverError> {
-    let key = rule_key(name, arg)?;
-    check_noise_room(&key).map_err(|error| SolverError::BadRule {
+    let bad = |error| SolverError::BadRule {
         name: name.to_string(),
         error,
-    })?;
+    };
+    let key = parse(arg.unwrap_or("")).map_err(bad)?;
+    check_decisive(&key, true).map_err(bad)?;
+    check_noise_room(&key).map_err(bad)?;
     Ok(key)
 }
 
@@ -110,6 +118,23 @@ pub(crate) fn make_noisy_moves(arg: Option<&str>) -> Made {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The registry's rule solvers refuse a term that never decides;
+    /// `noisy:` lets later terms break its first term's ties.
+    #[test]
+    fn rule_solvers_refuse_terms_that_never_decide() {
+        for made in [
+            make_rule(Some("id,delta")),
+            make_moves(Some("delta,delta")),
+            make_noisy(Some("delta,id,type")),
+            make_noisy_moves(Some("type,delta,delta")),
+        ] {
+            let error = made.err().expect("refused").to_string();
+            assert!(error.contains("never decides"), "{error}");
+        }
+        assert!(make_noisy(Some("delta,delta")).is_ok());
+        assert!(make_rule(Some("delta,type,id")).is_ok());
+    }
 
     /// The latency warning's test: rules whose key reads `latency`, as the
     /// parser reads it, and nothing else.

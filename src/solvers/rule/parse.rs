@@ -261,6 +261,20 @@ pub enum RuleError {
         /// Every feature name, comma-separated ([`feature_list`]).
         features: String,
     },
+    /// A term that can never break a tie the terms before it leave: it is
+    /// an earlier term again, or it follows `id`, which tells every node
+    /// apart ([`check_decisive`]).
+    #[error("term {index} `{term}` of `{rule}` never decides: {reason}; drop it")]
+    NeverDecides {
+        /// The rule with whitespace removed.
+        rule: String,
+        /// Position of the term, counted from 1.
+        index: usize,
+        /// The term, whitespace removed.
+        term: String,
+        /// Which earlier term settles every tie it could break.
+        reason: String,
+    },
     /// A float sum whose value can exceed f64's range on some valid graph
     /// (`1e308*size`): it would be infinite there, and `inf - inf` is NaN.
     #[error("term `{term}` can overflow f64 (largest value about 1.8e308): {reason}; divide all of the term's weights by one factor (the ranking stays the same, up to rounding)")]
@@ -406,6 +420,17 @@ impl RuleError {
                 features,
             },
             RuleError::Overflow { term, reason } => RuleError::Overflow {
+                term: shown(&term),
+                reason: quoted(reason),
+            },
+            RuleError::NeverDecides {
+                rule,
+                index,
+                term,
+                reason,
+            } => RuleError::NeverDecides {
+                rule: shown(&rule),
+                index,
                 term: shown(&term),
                 reason: quoted(reason),
             },
@@ -653,6 +678,63 @@ fn meant(name: &str, term: &str) -> String {
 /// draws it: 36.7, at U = 1 - 2^-53 (U = `f64::MIN_POSITIVE` gives -6.6).
 pub const GUMBEL_MAX: f64 = 36.8;
 
+/// Refuses a term that can never decide between two nodes the terms before
+/// it tie: one that is an earlier term again (`delta,type,delta`; `live_after`
+/// counts as `delta`, which it ranks as, and is stored as), or one after a
+/// term that is just `id` or `-id` (`id,delta`), which no two nodes or moves
+/// share. Such a term is dead weight in the rule and in the solver's name,
+/// and usually means the user expected it to act earlier. Only exact
+/// repeats count: `size+delta` after `delta+size`, or `2*delta` after
+/// `delta`, are let through, since saturation and float rounding can make
+/// those rank apart where the first ties.
+///
+/// `noisy` spares the first term, whose noise the later terms may break
+/// ties of (however rarely).
+pub fn check_decisive(key: &Key, noisy: bool) -> Result<(), RuleError> {
+    let canonical = |term: &Term| -> Term {
+        let same = |f: Feature| match f {
+            Feature::LiveAfter => Feature::Delta,
+            f => f,
+        };
+        match term {
+            Term::Int(s) => Term::Int(s.iter().map(|&(w, f)| (w, same(f))).collect()),
+            Term::Float(s) => Term::Float(s.iter().map(|&(w, f)| (w, same(f))).collect()),
+        }
+    };
+    let is_id = |term: &Term| matches!(term, Term::Int(s) if s.len() == 1 && s[0].1 == Feature::Id && s[0].0.abs() == 1);
+    let texts: Vec<&str> = key.text.split(',').collect();
+    let first = usize::from(noisy);
+    for (index, term) in key.terms.iter().enumerate() {
+        let earlier = (first..index).find_map(|e| {
+            let e_term = &key.terms[e];
+            if is_id(e_term) {
+                Some(format!(
+                    "term {} `{}` already tells every node apart",
+                    e + 1,
+                    texts[e]
+                ))
+            } else if canonical(e_term) == canonical(term) {
+                let note = match key.terms[e].features().chain(term.features()).any(|f| f == Feature::LiveAfter) {
+                    true => " (`live_after` ranks as `delta`: every ready node starts from the same memory)",
+                    false => "",
+                };
+                Some(format!("it is term {} `{}` again{note}", e + 1, texts[e]))
+            } else {
+                None
+            }
+        });
+        if let Some(reason) = earlier {
+            return Err(RuleError::shortened(RuleError::NeverDecides {
+                rule: key.text.clone(),
+                index: index + 1,
+                term: texts[index].to_string(),
+                reason,
+            }));
+        }
+    }
+    Ok(())
+}
+
 /// Refuses a rule whose first term `noisy:`'s noise could take past f64's
 /// range on some valid graph. The noise is the term's mean magnitude over
 /// the graph's nodes (at most the term's bound; 1 when it is 0) times a
@@ -843,6 +925,52 @@ mod tests {
             "1e16*size+size-1e16*size",
         ] {
             assert!(parse(rule).is_ok(), "{rule}");
+        }
+    }
+
+    #[test]
+    fn terms_that_never_decide_are_refused_naming_the_earlier_term() {
+        let refused = |rule: &str, noisy: bool| {
+            let key = parse(rule).unwrap();
+            check_decisive(&key, noisy).unwrap_err().to_string()
+        };
+        let e = refused("delta,type,delta", false);
+        assert!(
+            e.starts_with(
+                "term 3 `delta` of `delta,type,delta` never decides: it is term 1 `delta` again"
+            ),
+            "{e}"
+        );
+        let e = refused("delta, live_after", false);
+        assert!(
+            e.contains("term 2 `live_after`") && e.contains("ranks as `delta`"),
+            "{e}"
+        );
+        let e = refused("-height,-id,type", false);
+        assert!(
+            e.contains("term 3 `type`")
+                && e.contains("term 2 `-id` already tells every node apart"),
+            "{e}"
+        );
+        // noisy: spares only its first term.
+        let e = refused("delta,type,type", true);
+        assert!(e.contains("term 3 `type`"), "{e}");
+        for (rule, noisy) in [
+            ("delta,type,id", false),
+            ("id", false),
+            ("delta+size,size+delta", false),
+            ("delta,2*delta", false),
+            ("delta,-delta", false),
+            ("2*id,delta", false),
+            ("id+delta,delta", false),
+            ("id,delta", true),
+            ("delta,delta", true),
+        ] {
+            let key = parse(rule).unwrap();
+            assert!(
+                check_decisive(&key, noisy).is_ok(),
+                "{rule} (noisy: {noisy})"
+            );
         }
     }
 
