@@ -263,13 +263,27 @@ impl<'de> Visitor<'de> for Ids {
 /// Why entry `i` (0-based), shown as `shown`, is no node id: an integer
 /// `past` the 64-bit range, or no integer at all.
 fn bad_entry(i: usize, shown: &str, past: bool) -> String {
+    let entry = nth_entry(i);
     match past {
         true => format!(
-            "entry {} ({shown}) is out of range: a node id is an integer from -2^63 to 2^63 - 1",
-            i + 1
+            "{entry} ({shown}) is out of range: a node id is an integer from -2^63 to 2^63 - 1"
         ),
-        false => format!("entry {} ({shown}) is not an integer node id", i + 1),
+        false => format!("{entry} ({shown}) is not an integer node id"),
     }
+}
+
+/// `the 1st entry`, `the 22nd entry`, ... for the entry at 0-based
+/// position `i`: an ordinal cannot be misread as counted from 0.
+pub(crate) fn nth_entry(i: usize) -> String {
+    let n = i as u64 + 1;
+    let suffix = match (n % 10, n % 100) {
+        (_, 11..=13) => "th",
+        (1, _) => "st",
+        (2, _) => "nd",
+        (3, _) => "rd",
+        _ => "th",
+    };
+    format!("the {n}{suffix} entry")
 }
 
 /// The fields of an order object that memsched reads (`parse`, and the
@@ -307,6 +321,18 @@ mod tests {
     /// line; a terminal's preview of it, a report without an order and the
     /// table of several solvers are refused, each saying why.
     #[test]
+    fn entries_are_named_by_ordinals() {
+        let names: Vec<String> = [0, 1, 2, 3, 10, 11, 12, 20, 21, 101, 111, 112]
+            .into_iter()
+            .map(nth_entry)
+            .collect();
+        assert_eq!(
+            names.join(", ").replace("the ", "").replace(" entry", ""),
+            "1st, 2nd, 3rd, 4th, 11th, 12th, 13th, 21st, 22nd, 102nd, 112th, 113th"
+        );
+    }
+
+    #[test]
     fn a_schedule_text_report_is_read_by_its_order_line() {
         let report = "solver       exact\nstatus       optimal\npeak         5 B\n\
                       time         0.01 ms\norder        3 1 -2\n";
@@ -323,7 +349,7 @@ mod tests {
         // Text that only starts like a report is ids as before.
         assert!(parse("solvers 1 2")
             .unwrap_err()
-            .contains("entry 1 (`solvers`)"));
+            .contains("the 1st entry (`solvers`)"));
     }
 
     #[test]
@@ -342,8 +368,10 @@ mod tests {
             let kept = parse_at_most(text, 2).map(|o| o.ids);
             assert_eq!(kept, Ok(vec![3, 1]), "{text}");
         }
-        assert!(parse("[1, 2.5]").unwrap_err().contains("entry 2 (2.5)"));
-        assert!(parse("1 x 3").unwrap_err().contains("entry 2 (`x`)"));
+        assert!(parse("[1, 2.5]")
+            .unwrap_err()
+            .contains("the 2nd entry (2.5)"));
+        assert!(parse("1 x 3").unwrap_err().contains("the 2nd entry (`x`)"));
         // Integers past i64 are out of range, not "not integers".
         for text in [
             "[0, 99999999999999999999999]",
@@ -352,14 +380,14 @@ mod tests {
         ] {
             let err = parse(text).unwrap_err();
             assert!(
-                err.starts_with("entry 2 (") && err.contains("is out of range"),
+                err.starts_with("the 2nd entry (") && err.contains("is out of range"),
                 "{text}: {err}"
             );
         }
         for text in ["[1, 2.5]", "[1, 2.0]", "[1, 1e2]"] {
             let err = parse(text).unwrap_err();
             assert!(
-                err.contains("entry 2") && err.contains("not an integer node id"),
+                err.contains("the 2nd entry") && err.contains("not an integer node id"),
                 "{err}"
             );
         }

@@ -81,9 +81,15 @@ fn check_names_what_breaks_an_order() {
             "edge [0, 1] is violated: node 1 runs at step 1, before node 0 at step 2",
         ),
         ("0 1", "it has 2 of the graph's 3 nodes: missing 2"),
-        ("0 1 1", "entry 3 is node 1 again"),
-        ("0 1 7", "entry 3 is node 7, which is not in the graph"),
-        ("0 one 2", "entry 2 (`one`) is not an integer"),
+        (
+            "0 1 1",
+            "the 3rd entry is node 1 again: the 2nd entry is too",
+        ),
+        (
+            "0 1 7",
+            "the 3rd entry is node 7, which is not in the graph",
+        ),
+        ("0 one 2", "the 2nd entry (`one`) is not an integer"),
         ("{\"peak\": 3}", "`order` array"),
     ] {
         let o = run(&["check", EXAMPLE, "-"], Some(order));

@@ -72,7 +72,10 @@ fn self_loop_is_a_cycle() {
 fn duplicate_id() {
     assert_invalid(
         r#"{"Nodes": [{"Id": 7, "Op": "A"}, {"Id": 3, "Op": "B"}, {"Id": 7, "Op": "C"}], "Edges": []}"#,
-        &["duplicate node id 7", "#0", "#2"],
+        &[
+            "duplicate node id 7",
+            "Nodes[0] and Nodes[2], counted from 0",
+        ],
     );
 }
 

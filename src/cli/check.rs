@@ -1,7 +1,7 @@
 //! `memsched check`: run an order made elsewhere (another compiler's
 //! schedule, a hand-written one) through the independent checker.
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -9,9 +9,10 @@ use serde_json::json;
 
 use crate::graph::NodeIdx;
 use crate::input::{self, ReadError, Start, MAX_INPUT_BYTES};
+use crate::order_file::{self, nth_entry};
+use crate::schedule;
 use crate::solvers::{self, ProgramOrder, SolveContext};
 use crate::Graph;
-use crate::{order_file, schedule};
 
 use super::schedule::{check_outputs, plot_orders, reduction_pct, Format};
 use super::{emit, human_bytes, is_broken_pipe, percent, read_graph, saved_for, InvalidInput};
@@ -109,16 +110,17 @@ fn saved_for_hint(saved: &str, path: &str, graph: &Graph) -> String {
 /// The order as node indices: every id known, none twice, none missing
 /// (each named, with its position, when it is not).
 fn to_indices(g: &Graph, ids: &[i64]) -> Result<Vec<u32>, String> {
-    let mut seen = HashSet::with_capacity(ids.len().min(g.node_count()));
+    let mut seen = HashMap::with_capacity(ids.len().min(g.node_count()));
     let mut order = Vec::with_capacity(ids.len().min(g.node_count()));
     for (i, &id) in ids.iter().enumerate() {
         let v = g
             .index_of(id)
-            .ok_or_else(|| format!("entry {} is node {id}, which is not in the graph", i + 1))?;
-        if !seen.insert(v) {
+            .ok_or_else(|| format!("{} is node {id}, which is not in the graph", nth_entry(i)))?;
+        if let Some(first) = seen.insert(v, i) {
             return Err(format!(
-                "entry {} is node {id} again: it appears twice",
-                i + 1
+                "{} is node {id} again: {} is too",
+                nth_entry(i),
+                nth_entry(first)
             ));
         }
         order.push(v);
@@ -126,7 +128,7 @@ fn to_indices(g: &Graph, ids: &[i64]) -> Result<Vec<u32>, String> {
     if order.len() < g.node_count() {
         let missing: Vec<String> = g
             .nodes()
-            .filter(|v| !seen.contains(v))
+            .filter(|v| !seen.contains_key(v))
             .take(5)
             .map(|v| g.id(v).to_string())
             .collect();

@@ -32,7 +32,7 @@ pub enum GraphError {
     #[error("{0}")]
     NotAGraphFile(crate::input::Refusal),
     /// Two nodes share one id.
-    #[error("duplicate node id {id} (nodes #{first} and #{second} of the Nodes array)")]
+    #[error("duplicate node id {id} (Nodes[{first}] and Nodes[{second}], counted from 0)")]
     DuplicateId {
         /// The shared id.
         id: i64,
@@ -42,7 +42,7 @@ pub enum GraphError {
         second: usize,
     },
     /// An edge names a node that does not exist.
-    #[error("edge #{edge} [{from}, {to}] refers to missing node {missing}")]
+    #[error("Edges[{edge}] (counted from 0) = [{from}, {to}] refers to missing node {missing}")]
     EdgeToMissingNode {
         /// Position (from 0) of the edge in the `Edges` array.
         edge: usize,

@@ -328,12 +328,12 @@ impl<'de> Visitor<'de> for EdgeSeed {
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         write!(
             f,
-            "edge #{} of the Edges array to be [u, v], two node ids",
+            "Edges[{}] (counted from 0) to be [u, v], two node ids",
             self.index
         )
     }
     fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-        let at = format!("edge #{} of the Edges array", self.index);
+        let at = format!("Edges[{}] (counted from 0)", self.index);
         let wrong = |n: usize| {
             de::Error::custom(format!(
                 "{at}: an edge is [u, v], two node ids; this one has {}",
@@ -500,11 +500,11 @@ struct FieldAt {
 const NUMBER_OUT_OF_RANGE: &str = "number out of range";
 
 impl FieldAt {
-    /// `node 7`, or `node #3 of the Nodes array` before its `Id` is read.
+    /// `node 7`, or `Nodes[3] (counted from 0)` before its `Id` is read.
     fn node(self) -> String {
         match (self.id, self.index) {
             (Some(id), _) => format!("node {id}"),
-            (None, Some(i)) => format!("node #{i} of the Nodes array"),
+            (None, Some(i)) => format!("Nodes[{i}] (counted from 0)"),
             (None, None) => "a node".into(),
         }
     }
@@ -799,7 +799,7 @@ mod tests {
         );
         let err = graph(r#"{"Id": 0, "Op": "A"}, {"Latency": -1e400, "Id": 4, "Op": "A"}"#);
         assert!(
-            err.contains(&format!("node #1 of the Nodes array {latency}")),
+            err.contains(&format!("Nodes[1] (counted from 0) {latency}")),
             "{err}"
         );
         let err = graph(r#"{"Id": 4, "Op": "A", "Flops": 1e400}"#);
@@ -818,7 +818,7 @@ mod tests {
             ),
             (
                 r#""Op": "A", "Id": 1e400"#,
-                "node #0 of the Nodes array: Id is out of range",
+                "Nodes[0] (counted from 0): Id is out of range",
             ),
             (
                 r#""Id": 4, "Op": 3"#,
@@ -877,10 +877,10 @@ mod tests {
     fn a_bad_edge_is_named_by_its_position() {
         let node = r#"{"Id": 0, "Op": "x"}"#;
         for (edges, says) in [
-            (r#"[[0, 0], ["0", 1]]"#, "edge #1 of the Edges array: invalid type: string \"0\", expected an integer node id"),
-            (r#"[[0, 1.5]]"#, "edge #0 of the Edges array: invalid type: floating point `1.5`, expected an integer node id"),
-            (r#"[[0, 1, 2]]"#, "edge #0 of the Edges array: an edge is [u, v], two node ids; this one has 3 entries"),
-            ("[[0, 1], 5]", "expected edge #1 of the Edges array to be [u, v]"),
+            (r#"[[0, 0], ["0", 1]]"#, "Edges[1] (counted from 0): invalid type: string \"0\", expected an integer node id"),
+            (r#"[[0, 1.5]]"#, "Edges[0] (counted from 0): invalid type: floating point `1.5`, expected an integer node id"),
+            (r#"[[0, 1, 2]]"#, "Edges[0] (counted from 0): an edge is [u, v], two node ids; this one has 3 entries"),
+            ("[[0, 1], 5]", "expected Edges[1] (counted from 0) to be [u, v]"),
             ("null", "expected an `Edges` array of [u, v] pairs"),
         ] {
             let text = format!(r#"{{"Nodes": [{node}], "Edges": {edges}}}"#);
@@ -907,7 +907,7 @@ mod tests {
         );
         let err = node_error(r#""BufId": 1, "Size": 1"#);
         assert!(
-            err.contains("node #0 of the Nodes array has no `Id` field"),
+            err.contains("Nodes[0] (counted from 0) has no `Id` field"),
             "{err}"
         );
         let text = r#"{"Nodes": [{"Id": 0, "Op": "x"}, {"Id": 7}]}"#;
