@@ -2,7 +2,7 @@
 
 use std::process::ExitCode;
 
-use crate::graph::{seed, NodeKind};
+use crate::graph::{lint, seed, NodeKind};
 use crate::solvers::{self, ProgramOrder, SolveContext};
 
 use super::{count, graph_error, human_bytes, is_broken_pipe, print_stdout, warn_about_graph};
@@ -33,10 +33,20 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                     Some(p) => human_bytes(p),
                     None => format!("n/a ({})", program.status),
                 };
+                let repeats: usize = (lint::repeated_edges(&g).iter())
+                    .map(|&(_, _, times)| times - 1)
+                    .sum();
+                let edges = match repeats {
+                    0 => count(g.edge_count(), "edge"),
+                    r => format!(
+                        "{} ({} distinct)",
+                        count(g.edge_count(), "edge"),
+                        g.edge_count() - r
+                    ),
+                };
                 let line = format!(
-                    "{path}: ok: {}, {}, {}, {} allocated in all, program-order peak {peak}\n",
+                    "{path}: ok: {}, {edges}, {}, {} allocated in all, program-order peak {peak}\n",
                     count(g.node_count(), "node"),
-                    count(g.edge_count(), "edge"),
                     count(buffers, "buffer"),
                     human_bytes(g.total_allocated() as u64),
                 );

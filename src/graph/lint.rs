@@ -20,7 +20,9 @@ use super::{Graph, NodeIdx, NodeKind};
 ///   (`"Lantency"`): kept as metadata nothing reads;
 /// - an empty `Op` (or only blanks): a compute node, as any name other
 ///   than `ALLOC` and `FREE` is, which an export that lost the name did
-///   not mean.
+///   not mean;
+/// - an edge listed more than once: the repeat orders nothing, but the
+///   edge count counts it.
 pub fn lint(g: &Graph) -> Vec<String> {
     let mut warnings = Vec::new();
     if g.edge_count() == 0 && g.node_count() > 1 {
@@ -85,6 +87,16 @@ pub fn lint(g: &Graph) -> Vec<String> {
             more_like_it(unnamed.len(), "nodes")
         ));
     }
+    let repeated = repeated_edges(g);
+    if let Some(&(u, v, times)) = repeated.first() {
+        warnings.push(format!(
+            "the edge [{}, {}] is listed {times} times in `Edges`: a repeat adds no \
+             constraint, though the edge count counts it{}",
+            g.id(u),
+            g.id(v),
+            more_like_it(repeated.len(), "repeated edges")
+        ));
+    }
     let misspelt = misspelt_fields(g);
     if let Some(&(v, key, field)) = misspelt.first() {
         warnings.push(format!(
@@ -113,6 +125,25 @@ pub fn lint(g: &Graph) -> Vec<String> {
         ));
     }
     warnings
+}
+
+/// The edges `[u, v]` listed more than once, with how many times, by
+/// `u`'s position then `v`'s.
+///
+/// # Complexity
+/// O(E log(max out-degree)).
+pub fn repeated_edges(g: &Graph) -> Vec<(NodeIdx, NodeIdx, usize)> {
+    let mut repeated = Vec::new();
+    let mut row = Vec::new();
+    for u in g.nodes() {
+        row.clear();
+        row.extend_from_slice(g.succs(u));
+        row.sort_unstable();
+        for run in row.chunk_by(|a, b| a == b).filter(|run| run.len() > 1) {
+            repeated.push((u, run[0], run.len()));
+        }
+    }
+    repeated
 }
 
 /// Each node's extra fields that misspell a field of the format the node
@@ -316,6 +347,25 @@ mod tests {
     }
 
     /// An empty or blank `Op` is named, with a count.
+    #[test]
+    fn repeated_edges_are_named_with_their_count() {
+        let w = lint_of(
+            r#"{"Nodes": [{"Id": 5, "Op": "A"}, {"Id": 6, "Op": "B"}, {"Id": 7, "Op": "C"}],
+                "Edges": [[5, 6], [6, 7], [5, 6], [5, 7], [6, 7], [5, 6]]}"#,
+        );
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert!(
+            w[0].starts_with("the edge [5, 6] is listed 3 times"),
+            "{w:?}"
+        );
+        assert!(w[0].ends_with("(1 more repeated edges like it)"), "{w:?}");
+        assert!(lint_of(
+            r#"{"Nodes": [{"Id": 5, "Op": "A"}, {"Id": 6, "Op": "B"}],
+                "Edges": [[5, 6]]}"#
+        )
+        .is_empty());
+    }
+
     #[test]
     fn an_empty_op_is_named() {
         let w = lint_of(
