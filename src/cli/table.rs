@@ -58,7 +58,8 @@ pub struct Args {
     /// What a cell shows.
     #[arg(long, value_enum, default_value = "peak")]
     value: Value,
-    /// A solver to show as a column (repeat it; columns in this order).
+    /// A solver to show as a column (repeat it; columns in this order): one
+    /// of the rows', or of the directory's config.toml (no row yet: `-`).
     /// Default: every solver of the rows, in the config's order.
     #[arg(long, short, value_name = "NAME")]
     solver: Vec<String>,
@@ -67,8 +68,8 @@ pub struct Args {
     #[arg(long, value_name = "PATTERN")]
     graph: Vec<String>,
     /// Output format. Markdown and LaTeX mark each graph's best cell in
-    /// bold and proven optima with `*`; CSV holds plain numbers (peaks in
-    /// bytes unless --unit says otherwise).
+    /// bold and proven optima with `*`; CSV holds plain numbers at full
+    /// precision (peaks in bytes unless --unit says otherwise).
     #[arg(long, value_enum, default_value = "markdown")]
     format: Format,
     /// Unit of peak cells. `auto`: one unit for the table, the largest
@@ -161,6 +162,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             Format::Latex => table::Format::Latex,
         },
         by_family: args.by_family,
+        planned: planned_solvers(&runs),
     };
     let t = table::build(&finalized, &opts)
         .map_err(|e| InvalidInput(format!("{}: {e}", runs.display())))?;
@@ -237,6 +239,14 @@ fn unrun_solves(runs: &Path, rows: &[rows::Row]) -> Option<(usize, usize)> {
     let plan = crate::experiment::Plan::new(&config).ok()?;
     let present: std::collections::BTreeSet<rows::Key> = rows.iter().map(rows::Row::key).collect();
     Some((plan.items_without(&present).count(), plan.items.len()))
+}
+
+/// The solvers of the results directory's `config.toml`, as the rows
+/// spell them; empty without one.
+fn planned_solvers(runs: &Path) -> Vec<String> {
+    crate::experiment::Config::load(&runs.with_file_name(CONFIG))
+        .map(|config| config.solvers.iter().map(|s| spelled_as_rows(s)).collect())
+        .unwrap_or_default()
 }
 
 /// A solver's name as the rows spell it (`rule: delta, id` is

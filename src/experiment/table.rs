@@ -114,6 +114,10 @@ pub struct Options {
     /// One row per family: each cell the mean over the family's graphs
     /// (not for peaks, which do not average across graphs).
     pub by_family: bool,
+    /// Solvers the rows' experiment plans (its config's), as the rows
+    /// spell them: one asked for in `solvers` with no row yet is a column
+    /// of `-`, not an error. Empty when unknown.
+    pub planned: Vec<String>,
 }
 
 /// One cell: the row standing for a solver on a graph.
@@ -173,7 +177,7 @@ pub fn build(rows: &[Row], opts: &Options) -> Result<Table, String> {
         all_solvers.iter().map(|s| s.to_string()).collect()
     } else {
         for s in &opts.solvers {
-            if !all_solvers.contains(&s.as_str()) {
+            if !all_solvers.contains(&s.as_str()) && !opts.planned.contains(s) {
                 return Err(format!(
                     "no row of solver `{s}`; the rows' solvers: {}",
                     all_solvers.join(", ")
@@ -354,8 +358,10 @@ impl Table {
         }
     }
 
-    /// A cell's number: peaks in the table's unit (whole bytes, else two
-    /// decimals), percentages with two decimals, times with one.
+    /// A cell's number as Markdown and LaTeX show it: peaks in the table's
+    /// unit (whole bytes, else two decimals), percentages with two
+    /// decimals, times with two (three significant digits below 1 ms, so
+    /// that fast solvers do not all read 0.0).
     fn number(&self, c: &Cell) -> String {
         let Some(value) = c.value else {
             return "n/a".into();
@@ -366,7 +372,20 @@ impl Table {
                 u => significant(c.peak as f64 / u.scale().0),
             },
             Value::Reduction | Value::Gap => format!("{value:.2}"),
-            Value::Time => format!("{value:.1}"),
+            Value::Time => significant(value),
+        }
+    }
+
+    /// A cell's number as CSV holds it, at full precision: peaks in bytes
+    /// (or the unit asked for), the rest as `runs.csv` has them.
+    fn plain_number(&self, c: &Cell) -> String {
+        let Some(value) = c.value else {
+            return String::new();
+        };
+        match (self.value, self.unit) {
+            (Value::Peak, Unit::B | Unit::Auto) => c.peak.to_string(),
+            (Value::Peak, u) => (c.peak as f64 / u.scale().0).to_string(),
+            _ => value.to_string(),
         }
     }
 
@@ -477,8 +496,8 @@ impl Table {
         let _ = w.write_record(header);
         for (graph, row) in self.graphs.iter().zip(&self.cells) {
             let cells = row.iter().map(|c| match c {
-                Some(c) if c.value.is_some() => self.number(c),
-                _ => String::new(),
+                Some(c) => self.plain_number(c),
+                None => String::new(),
             });
             let _ = w.write_record(std::iter::once(graph.clone()).chain(cells));
         }
@@ -611,6 +630,7 @@ mod tests {
             unit: Unit::Auto,
             format,
             by_family: false,
+            planned: Vec::new(),
         }
     }
 
@@ -669,6 +689,16 @@ mod tests {
         o.solvers = vec!["kahn".into()];
         let err = build(&rows(), &o).unwrap_err();
         assert!(err.contains("no row of solver `kahn`") && err.contains("program, random, exact"));
+        // A solver the config plans but that has no row yet is a column
+        // of `-`, counted as missing.
+        o.planned = vec!["kahn".into()];
+        o.format = Format::Markdown;
+        let t = build(&rows(), &o).unwrap();
+        assert_eq!(t.missing, 1);
+        assert!(t
+            .render(Format::Markdown)
+            .starts_with("| graph | `kahn` |\n|---|---:|\n| g2_x | - |"));
+        o.planned.clear();
         o.solvers.clear();
         o.graphs = vec!["h*".into()];
         assert!(build(&rows(), &o)
