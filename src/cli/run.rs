@@ -250,7 +250,8 @@ fn report_summary(
     if summary.broken > 0 {
         note!(
             "error: {} solve(s) returned an invalid order or a wrong bound, or panicked (see `reason` \
-             in runs.csv)",
+             in runs.csv; rows kept from earlier runs count, and a resume keeps them: once the \
+             cause is fixed, `--redo SOLVER` solves that solver again)",
             summary.broken
         );
     }
