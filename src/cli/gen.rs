@@ -28,7 +28,8 @@ pub struct Args {
     /// ALLOC encoding (same as `--param allocs=...`).
     #[arg(long, value_enum)]
     allocs: Option<AllocEncoding>,
-    /// List the families and their parameters, then exit.
+    /// List the families and their parameters, then exit (with FAMILY:
+    /// that family's only).
     #[arg(long)]
     list: bool,
 }
@@ -37,19 +38,42 @@ pub struct Args {
 pub fn families_help() -> String {
     let mut s = String::from("Families (parameters with defaults):\n");
     for f in gen::families() {
-        s += &format!("\n  {}\n      {}\n", f.name, f.summary);
-        for p in f.params {
-            let kv = format!("{}={}", p.name, p.default);
-            s += &format!("      {kv:<22} {}\n", p.help);
-        }
+        s += &family_help(&f);
     }
     s += "\nExamples:\n  memsched gen randwire --seed 0 -o randwire.json\n  memsched gen fork-join -p branches=8 -p depth=3 --allocs floating\n  memsched gen 'adversarial:target=xla-list,scale=10' -o adv.json\n";
     s
 }
 
+/// One family's name, summary, and parameters with their defaults.
+fn family_help(f: &gen::FamilyInfo) -> String {
+    let mut s = format!("\n  {}\n      {}\n", f.name, f.summary);
+    for p in f.params {
+        let kv = format!("{}={}", p.name, p.default);
+        s += &format!("      {kv:<22} {}\n", p.help);
+    }
+    s
+}
+
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if args.list {
-        super::print_stdout(&families_help())?;
+        let text = match &args.family {
+            None => families_help(),
+            // `--list FAMILY`: that family alone (a spec's parameters are
+            // ignored; an unknown name gets the usual guess).
+            Some(family) => {
+                let spec = GenSpec::parse(family).map_err(invalid)?;
+                let info = gen::families().into_iter().find(|f| f.name == spec.family);
+                let Some(info) = info else {
+                    let known = gen::families().iter().map(|f| f.name.to_string()).collect();
+                    return Err(invalid(GenError::UnknownFamily {
+                        family: spec.family,
+                        known,
+                    }));
+                };
+                format!("Parameters with defaults:\n{}", family_help(&info))
+            }
+        };
+        super::print_stdout(&text)?;
         return Ok(ExitCode::SUCCESS);
     }
     let Some(family) = args.family else {
@@ -104,10 +128,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .with_context(|| format!("cannot write {}", super::output_name(out)))?;
     if out != "-" {
         note!(
-            "{out}: {spec} seed {}: {} nodes, {} edges",
+            "{out}: {spec} seed {}: {}, {}",
             seed_number,
-            graph.node_count(),
-            graph.edge_count()
+            super::count(graph.node_count(), "node"),
+            super::count(graph.edge_count(), "edge")
         );
     }
     Ok(ExitCode::SUCCESS)
