@@ -72,9 +72,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .with_context(|| format!("cannot write {}", super::output_name(out)))?;
     if out != "-" {
         note!(
-            "{out}: {} nodes, {} edges (was {})",
-            t.node_count(),
-            t.edge_count(),
+            "{out}: {}, {} (was {})",
+            super::count(t.node_count(), "node"),
+            super::count(t.edge_count(), "edge"),
             g.edge_count()
         );
     }

@@ -177,7 +177,8 @@ pub(crate) fn headline(
         let compared = b.wins + b.ties + b.losses;
         let over = if compared < b.valid {
             format!(
-                "over {compared} runs: {} of {} runs valid, {} of them on a graph without a valid baseline",
+                "over {compared} run{}: {} of {} runs valid, {} of them on a graph without a valid baseline",
+                if compared == 1 { "" } else { "s" },
                 b.valid,
                 b.runs,
                 b.valid - compared

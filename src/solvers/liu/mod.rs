@@ -78,7 +78,10 @@ pub(crate) fn solve_forest(g: &Graph, ctx: &SolveContext) -> Result<Outcome, Str
     let ops = forest.post_order.len();
     Ok(Outcome::optimal(seq.nodes, peak)
         .with_counter("ops", ops as u64)
-        .with_note(format!("in-forest of {ops} ops: Liu (1987)")))
+        .with_note(format!(
+            "in-forest of {ops} op{}: Liu (1987)",
+            if ops == 1 { "" } else { "s" }
+        )))
 }
 
 /// Each task's nodes in the order it runs them: ALLOCs, head, FREEs.
