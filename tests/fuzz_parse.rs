@@ -248,6 +248,11 @@ fn wrong_types_are_rejected_and_valid_files_accepted() {
         .and_then(Graph::from_raw)
         .unwrap_err();
     assert!(matches!(err, GraphError::TooLarge { .. }), "{err}");
+    assert!(
+        err.to_string()
+            .starts_with("ALLOC node 0 has Size 18446744073709551615, more than"),
+        "{err}"
+    );
     // Accepted oddities: no Edges key, a compute node with Size and BufId, empty graph.
     for text in [
         r#"{"Nodes": [{"Id": 0, "Op": "A"}]}"#,

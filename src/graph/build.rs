@@ -93,7 +93,11 @@ impl Graph {
                     }
                     total += size;
                     if total > i64::MAX as i128 {
-                        return Err(GraphError::TooLarge { max: i64::MAX, id });
+                        return Err(GraphError::TooLarge {
+                            max: i64::MAX,
+                            id,
+                            size,
+                        });
                     }
                     deltas[v] = size as i64;
                     buf_ids[v] = buf_id.ok_or(GraphError::MissingBufId { id, op: "ALLOC" })?;

@@ -174,14 +174,17 @@ pub enum GraphError {
         /// Id of the FREE no path of edges leads to from the ALLOC.
         free: i64,
     },
-    /// The sizes do not fit the model's integer range.
-    #[error("the ALLOC sizes add up to more than {max} bytes (2^63 - 1) at ALLOC node {id}; memsched keeps every sum exact in i64")]
+    /// The sizes do not fit the model's integer range: one `Size`, or the
+    /// sum of all of them, passes `2^63 - 1` bytes.
+    #[error("{}", too_large(*.max, *.id, *.size))]
     TooLarge {
         /// The limit in bytes: always `i64::MAX`.
         max: i64,
         /// Id of the ALLOC (in `Nodes` order) at which the running sum of
         /// sizes passed `max`.
         id: i64,
+        /// That ALLOC's `Size`.
+        size: i128,
     },
     /// More nodes or edges than the compact storage holds.
     #[error("graph too large: {what} (at most {max})")]
@@ -241,6 +244,22 @@ impl GraphError {
             column: err.column(),
             message,
         }
+    }
+}
+
+/// [`GraphError::TooLarge`]'s message: the one `Size` that passes the limit
+/// alone, or the sum that passes it.
+fn too_large(max: i64, id: i64, size: i128) -> String {
+    let why = "memsched counts bytes in 64-bit integers, so that every sum of sizes is exact";
+    match size > max as i128 {
+        true => format!(
+            "ALLOC node {id} has Size {size}, more than {max} bytes (2^63 - 1), the most a graph \
+             may allocate: {why}"
+        ),
+        false => format!(
+            "the ALLOC sizes add up to more than {max} bytes (2^63 - 1), the most a graph may \
+             allocate, at ALLOC node {id} (in `Nodes` order): {why}"
+        ),
     }
 }
 

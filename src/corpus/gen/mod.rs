@@ -469,6 +469,7 @@ mod tests {
         let big = GenError::Graph(GraphError::TooLarge {
             max: i64::MAX,
             id: 7,
+            size: 5,
         })
         .to_string();
         assert!(big.contains("lower its size parameters"), "{big}");
