@@ -691,6 +691,12 @@ fn completeness(
                 list.join(", ")
             ));
         }
+    } else if let Some(absent) = absent_by_count(shards) {
+        msg.push_str(&format!(
+            "; the inputs are shards of different counts, which split the items differently: \
+             merging every shard of any one count covers them (absent: {})",
+            absent.join("; ")
+        ));
     } else if shards.iter().any(|s| {
         s.as_ref()
             .is_some_and(|v| v.iter().any(|e| e == ALL_SHARDS))
@@ -713,10 +719,57 @@ fn completeness(
     (vec![msg], Some(missing.len()))
 }
 
+/// When the inputs are shards of more than one count: per count `N`, the
+/// shards of it not among them (`of /2: 0/2`); `None` otherwise.
+fn absent_by_count(shards: &[Option<Vec<String>>]) -> Option<Vec<String>> {
+    let mut by_count: BTreeMap<usize, BTreeSet<usize>> = BTreeMap::new();
+    for entry in shards.iter().flatten().flatten() {
+        if let Ok(shard) = entry.parse::<Shard>() {
+            by_count.entry(shard.count).or_default().insert(shard.index);
+        }
+    }
+    (by_count.len() > 1).then(|| {
+        (by_count.iter())
+            .map(|(n, have)| {
+                let absent: Vec<String> = (0..*n)
+                    .filter(|k| !have.contains(k))
+                    .map(|k| format!("{k}/{n}"))
+                    .collect();
+                match absent.is_empty() {
+                    true => format!("of /{n}: none"),
+                    false => format!("of /{n}: {}", absent.join(", ")),
+                }
+            })
+            .collect()
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::experiment::rows::RowStatus;
+
+    #[test]
+    fn shards_of_several_counts_are_named_by_count() {
+        let shards = |list: &[&[&str]]| -> Vec<Option<Vec<String>>> {
+            (list.iter())
+                .map(|s| Some(s.iter().map(|e| e.to_string()).collect()))
+                .collect()
+        };
+        assert_eq!(
+            absent_by_count(&shards(&[&["1/2"], &["0/3"], &["1/3"]])),
+            Some(vec!["of /2: 0/2".to_string(), "of /3: 2/3".to_string()])
+        );
+        assert_eq!(
+            absent_by_count(&shards(&[&["0/2", "1/2"], &["0/3"]])),
+            Some(vec![
+                "of /2: none".to_string(),
+                "of /3: 1/3, 2/3".to_string()
+            ])
+        );
+        assert_eq!(absent_by_count(&shards(&[&["0/3"], &["1/3"]])), None);
+        assert_eq!(absent_by_count(&shards(&[&["all"], &["0/3"]])), None);
+    }
 
     fn config(text: &str) -> Config {
         Config::parse(text, "t.toml", "t").unwrap()
