@@ -288,4 +288,22 @@ fn a_generated_graphs_name_reads_as_that_graph() {
     let o = memsched(&["validate", missing.to_str().unwrap()]);
     let err = String::from_utf8(o.stderr).unwrap();
     assert!(!err.contains("generated graph"), "{err}");
+    // `validate` summarises a generated graph's name as it does the file,
+    // and says what is wrong with a name among files.
+    let o = memsched(&["validate", name]);
+    assert_eq!(code(&o), 0, "{o:?}");
+    let by_file = memsched(&["validate", file.to_str().unwrap()]);
+    let summary = |o: &std::process::Output| {
+        let text = String::from_utf8_lossy(&o.stdout).to_string();
+        text.split_once(": ok: ").map(|(_, rest)| rest.to_string())
+    };
+    assert_eq!(summary(&o), summary(&by_file));
+    assert!(summary(&o).is_some(), "{o:?}");
+    let o = memsched(&["validate", name, "random-layered:layers=5,width=3"]);
+    assert_eq!(code(&o), 2, "{o:?}");
+    let err = String::from_utf8(o.stderr).unwrap();
+    assert!(
+        err.contains("a generated graph is named with its seed"),
+        "{err}"
+    );
 }

@@ -9,9 +9,17 @@ use super::{count, graph_error, human_bytes, is_broken_pipe, print_stdout, warn_
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Graph files in seed JSON format (`-` reads standard input).
+    /// Graph files in seed JSON format (`-` reads standard input), or
+    /// generated graphs' names as runs.csv gives them (`SPEC#SEED`).
     #[arg(required = true, value_name = "GRAPH")]
     graphs: Vec<String>,
+}
+
+/// Why a graph could not be read: the file's error, or a name that is
+/// neither a file nor a generated graph's (the message names it).
+enum Unread {
+    Graph(crate::GraphError),
+    Name(String),
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
@@ -24,7 +32,17 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let mut failed = false;
     let mut stdout_closed = false;
     for path in &args.graphs {
-        match seed::read_path(path) {
+        // A generated graph's name (`SPEC#SEED`, as runs.csv gives it),
+        // where no file has it, is generated and summarised like a file.
+        let read = match super::generated_graph(path) {
+            Ok(Some(g)) => Ok(g),
+            Ok(None) => match super::spec_without_seed(path) {
+                Some(hint) => Err(Unread::Name(hint)),
+                None => seed::read_path(path).map_err(Unread::Graph),
+            },
+            Err(e) => Err(Unread::Name(format!("{e}"))),
+        };
+        match read {
             Ok(g) => {
                 warn_about_graph(path, &g);
                 let buffers = g.nodes().filter(|&v| g.kind(v) == NodeKind::Alloc).count();
@@ -60,9 +78,16 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                     }
                 }
             }
-            Err(e) if args.graphs.len() == 1 => return Err(graph_error(path, e)),
-            Err(e) => {
+            Err(Unread::Graph(e)) if args.graphs.len() == 1 => return Err(graph_error(path, e)),
+            Err(Unread::Name(e)) if args.graphs.len() == 1 => {
+                return Err(super::InvalidInput(e).into())
+            }
+            Err(Unread::Graph(e)) => {
                 note!("{path}: invalid: {e}");
+                failed = true;
+            }
+            Err(Unread::Name(e)) => {
+                note!("{e}");
                 failed = true;
             }
         }
