@@ -150,7 +150,7 @@ fn tiny_run_writes_every_row_column_and_file() {
         ),
         "{readme}"
     );
-    assert!(readme.contains("article's claim") && readme.contains("| 15 |"));
+    assert!(readme.contains(" claimed |") && readme.contains("| 15 |"));
     // The Tetris profiles are in key order (graph, solver, seed), as a
     // resume writes them, not in the order the solves ended.
     let keys: Vec<(String, String, u64)> = fs::read_to_string(out.join("tetris.jsonl"))

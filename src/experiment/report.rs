@@ -459,8 +459,9 @@ fn reduction_heading(
 }
 
 /// The reduction table with one line per graph (up to
-/// [`MAX_TABLE_GRAPHS`]), a column per solver, and the article's claim
-/// when the config has `claims`.
+/// [`MAX_TABLE_GRAPHS`]), a column per solver, and the claimed reduction
+/// when the config has `claims` (of any source: the list below the table
+/// names each one's).
 fn per_graph_table(
     s: &mut String,
     rows: &[Row],
@@ -487,7 +488,7 @@ fn per_graph_table(
         rule.push_str("---:|");
     }
     if !claims.is_empty() {
-        head.push_str(" article's claim |");
+        head.push_str(" claimed |");
         rule.push_str("---:|");
     }
     let _ = writeln!(s, "{head}\n{rule}");
