@@ -265,6 +265,10 @@ pub struct Config {
     /// The graph of the "Tetris" plot (default: the first graph).
     #[serde(default)]
     pub tetris_graph: Option<String>,
+    /// Solvers the Tetris plot draws besides its usual lines (each one of
+    /// `solvers` or `baselines`): a rule being tried, say.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tetris_solvers: Vec<String>,
     /// Keep every solve's order in `orders.jsonl` (off by default: on
     /// large graphs the file is big).
     #[serde(default)]
@@ -336,13 +340,19 @@ impl Config {
             config.name = default_name.to_string();
         }
         // Rows, baselines and the report compare names as written.
-        for name in config.solvers.iter_mut().chain(&mut config.baselines) {
+        for name in (config.solvers.iter_mut())
+            .chain(&mut config.baselines)
+            .chain(&mut config.tetris_solvers)
+        {
             *name = name.trim().to_string();
         }
         config.validate().map_err(invalid)?;
         // One solver, one name: `rule: delta, id` and `rule:delta,id` key
         // the same rows (validate refused two spellings in `solvers`).
-        for name in config.solvers.iter_mut().chain(&mut config.baselines) {
+        for name in (config.solvers.iter_mut())
+            .chain(&mut config.baselines)
+            .chain(&mut config.tetris_solvers)
+        {
             if let Ok(built) = solvers::build(name) {
                 *name = built.name();
             }
@@ -420,6 +430,18 @@ impl Config {
                 ));
             }
             baselines.push(built.name());
+        }
+        // The Tetris plot's extra lines: solvers the config runs.
+        let listed =
+            |name: &String| canonical.iter().any(|(c, _)| c == name) || baselines.contains(name);
+        for name in &self.tetris_solvers {
+            let built = solvers::build(name).map_err(|e| format!("in `tetris_solvers`: {e}"))?;
+            if !listed(&built.name()) {
+                return Err(format!(
+                    "`tetris_solvers` lists `{name}`, which is not among `solvers` or \
+                     `baselines`: the plot draws the profiles of the solves the run makes"
+                ));
+            }
         }
         Ok(())
     }
@@ -630,6 +652,32 @@ mod tests {
         );
         let text = "solvers = [\"moves-greedy\", \"moves:delta,type,id\"]\n";
         assert!(Config::parse(text, "exp.toml", "e").is_ok());
+    }
+
+    #[test]
+    fn tetris_solvers_are_solvers_of_the_config_in_any_spelling() {
+        let text = "solvers = [\"kahn\", \"rule:delta,id\"]\ntetris_solvers = [\"rule: delta, id\", \"program\"]\n";
+        let c = Config::parse(text, "exp.toml", "e").unwrap();
+        assert_eq!(c.tetris_solvers, ["rule:delta,id", "program"]);
+        let text = "solvers = [\"kahn\"]\ntetris_solvers = [\"xla-list\"]\n";
+        let err = Config::parse(text, "exp.toml", "e")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("`tetris_solvers` lists `xla-list`, which is not among"),
+            "{err}"
+        );
+        let text = "solvers = [\"kahn\"]\ntetris_solvers = [\"kahnn\"]\n";
+        let err = Config::parse(text, "exp.toml", "e")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("in `tetris_solvers`") && err.contains("kahn"),
+            "{err}"
+        );
+        // Absent, it is not written out (recorded configs stay as they were).
+        let c = Config::parse(MINIMAL, "x.toml", "x").unwrap();
+        assert!(!c.to_toml().contains("tetris_solvers"));
     }
 
     #[test]

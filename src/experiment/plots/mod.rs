@@ -171,7 +171,9 @@ pub fn draw_all(
             PlotKind::Reduction => reduction::draw(dir, title, rows, solvers)?,
             PlotKind::Gap => gap::draw(dir, title, rows, solvers)?,
             PlotKind::Time => time::draw(dir, title, rows, solvers)?,
-            PlotKind::Tetris => tetris::draw(dir, title, rows, solvers, profiles)?,
+            PlotKind::Tetris => {
+                tetris::draw(dir, title, rows, solvers, &config.tetris_solvers, profiles)?
+            }
         };
         if drawn.is_empty() {
             kind.remove_files(dir);

@@ -1,6 +1,6 @@
 //! Plot 4: memory over the steps of one graph (the article's "Tetris" picture)
-//! for the baseline, the article's greedy, the lowest-peak heuristic and the
-//! optimum.
+//! for the baseline, the article's greedy, the lowest-peak heuristic, the
+//! config's `tetris_solvers` and the optimum.
 //!
 //! The lines come from `tetris.jsonl` (profiles recorded by the runner from
 //! checked orders). The "lowest-peak heuristic" is the solver without an exactness
@@ -20,10 +20,14 @@ use crate::experiment::rows::{Row, RowStatus};
 use crate::experiment::ExperimentError;
 use crate::solvers;
 
-/// The lines to draw: (label, solver position for the colour, profile).
+/// The lines to draw: (label, solver position for the colour, profile):
+/// the baseline, the article's greedy, the lowest-peak heuristic, then each
+/// of `extra` (a config's `tetris_solvers`) not drawn already, then the
+/// optimum.
 pub fn pick<'a>(
     rows: &[Row],
     solvers: &[String],
+    extra: &[String],
     profiles: &'a [Profile],
 ) -> Vec<(String, usize, &'a Profile)> {
     let Some(graph) = profiles.first().map(|p| p.graph.as_str()) else {
@@ -48,18 +52,21 @@ pub fn pick<'a>(
     };
     let baseline = mine.first().map(|r| r.baseline.clone()).unwrap_or_default();
     let mut out = Vec::new();
-    let mut push = |label: String, r: Option<&Row>| {
+    let mut drawn: Vec<String> = Vec::new();
+    // `again`: draw the row's solver even if a line shows it already.
+    let mut push_line = |label: String, r: Option<&Row>, again: bool| {
         if let Some(r) = r {
-            if let Some(p) = profile(r) {
+            if let Some(p) = profile(r).filter(|_| again || !drawn.contains(&r.solver)) {
                 out.push((label, pos(&r.solver), p));
+                drawn.push(r.solver.clone());
             }
         }
     };
     let peak = |r: Option<&Row>| r.and_then(|r| r.peak_bytes);
     let b = lowest(&|r| r.solver == baseline);
-    push(format!("baseline: {baseline}"), b);
+    push_line(format!("baseline: {baseline}"), b, true);
     let g = lowest(&|r| r.solver == "seed-greedy");
-    push("article's greedy (seed-greedy)".into(), g);
+    push_line("article's greedy (seed-greedy)".into(), g, true);
     let heuristic =
         |r: &Row| r.solver != baseline && r.solver != "seed-greedy" && !is_exact(&r.solver);
     let h = lowest(&heuristic);
@@ -77,16 +84,27 @@ pub fn pick<'a>(
             0 => format!("lowest-peak heuristic: {}", h.solver),
             k => format!("lowest-peak heuristic: {} (+{k} tied)", h.solver),
         };
-        push(label, Some(h));
+        push_line(label, Some(h), true);
+    }
+    for solver in extra {
+        push_line(solver.clone(), lowest(&|r| &r.solver == solver), false);
     }
     let opt = lowest(&|r| r.status == RowStatus::Optimal);
     if opt.is_some() {
-        push(format!("optimum ({})", opt.map_or("", |r| &r.solver)), opt);
+        push_line(
+            format!("optimum ({})", opt.map_or("", |r| &r.solver)),
+            opt,
+            true,
+        );
     } else {
         let e = lowest(&|r| is_exact(&r.solver));
         if peak(e) < peak(h).or(peak(g)) || h.is_none() {
             if let Some(e) = e {
-                push(format!("best found, no proof ({})", e.solver), Some(e));
+                push_line(
+                    format!("best found, no proof ({})", e.solver),
+                    Some(e),
+                    true,
+                );
             }
         }
     }
@@ -160,9 +178,10 @@ pub fn draw(
     title: &str,
     rows: &[Row],
     solvers: &[String],
+    extra: &[String],
     profiles: &[Profile],
 ) -> Result<Vec<String>, ExperimentError> {
-    let lines = pick(rows, solvers, profiles);
+    let lines = pick(rows, solvers, extra, profiles);
     if lines.is_empty() {
         return Ok(Vec::new());
     }
@@ -275,7 +294,7 @@ mod tests {
         ];
         let profiles: Vec<Profile> = solvers.iter().map(|s| profile(s)).collect();
         let has_label = |rows: &[Row], wanted: &str| {
-            let labels: Vec<String> = pick(rows, &solvers, &profiles)
+            let labels: Vec<String> = pick(rows, &solvers, &[], &profiles)
                 .into_iter()
                 .map(|(label, ..)| label)
                 .collect();
@@ -283,5 +302,35 @@ mod tests {
         };
         has_label(&rows, "lowest-peak heuristic: kahn (+2 tied)");
         has_label(&rows[..2], "lowest-peak heuristic: kahn");
+    }
+
+    /// `tetris_solvers` adds a line per solver not drawn already, before
+    /// the optimum's.
+    #[test]
+    fn extra_solvers_get_their_own_line_once() {
+        let solvers: Vec<String> = ["program", "kahn", "rule:id", "exact"]
+            .map(String::from)
+            .to_vec();
+        let rows = vec![
+            row("program", 10, "feasible"),
+            row("kahn", 8, "feasible"),
+            row("rule:id", 9, "feasible"),
+            row("exact", 7, "optimal"),
+        ];
+        let profiles: Vec<Profile> = solvers.iter().map(|s| profile(s)).collect();
+        let extra = ["rule:id", "kahn", "program"].map(String::from);
+        let labels: Vec<String> = pick(&rows, &solvers, &extra, &profiles)
+            .into_iter()
+            .map(|(label, ..)| label)
+            .collect();
+        assert_eq!(
+            labels,
+            [
+                "baseline: program",
+                "lowest-peak heuristic: kahn",
+                "rule:id",
+                "optimum (exact)"
+            ]
+        );
     }
 }
