@@ -122,8 +122,8 @@ pub(super) fn best_of_runs(
             // One wording, whether or not every restart finished.
             let note = if done < k {
                 format!(
-                    "best: restart {i} (numbered from 0) of {done} finished; {} stopped the \
-                     other {}",
+                    "best: restart {i} (numbered from 0); {done} of the {k} finished (restarts \
+                     run in batches, so not always the first ones), {} stopped the other {}",
                     ctx.limit_cause(),
                     k - done
                 )
