@@ -614,22 +614,55 @@ fn not_a_feature(term: &str, s: &str, name: &str) -> RuleError {
     }
 }
 
-/// Whether a term is the same for every node: each feature's nonzero
-/// weights cancel in exact pairs `w`, `-w` (`0*delta`, `delta-delta`,
-/// `0.5*size-0.5*size`). Pairs, not float sums: `1e16*size+size-1e16*size`
-/// is `size`, though its weights add up to 0 in f64.
+/// Whether a term is the same for every node: each feature's weights add
+/// up to exactly 0 (`0*delta`, `delta-delta`, `delta-0.5*delta-0.5*delta`).
+/// The sums are exact, not f64's: `1e16*size+size-1e16*size` is `size`,
+/// though its weights add up to 0 in f64.
 fn is_constant(summands: &[(Weight, Feature)]) -> bool {
     Feature::ALL.iter().all(|&f| {
-        let mut weights: Vec<f64> = summands
-            .iter()
-            .filter(|&&(w, g)| g == f && w.as_f64() != 0.0)
-            .map(|&(w, _)| w.as_f64())
+        let weights = summands.iter().filter(|&&(_, g)| g == f).map(|&(w, _)| w);
+        let ints: Option<Vec<i64>> = weights
+            .clone()
+            .map(|w| match w {
+                Weight::Int(w) => Some(w),
+                Weight::Float(_) => None,
+            })
             .collect();
-        weights.sort_by(f64::total_cmp);
-        let mut negated: Vec<f64> = weights.iter().map(|w| -w).collect();
-        negated.sort_by(f64::total_cmp);
-        weights == negated
+        match ints {
+            Some(ints) => ints.iter().map(|&w| w as i128).sum::<i128>() == 0,
+            None => adds_up_to_zero(weights.map(Weight::as_f64)),
+        }
     })
+}
+
+/// Whether `values` add up to exactly 0, computed without rounding
+/// (Shewchuk's exact partial sums, as Python's `math.fsum` keeps them).
+/// An overflow on the way counts as not 0.
+fn adds_up_to_zero(values: impl Iterator<Item = f64>) -> bool {
+    let mut partials: Vec<f64> = Vec::new();
+    for value in values {
+        let mut x = value;
+        let mut kept = 0;
+        for j in 0..partials.len() {
+            let mut y = partials[j];
+            if x.abs() < y.abs() {
+                std::mem::swap(&mut x, &mut y);
+            }
+            let hi = x + y;
+            let lo = y - (hi - x);
+            if !hi.is_finite() {
+                return false;
+            }
+            if lo != 0.0 {
+                partials[kept] = lo;
+                kept += 1;
+            }
+            x = hi;
+        }
+        partials.truncate(kept);
+        partials.push(x);
+    }
+    partials.iter().all(|&p| p == 0.0)
 }
 
 /// A name that is a number run into a feature (`3delta`, `0.5size`): the
@@ -912,6 +945,9 @@ mod tests {
             "delta-delta",
             "id,0.5*size-0.5*size",
             "random-random",
+            "delta-0.5*delta-0.5*delta",
+            "3*size-2*size-size",
+            "0.75*latency-0.5*latency-0.25*latency",
         ] {
             let err = parse(rule).unwrap_err().to_string();
             assert!(err.contains("weights cancel"), "{rule}: {err}");
@@ -923,6 +959,7 @@ mod tests {
             "delta-delta+id",
             "2*size-size",
             "1e16*size+size-1e16*size",
+            "0.1*delta+0.2*delta-0.3*delta",
         ] {
             assert!(parse(rule).is_ok(), "{rule}");
         }
