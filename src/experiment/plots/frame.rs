@@ -5,6 +5,7 @@ use plotters::chart::MeshStyle;
 use plotters::coord::ranged1d::ValueFormatter;
 use plotters::coord::Shift;
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 use plotters::style::RGBAColor;
 
 use super::{err, FONT};
@@ -69,4 +70,72 @@ where
 /// wide, from the key's pixel position.
 pub(crate) fn line_key(color: RGBAColor) -> impl Fn((i32, i32)) -> PathElement<(i32, i32)> {
     move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
+}
+
+/// A legend key's shape: a line (curves) or a dot (scatter points).
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Key {
+    Line,
+    Dot,
+}
+
+/// The height of an image whose [`legend_beside`] lists `entries`: 650 px,
+/// or what the legend needs to show every entry.
+pub(crate) fn legend_beside_height(entries: usize) -> u32 {
+    650.max(100 + 20 * entries as u32)
+}
+
+/// Splits `root` into the chart's area and, at its right, a column holding
+/// the legend of `entries` (label and colour, drawn with `key`), framed as
+/// [`draw_legend`] frames one, its top at the plotting area's; returns the
+/// chart's area. Beside the chart, the legend covers no data, however the
+/// lines run.
+pub(crate) fn legend_beside<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    entries: &[(String, RGBAColor)],
+    key: Key,
+) -> Result<DrawingArea<DB, Shift>, String> {
+    const LINE_PX: i32 = 20;
+    const KEY_PX: i32 = 30;
+    const PAD: i32 = 8;
+    let style = TextStyle::from((FONT, 14).into_font()).color(&BLACK);
+    let mut widest = 0;
+    for (label, _) in entries {
+        widest = widest.max(root.estimate_text_size(label, &style).map_err(err)?.0 as i32);
+    }
+    let width = KEY_PX + widest + 2 * PAD;
+    let (w, _) = root.dim_in_pixel();
+    // At most half the image: a longer label runs past the frame.
+    let column = width.min(w as i32 / 2) + 12;
+    let (chart, side) = root.split_horizontally(w as i32 - column);
+    // The caption (22 px) and the chart's margin put the plotting area's
+    // top about 50 px down.
+    let (x0, y0) = (0, 50);
+    let height = 2 * PAD + LINE_PX * entries.len() as i32;
+    side.draw(&Rectangle::new(
+        [(x0, y0), (x0 + width, y0 + height)],
+        WHITE.mix(0.85).filled(),
+    ))
+    .map_err(err)?;
+    side.draw(&Rectangle::new(
+        [(x0, y0), (x0 + width, y0 + height)],
+        BLACK,
+    ))
+    .map_err(err)?;
+    for (i, (label, color)) in entries.iter().enumerate() {
+        let y = y0 + PAD + LINE_PX * i as i32 + LINE_PX / 2;
+        let x = x0 + PAD;
+        match key {
+            Key::Line => side.draw(&line_key(*color)((x, y))),
+            Key::Dot => side.draw(&Circle::new((x + 8, y), 4, color.filled())),
+        }
+        .map_err(err)?;
+        side.draw(&Text::new(
+            label.as_str(),
+            (x + KEY_PX, y),
+            style.pos(Pos::new(HPos::Left, VPos::Center)),
+        ))
+        .map_err(err)?;
+    }
+    Ok(chart)
 }

@@ -10,7 +10,7 @@ use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::frame::{chart_builder, draw_legend, draw_mesh, line_key};
+use super::frame::{chart_builder, draw_mesh, legend_beside, legend_beside_height, Key};
 use super::{color, err, render, Draw, FONT};
 use crate::experiment::rows::Row;
 use crate::experiment::ExperimentError;
@@ -159,7 +159,12 @@ impl Draw for Cdf<'_> {
             scale,
             max: self.xmax,
         };
-        let mut chart = chart_builder(root, 70)
+        let labels = labels(&self.curves);
+        let entries: Vec<_> = (labels.iter().enumerate())
+            .map(|(i, label)| (label.clone(), color(i)))
+            .collect();
+        let area = legend_beside(root, &entries, Key::Line)?;
+        let mut chart = chart_builder(&area, 70)
             .caption(
                 format!(
                     "{}: gap to the best known peak, by solver (CDF)",
@@ -186,18 +191,15 @@ impl Draw for Cdf<'_> {
                 })
                 .y_desc("fraction of runs with at most this gap"),
         )?;
-        for (i, ((_, pts), label)) in self.curves.iter().zip(labels(&self.curves)).enumerate() {
-            let c = color(i);
+        for (i, (_, pts)) in self.curves.iter().enumerate() {
             let mut pts = pts.clone();
             let last = pts.last().map_or(0.0, |p| p.1);
             pts.push((self.xmax, last));
             chart
-                .draw_series(LineSeries::new(pts, c.stroke_width(2)))
-                .map_err(err)?
-                .label(label)
-                .legend(line_key(c));
+                .draw_series(LineSeries::new(pts, color(i).stroke_width(2)))
+                .map_err(err)?;
         }
-        draw_legend(&mut chart, SeriesLabelPosition::LowerRight)
+        Ok(())
     }
 }
 
@@ -217,10 +219,11 @@ pub fn draw(
         .flat_map(|(_, p)| p.iter().map(|q| q.0))
         .fold(1.0f64, f64::max)
         * 1.05;
+    let size = (1200, legend_beside_height(curves.len()));
     render(
         dir,
         "gap",
-        (1000, 650),
+        size,
         &Cdf {
             title,
             curves,

@@ -5,7 +5,7 @@ use std::path::Path;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::frame::{chart_builder, draw_legend, draw_mesh};
+use super::frame::{chart_builder, draw_mesh, legend_beside, legend_beside_height, Key};
 use super::{color, err, render, Draw, FONT};
 use crate::experiment::rows::Row;
 use crate::experiment::ExperimentError;
@@ -21,7 +21,11 @@ struct Times<'a> {
 
 impl Draw for Times<'_> {
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), String> {
-        let mut chart = chart_builder(root, 80)
+        let entries: Vec<_> = (self.series.iter().enumerate())
+            .map(|(i, (name, _))| (name.clone(), color(i)))
+            .collect();
+        let area = legend_beside(root, &entries, Key::Dot)?;
+        let mut chart = chart_builder(&area, 80)
             .caption(
                 format!("{}: solve time against graph size (log-log)", self.title),
                 (FONT, 22),
@@ -53,15 +57,13 @@ impl Draw for Times<'_> {
                 .x_label_formatter(&|x| format!("{x:.0}"))
                 .y_label_formatter(&|y| tick_label(*y)),
         )?;
-        for (i, (name, pts)) in self.series.iter().enumerate() {
+        for (i, (_, pts)) in self.series.iter().enumerate() {
             let c = color(i);
             chart
                 .draw_series(pts.iter().map(|&p| Circle::new(p, 3, c.filled())))
-                .map_err(err)?
-                .label(name.as_str())
-                .legend(move |(x, y)| Circle::new((x + 8, y), 4, c.filled()));
+                .map_err(err)?;
         }
-        draw_legend(&mut chart, SeriesLabelPosition::UpperLeft)
+        Ok(())
     }
 }
 
@@ -148,7 +150,8 @@ pub fn draw(
         x: (x0 / 1.5, x1 * 1.5),
         y: (y0 / 2.0, y1 * 2.0),
     };
-    render(dir, "time", (1000, 650), &plot)
+    let size = (1200, legend_beside_height(plot.series.len()));
+    render(dir, "time", size, &plot)
 }
 
 #[cfg(test)]
