@@ -406,6 +406,22 @@ impl Config {
         if self.baselines.is_empty() {
             return Err("`baselines` is empty".into());
         }
+        // Every name that does not build, at once: a config with several
+        // slips is fixed in one round.
+        let unbuilt: Vec<String> = (self.solvers.iter())
+            .filter_map(|name| solvers::build(name).err().map(|e| e.to_string()))
+            .collect();
+        match unbuilt.as_slice() {
+            [] => {}
+            [one] => return Err(format!("in `solvers`: {one}")),
+            all => {
+                return Err(format!(
+                    "in `solvers`, {} names do not build:\n  - {}",
+                    all.len(),
+                    all.join("\n  - ")
+                ))
+            }
+        }
         let mut canonical: Vec<(String, &String)> = Vec::new();
         for name in &self.solvers {
             let built = solvers::build(name).map_err(|e| format!("in `solvers`: {e}"))?;
@@ -652,6 +668,21 @@ mod tests {
         );
         let text = "solvers = [\"moves-greedy\", \"moves:delta,type,id\"]\n";
         assert!(Config::parse(text, "exp.toml", "e").is_ok());
+    }
+
+    #[test]
+    fn every_solver_name_that_does_not_build_is_named() {
+        let text = "solvers = [\"kahn\", \"rule:delta,delta\", \"rule:bogus\", \"kahnn\"]\n";
+        let err = Config::parse(text, "exp.toml", "e")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("in `solvers`, 3 names do not build:\n  - "),
+            "{err}"
+        );
+        for part in ["never decides", "`bogus`", "kahnn"] {
+            assert!(err.contains(part), "{part}: {err}");
+        }
     }
 
     #[test]
