@@ -69,8 +69,8 @@ fn split_argument(argument: &str) -> (&str, Option<&str>) {
 }
 
 /// The directory or `.jsonl` file that `orders:ARGUMENT` reads (for the
-/// command line's check that it writes nowhere there).
-#[cfg(feature = "cli")]
+/// command line's check that it writes nowhere there, and a resume's that
+/// it did not change since its rows).
 pub(crate) fn source_path(argument: &str) -> &std::path::Path {
     std::path::Path::new(split_argument(argument).0)
 }

@@ -43,7 +43,6 @@ pub use brute::{Brute, BRUTE_MAX_NODES};
 pub use context::{Budget, DeadlineTicker, Fallback, Posted, SolveContext, Stop};
 pub use dp::Dp;
 pub use exact::{Exact, MoveGreedy};
-#[cfg(feature = "cli")]
 pub(crate) use external::source_path as orders_source_path;
 pub use external::ExternalOrders;
 pub use kahn::Kahn;

@@ -30,6 +30,7 @@
 mod check;
 mod sink;
 mod solve;
+mod stale;
 mod start;
 mod store;
 #[cfg(test)]
@@ -175,6 +176,8 @@ fn run_with(
                    --fresh to discard its results";
     let claimed = claim(out, config, (!opts.fresh).then_some(refusal))?;
     let start = Start::read(&plan, config, opts)?;
+    // Before this run appends to the rows' file.
+    let stale = stale::stale_orders_warning(&start.existing, &out.join(RUNS));
     let pending = &start.pending;
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let pool = rayon::ThreadPoolBuilder::new()
@@ -288,6 +291,7 @@ fn run_with(
         stopped: stopped.then_some(not_started),
     };
     summary.warnings.extend(prepared.damaged);
+    summary.warnings.extend(stale);
     if start.conflicting > 0 {
         summary.warnings.push(format!(
             "{} row(s) of {RUNS} repeated a solve already in it with another status, peak or \
