@@ -396,14 +396,25 @@ pub fn append_lines(path: &Path, lines: &[Vec<u8>]) -> io::Result<()> {
 }
 
 /// Writes `rows` (header first) to `path` through a temporary file and a rename.
+///
+/// A file that already holds exactly that text is left untouched, so its
+/// modification time stays that of the last change to its rows (a resume
+/// compares it with `orders:PATH` files' times).
 pub fn write_rows(path: &Path, rows: &[Row]) -> io::Result<()> {
-    crate::output::write_file(path, |f| {
-        f.write_all(header().as_bytes())?;
-        for r in rows {
-            f.write_all(&to_line(r))?;
-        }
-        Ok(())
-    })
+    let text = rows_text(rows);
+    if std::fs::read(path).is_ok_and(|old| old == text) {
+        return Ok(());
+    }
+    crate::output::write_file(path, |f| f.write_all(&text))
+}
+
+/// The text [`write_rows`] writes: the header, then a line per row.
+fn rows_text(rows: &[Row]) -> Vec<u8> {
+    let mut text = header().into_bytes();
+    for r in rows {
+        text.extend_from_slice(&to_line(r));
+    }
+    text
 }
 
 /// Rounds a percentage so the CSV text is stable: to 4 decimals, or to 3
@@ -547,6 +558,32 @@ pub(crate) fn by_solver(rows: &[Row]) -> HashMap<&str, Vec<&Row>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Writing the rows a file already holds leaves it untouched (its
+    /// modification time included); other rows replace it.
+    #[test]
+    fn rewriting_the_same_rows_leaves_the_file_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("runs.csv");
+        let rows = vec![row(0, "g", "kahn", Some(7))];
+        write_rows(&path, &rows).unwrap();
+        let past = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+        let set_past = || {
+            std::fs::File::options()
+                .write(true)
+                .open(&path)
+                .unwrap()
+                .set_modified(past)
+                .unwrap()
+        };
+        let modified = || std::fs::metadata(&path).unwrap().modified().unwrap();
+        set_past();
+        write_rows(&path, &rows).unwrap();
+        assert_eq!(modified(), past);
+        write_rows(&path, &[row(0, "g", "kahn", Some(8))]).unwrap();
+        assert_ne!(modified(), past);
+        assert_eq!(read_rows(&path).unwrap()[0].peak_bytes, Some(8));
+    }
 
     fn row(item: usize, graph: &str, solver: &str, peak: Option<u64>) -> Row {
         Row {
