@@ -619,8 +619,15 @@ fn not_a_feature(term: &str, s: &str, name: &str) -> RuleError {
 /// The sums are exact, not f64's: `1e16*size+size-1e16*size` is `size`,
 /// though its weights add up to 0 in f64.
 fn is_constant(summands: &[(Weight, Feature)]) -> bool {
+    // `live_after` is `delta` plus the memory every candidate shares.
+    let same = |f: Feature| match f {
+        Feature::LiveAfter => Feature::Delta,
+        f => f,
+    };
     Feature::ALL.iter().all(|&f| {
-        let weights = summands.iter().filter(|&&(_, g)| g == f).map(|&(w, _)| w);
+        let weights = (summands.iter())
+            .filter(|&&(_, g)| same(g) == f)
+            .map(|&(w, _)| w);
         let ints: Option<Vec<i64>> = weights
             .clone()
             .map(|w| match w {
@@ -712,49 +719,93 @@ fn meant(name: &str, term: &str) -> String {
 pub const GUMBEL_MAX: f64 = 36.8;
 
 /// Refuses a term that can never decide between two nodes the terms before
-/// it tie: one that is an earlier term again (`delta,type,delta`; `live_after`
-/// counts as `delta`, which it ranks as, and is stored as), or one after a
-/// term that is just `id` or `-id` (`id,delta`), which no two nodes or moves
-/// share. Such a term is dead weight in the rule and in the solver's name,
-/// and usually means the user expected it to act earlier. Only exact
-/// repeats count: `size+delta` after `delta+size`, or `2*delta` after
-/// `delta`, are let through, since saturation and float rounding can make
-/// those rank apart where the first ties.
+/// it tie:
+/// - one after `id`, which no two nodes or moves share (`id,delta`);
+/// - one that reads a single feature an earlier term ranks by alone, one to
+///   one (`delta,-delta`, `type,2*type`): where the earlier term ties, the
+///   feature's values are equal, and so is this term. One to one means
+///   weight 1 or -1 on an integer feature in an integer term (not `-id`,
+///   which saturates at the smallest id), or 1.0 or -1.0 on a float feature
+///   (`latency`, `random`); `1.0*delta` is not, since `f64` merges large
+///   deltas;
+/// - an earlier term written again (`delta+size,type,delta+size`).
+///
+/// `live_after` counts as `delta`, which it ranks as, and is stored as.
+/// Such a term is dead weight in the rule and in the solver's name, and
+/// usually means the user expected it to act earlier. Sums are compared as
+/// written: `size+delta` after `delta+size` is let through.
 ///
 /// `noisy` spares the first term, whose noise the later terms may break
 /// ties of (however rarely).
 pub fn check_decisive(key: &Key, noisy: bool) -> Result<(), RuleError> {
+    let same = |f: Feature| match f {
+        Feature::LiveAfter => Feature::Delta,
+        f => f,
+    };
     let canonical = |term: &Term| -> Term {
-        let same = |f: Feature| match f {
-            Feature::LiveAfter => Feature::Delta,
-            f => f,
-        };
         match term {
             Term::Int(s) => Term::Int(s.iter().map(|&(w, f)| (w, same(f))).collect()),
             Term::Float(s) => Term::Float(s.iter().map(|&(w, f)| (w, same(f))).collect()),
         }
     };
-    let is_id = |term: &Term| matches!(term, Term::Int(s) if s.len() == 1 && s[0].1 == Feature::Id && s[0].0.abs() == 1);
+    // The feature a term ranks by one to one, if it does.
+    let one_to_one = |term: &Term| match term {
+        Term::Int(s) => match s.as_slice() {
+            [(1, f)] => Some(same(*f)),
+            [(-1, f)] if *f != Feature::Id => Some(same(*f)),
+            _ => None,
+        },
+        Term::Float(s) => match s.as_slice() {
+            [(w, f)] if w.abs() == 1.0 && f.is_float() => Some(*f),
+            _ => None,
+        },
+    };
+    // The one feature every summand of a term reads, if there is one.
+    let reads_only = |term: &Term| {
+        let mut features = term.features().map(same);
+        let first = features.next()?;
+        features.all(|f| f == first).then_some(first)
+    };
     let texts: Vec<&str> = key.text.split(',').collect();
     let first = usize::from(noisy);
     for (index, term) in key.terms.iter().enumerate() {
+        let live_after = |e: usize| match (key.terms[e].features())
+            .chain(term.features())
+            .any(|f| f == Feature::LiveAfter)
+        {
+            true => {
+                " (`live_after` ranks as `delta`: every ready node starts from the same memory)"
+            }
+            false => "",
+        };
         let earlier = (first..index).find_map(|e| {
             let e_term = &key.terms[e];
-            if is_id(e_term) {
-                Some(format!(
+            if *e_term == Term::Int(vec![(1, Feature::Id)]) {
+                return Some(format!(
                     "term {} `{}` already tells every node apart",
                     e + 1,
                     texts[e]
-                ))
-            } else if canonical(e_term) == canonical(term) {
-                let note = match key.terms[e].features().chain(term.features()).any(|f| f == Feature::LiveAfter) {
-                    true => " (`live_after` ranks as `delta`: every ready node starts from the same memory)",
-                    false => "",
-                };
-                Some(format!("it is term {} `{}` again{note}", e + 1, texts[e]))
-            } else {
-                None
+                ));
             }
+            if canonical(e_term) == canonical(term) {
+                return Some(format!(
+                    "it is term {} `{}` again{}",
+                    e + 1,
+                    texts[e],
+                    live_after(e)
+                ));
+            }
+            let f = one_to_one(e_term)?;
+            (reads_only(term) == Some(f)).then(|| {
+                format!(
+                    "it reads only `{}`, which term {} `{}` already ranks by one to one: where \
+                     that term ties, so does this one{}",
+                    f.name(),
+                    e + 1,
+                    texts[e],
+                    live_after(e)
+                )
+            })
         });
         if let Some(reason) = earlier {
             return Err(RuleError::shortened(RuleError::NeverDecides {
@@ -946,6 +997,8 @@ mod tests {
             "id,0.5*size-0.5*size",
             "random-random",
             "delta-0.5*delta-0.5*delta",
+            "delta-live_after",
+            "live_after-delta,id",
             "3*size-2*size-size",
             "0.75*latency-0.5*latency-0.25*latency",
         ] {
@@ -983,12 +1036,22 @@ mod tests {
             e.contains("term 2 `live_after`") && e.contains("ranks as `delta`"),
             "{e}"
         );
-        let e = refused("-height,-id,type", false);
+        let e = refused("-height,id,type", false);
         assert!(
-            e.contains("term 3 `type`")
-                && e.contains("term 2 `-id` already tells every node apart"),
+            e.contains("term 3 `type`") && e.contains("term 2 `id` already tells every node apart"),
             "{e}"
         );
+        for (rule, term) in [
+            ("delta,-delta", "term 2 `-delta`"),
+            ("delta,type,2*delta", "term 3 `2*delta`"),
+            ("type,0.5*type", "term 2 `0.5*type`"),
+            ("-random,2*random", "term 2 `2*random`"),
+            ("live_after,type,-3*delta", "term 3 `-3*delta`"),
+            ("-height,delta,-2*height", "term 3 `-2*height`"),
+        ] {
+            let e = refused(rule, false);
+            assert!(e.contains(term), "{rule}: {e}");
+        }
         // noisy: spares only its first term.
         let e = refused("delta,type,type", true);
         assert!(e.contains("term 3 `type`"), "{e}");
@@ -996,8 +1059,11 @@ mod tests {
             ("delta,type,id", false),
             ("id", false),
             ("delta+size,size+delta", false),
-            ("delta,2*delta", false),
-            ("delta,-delta", false),
+            // Not one to one: saturation, or `f64` merging large values.
+            ("2*delta,delta", false),
+            ("-id,delta", false),
+            ("1.0*delta,delta", false),
+            ("delta,delta+size", false),
             ("2*id,delta", false),
             ("id+delta,delta", false),
             ("id,delta", true),
