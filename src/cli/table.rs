@@ -241,11 +241,17 @@ fn unrun_solves(runs: &Path, rows: &[rows::Row]) -> Option<(usize, usize)> {
     Some((plan.items_without(&present).count(), plan.items.len()))
 }
 
-/// The solvers of the results directory's `config.toml`, as the rows
-/// spell them; empty without one.
+/// The solvers and baselines of the results directory's `config.toml`, as
+/// the rows spell them; empty without one.
 fn planned_solvers(runs: &Path) -> Vec<String> {
     crate::experiment::Config::load(&runs.with_file_name(CONFIG))
-        .map(|config| config.solvers.iter().map(|s| spelled_as_rows(s)).collect())
+        .map(|config| {
+            config
+                .all_solvers()
+                .iter()
+                .map(|s| spelled_as_rows(s))
+                .collect()
+        })
         .unwrap_or_default()
 }
 
