@@ -105,8 +105,9 @@ pub(crate) fn legend_beside<DB: DrawingBackend>(
     }
     let width = KEY_PX + widest + 2 * PAD;
     let (w, _) = root.dim_in_pixel();
-    // At most half the image: a longer label runs past the frame.
-    let column = width.min(w as i32 / 2) + 12;
+    // At most half the image: a longer label is cut at the image's edge.
+    let width = width.min(w as i32 / 2);
+    let column = width + 12;
     let (chart, side) = root.split_horizontally(w as i32 - column);
     // The caption (22 px) and the chart's margin put the plotting area's
     // top about 50 px down.

@@ -21,9 +21,9 @@ use crate::experiment::ExperimentError;
 use crate::solvers;
 
 /// The lines to draw: (label, solver position for the colour, profile):
-/// the baseline, the article's greedy, the lowest-peak heuristic, then each
-/// of `extra` (a config's `tetris_solvers`) not drawn already, then the
-/// optimum.
+/// the baseline, the article's greedy, the lowest-peak heuristic, the
+/// optimum, then each of `extra` (a config's `tetris_solvers`) not drawn
+/// already.
 pub fn pick<'a>(
     rows: &[Row],
     solvers: &[String],
@@ -86,9 +86,6 @@ pub fn pick<'a>(
         };
         push_line(label, Some(h), true);
     }
-    for solver in extra {
-        push_line(solver.clone(), lowest(&|r| &r.solver == solver), false);
-    }
     let opt = lowest(&|r| r.status == RowStatus::Optimal);
     if opt.is_some() {
         push_line(
@@ -107,6 +104,10 @@ pub fn pick<'a>(
                 );
             }
         }
+    }
+    // Last, so that a solver already drawn as the optimum is not drawn twice.
+    for solver in extra {
+        push_line(solver.clone(), lowest(&|r| &r.solver == solver), false);
     }
     out
 }
@@ -304,8 +305,8 @@ mod tests {
         has_label(&rows[..2], "lowest-peak heuristic: kahn");
     }
 
-    /// `tetris_solvers` adds a line per solver not drawn already, before
-    /// the optimum's.
+    /// `tetris_solvers` adds a line per solver not drawn already, after the
+    /// optimum's (so `exact` listed there is not drawn twice).
     #[test]
     fn extra_solvers_get_their_own_line_once() {
         let solvers: Vec<String> = ["program", "kahn", "rule:id", "exact"]
@@ -318,7 +319,7 @@ mod tests {
             row("exact", 7, "optimal"),
         ];
         let profiles: Vec<Profile> = solvers.iter().map(|s| profile(s)).collect();
-        let extra = ["rule:id", "kahn", "program"].map(String::from);
+        let extra = ["rule:id", "kahn", "program", "exact"].map(String::from);
         let labels: Vec<String> = pick(&rows, &solvers, &extra, &profiles)
             .into_iter()
             .map(|(label, ..)| label)
@@ -328,8 +329,8 @@ mod tests {
             [
                 "baseline: program",
                 "lowest-peak heuristic: kahn",
-                "rule:id",
-                "optimum (exact)"
+                "optimum (exact)",
+                "rule:id"
             ]
         );
     }
