@@ -317,9 +317,8 @@ fn is_graph(text: &str) -> bool {
 mod tests {
     use super::*;
 
-    /// A `schedule` text report saved with `-o` is read by its `order`
-    /// line; a terminal's preview of it, a report without an order and the
-    /// table of several solvers are refused, each saying why.
+    /// Entries are named by ordinals (`the 22nd entry`), which cannot be
+    /// read as counted from 0.
     #[test]
     fn entries_are_named_by_ordinals() {
         let names: Vec<String> = [0, 1, 2, 3, 10, 11, 12, 20, 21, 101, 111, 112]
@@ -332,6 +331,9 @@ mod tests {
         );
     }
 
+    /// A `schedule` text report saved with `-o` is read by its `order`
+    /// line; a terminal's preview of it, a report without an order and the
+    /// table of several solvers are refused, each saying why.
     #[test]
     fn a_schedule_text_report_is_read_by_its_order_line() {
         let report = "solver       exact\nstatus       optimal\npeak         5 B\n\

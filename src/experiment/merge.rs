@@ -4,7 +4,7 @@
 //! the same experiment: the same `name`, and the same graphs, solvers,
 //! baselines, seeds, time limit and budget; anything else is an error naming
 //! the two directories. The presentation keys (description, plots,
-//! `tetris_graph`, claims) are taken from the first directory. Rows are
+//! `tetris_graph`, `tetris_solvers`, claims) are taken from the first directory. Rows are
 //! united by (graph, solver, seed), the first directory winning a duplicate;
 //! Tetris profiles likewise; then the final pass
 //! ([`super::finish`]) recomputes baselines, best known peaks and gaps over

@@ -258,7 +258,8 @@ fn too_large(max: i64, id: i64, size: i128) -> String {
         ),
         false => format!(
             "the ALLOC sizes add up to more than {max} bytes (2^63 - 1), the most a graph may \
-             allocate, at ALLOC node {id} (in `Nodes` order): {why}"
+             allocate: the running sum, in `Nodes` order, passes it at the ALLOC with Id {id}: \
+             {why}"
         ),
     }
 }

@@ -346,7 +346,8 @@ mod tests {
         assert!(w[0].ends_with("(1 more fields like it)"), "{w:?}");
     }
 
-    /// An empty or blank `Op` is named, with a count.
+    /// The first edge listed more than once is named, with how many times
+    /// and how many more are repeated.
     #[test]
     fn repeated_edges_are_named_with_their_count() {
         let w = lint_of(
@@ -366,6 +367,7 @@ mod tests {
         .is_empty());
     }
 
+    /// An empty or blank `Op` is named, with a count.
     #[test]
     fn an_empty_op_is_named() {
         let w = lint_of(
