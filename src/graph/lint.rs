@@ -46,7 +46,7 @@ pub fn lint(g: &Graph) -> Vec<String> {
              ignored{}",
             g.id(v),
             -g.delta(v),
-            more_like_it(frees.len(), "FREEs")
+            more_like_it(frees.len(), "FREE", "FREEs")
         ));
     }
     let mut ops = sized(NodeKind::Compute);
@@ -58,7 +58,7 @@ pub fn lint(g: &Graph) -> Vec<String> {
              allocate (an op's output is an ALLOC with an edge into the op){}",
             g.id(v),
             printable(g.op(v)),
-            more_like_it(ops.len(), "compute nodes")
+            more_like_it(ops.len(), "compute node", "compute nodes")
         ));
     }
     // `Inputs` is metadata (the article's own example lists the FREE after
@@ -75,7 +75,7 @@ pub fn lint(g: &Graph) -> Vec<String> {
             "node {} lists {x} in its Inputs, which is not the id of a node (Inputs is kept \
              as metadata; only Edges order the nodes){}",
             g.id(v),
-            more_like_it(dangling.len(), "Inputs entries")
+            more_like_it(dangling.len(), "Inputs entry", "Inputs entries")
         ));
     }
     let unnamed: Vec<NodeIdx> = g.nodes().filter(|&v| g.op(v).trim().is_empty()).collect();
@@ -84,7 +84,7 @@ pub fn lint(g: &Graph) -> Vec<String> {
             "node {} has an empty Op, so it is a compute node (only `ALLOC` and `FREE` \
              allocate and release){}",
             g.id(v),
-            more_like_it(unnamed.len(), "nodes")
+            more_like_it(unnamed.len(), "node", "nodes")
         ));
     }
     let repeated = repeated_edges(g);
@@ -94,7 +94,7 @@ pub fn lint(g: &Graph) -> Vec<String> {
              constraint, though the edge count counts it{}",
             g.id(u),
             g.id(v),
-            more_like_it(repeated.len(), "repeated edges")
+            more_like_it(repeated.len(), "repeated edge", "repeated edges")
         ));
     }
     let misspelt = misspelt_fields(g);
@@ -103,7 +103,7 @@ pub fn lint(g: &Graph) -> Vec<String> {
             "node {} has a field `{}`, which memsched does not read: did you mean `{field}`?{}",
             g.id(v),
             printable(key),
-            more_like_it(misspelt.len(), "fields")
+            more_like_it(misspelt.len(), "field", "fields")
         ));
     }
     let (unordered, cut_short) = unordered_inputs(g);
@@ -117,7 +117,7 @@ pub fn lint(g: &Graph) -> Vec<String> {
             g.id(u),
             g.id(v),
             g.id(v),
-            more_like_it(unordered.len(), "Inputs entries"),
+            more_like_it(unordered.len(), "Inputs entry", "Inputs entries"),
             match cut_short {
                 true => " (the search stopped at its budget: there may be more)",
                 false => "",
@@ -262,11 +262,13 @@ fn input_id(x: &serde_json::Value) -> Option<i64> {
 }
 
 /// The tail of a warning that names the first of `count` cases:
-/// ` (3 more FREEs like it)`, or nothing when it is the only one.
-pub fn more_like_it(count: usize, what: &str) -> String {
+/// ` (1 more FREE like it)`, ` (3 more FREEs like it)`, or nothing when it
+/// is the only one.
+pub fn more_like_it(count: usize, one: &str, many: &str) -> String {
     match count {
         0 | 1 => String::new(),
-        n => format!(" ({} more {what} like it)", n - 1),
+        2 => format!(" (1 more {one} like it)"),
+        n => format!(" ({} more {many} like it)", n - 1),
     }
 }
 
@@ -300,7 +302,7 @@ mod tests {
         assert_eq!(w.len(), 2, "{w:?}");
         assert!(w[0].contains("FREE node 3 has Size 9") && !w[0].contains("more"));
         assert!(w[1].contains("compute node 1 (`Conv`) has Size 4096"));
-        assert!(w[1].ends_with("(1 more compute nodes like it)"), "{w:?}");
+        assert!(w[1].ends_with("(1 more compute node like it)"), "{w:?}");
         let w = lint_of(r#"{"Nodes": [{"Id": 0, "Op": "A"}, {"Id": 1, "Op": "B"}]}"#);
         assert_eq!(w.len(), 1, "{w:?}");
         assert!(w[0].starts_with("it has 2 nodes and no edge"), "{w:?}");
@@ -310,7 +312,7 @@ mod tests {
         );
         assert_eq!(w.len(), 1, "{w:?}");
         assert!(w[0].starts_with("node 0 lists 7 in its Inputs"), "{w:?}");
-        assert!(w[0].ends_with("(1 more Inputs entries like it)"), "{w:?}");
+        assert!(w[0].ends_with("(1 more Inputs entry like it)"), "{w:?}");
         // 1e300 is no id, even beside a node whose id a cast would clamp to.
         let w = lint_of(
             r#"{"Nodes": [{"Id": 9223372036854775807, "Op": "A"},
@@ -343,7 +345,7 @@ mod tests {
             ),
             "{w:?}"
         );
-        assert!(w[0].ends_with("(1 more fields like it)"), "{w:?}");
+        assert!(w[0].ends_with("(1 more field like it)"), "{w:?}");
     }
 
     /// The first edge listed more than once is named, with how many times
@@ -359,7 +361,7 @@ mod tests {
             w[0].starts_with("the edge [5, 6] is listed 3 times"),
             "{w:?}"
         );
-        assert!(w[0].ends_with("(1 more repeated edges like it)"), "{w:?}");
+        assert!(w[0].ends_with("(1 more repeated edge like it)"), "{w:?}");
         assert!(lint_of(
             r#"{"Nodes": [{"Id": 5, "Op": "A"}, {"Id": 6, "Op": "B"}],
                 "Edges": [[5, 6]]}"#
@@ -376,7 +378,7 @@ mod tests {
         );
         assert_eq!(w.len(), 1, "{w:?}");
         assert!(w[0].starts_with("node 0 has an empty Op"), "{w:?}");
-        assert!(w[0].ends_with("(1 more nodes like it)"), "{w:?}");
+        assert!(w[0].ends_with("(1 more node like it)"), "{w:?}");
     }
 
     /// An input the edges leave unordered is named (an exporter that lost
@@ -439,7 +441,8 @@ mod tests {
             "{w:?}"
         );
         assert!(w.iter().all(|w| !w.contains('\n') && !w.contains('\u{1b}')));
-        assert_eq!(more_like_it(1, "x"), "");
-        assert_eq!(more_like_it(3, "edges"), " (2 more edges like it)");
+        assert_eq!(more_like_it(1, "x", "xs"), "");
+        assert_eq!(more_like_it(2, "edge", "edges"), " (1 more edge like it)");
+        assert_eq!(more_like_it(3, "edge", "edges"), " (2 more edges like it)");
     }
 }
