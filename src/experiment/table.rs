@@ -173,13 +173,25 @@ pub fn build(rows: &[Row], opts: &Options) -> Result<Table, String> {
     if rows.is_empty() {
         return Err("there are no rows to tabulate".into());
     }
+    // The config's order where it is known: the first graph's rows may
+    // lack a solver (a run cut short, a shard), which would move it last.
+    let planned_at = |s: &str| opts.planned.iter().position(|p| p == s);
+    all_solvers.sort_by_key(|s| planned_at(s).unwrap_or(usize::MAX));
     let solvers: Vec<String> = if opts.solvers.is_empty() {
         all_solvers.iter().map(|s| s.to_string()).collect()
     } else {
         for s in &opts.solvers {
             if !all_solvers.contains(&s.as_str()) && !opts.planned.contains(s) {
+                let unrun: Vec<&str> = (opts.planned.iter())
+                    .map(String::as_str)
+                    .filter(|p| !all_solvers.contains(p))
+                    .collect();
+                let also = match unrun.is_empty() {
+                    true => String::new(),
+                    false => format!("; the config's, with no row yet: {}", unrun.join(", ")),
+                };
                 return Err(format!(
-                    "no row of solver `{s}`; the rows' solvers: {}",
+                    "no row of solver `{s}`; the rows' solvers: {}{also}",
                     all_solvers.join(", ")
                 ));
             }
@@ -360,8 +372,8 @@ impl Table {
 
     /// A cell's number as Markdown and LaTeX show it: peaks in the table's
     /// unit (whole bytes, else two decimals), percentages with two
-    /// decimals, times with two (three significant digits below 1 ms, so
-    /// that fast solvers do not all read 0.0).
+    /// decimals, times in ms with three, as `runs.csv` holds them (so that
+    /// fast solvers do not all read 0.0).
     fn number(&self, c: &Cell) -> String {
         let Some(value) = c.value else {
             return "n/a".into();
@@ -372,7 +384,7 @@ impl Table {
                 u => significant(c.peak as f64 / u.scale().0),
             },
             Value::Reduction | Value::Gap => format!("{value:.2}"),
-            Value::Time => significant(value),
+            Value::Time => format!("{value:.3}"),
         }
     }
 
@@ -620,6 +632,28 @@ mod tests {
             row("g2_x", "random", 0, "feasible", Some(4096)),
             row("g2_x", "exact", 0, "timed_out", None),
         ]
+    }
+
+    /// Columns follow the config's order when it is known, though the
+    /// first graph's rows lack a solver (a run cut short, a shard).
+    #[test]
+    fn columns_follow_the_config_order() {
+        let mut o = opts(Value::Peak, Format::Csv);
+        let rows = rows()[1..].to_vec();
+        let header = |o: &Options| {
+            let t = build(&rows, o).unwrap().render(Format::Csv);
+            t.lines().next().unwrap().to_string()
+        };
+        assert_eq!(header(&o), "graph,random,exact,program");
+        o.planned = ["program", "random", "exact"].map(String::from).to_vec();
+        assert_eq!(header(&o), "graph,program,random,exact");
+        o.solvers = vec!["kahn".into()];
+        o.planned.push("kahn".into());
+        o.planned.push("dp".into());
+        assert!(build(&rows, &o).is_ok());
+        o.solvers = vec!["ilp".into()];
+        let err = build(&rows, &o).unwrap_err();
+        assert!(err.ends_with("the config's, with no row yet: kahn, dp"), "{err}");
     }
 
     fn opts(value: Value, format: Format) -> Options {
