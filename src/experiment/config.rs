@@ -450,8 +450,16 @@ impl Config {
         // The Tetris plot's extra lines: solvers the config runs.
         let listed =
             |name: &String| canonical.iter().any(|(c, _)| c == name) || baselines.contains(name);
+        let mut drawn: Vec<String> = Vec::new();
         for name in &self.tetris_solvers {
             let built = solvers::build(name).map_err(|e| format!("in `tetris_solvers`: {e}"))?;
+            if drawn.contains(&built.name()) {
+                return Err(format!(
+                    "`tetris_solvers` lists `{}` twice (by any spelling; each is drawn once)",
+                    built.name()
+                ));
+            }
+            drawn.push(built.name());
             if !listed(&built.name()) {
                 return Err(format!(
                     "`tetris_solvers` lists `{name}`, which is not among `solvers` or \
@@ -698,6 +706,11 @@ mod tests {
             err.contains("`tetris_solvers` lists `xla-list`, which is not among"),
             "{err}"
         );
+        let text = "solvers = [\"rule:delta,id\"]\ntetris_solvers = [\"rule:delta,id\", \"rule: delta, id\"]\n";
+        let err = Config::parse(text, "exp.toml", "e")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("lists `rule:delta,id` twice"), "{err}");
         let text = "solvers = [\"kahn\"]\ntetris_solvers = [\"kahnn\"]\n";
         let err = Config::parse(text, "exp.toml", "e")
             .unwrap_err()
