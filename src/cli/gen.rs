@@ -56,6 +56,17 @@ fn family_help(f: &gen::FamilyInfo) -> String {
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if args.list {
+        // Nothing is generated: options that shape a graph would be lost
+        // without a word.
+        let spec_params = (args.family.as_deref())
+            .and_then(|f| GenSpec::parse(f).ok())
+            .is_some_and(|spec| !spec.params.is_empty());
+        if spec_params || !args.params.is_empty() || args.out.is_some() || args.allocs.is_some() {
+            note!(
+                "warning: --list only lists; the spec's parameters, --param, --allocs and --out \
+                 are ignored (no graph is generated)"
+            );
+        }
         let text = match &args.family {
             None => families_help(),
             // `--list FAMILY`: that family alone (a spec's parameters are
