@@ -29,8 +29,9 @@ pub(super) fn stale_orders_warning(existing: &[Row], runs: &Path) -> Option<Stri
         format!(
             "the order files of {} changed after this directory's rows were written: a resume \
              keeps rows as they are, so theirs may not describe the files now; \
-             `--redo SOLVER` reads the files again",
-            stale.join(", ")
+             `--redo '{}'` reads the files again",
+            stale.join(", "),
+            stale[0].trim_matches('`')
         )
     })
 }
