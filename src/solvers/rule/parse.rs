@@ -782,7 +782,7 @@ pub fn check_decisive(key: &Key, noisy: bool) -> Result<(), RuleError> {
             let e_term = &key.terms[e];
             if *e_term == Term::Int(vec![(1, Feature::Id)]) {
                 return Some(format!(
-                    "term {} `{}` already tells every node apart",
+                    "term {} `{}` already tells every node (and move) apart",
                     e + 1,
                     texts[e]
                 ));
@@ -1038,7 +1038,8 @@ mod tests {
         );
         let e = refused("-height,id,type", false);
         assert!(
-            e.contains("term 3 `type`") && e.contains("term 2 `id` already tells every node apart"),
+            e.contains("term 3 `type`")
+                && e.contains("term 2 `id` already tells every node (and move) apart"),
             "{e}"
         );
         for (rule, term) in [
