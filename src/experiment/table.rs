@@ -653,7 +653,10 @@ mod tests {
         assert!(build(&rows, &o).is_ok());
         o.solvers = vec!["ilp".into()];
         let err = build(&rows, &o).unwrap_err();
-        assert!(err.ends_with("the config's, with no row yet: kahn, dp"), "{err}");
+        assert!(
+            err.ends_with("the config's, with no row yet: kahn, dp"),
+            "{err}"
+        );
     }
 
     fn opts(value: Value, format: Format) -> Options {
