@@ -104,6 +104,16 @@ impl Feature {
         Feature::ALL.into_iter().find(|f| f.name() == name)
     }
 
+    /// The feature this one ranks as: `live_after` is `delta` plus the
+    /// memory every candidate shares (and keys hold it as `delta`), any
+    /// other feature itself.
+    pub fn ranks_as(self) -> Feature {
+        match self {
+            Feature::LiveAfter => Feature::Delta,
+            f => f,
+        }
+    }
+
     /// True for features whose value is a float (`latency`, `random`).
     pub fn is_float(self) -> bool {
         matches!(self, Feature::Latency | Feature::Random)
@@ -619,14 +629,9 @@ fn not_a_feature(term: &str, s: &str, name: &str) -> RuleError {
 /// The sums are exact, not f64's: `1e16*size+size-1e16*size` is `size`,
 /// though its weights add up to 0 in f64.
 fn is_constant(summands: &[(Weight, Feature)]) -> bool {
-    // `live_after` is `delta` plus the memory every candidate shares.
-    let same = |f: Feature| match f {
-        Feature::LiveAfter => Feature::Delta,
-        f => f,
-    };
     Feature::ALL.iter().all(|&f| {
         let weights = (summands.iter())
-            .filter(|&&(_, g)| same(g) == f)
+            .filter(|&&(_, g)| g.ranks_as() == f)
             .map(|&(w, _)| w);
         let ints: Option<Vec<i64>> = weights
             .clone()
@@ -738,10 +743,7 @@ pub const GUMBEL_MAX: f64 = 36.8;
 /// `noisy` spares the first term, whose noise the later terms may break
 /// ties of (however rarely).
 pub fn check_decisive(key: &Key, noisy: bool) -> Result<(), RuleError> {
-    let same = |f: Feature| match f {
-        Feature::LiveAfter => Feature::Delta,
-        f => f,
-    };
+    let same = Feature::ranks_as;
     let canonical = |term: &Term| -> Term {
         match term {
             Term::Int(s) => Term::Int(s.iter().map(|&(w, f)| (w, same(f))).collect()),
