@@ -135,8 +135,12 @@ pub fn lint(g: &Graph) -> Vec<String> {
 /// `u`'s position then `v`'s.
 ///
 /// # Complexity
-/// O(E log(max out-degree)).
+/// O(1) for a graph without repeats (the graph knows, from when it was
+/// built), else O(E log(max out-degree)).
 pub fn repeated_edges(g: &Graph) -> Vec<(NodeIdx, NodeIdx, usize)> {
+    if !g.has_parallel_edges() {
+        return Vec::new();
+    }
     let mut repeated = Vec::new();
     let mut row = Vec::new();
     for u in g.nodes() {
