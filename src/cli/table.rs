@@ -138,7 +138,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     // progress or killed) have no reductions or gaps yet: the final pass's
     // figures, from the directory's baselines.
     let baselines = baselines(&runs, &read.rows)?;
-    let unrun = unrun_solves(&runs, &read.rows);
+    // The directory's config, when it reads: what it plans.
+    let config = crate::experiment::Config::load(&runs.with_file_name(CONFIG)).ok();
+    let unrun = config
+        .as_ref()
+        .and_then(|config| unrun_solves(&runs, config, &read.rows));
     let finalized = rows::finalize(read.rows, &baselines);
     let opts = Options {
         value: match args.value {
@@ -162,7 +166,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             Format::Latex => table::Format::Latex,
         },
         by_family: args.by_family,
-        planned: planned_solvers(&runs),
+        planned: config.as_ref().map_or_else(Vec::new, planned_solvers),
     };
     let t = table::build(&finalized, &opts)
         .map_err(|e| InvalidInput(format!("{}: {e}", runs.display())))?;
@@ -225,34 +229,32 @@ fn baselines(runs: &Path, rows: &[rows::Row]) -> anyhow::Result<Vec<String>> {
     Ok(named)
 }
 
-/// How many of the solves that the results directory's `config.toml` plans
-/// have no row among `rows`, and how many it plans; `None` for a shard's
-/// directory (it holds only its share), or when there is no config or its
-/// plan cannot be made from here (graph files relative to another
-/// directory).
-fn unrun_solves(runs: &Path, rows: &[rows::Row]) -> Option<(usize, usize)> {
+/// How many of the solves that the results directory's `config` plans have
+/// no row among `rows`, and how many it plans; `None` for a shard's
+/// directory (it holds only its share), or when its plan cannot be made
+/// from here (graph files relative to another directory).
+fn unrun_solves(
+    runs: &Path,
+    config: &crate::experiment::Config,
+    rows: &[rows::Row],
+) -> Option<(usize, usize)> {
     let shards = read_shards_file(runs.parent()?).ok()??;
     if !shards.shards.iter().any(|s| s == ALL_SHARDS) {
         return None;
     }
-    let config = crate::experiment::Config::load(&runs.with_file_name(CONFIG)).ok()?;
-    let plan = crate::experiment::Plan::new(&config).ok()?;
+    let plan = crate::experiment::Plan::new(config).ok()?;
     let present: std::collections::BTreeSet<rows::Key> = rows.iter().map(rows::Row::key).collect();
     Some((plan.items_without(&present).count(), plan.items.len()))
 }
 
-/// The solvers and baselines of the results directory's `config.toml`, as
-/// the rows spell them; empty without one.
-fn planned_solvers(runs: &Path) -> Vec<String> {
-    crate::experiment::Config::load(&runs.with_file_name(CONFIG))
-        .map(|config| {
-            config
-                .all_solvers()
-                .iter()
-                .map(|s| spelled_as_rows(s))
-                .collect()
-        })
-        .unwrap_or_default()
+/// The solvers and baselines of the results directory's `config`, as the
+/// rows spell them.
+fn planned_solvers(config: &crate::experiment::Config) -> Vec<String> {
+    config
+        .all_solvers()
+        .iter()
+        .map(|s| spelled_as_rows(s))
+        .collect()
 }
 
 /// A solver's name as the rows spell it (`rule: delta, id` is
