@@ -56,31 +56,22 @@ fn family_help(f: &gen::FamilyInfo) -> String {
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if args.list {
+        let spec = args.family.as_deref().map(GenSpec::parse);
         // Nothing is generated: options that shape a graph would be lost
         // without a word.
-        let spec_params = (args.family.as_deref())
-            .and_then(|f| GenSpec::parse(f).ok())
-            .is_some_and(|spec| !spec.params.is_empty());
+        let spec_params = matches!(&spec, Some(Ok(spec)) if !spec.params.is_empty());
         if spec_params || !args.params.is_empty() || args.out.is_some() || args.allocs.is_some() {
             note!(
                 "warning: --list only lists; the spec's parameters, --param, --allocs and --out \
                  are ignored (no graph is generated)"
             );
         }
-        let text = match &args.family {
+        let text = match spec {
             None => families_help(),
             // `--list FAMILY`: that family alone (a spec's parameters are
-            // ignored; an unknown name gets the usual guess).
-            Some(family) => {
-                let spec = GenSpec::parse(family).map_err(invalid)?;
-                let info = gen::families().into_iter().find(|f| f.name == spec.family);
-                let Some(info) = info else {
-                    let known = gen::families().iter().map(|f| f.name.to_string()).collect();
-                    return Err(invalid(GenError::UnknownFamily {
-                        family: spec.family,
-                        known,
-                    }));
-                };
+            // ignored; an unknown name gets the list of families).
+            Some(spec) => {
+                let info = gen::family(&spec.map_err(invalid)?.family).map_err(invalid)?;
                 format!("Parameters with defaults:\n{}", family_help(&info))
             }
         };

@@ -249,8 +249,7 @@ fn spec_without_seed(path: &str) -> Option<String> {
         return None;
     }
     let spec = crate::corpus::gen::GenSpec::parse(path).ok()?;
-    let families = crate::corpus::gen::families();
-    families.iter().find(|f| f.name == spec.family)?;
+    crate::corpus::gen::family(&spec.family).ok()?;
     Some(format!(
         "{path}: no such file; a generated graph is named with its seed, e.g. `{path}#0` \
          (`memsched gen --list` lists the families)"

@@ -387,15 +387,25 @@ pub fn families() -> Vec<FamilyInfo> {
     FAMILIES.iter().map(|(info, _)| **info).collect()
 }
 
+/// The family called `name`, or [`GenError::UnknownFamily`] listing them.
+pub fn family(name: &str) -> Result<FamilyInfo, GenError> {
+    family_entry(name).map(|(info, _)| **info)
+}
+
+/// The [`FAMILIES`] entry of the family called `name`.
+fn family_entry(name: &str) -> Result<&'static (&'static FamilyInfo, Generate), GenError> {
+    FAMILIES
+        .iter()
+        .find(|(info, _)| info.name == name)
+        .ok_or_else(|| GenError::UnknownFamily {
+            family: name.to_string(),
+            known: FAMILIES.iter().map(|(i, _)| i.name.to_string()).collect(),
+        })
+}
+
 /// Generates the graph of `spec` for `seed`.
 pub fn generate(spec: &GenSpec, seed: u64) -> Result<Graph, GenError> {
-    let (info, make) = FAMILIES
-        .iter()
-        .find(|(info, _)| info.name == spec.family)
-        .ok_or_else(|| GenError::UnknownFamily {
-            family: spec.family.clone(),
-            known: FAMILIES.iter().map(|(i, _)| i.name.to_string()).collect(),
-        })?;
+    let (info, make) = family_entry(&spec.family)?;
     if let Some(k) = spec
         .params
         .keys()
