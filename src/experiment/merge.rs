@@ -633,10 +633,7 @@ fn completeness(
         Some((count?, have))
     })();
     let absent: Vec<String> = match &sharded {
-        Some((n, have)) => (0..*n)
-            .filter(|k| !have.contains(k))
-            .map(|k| format!("{k}/{n}"))
-            .collect(),
+        Some((n, have)) => absent_shards(*n, have),
         None => Vec::new(),
     };
     let plan = match plan {
@@ -719,6 +716,14 @@ fn completeness(
     (vec![msg], Some(missing.len()))
 }
 
+/// The shards `K/n` of count `n` whose index is not in `have`.
+fn absent_shards(n: usize, have: &BTreeSet<usize>) -> Vec<String> {
+    (0..n)
+        .filter(|k| !have.contains(k))
+        .map(|k| format!("{k}/{n}"))
+        .collect()
+}
+
 /// When the inputs are shards of more than one count: per count `N`, the
 /// shards of it not among them (`of /2: 0/2`); `None` otherwise.
 fn absent_by_count(shards: &[Option<Vec<String>>]) -> Option<Vec<String>> {
@@ -731,10 +736,7 @@ fn absent_by_count(shards: &[Option<Vec<String>>]) -> Option<Vec<String>> {
     (by_count.len() > 1).then(|| {
         (by_count.iter())
             .map(|(n, have)| {
-                let absent: Vec<String> = (0..*n)
-                    .filter(|k| !have.contains(k))
-                    .map(|k| format!("{k}/{n}"))
-                    .collect();
+                let absent = absent_shards(*n, have);
                 match absent.is_empty() {
                     true => format!("of /{n}: none"),
                     false => format!("of /{n}: {}", absent.join(", ")),
