@@ -406,11 +406,17 @@ impl Config {
         if self.baselines.is_empty() {
             return Err("`baselines` is empty".into());
         }
-        // Every name that does not build, at once: a config with several
-        // slips is fixed in one round.
-        let unbuilt: Vec<String> = (self.solvers.iter())
-            .filter_map(|name| solvers::build(name).err().map(|e| e.to_string()))
+        // Each name built once, to its canonical name. Every name that does
+        // not build is named at once: a config with several slips is fixed
+        // in one round.
+        let built: Vec<Result<String, String>> = (self.solvers.iter())
+            .map(|name| {
+                solvers::build(name)
+                    .map(|b| b.name())
+                    .map_err(|e| e.to_string())
+            })
             .collect();
+        let unbuilt: Vec<&String> = built.iter().filter_map(|b| b.as_ref().err()).collect();
         match unbuilt.as_slice() {
             [] => {}
             [one] => return Err(format!("in `solvers`: {one}")),
@@ -418,20 +424,22 @@ impl Config {
                 return Err(format!(
                     "in `solvers`, {} names do not build:\n  - {}",
                     all.len(),
-                    all.join("\n  - ")
+                    all.iter()
+                        .map(|e| e.as_str())
+                        .collect::<Vec<_>>()
+                        .join("\n  - ")
                 ))
             }
         }
         let mut canonical: Vec<(String, &String)> = Vec::new();
-        for name in &self.solvers {
-            let built = solvers::build(name).map_err(|e| format!("in `solvers`: {e}"))?;
-            if let Some((_, first)) = canonical.iter().find(|(c, _)| *c == built.name()) {
+        // Every name built (the failures returned above), so the two align.
+        for (name, built) in self.solvers.iter().zip(built.into_iter().flatten()) {
+            if let Some((_, first)) = canonical.iter().find(|(c, _)| *c == built) {
                 return Err(format!(
-                    "`solvers` lists `{first}` and `{name}`, which are the same solver `{}`",
-                    built.name()
+                    "`solvers` lists `{first}` and `{name}`, which are the same solver `{built}`"
                 ));
             }
-            canonical.push((built.name(), name));
+            canonical.push((built, name));
         }
         // The solvers were built above.
         let mut baselines: Vec<String> = Vec::new();
