@@ -16,24 +16,22 @@ use crate::solvers::{orders_source_path, split_name};
 pub(super) fn stale_orders_warning(existing: &[Row], runs: &Path) -> Option<String> {
     let written = fs::metadata(runs).and_then(|m| m.modified()).ok()?;
     let solvers: BTreeSet<&str> = existing.iter().map(|r| r.solver.as_str()).collect();
-    let stale: Vec<String> = (solvers.into_iter())
+    let stale: Vec<&str> = (solvers.into_iter())
         .filter(|name| match split_name(name) {
             ("orders", Some(argument)) => {
                 last_change(orders_source_path(argument)).is_some_and(|t| t > written)
             }
             _ => false,
         })
-        .map(|name| format!("`{name}`"))
         .collect();
-    (!stale.is_empty()).then(|| {
-        format!(
-            "the order files of {} changed after this directory's rows were written: a resume \
-             keeps rows as they are, so theirs may not describe the files now; \
-             `--redo '{}'` reads the files again",
-            stale.join(", "),
-            stale[0].trim_matches('`')
-        )
-    })
+    let first = stale.first()?;
+    let named: Vec<String> = stale.iter().map(|name| format!("`{name}`")).collect();
+    Some(format!(
+        "the order files of {} changed after this directory's rows were written: a resume \
+         keeps rows as they are, so theirs may not describe the files now; \
+         `--redo '{first}'` reads the files again",
+        named.join(", ")
+    ))
 }
 
 /// When the file at `path`, or a directory or any file directly in it,
