@@ -56,42 +56,36 @@ use crate::solvers::{Scheduler, SolverError};
 
 type Made = Result<Box<dyn Scheduler>, SolverError>;
 
-fn rule_key(name: &str, arg: Option<&str>) -> Result<Key, SolverError> {
+/// The key of the rule `arg` for the solver `name`: parsed, with no term
+/// that never decides; a `noisy` rule's first term is spared that check
+/// (later terms may break its noisy ties) and must leave room for the
+/// noise.
+fn rule_key(name: &str, arg: Option<&str>, noisy: bool) -> Result<Key, SolverError> {
     let bad = |error| SolverError::BadRule {
         name: name.to_string(),
         error,
     };
     let key = parse(arg.unwrap_or("")).map_err(bad)?;
-    check_decisive(&key, false).map_err(bad)?;
-    Ok(key)
-}
-
-/// [`rule_key`] for a noisy rule: room for the noise on the first term,
-/// whose ties the later terms may break even when they repeat it.
-fn noisy_key(name: &str, arg: Option<&str>) -> Result<Key, SolverError> {
-    let bad = |error| SolverError::BadRule {
-        name: name.to_string(),
-        error,
-    };
-    let key = parse(arg.unwrap_or("")).map_err(bad)?;
-    check_decisive(&key, true).map_err(bad)?;
-    check_noise_room(&key).map_err(bad)?;
+    check_decisive(&key, noisy).map_err(bad)?;
+    if noisy {
+        check_noise_room(&key).map_err(bad)?;
+    }
     Ok(key)
 }
 
 /// `rule:EXPR`.
 pub(crate) fn make_rule(arg: Option<&str>) -> Made {
-    Ok(Box::new(Rule::new(rule_key("rule", arg)?)))
+    Ok(Box::new(Rule::new(rule_key("rule", arg, false)?)))
 }
 
 /// `moves:EXPR`.
 pub(crate) fn make_moves(arg: Option<&str>) -> Made {
-    Ok(Box::new(Moves::new(rule_key("moves", arg)?)))
+    Ok(Box::new(Moves::new(rule_key("moves", arg, false)?)))
 }
 
 /// `moves-greedy`: `moves:delta,type,id` under a plain name.
 pub(crate) fn make_moves_greedy(_: Option<&str>) -> Made {
-    let key = rule_key("moves-greedy", Some("delta,type,id"))?;
+    let key = rule_key("moves-greedy", Some("delta,type,id"), false)?;
     Ok(Box::new(Moves::named(key, "moves-greedy")))
 }
 
@@ -107,12 +101,15 @@ pub(crate) fn make_random_moves(_: Option<&str>) -> Made {
 
 /// `noisy:EXPR`.
 pub(crate) fn make_noisy(arg: Option<&str>) -> Made {
-    Ok(Box::new(Noisy::new(noisy_key("noisy", arg)?, false)))
+    Ok(Box::new(Noisy::new(rule_key("noisy", arg, true)?, false)))
 }
 
 /// `noisy-moves:EXPR`.
 pub(crate) fn make_noisy_moves(arg: Option<&str>) -> Made {
-    Ok(Box::new(Noisy::new(noisy_key("noisy-moves", arg)?, true)))
+    Ok(Box::new(Noisy::new(
+        rule_key("noisy-moves", arg, true)?,
+        true,
+    )))
 }
 
 #[cfg(test)]
