@@ -279,6 +279,18 @@ mod tests {
         assert_eq!(whole, ["0", "1", "2", "3"], "{svg}");
     }
 
+    /// The labels of the lines [`pick`] draws, in order.
+    fn labels(
+        rows: &[Row],
+        solvers: &[String],
+        extra: &[String],
+        profiles: &[Profile],
+    ) -> Vec<String> {
+        (pick(rows, solvers, extra, profiles).into_iter())
+            .map(|(label, ..)| label)
+            .collect()
+    }
+
     /// The lowest-peak heuristic is the first in config order among the lowest,
     /// and its label counts the others that tie with it.
     #[test]
@@ -295,10 +307,7 @@ mod tests {
         ];
         let profiles: Vec<Profile> = solvers.iter().map(|s| profile(s)).collect();
         let has_label = |rows: &[Row], wanted: &str| {
-            let labels: Vec<String> = pick(rows, &solvers, &[], &profiles)
-                .into_iter()
-                .map(|(label, ..)| label)
-                .collect();
+            let labels = labels(rows, &solvers, &[], &profiles);
             assert!(labels.iter().any(|l| l == wanted), "{wanted}: {labels:?}");
         };
         has_label(&rows, "lowest-peak heuristic: kahn (+2 tied)");
@@ -320,12 +329,8 @@ mod tests {
         ];
         let profiles: Vec<Profile> = solvers.iter().map(|s| profile(s)).collect();
         let extra = ["rule:id", "kahn", "program", "exact"].map(String::from);
-        let labels: Vec<String> = pick(&rows, &solvers, &extra, &profiles)
-            .into_iter()
-            .map(|(label, ..)| label)
-            .collect();
         assert_eq!(
-            labels,
+            labels(&rows, &solvers, &extra, &profiles),
             [
                 "baseline: program",
                 "lowest-peak heuristic: kahn",
