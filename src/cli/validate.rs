@@ -2,10 +2,10 @@
 
 use std::process::ExitCode;
 
-use crate::graph::{lint, seed, NodeKind};
+use crate::graph::{lint, NodeKind};
 use crate::solvers::{self, ProgramOrder, SolveContext};
 
-use super::{count, graph_error, human_bytes, is_broken_pipe, print_stdout, warn_about_graph};
+use super::{count, human_bytes, is_broken_pipe, print_stdout, read_graph};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -13,13 +13,6 @@ pub struct Args {
     /// generated graphs' names as runs.csv gives them (`SPEC#SEED`).
     #[arg(required = true, value_name = "GRAPH")]
     graphs: Vec<String>,
-}
-
-/// Why a graph could not be read: the file's error, or a name that is
-/// neither a file nor a generated graph's (the message names it).
-enum Unread {
-    Graph(crate::GraphError),
-    Name(String),
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
@@ -32,19 +25,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let mut failed = false;
     let mut stdout_closed = false;
     for path in &args.graphs {
-        // A generated graph's name (`SPEC#SEED`, as runs.csv gives it),
-        // where no file has it, is generated and summarised like a file.
-        let read = match super::generated_graph(path) {
-            Ok(Some(g)) => Ok(g),
-            Ok(None) => match super::spec_without_seed(path) {
-                Some(hint) => Err(Unread::Name(hint)),
-                None => seed::read_path(path).map_err(Unread::Graph),
-            },
-            Err(e) => Err(Unread::Name(format!("{e}"))),
-        };
-        match read {
+        // As every command reads a graph: a file, or a generated graph's
+        // name (`SPEC#SEED`, as runs.csv gives it), with its warnings.
+        match read_graph(path) {
             Ok(g) => {
-                warn_about_graph(path, &g);
                 let buffers = g.nodes().filter(|&v| g.kind(v) == NodeKind::Alloc).count();
                 let program = solvers::run(&ProgramOrder, &g, &SolveContext::default());
                 let peak = match program.peak {
@@ -78,16 +62,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                     }
                 }
             }
-            Err(Unread::Graph(e)) if args.graphs.len() == 1 => return Err(graph_error(path, e)),
-            Err(Unread::Name(e)) if args.graphs.len() == 1 => {
-                return Err(super::InvalidInput(e).into())
-            }
-            Err(Unread::Graph(e)) => {
-                note!("{path}: invalid: {e}");
-                failed = true;
-            }
-            Err(Unread::Name(e)) => {
-                note!("{e}");
+            Err(e) if args.graphs.len() == 1 => return Err(e),
+            Err(e) => {
+                // A graph's own error after the file's name; a name that
+                // is no file and no generated graph's says so itself.
+                match e.downcast_ref::<crate::GraphError>() {
+                    Some(graph) => note!("{path}: invalid: {graph}"),
+                    None => note!("{e}"),
+                }
                 failed = true;
             }
         }
