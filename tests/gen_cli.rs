@@ -78,7 +78,15 @@ fn gen_writes_a_valid_deterministic_file_in_both_spec_forms() {
 fn gen_rejects_bad_input_with_exit_2_naming_the_problem() {
     for (args, needle) in [
         (vec!["gen", "nope"], "unknown generator family"),
-        (vec!["gen", "chain", "-p", "lenght=3"], "lenght"),
+        (vec!["gen", "Chain"], "`Chain` (did you mean `chain`?)"),
+        (
+            vec!["gen", "--list", "forkjoin"],
+            "(did you mean `fork-join`?)",
+        ),
+        (
+            vec!["gen", "chain", "-p", "lenght=3"],
+            "`lenght` (did you mean `length`?)",
+        ),
         (vec!["gen", "chain", "-p", "length=-1"], "length"),
         (vec!["gen", "randwire", "-p", "k=3"], "`k`"),
         (vec!["gen", "chain", "-p", "length"], "KEY=VALUE"),

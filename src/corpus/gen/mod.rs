@@ -34,7 +34,7 @@ mod random;
 #[non_exhaustive]
 pub enum GenError {
     /// The spec names no known family.
-    #[error("unknown generator family `{family}`; known families: {}", .known.join(", "))]
+    #[error("unknown generator family `{family}`{}; known families: {}", guess(.family, .known), .known.join(", "))]
     UnknownFamily {
         /// The family name as given in the spec.
         family: String,
@@ -42,7 +42,7 @@ pub enum GenError {
         known: Vec<String>,
     },
     /// The spec gives a parameter its family does not declare.
-    #[error("generator `{family}` has no parameter `{param}`; its parameters: {}", .known.join(", "))]
+    #[error("generator `{family}` has no parameter `{param}`{}; its parameters: {}", guess(.param, .known), .known.join(", "))]
     UnknownParam {
         /// The family the spec names.
         family: String,
@@ -338,31 +338,8 @@ impl GenSpec {
     /// Checks the family and parameter names without generating a graph
     /// (values are checked when the graph is generated).
     pub fn check_names(&self) -> Result<(), String> {
-        let families = families();
-        let info = families
-            .iter()
-            .find(|f| f.name == self.family)
-            .ok_or_else(|| {
-                let known: Vec<&str> = families.iter().map(|f| f.name).collect();
-                format!(
-                    "unknown generator family `{}`; known families: {}",
-                    self.family,
-                    known.join(", ")
-                )
-            })?;
-        if let Some(k) = self
-            .params
-            .keys()
-            .find(|k| !info.params.iter().any(|p| p.name == k.as_str()))
-        {
-            let known: Vec<&str> = info.params.iter().map(|p| p.name).collect();
-            return Err(format!(
-                "generator `{}` has no parameter `{k}`; its parameters: {}",
-                info.name,
-                known.join(", ")
-            ));
-        }
-        Ok(())
+        let (info, _) = family_entry(&self.family).map_err(|e| e.to_string())?;
+        check_params(info, self).map_err(|e| e.to_string())
     }
 }
 
@@ -387,6 +364,14 @@ pub fn families() -> Vec<FamilyInfo> {
     FAMILIES.iter().map(|(info, _)| **info).collect()
 }
 
+/// ` (did you mean `x`?)` when `name` is a near miss of one of `known`.
+fn guess(name: &str, known: &[String]) -> String {
+    crate::spelling::did_you_mean(&crate::spelling::near(
+        name,
+        known.iter().map(String::as_str),
+    ))
+}
+
 /// The family called `name`, or [`GenError::UnknownFamily`] listing them.
 pub fn family(name: &str) -> Result<FamilyInfo, GenError> {
     family_entry(name).map(|(info, _)| **info)
@@ -403,20 +388,27 @@ fn family_entry(name: &str) -> Result<&'static (&'static FamilyInfo, Generate), 
         })
 }
 
-/// Generates the graph of `spec` for `seed`.
-pub fn generate(spec: &GenSpec, seed: u64) -> Result<Graph, GenError> {
-    let (info, make) = family_entry(&spec.family)?;
-    if let Some(k) = spec
+/// [`GenError::UnknownParam`] for the first parameter of `spec` that the
+/// family `info` does not declare.
+fn check_params(info: &FamilyInfo, spec: &GenSpec) -> Result<(), GenError> {
+    match spec
         .params
         .keys()
         .find(|k| !info.params.iter().any(|p| p.name == k.as_str()))
     {
-        return Err(GenError::UnknownParam {
+        Some(k) => Err(GenError::UnknownParam {
             family: info.name.into(),
             param: k.clone(),
             known: info.params.iter().map(|p| p.name.to_string()).collect(),
-        });
+        }),
+        None => Ok(()),
     }
+}
+
+/// Generates the graph of `spec` for `seed`.
+pub fn generate(spec: &GenSpec, seed: u64) -> Result<Graph, GenError> {
+    let (info, make) = family_entry(&spec.family)?;
+    check_params(info, spec)?;
     let params = Params {
         info,
         given: &spec.params,
