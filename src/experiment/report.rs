@@ -653,7 +653,7 @@ fn per_solver_table(s: &mut String, summary: &[SolverSummary]) {
     for x in summary {
         let _ = writeln!(
             s,
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} of {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.2} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} of {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.3} |",
             code(&x.solver),
             x.runs,
             x.valid,
@@ -708,7 +708,7 @@ mod tests {
     use super::*;
     use crate::experiment::plan::canonical_name;
 
-    /// An open gap too small for two decimals does not print as closed.
+    /// Up to ten seeds are listed; a longer range is named with its count.
     #[test]
     fn many_seeds_are_named_by_their_range() {
         let text = |s: Seeds| seeds_text(&s);
@@ -720,6 +720,7 @@ mod tests {
         );
     }
 
+    /// An open gap too small for two decimals does not print as closed.
     #[test]
     fn a_tiny_open_gap_keeps_its_digits() {
         assert_eq!(open_gap(1e-7), "1.0e-7");
