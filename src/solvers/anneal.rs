@@ -264,7 +264,8 @@ pub fn default_iterations(n: usize) -> u64 {
 /// geometrically from 30% to 0.1% of the mean buffer size. The best order
 /// seen is returned: never worse than the start.
 ///
-/// Budget: [`default_iterations`] proposed moves (or the number set with
+/// Budget: [`default_iterations`] proposed moves (times the factor set
+/// with [`Anneal::with_length`], or the number set with
 /// [`Anneal::with_iterations`]); the temperature follows the fraction of
 /// that budget spent. A time limit caps it: past 90% of the time left after
 /// the start it stops, and the schedule then follows whichever budget is
@@ -281,6 +282,8 @@ pub fn default_iterations(n: usize) -> u64 {
 pub struct Anneal {
     start: Box<dyn Scheduler>,
     iterations: Option<u64>,
+    /// What [`default_iterations`] is multiplied by (1 unless set).
+    length: f64,
     /// The registry name, when not the default `anneal` (`anneal:START`).
     name: Option<String>,
 }
@@ -291,6 +294,7 @@ impl std::fmt::Debug for Anneal {
             .field("name", &self.name())
             .field("start", &self.start.name())
             .field("iterations", &self.iterations)
+            .field("length", &self.length)
             .finish()
     }
 }
@@ -307,6 +311,7 @@ impl Anneal {
         Anneal {
             start,
             iterations: None,
+            length: 1.0,
             name: None,
         }
     }
@@ -321,6 +326,24 @@ impl Anneal {
     pub fn with_iterations(mut self, iterations: u64) -> Self {
         self.iterations = Some(iterations);
         self
+    }
+
+    /// Runs `length` times [`default_iterations`] moves (rounded, at
+    /// least one), unless [`Anneal::with_iterations`] sets the number.
+    pub fn with_length(mut self, length: f64) -> Self {
+        self.length = length;
+        self
+    }
+
+    /// The number of moves to propose on a graph of `n` nodes.
+    fn budget(&self, n: usize) -> u64 {
+        self.iterations.unwrap_or_else(|| {
+            let base = default_iterations(n);
+            match self.length == 1.0 {
+                true => base,
+                false => ((base as f64 * self.length).round() as u64).max(1),
+            }
+        })
     }
 
     /// The starting order, the note naming it, and the lower bound its
@@ -418,7 +441,7 @@ impl Scheduler for Anneal {
             let left = d.saturating_duration_since(now);
             (now, now + left.mul_f64(0.9), left.mul_f64(0.9))
         });
-        let iterations = self.iterations.unwrap_or_else(|| default_iterations(n));
+        let iterations = self.budget(n);
         let mut rng = Rng::new(ctx.seed);
         let energy = |mc: MaxCount| -> f64 {
             if mc.max <= 0 {

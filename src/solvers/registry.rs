@@ -264,31 +264,93 @@ fn plain<S: Scheduler + Default + 'static>(
 }
 
 /// `anneal` (from `best-heuristic`) or `anneal:START` (from the solver
-/// `START` builds, e.g. `anneal:seed-greedy` or `anneal:rule:-height,id`).
-fn make_anneal(start: Option<&str>) -> Result<Box<dyn Scheduler>, SolverError> {
-    let Some(start) = start else {
-        return Ok(Box::new(Anneal::default()));
-    };
-    // Annealing an annealed order again is one longer run: and a chain of
-    // `anneal:` prefixes would recurse once per link.
-    if start
-        .split(':')
-        .next()
-        .is_some_and(|base| base.trim() == "anneal")
-    {
-        return Err(SolverError::BadArgument {
-            name: "anneal".into(),
-            message: format!("its start `{start}` is itself `anneal`: start from another solver"),
-        });
-    }
-    let solver = build(start).map_err(|e| SolverError::BadArgument {
+/// `START` builds, e.g. `anneal:seed-greedy` or `anneal:rule:-height,id`),
+/// either led by `length=K,` (or only `length=K`): K times the default
+/// move budget.
+fn make_anneal(arg: Option<&str>) -> Result<Box<dyn Scheduler>, SolverError> {
+    let bad = |message: String| SolverError::BadArgument {
         name: "anneal".into(),
-        message: format!("its start `{start}` is not a solver: {e}"),
-    })?;
-    // Named after the start's own name, so that spellings of one start
-    // (`rule: delta,id`, `rule:delta,id`) name one solver.
-    let name = format!("anneal:{}", solver.name());
-    Ok(Box::new(Anneal::with_start(solver).named(name)))
+        message,
+    };
+    let (length, start) = match arg {
+        Some(arg) => split_length(arg).map_err(bad)?,
+        None => (None, None),
+    };
+    let (anneal, start_name) = match start {
+        None => (Anneal::default(), None),
+        Some(start) => {
+            // Annealing an annealed order again is one longer run: and a
+            // chain of `anneal:` prefixes would recurse once per link.
+            if start
+                .split(':')
+                .next()
+                .is_some_and(|base| base.trim() == "anneal")
+            {
+                return Err(bad(format!(
+                    "its start `{start}` is itself `anneal`: start from another solver \
+                     (`anneal:length=K` makes one run K times longer)"
+                )));
+            }
+            let solver = build(start)
+                .map_err(|e| bad(format!("its start `{start}` is not a solver: {e}")))?;
+            // Named after the start's own name, so that spellings of one
+            // start (`rule: delta,id`, `rule:delta,id`) name one solver.
+            let name = solver.name();
+            (Anneal::with_start(solver), Some(name))
+        }
+    };
+    let length = length.filter(|&k| k != 1.0);
+    let options = length
+        .map(|k| format!("length={k}"))
+        .into_iter()
+        .chain(start_name)
+        .collect::<Vec<_>>()
+        .join(",");
+    let anneal = match length {
+        Some(k) => anneal.with_length(k),
+        None => anneal,
+    };
+    Ok(Box::new(match options.is_empty() {
+        true => anneal,
+        false => anneal.named(format!("anneal:{options}")),
+    }))
+}
+
+/// Largest `K` of `anneal:length=K`: a thousand times the default budget
+/// is already hours on a large graph.
+const MAX_ANNEAL_LENGTH: f64 = 1000.0;
+
+/// `length=K,START` -> `(Some(K), Some(START))`; `length=K` -> `(Some(K),
+/// None)`; anything else is all START. K is a number in (0, 1000].
+fn split_length(arg: &str) -> Result<(Option<f64>, Option<&str>), String> {
+    let arg = arg.trim();
+    let Some(rest) = arg.strip_prefix("length") else {
+        return Ok((None, Some(arg)));
+    };
+    let Some(rest) = rest.trim_start().strip_prefix('=') else {
+        return Ok((None, Some(arg)));
+    };
+    let (value, start) = match rest.split_once(',') {
+        Some((value, start)) => (value.trim(), Some(start.trim())),
+        None => (rest.trim(), None),
+    };
+    let k: f64 = value
+        .parse()
+        .ok()
+        .filter(|k: &f64| k.is_finite() && *k > 0.0 && *k <= MAX_ANNEAL_LENGTH)
+        .ok_or_else(|| {
+            format!(
+                "`length={value}` is not a number above 0 and at most {MAX_ANNEAL_LENGTH}: \
+                 K in `anneal:length=K` multiplies the default move budget (`length=4`)"
+            )
+        })?;
+    match start {
+        Some("") => Err(format!(
+            "`length={value},` names no start: write `anneal:length={value}` or \
+             `anneal:length={value},START`"
+        )),
+        _ => Ok((Some(k), start)),
+    }
 }
 
 /// `orders:PATH`: orders read from files (see [`super::ExternalOrders`]).
@@ -435,7 +497,7 @@ const ENTRIES: &[Entry] = &[
     Entry {
         name: "anneal",
         param: Param::Optional("START"),
-        summary: "simulated annealing by single-node shifts from START's schedule (any solver but anneal; default best-heuristic); seeded, anytime",
+        summary: "simulated annealing by single-node shifts from START's schedule (any solver but anneal; default best-heuristic); `length=K,` first runs K times the default moves; seeded, anytime",
         make: make_anneal,
     },
 
@@ -643,6 +705,55 @@ mod tests {
             "never worse than its start"
         );
         assert_eq!(annealed.note.as_deref(), Some("start: kahn"));
+    }
+
+    /// `anneal:length=K[,START]` runs K times the default moves, is named
+    /// canonically (`length=1` is the default, so left out), and refuses a
+    /// K that is not a number in (0, 1000] or a length with an empty start.
+    #[test]
+    fn anneal_length_multiplies_its_moves() {
+        for (spelled, name) in [
+            ("anneal:length=4", "anneal:length=4"),
+            (
+                "anneal: length = 0.5 , seed-greedy",
+                "anneal:length=0.5,seed-greedy",
+            ),
+            ("anneal:length=1,kahn", "anneal:kahn"),
+            ("anneal:length=1", "anneal"),
+            (
+                "anneal:length=2,rule: delta,id",
+                "anneal:length=2,rule:delta,id",
+            ),
+        ] {
+            assert_eq!(build(spelled).unwrap().name(), name, "{spelled}");
+        }
+        for (spelled, needle) in [
+            ("anneal:length=0", "`length=0` is not a number above 0"),
+            ("anneal:length=1001", "at most 1000"),
+            ("anneal:length=NaN", "`length=NaN`"),
+            ("anneal:length=4,", "names no start"),
+            ("anneal:length=2,anneal:kahn", "is itself `anneal`"),
+        ] {
+            let err = build(spelled).err().unwrap().to_string();
+            assert!(err.contains(needle), "{spelled}: {err}");
+        }
+        let g = crate::corpus::gen::generate(
+            &crate::corpus::gen::GenSpec::parse("tensor-program:ops=10").unwrap(),
+            1,
+        )
+        .unwrap();
+        let ctx = crate::solvers::SolveContext::new(3, None);
+        let proposed = |name: &str| {
+            let out = crate::solvers::run(build(name).unwrap().as_ref(), &g, &ctx);
+            assert!(out.valid(), "{name}");
+            out.counters
+                .iter()
+                .find(|(c, _)| c == "proposed")
+                .map(|(_, n)| *n)
+        };
+        let base = crate::solvers::anneal::default_iterations(g.node_count());
+        assert_eq!(proposed("anneal:kahn"), Some(base));
+        assert_eq!(proposed("anneal:length=2.5,kahn"), Some(base * 5 / 2));
     }
 
     /// `exact:OPTIONS` turns reductions off, is named canonically, refuses
