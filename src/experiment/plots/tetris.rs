@@ -5,7 +5,8 @@
 //! The lines come from `tetris.jsonl` (profiles recorded by the runner from
 //! checked orders). The "lowest-peak heuristic" is the solver without an exactness
 //! ability, other than the baseline and `seed-greedy`, with the lowest peak
-//! (ties: config order). The optimum is a row with status `optimal`; without
+//! (ties: config order); "lowest-peak other heuristic" when `seed-greedy`'s
+//! peak is lower still. The optimum is a row with status `optimal`; without
 //! one the lowest peak of an exact solver is drawn as "best found (no proof)".
 
 use std::path::Path;
@@ -80,9 +81,14 @@ pub fn pick<'a>(
             .collect();
         tied.sort_unstable();
         tied.dedup();
+        // The article's greedy, drawn above, may be lower still.
+        let which = match (peak(g), h.peak_bytes) {
+            (Some(greedy), Some(best)) if greedy < best => "lowest-peak other heuristic",
+            _ => "lowest-peak heuristic",
+        };
         let label = match tied.len() {
-            0 => format!("lowest-peak heuristic: {}", h.solver),
-            k => format!("lowest-peak heuristic: {} (+{k} tied)", h.solver),
+            0 => format!("{which}: {}", h.solver),
+            k => format!("{which}: {} (+{k} tied)", h.solver),
         };
         push_line(label, Some(h), true);
     }
@@ -312,6 +318,18 @@ mod tests {
         };
         has_label(&rows, "lowest-peak heuristic: kahn (+2 tied)");
         has_label(&rows[..2], "lowest-peak heuristic: kahn");
+        // The article's greedy below them: the label does not claim the
+        // lowest peak of every heuristic.
+        let mut solvers = solvers.clone();
+        solvers.insert(1, "seed-greedy".into());
+        let profiles: Vec<Profile> = solvers.iter().map(|s| profile(s)).collect();
+        let mut rows = rows;
+        rows.insert(1, row("seed-greedy", 7, "feasible"));
+        let labels = labels(&rows, &solvers, &[], &profiles);
+        assert!(
+            labels.contains(&"lowest-peak other heuristic: kahn (+2 tied)".to_string()),
+            "{labels:?}"
+        );
     }
 
     /// `tetris_solvers` adds a line per solver not drawn already, after the
