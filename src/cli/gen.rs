@@ -90,7 +90,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         let (k, v) = kv
             .split_once('=')
             .ok_or_else(|| InvalidInput(format!("--param `{kv}` is not KEY=VALUE")))?;
-        given.push((k.trim().into(), v.trim().into(), format!("--param {kv}")));
+        given.push((
+            k.trim().into(),
+            gen::canonical_value(v),
+            format!("--param {kv}"),
+        ));
     }
     if let Some(enc) = args.allocs {
         let name = match enc {

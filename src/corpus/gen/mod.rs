@@ -149,7 +149,7 @@ impl GenSpec {
                 });
             }
             if params
-                .insert(k.trim().to_string(), v.trim().to_string())
+                .insert(k.trim().to_string(), canonical_value(v))
                 .is_some()
             {
                 return Err(GenError::Syntax {
@@ -162,6 +162,38 @@ impl GenSpec {
             family: family.to_string(),
             params,
         })
+    }
+}
+
+/// A parameter value as a graph's name spells it, so that one graph has
+/// one name: a number loses a `+` and leading zeros (`+05` is `5`), and a
+/// number written with a point or an exponent is printed back the shortest
+/// way (`0.50` and `5e-1` are `0.5`, `2.0` and `2e0` are `2`). Anything
+/// else is kept as given (trimmed), for the generator to accept or refuse.
+pub fn canonical_value(value: &str) -> String {
+    let value = value.trim();
+    let digits = value.strip_prefix('+').unwrap_or(value);
+    if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
+        let kept = digits.trim_start_matches('0');
+        return match kept.is_empty() {
+            true => "0".into(),
+            false => kept.into(),
+        };
+    }
+    let numeric = value.bytes().any(|b| b.is_ascii_digit())
+        && value
+            .bytes()
+            .all(|b| b.is_ascii_digit() || b"+-.eE".contains(&b));
+    match value.parse::<f64>() {
+        Ok(x) if numeric && x.is_finite() => {
+            // Integral values below 2^53 print without a point (exact).
+            if x.fract() == 0.0 && x.abs() < 9_007_199_254_740_992.0 {
+                format!("{}", x as i64)
+            } else {
+                format!("{x:?}")
+            }
+        }
+        _ => value.into(),
     }
 }
 
@@ -463,6 +495,36 @@ pub(crate) fn size(rng: &mut Rng, lo: u64, hi: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Numbers are spelled one way, so one graph has one name; other
+    /// text is kept for the generator to judge.
+    #[test]
+    fn parameter_values_are_spelled_one_way() {
+        for (given, canonical) in [
+            ("+05", "5"),
+            ("000", "0"),
+            ("5", "5"),
+            ("2.0", "2"),
+            ("2e0", "2"),
+            ("-0.0", "0"),
+            ("0.50", "0.5"),
+            (".5", "0.5"),
+            ("5e-1", "0.5"),
+            ("1e-7", "1e-7"),
+            ("1e30", "1e30"),
+            (" 0.3 ", "0.3"),
+            ("-1", "-1"),
+            ("floating", "floating"),
+            ("inf", "inf"),
+            ("1e999", "1e999"),
+            ("0x10", "0x10"),
+        ] {
+            assert_eq!(canonical_value(given), canonical, "{given}");
+        }
+        let spec = |s: &str| GenSpec::parse(s).unwrap().to_string();
+        assert_eq!(spec("chain:length=+05,min=1e3"), "chain:length=5,min=1000");
+        assert_eq!(spec("chain:length=5,min=1000"), "chain:length=5,min=1000");
+    }
 
     /// A size overflow is blamed on the parameters, anything else on the
     /// generator: an experiment's row reason is this text.
