@@ -10,9 +10,10 @@
 //! every predecessor of a FREE lies in its task's subtree: then a task can
 //! run once its subtree has, and the tasks form Liu's (1987) tree.
 //!
-//! Accepted: every ALLOC has exactly one successor, a compute node; every
-//! FREE has no successor, and its predecessors are its task's head and
-//! nodes of tasks strictly below it. Refused, with the first node that
+//! Accepted: every ALLOC has exactly one successor, a compute node, or is
+//! a buffer no op reads (no successor, or only its FREE): a root task of
+//! its own, headed by the ALLOC; every FREE has no successor, and its
+//! predecessors are its task's head and nodes of tasks strictly below it. Refused, with the first node that
 //! breaks it: an op whose output feeds ops of two tasks (a skip
 //! connection, an out-tree's broadcast), an ALLOC feeding a FREE or two
 //! nodes, a FREE with successors, a FREE needed by ops of two branches.
@@ -27,7 +28,8 @@ const NONE: NodeIdx = NodeIdx::MAX;
 pub(crate) struct Forest {
     /// Per node: the head of its task.
     pub task: Vec<NodeIdx>,
-    /// Heads in post-order (every head after its subtree).
+    /// Heads in post-order (every head after its subtree): ops, and the
+    /// ALLOCs of buffers no op reads.
     pub post_order: Vec<NodeIdx>,
     /// Per head (indexed by node): its children heads, in node order.
     pub children: Vec<Vec<NodeIdx>>,
@@ -55,6 +57,12 @@ impl Forest {
             succs.dedup();
             match succs[..] {
                 [h] if g.kind(h) == NodeKind::Compute => task[v as usize] = h,
+                // A buffer no op reads: a task of its own, headed by its
+                // ALLOC (a root, with the FREE if it has one).
+                [] => task[v as usize] = v,
+                [f] if g.kind(f) == NodeKind::Free && g.preds(f).iter().all(|&p| p == v) => {
+                    task[v as usize] = v
+                }
                 [w] => {
                     return Err(format!(
                         "ALLOC {} feeds {} {}, not an op",
@@ -72,6 +80,7 @@ impl Forest {
                 }
             }
         }
+        let heads = || (0..n as NodeIdx).filter(|&v| task[v as usize] == v);
         let mut parent = vec![NONE; n];
         for h in g.nodes().filter(|&v| g.kind(v) == NodeKind::Compute) {
             for &w in g.succs(h) {
@@ -95,7 +104,7 @@ impl Forest {
         }
         let mut children = vec![Vec::new(); n];
         let mut roots = Vec::new();
-        for h in g.nodes().filter(|&v| g.kind(v) == NodeKind::Compute) {
+        for h in heads() {
             match parent[h as usize] {
                 p if p == NONE => roots.push(h),
                 p => children[p as usize].push(h),

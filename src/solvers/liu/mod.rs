@@ -75,12 +75,20 @@ pub(crate) fn solve_forest(g: &Graph, ctx: &SolveContext) -> Result<Outcome, Str
         .collect();
     let seq = Sequence::merge(roots);
     let peak = seq.levels.iter().copied().max().unwrap_or(0).max(0) as u64;
-    let ops = forest.post_order.len();
+    let ops = (forest.post_order.iter())
+        .filter(|&&h| g.kind(h) == NodeKind::Compute)
+        .count();
+    let unread = forest.post_order.len() - ops;
+    let plural = |k: usize| if k == 1 { "" } else { "s" };
+    let also = match unread {
+        0 => String::new(),
+        k => format!(" and {k} buffer{} no op reads", plural(k)),
+    };
     Ok(Outcome::optimal(seq.nodes, peak)
         .with_counter("ops", ops as u64)
         .with_note(format!(
-            "in-forest of {ops} op{}: Liu (1987)",
-            if ops == 1 { "" } else { "s" }
+            "in-forest of {ops} op{}{also}: Liu (1987)",
+            plural(ops)
         )))
 }
 

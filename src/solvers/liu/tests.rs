@@ -11,6 +11,11 @@ use crate::solvers::{build, run, Exact, SolveContext, Status};
 /// for the children. Sizes span two orders of magnitude so that the
 /// optimum often interleaves subtrees.
 fn random_tree(rng: &mut Rng, ops: usize, anchored: bool) -> Graph {
+    tree_builder(rng, ops, anchored).0.build().unwrap()
+}
+
+/// [`random_tree`]'s builder, and the next free buffer number.
+fn tree_builder(rng: &mut Rng, ops: usize, anchored: bool) -> (GraphBuilder, i64) {
     let parent: Vec<usize> = (0..ops)
         .map(|i| {
             if i == 0 {
@@ -64,7 +69,7 @@ fn random_tree(rng: &mut Rng, ops: usize, anchored: bool) -> Graph {
         head[v] = h;
         outputs[v] = allocs.iter().map(|&(_, buf)| buf).collect();
     }
-    b.build().unwrap()
+    (b, next_buf)
 }
 
 /// The least peak over post-orders (every subtree contiguous), by Liu's
@@ -134,6 +139,43 @@ fn liu_finds_the_proven_optimum_of_random_trees() {
         below_post_order, 32,
         "trees whose optimum needs an interleaving"
     );
+}
+
+/// Buffers no op reads (an ALLOC with its FREE only, or alone) are roots
+/// of their own: `liu` stays optimal on trees with them, and names them.
+#[test]
+fn buffers_no_op_reads_are_tasks_of_their_own() {
+    let mut rng = Rng::new(12);
+    let ctx = SolveContext::default();
+    let dp = build("dp").unwrap();
+    let search = build("exact:no-liu").unwrap();
+    for round in 0..300 {
+        let ops = rng.range(0, 6) as usize;
+        let (mut b, mut buf) = tree_builder(&mut rng, ops, round % 2 == 0);
+        for _ in 0..rng.range(1, 3) {
+            let a = b.alloc(rng.range(1, 60), buf);
+            if rng.chance(0.8) {
+                let f = b.free(buf);
+                b.edge(a, f);
+            }
+            buf += 1;
+        }
+        let g = b.build().unwrap();
+        let liu = run(&Liu, &g, &ctx);
+        assert_eq!(liu.status, Status::Optimal, "round {round}");
+        assert!(
+            liu.note
+                .as_deref()
+                .unwrap_or_default()
+                .contains("no op reads"),
+            "{:?}",
+            liu.note
+        );
+        let reference = if g.node_count() <= 20 { &dp } else { &search };
+        let want = run(reference.as_ref(), &g, &ctx);
+        assert_eq!(want.status, Status::Optimal, "round {round}");
+        assert_eq!(liu.peak, want.peak, "round {round}");
+    }
 }
 
 /// The generator's in-trees, both encodings, are forests of ops; `liu`'s
