@@ -108,6 +108,10 @@ pub struct GenerateEntry {
     pub spec: String,
     /// Seeds: `"A..B"` (B excluded), a single number, or a list.
     pub seeds: Seeds,
+    /// The family its graphs are counted in (the `family` column, the
+    /// README's per-family lines and plots); default: the generator's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub family: Option<String>,
 }
 
 /// The table form of a [`GenerateEntry`].
@@ -117,6 +121,8 @@ struct GenerateTable {
     spec: String,
     #[serde(default = "Seeds::zero")]
     seeds: Seeds,
+    #[serde(default)]
+    family: Option<String>,
 }
 
 impl<'de> Deserialize<'de> for GenerateEntry {
@@ -137,6 +143,7 @@ impl<'de> Deserialize<'de> for GenerateEntry {
                 Ok(GenerateEntry {
                     spec: spec.to_string(),
                     seeds: Seeds::zero(),
+                    family: None,
                 })
             }
             fn visit_map<A: serde::de::MapAccess<'de>>(
@@ -148,11 +155,27 @@ impl<'de> Deserialize<'de> for GenerateEntry {
                 Ok(GenerateEntry {
                     spec: t.spec,
                     seeds: t.seeds,
+                    family: t.family,
                 })
             }
         }
         d.deserialize_any(Entry)
     }
+}
+
+/// A `family` label goes into CSV cells, Markdown tables and plot legends:
+/// some text on one line, without the Markdown table's `|`.
+fn check_family_label(family: &str) -> Result<(), String> {
+    if family.trim().is_empty() {
+        return Err("`family` is empty: leave it out for the generator's name".into());
+    }
+    if family.trim() != family || family.contains(['|', '\n', '\r']) {
+        return Err(format!(
+            "`family` {family:?} has a `|`, a line break or spaces at an end: it names \
+             a line of Markdown tables"
+        ));
+    }
+    Ok(())
 }
 
 impl GenerateEntry {
@@ -557,6 +580,10 @@ impl Config {
             if g.seed_list(k)?.is_empty() {
                 return Err(format!("generator `{}` has no seeds", g.spec));
             }
+            if let Some(family) = &g.family {
+                check_family_label(family)
+                    .map_err(|e| format!("in `graphs.generate` entry #{k} (`{}`): {e}", g.spec))?;
+            }
         }
         Ok(())
     }
@@ -847,9 +874,22 @@ mod tests {
             entries,
             [("chain:length=3", vec![0]), ("chain:length=4", vec![0, 1])]
         );
+        // `family` labels an entry's graphs, and is written back only when
+        // given.
+        let labelled = text.replace("seeds = \"0..2\"", "seeds = \"0..2\", family = \"long\"");
+        let c = Config::parse(&labelled, "exp.toml", "e").unwrap();
+        let families: Vec<Option<&str>> = (c.graphs.generate.iter())
+            .map(|e| e.family.as_deref())
+            .collect();
+        assert_eq!(families, [None, Some("long")]);
+        let written = toml::to_string(&c).unwrap();
+        assert_eq!(written.matches("family").count(), 1, "{written}");
         for (entry, says) in [
             ("{ spec = \"chain\", seed = 1 }", "unknown field `seed`"),
             ("3", "expected a generator spec string"),
+            ("{ spec = \"chain\", family = \" \" }", "`family` is empty"),
+            ("{ spec = \"chain\", family = \"a|b\" }", "has a `|`"),
+            ("{ spec = \"chain\", family = \"a \" }", "spaces at an end"),
         ] {
             let text = format!("solvers = [\"kahn\"]\n[graphs]\ngenerate = [{entry}]\n");
             let err = Config::parse(&text, "exp.toml", "e")

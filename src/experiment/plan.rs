@@ -62,7 +62,8 @@ pub enum GraphSource {
 pub struct GraphEntry {
     /// `resnet50_inference_b1` (file stem) or `random-layered:layers=20#3` (spec#seed).
     pub name: String,
-    /// Generator family, or the directory name for files (`models`).
+    /// Generator family (or the entry's `family`), or the directory name
+    /// for files (`models`).
     pub family: String,
     /// Where to load or generate it from (nothing is loaded when the plan
     /// is made).
@@ -245,7 +246,7 @@ fn graph_entries(config: &Config) -> Result<Vec<GraphEntry>, String> {
         for seed in g.seed_list(k)? {
             push(GraphEntry {
                 name: format!("{spec}#{seed}"),
-                family: spec.family.clone(),
+                family: g.family.clone().unwrap_or_else(|| spec.family.clone()),
                 source: GraphSource::Generated {
                     spec: spec.clone(),
                     seed,

@@ -140,9 +140,18 @@ impl Start {
         if !existing.is_empty() {
             check_shard_placement(out, opts.shard, shards_file.as_ref())?;
         }
+        // ... and their graph's family: a label the config may change.
+        let families: std::collections::BTreeMap<&str, &str> = (plan.graphs.iter())
+            .map(|g| (g.name.as_str(), g.family.as_str()))
+            .collect();
         for r in &mut existing {
             if let Some(&id) = ids.get(&r.key()) {
                 r.item = id;
+            }
+            if let Some(&family) = families.get(r.graph.as_str()) {
+                if r.family != family {
+                    r.family = family.to_string();
+                }
             }
         }
         let done: BTreeSet<Key> = existing.iter().map(Row::key).collect();

@@ -552,6 +552,46 @@ fn the_same_config_keeps_its_text() {
 
 /// Rows of a solver or graph dropped from the config stay, and the
 /// README's count of runs says how many they are.
+/// A generate entry's `family` labels its graphs; changed in the config,
+/// the kept rows take the new label and nothing is solved again.
+#[test]
+fn a_family_label_follows_the_config_without_solving_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let entry = |family: &str| {
+        format!(
+            "solvers = [\"kahn\"]\n[graphs]\ngenerate = [\"tree\", \
+             {{ spec = \"chain:length=3\", seeds = \"0..2\"{family} }}]\n"
+        )
+    };
+    let families = || {
+        let rows = crate::experiment::rows::read_rows(&dir.path().join(RUNS)).unwrap();
+        let mut f: Vec<(String, String)> = rows.into_iter().map(|r| (r.graph, r.family)).collect();
+        f.sort();
+        f.dedup();
+        f
+    };
+    let (config, opts) = quiet_run(dir.path(), &entry(""));
+    run_with(&config, &opts, registry_build).unwrap();
+    let tree = ("tree#0".to_string(), "tree".to_string());
+    let chain = |seed: u8, family: &str| (format!("chain:length=3#{seed}"), family.to_string());
+    assert_eq!(
+        families(),
+        [chain(0, "chain"), chain(1, "chain"), tree.clone()]
+    );
+    let (config, opts) = quiet_run(dir.path(), &entry(", family = \"short chains\""));
+    let report = run_with(&config, &opts, registry_build).unwrap();
+    assert_eq!(report.ran, 0, "labels are not solved again");
+    assert_eq!(
+        families(),
+        [chain(0, "short chains"), chain(1, "short chains"), tree]
+    );
+    let graphs = fs::read_to_string(dir.path().join("graphs.csv")).unwrap();
+    assert!(
+        graphs.contains(",chain:length=3#1,short chains,"),
+        "{graphs}"
+    );
+}
+
 #[test]
 fn the_readme_counts_rows_the_config_no_longer_has() {
     let dir = tempfile::tempdir().unwrap();
