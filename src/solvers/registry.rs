@@ -291,17 +291,29 @@ fn make_anneal(arg: Option<&str>) -> Result<Box<dyn Scheduler>, SolverError> {
                      (`anneal:length=K` makes one run K times longer)"
                 )));
             }
+            if let Some(why) = misplaced_option(start, length.is_some()) {
+                return Err(bad(why));
+            }
             let solver = build(start)
                 .map_err(|e| bad(format!("its start `{start}` is not a solver: {e}")))?;
             // Named after the start's own name, so that spellings of one
-            // start (`rule: delta,id`, `rule:delta,id`) name one solver.
+            // start (`rule: delta,id`, `rule:delta,id`) name one solver;
+            // the default start is no start.
             let name = solver.name();
-            (Anneal::with_start(solver), Some(name))
+            match name == "best-heuristic" {
+                true => (Anneal::default(), None),
+                false => (Anneal::with_start(solver), Some(name)),
+            }
         }
     };
     let length = length.filter(|&k| k != 1.0);
     let options = length
-        .map(|k| format!("length={k}"))
+        .map(|k| {
+            format!(
+                "length={}",
+                crate::corpus::gen::canonical_value(&format!("{k:?}"))
+            )
+        })
         .into_iter()
         .chain(start_name)
         .collect::<Vec<_>>()
@@ -314,6 +326,35 @@ fn make_anneal(arg: Option<&str>) -> Result<Box<dyn Scheduler>, SolverError> {
         true => anneal,
         false => anneal.named(format!("anneal:{options}")),
     }))
+}
+
+/// Why `start`, the text after `anneal:` (and after `length=K,` when
+/// `had_length`), is a misplaced or misspelled option rather than a
+/// solver: `kahn,length=2`, `lenght=2`, `length:2`, `length=2,length=3`.
+fn misplaced_option(start: &str, had_length: bool) -> Option<String> {
+    let first = start.split(',').next().unwrap_or_default().trim();
+    let option = first
+        .split_once('=')
+        .is_some_and(|(key, _)| !key.contains(':'))
+        || first.to_ascii_lowercase().starts_with("len");
+    if option {
+        let why = match had_length {
+            true => format!("`{first}` after `length=K,`: anneal's one option is given once"),
+            false => format!("unknown option `{first}`: anneal's one option is `length=K`"),
+        };
+        return Some(format!(
+            "{why} (`anneal:length=2` or `anneal:length=2,START`)"
+        ));
+    }
+    let (head, tail) = start.split_once(',')?;
+    let misplaced = tail.split(',').any(|t| t.trim().starts_with("length="));
+    misplaced.then(|| {
+        format!(
+            "`length=K` comes first, before the start: `anneal:{},{}`",
+            tail.trim(),
+            head.trim()
+        )
+    })
 }
 
 /// Largest `K` of `anneal:length=K`: a thousand times the default budget
@@ -724,6 +765,12 @@ mod tests {
                 "anneal:length=2,rule: delta,id",
                 "anneal:length=2,rule:delta,id",
             ),
+            ("anneal:length=2.50,kahn", "anneal:length=2.5,kahn"),
+            ("anneal:length=1e-3", "anneal:length=0.001"),
+            ("anneal:length=1e-300", "anneal:length=1e-300"),
+            // The default start is no start.
+            ("anneal:best-heuristic", "anneal"),
+            ("anneal:length=3,best-heuristic", "anneal:length=3"),
         ] {
             assert_eq!(build(spelled).unwrap().name(), name, "{spelled}");
         }
@@ -733,6 +780,13 @@ mod tests {
             ("anneal:length=NaN", "`length=NaN`"),
             ("anneal:length=4,", "names no start"),
             ("anneal:length=2,anneal:kahn", "is itself `anneal`"),
+            (
+                "anneal:kahn,length=2",
+                "comes first, before the start: `anneal:length=2,kahn`",
+            ),
+            ("anneal:lenght=2", "unknown option `lenght=2`"),
+            ("anneal:length:2", "unknown option `length:2`"),
+            ("anneal:length=2,length=3", "given once"),
         ] {
             let err = build(spelled).err().unwrap().to_string();
             assert!(err.contains(needle), "{spelled}: {err}");
