@@ -963,15 +963,17 @@ fn a_budget_no_solver_reads_is_a_warning() {
 }
 
 /// A graph whose only baseline fails (its Nodes order breaks the edges, so
-/// `program` has no order) is named in a warning: its reductions are empty.
+/// `program` has no order; its buffer has two readers, so `liu` refuses
+/// it) is named in a warning: its reductions are empty.
 #[test]
 fn a_graph_without_a_valid_baseline_is_named() {
     let tmp = tempfile::tempdir().unwrap();
     let graph = write(
         tmp.path(),
         "backwards.json",
-        r#"{"Nodes": [{"Id": 1, "Op": "FREE", "BufId": 7}, {"Id": 0, "Op": "ALLOC", "Size": 8, "BufId": 7}],
-            "Edges": [[0, 1]]}"#,
+        r#"{"Nodes": [{"Id": 1, "Op": "FREE", "BufId": 7}, {"Id": 0, "Op": "ALLOC", "Size": 8, "BufId": 7},
+                      {"Id": 2, "Op": "a"}, {"Id": 3, "Op": "b"}],
+            "Edges": [[0, 2], [0, 3], [2, 1], [3, 1]]}"#,
     );
     let config = |baselines: &str| {
         format!("solvers = [\"kahn\"]\nbaselines = [{baselines}]\nplots = []\n[graphs]\nfiles = [\"{graph}\"]\n")
