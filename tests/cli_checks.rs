@@ -511,3 +511,33 @@ fn a_latency_rule_on_a_graph_without_latencies_is_warned_about() {
     let err = expect_exit(&run(&["schedule", path.as_str(), "-s", rule], None), 0);
     assert!(!err.contains("Latency"), "{err}");
 }
+
+/// A saved report says what it is of: the graph as named, and the seed,
+/// restarts and time limit a seeded or timed result depends on (the
+/// text's `settings` line names those that apply to its solvers).
+#[test]
+fn a_report_names_its_graph_and_the_settings_it_depends_on() {
+    let args = ["-s", "noisy:delta", "--seed", "7", "--restarts", "3"];
+    let json = [&args[..], &["--time-limit", "2.5", "--format", "json"]].concat();
+    let o = schedule(&json, EXAMPLE);
+    expect_exit(&o, 0);
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["graph"], "standard input");
+    assert_eq!(
+        (v["seed"].clone(), v["restarts"].clone()),
+        (7.into(), 3.into())
+    );
+    assert_eq!(v["time_limit_s"], 2.5);
+    let text = String::from_utf8(schedule(&args, EXAMPLE).stdout).unwrap();
+    assert!(text.contains("graph        standard input: "), "{text}");
+    assert!(text.contains("settings     seed 7, restarts 3\n"), "{text}");
+    // A deterministic solver depends on none of them.
+    let text = String::from_utf8(schedule(&["-s", "kahn", "--seed", "7"], EXAMPLE).stdout).unwrap();
+    assert!(!text.contains("settings"), "{text}");
+    let table = ["-s", "kahn", "-s", "random", "--time-limit", "1"];
+    let text = String::from_utf8(schedule(&table, EXAMPLE).stdout).unwrap();
+    assert!(
+        text.contains("settings      seed 0, time limit 1 s\n"),
+        "{text}"
+    );
+}

@@ -7,8 +7,8 @@ use std::fmt::Write as _;
 use crate::solvers::{gap_to_bound_pct, Report, Status};
 use crate::Graph;
 
-use super::schedule::reduction_pct;
-use super::{count, human_bytes, percent};
+use super::schedule::{reduction_pct, About};
+use super::{human_bytes, percent};
 
 /// How a column's cells line up.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -23,7 +23,7 @@ enum Align {
 /// to the bound ([`Report::gap_pct`]). A lower bound any solver proved
 /// bounds every order of `g`, so the highest one says how far the best
 /// peak may be from the optimum, by the same definition of a gap.
-pub fn to_table(g: &Graph, reports: &[Report], program_peak: Option<u64>) -> String {
+pub fn to_table(g: &Graph, reports: &[Report], program_peak: Option<u64>, about: &About) -> String {
     let best = reports
         .iter()
         .filter_map(|r| Some((r.peak?, r.solver.as_str())))
@@ -82,12 +82,10 @@ pub fn to_table(g: &Graph, reports: &[Report], program_peak: Option<u64>) -> Str
         .collect();
     let mut s = String::new();
     let opt = |x: Option<u64>| x.map_or("- (the Nodes order breaks an edge)".into(), human_bytes);
-    let _ = writeln!(
-        s,
-        "graph         {}, {}",
-        count(g.node_count(), "node"),
-        count(g.edge_count(), "edge")
-    );
+    let _ = writeln!(s, "graph         {}", about.graph_line(g));
+    if let Some(settings) = &about.settings {
+        let _ = writeln!(s, "settings      {settings}");
+    }
     let _ = writeln!(s, "program peak  {}\n", opt(program_peak));
     write_table(&mut s, &header, &rows);
     s.push('\n');
@@ -190,7 +188,7 @@ mod tests {
         // The first row with the lowest peak is named.
         let first = r.iter().find(|x| x.peak == Some(exact)).unwrap();
         let program = solvers::run(&solvers::ProgramOrder, &g, &SolveContext::default()).peak;
-        let text = to_table(&g, &r, program);
+        let text = to_table(&g, &r, program, &About::default());
         let named = format!("best peak     {} by {}\n", human_bytes(exact), first.solver);
         assert!(text.contains(&named), "{text}");
         assert!(
@@ -237,7 +235,7 @@ mod tests {
         let mut r = reports(&g, &["kahn", "seed-greedy"]);
         let peak = r.iter().filter_map(|x| x.peak).min().unwrap();
         r[1].lower_bound = Some(peak / 2);
-        let text = to_table(&g, &r, None);
+        let text = to_table(&g, &r, None, &About::default());
         let above = 100.0 * (peak - peak / 2) as f64 / (peak / 2) as f64;
         let line = format!(
             "the best peak is at most {} above the optimum",
@@ -257,7 +255,7 @@ mod tests {
         // The same bound from a report the checker refused: no bound line.
         r[1].status = Status::Invalid("claimed a bound above its peak".into());
         (r[1].peak, r[1].order) = (None, None);
-        let text = to_table(&g, &r, None);
+        let text = to_table(&g, &r, None, &About::default());
         assert!(!text.contains("lower bound   "), "{text}");
     }
 
@@ -273,7 +271,7 @@ mod tests {
             x.lower_bound = Some(proved);
         }
         r[1].status = Status::Optimal;
-        let text = to_table(&g, &r, None);
+        let text = to_table(&g, &r, None, &About::default());
         let line = format!("lower bound   {} by seed-greedy", human_bytes(proved));
         assert!(text.contains(&line), "{text}");
     }
@@ -285,12 +283,12 @@ mod tests {
         let spec = GenSpec::parse("tensor-program:ops=8").unwrap();
         let g = generate(&spec, 1).unwrap();
         let mut r = reports(&g, &["kahn", "seed-greedy"]);
-        let text = to_table(&g, &r, None);
+        let text = to_table(&g, &r, None, &About::default());
         assert!(!text.contains("lower bound   "), "{text}");
         assert!(text.contains("program peak  - (the Nodes order breaks an edge)"));
         r[0].status = crate::solvers::Status::Failed("no luck".into());
         (r[0].peak, r[0].order) = (None, None);
-        let text = to_table(&g, &r, None);
+        let text = to_table(&g, &r, None, &About::default());
         assert!(text.contains("kahn failed: no luck"), "{text}");
         assert!(
             text.contains("best peak") && text.contains("by seed-greedy"),

@@ -322,17 +322,24 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     // is a solver bug: its row becomes invalid rather than a proof.
     let mut reports = reports;
     solvers::refute_bounds(&mut reports, program.peak.map(|p| (p, "program")));
+    let about = About::new(
+        &args.graph,
+        &chosen,
+        seed,
+        ctx.restarts,
+        time_limit.map(|t| t.as_secs_f64()),
+    );
     let text = match (args.format, reports.as_slice()) {
         (Format::Json, _) => reports
             .iter()
-            .map(|r| to_json(&graph, r, program.peak) + "\n")
+            .map(|r| to_json(&graph, r, program.peak, &about) + "\n")
             .collect(),
         (Format::Text, [report]) => {
             let on_terminal = args.out.is_none() && std::io::stdout().is_terminal();
             let shown = on_terminal.then_some(TERMINAL_ORDER_IDS);
-            to_text(&graph, report, program.peak, shown)
+            to_text(&graph, report, program.peak, shown, &about)
         }
-        (Format::Text, _) => compare::to_table(&graph, &reports, program.peak),
+        (Format::Text, _) => compare::to_table(&graph, &reports, program.peak, &about),
     };
     match emit(args.out.as_deref(), &text) {
         Ok(()) => {}
@@ -793,6 +800,68 @@ fn warn_unread_flags(chosen: &[(&str, Arc<dyn Scheduler>)], rule_mode: RuleMode,
 /// The reduction of `peak` against `base`, in percent; 0 against a 0 B
 /// base (every peak of such a graph is 0), as an experiment's
 /// `reduction_pct` has it.
+/// What a report is of, besides the solver: the graph as named on the
+/// command line and the flags that decide a seeded or timed result, so
+/// that a saved report says how to get it again.
+#[derive(Debug, Default)]
+pub struct About {
+    /// The graph as given (`standard input` for `-`); `None`: not shown.
+    pub graph: Option<String>,
+    /// `seed 7, restarts 4, time limit 2 s`: the settings that apply to
+    /// some solver of the report (`None` when none does).
+    pub settings: Option<String>,
+    /// `--seed` (0 by default), for the JSON report.
+    seed: u64,
+    /// `--restarts` (1 by default), for the JSON report.
+    restarts: u32,
+    /// `--time-limit` in seconds, for the JSON report.
+    time_limit: Option<f64>,
+}
+
+impl About {
+    /// The settings line names the seed when a solver is seeded, the
+    /// restarts when one restarts and K > 1, and the time limit when set.
+    fn new(
+        graph: &str,
+        chosen: &[(&str, Arc<dyn Scheduler>)],
+        seed: u64,
+        restarts: u32,
+        time_limit: Option<f64>,
+    ) -> About {
+        let any = |has: fn(&Abilities) -> bool| chosen.iter().any(|(_, s)| has(&s.abilities()));
+        let mut parts = Vec::new();
+        if any(|a| a.seeded) {
+            parts.push(format!("seed {seed}"));
+        }
+        if restarts > 1 && any(|a| a.restarts) {
+            parts.push(format!("restarts {restarts}"));
+        }
+        if let Some(t) = time_limit {
+            parts.push(format!("time limit {t} s"));
+        }
+        About {
+            graph: Some(super::saved_for::shown(graph).to_string()),
+            settings: (!parts.is_empty()).then(|| parts.join(", ")),
+            seed,
+            restarts,
+            time_limit,
+        }
+    }
+
+    /// `g.json: 24 nodes, 47 edges` (without the name when not shown).
+    pub(super) fn graph_line(&self, g: &Graph) -> String {
+        let size = format!(
+            "{}, {}",
+            count(g.node_count(), "node"),
+            count(g.edge_count(), "edge")
+        );
+        match &self.graph {
+            Some(name) => format!("{name}: {size}"),
+            None => size,
+        }
+    }
+}
+
 pub(super) fn reduction_pct(peak: Option<u64>, base: Option<u64>) -> Option<f64> {
     match (peak, base) {
         (Some(p), Some(b)) if b > 0 => Some(100.0 * (b as f64 - p as f64) / b as f64),
@@ -801,13 +870,17 @@ pub(super) fn reduction_pct(peak: Option<u64>, base: Option<u64>) -> Option<f64>
     }
 }
 
-fn to_json(g: &crate::Graph, r: &Report, program_peak: Option<u64>) -> String {
+fn to_json(g: &crate::Graph, r: &Report, program_peak: Option<u64>, about: &About) -> String {
     let counters: serde_json::Map<String, serde_json::Value> = r
         .counters
         .iter()
         .map(|(k, v)| (k.clone(), json!(v)))
         .collect();
     let value = json!({
+        "graph": about.graph,
+        "seed": about.seed,
+        "restarts": about.restarts,
+        "time_limit_s": about.time_limit,
         "solver": r.solver,
         "status": r.status.label(),
         "reason": r.status.reason(),
@@ -838,25 +911,24 @@ fn to_text(
     r: &Report,
     program_peak: Option<u64>,
     shown: Option<usize>,
+    about: &About,
 ) -> String {
     let opt = |x: Option<u64>| x.map(human_bytes).unwrap_or_else(|| "-".into());
     let mut lines: Vec<(String, String)> = vec![
         ("solver".into(), r.solver.clone()),
         ("status".into(), r.status.to_string()),
-        (
-            "graph".into(),
-            format!(
-                "{}, {}",
-                count(g.node_count(), "node"),
-                count(g.edge_count(), "edge")
-            ),
-        ),
+        ("graph".into(), about.graph_line(g)),
+    ];
+    if let Some(settings) = &about.settings {
+        lines.push(("settings".into(), settings.clone()));
+    }
+    lines.extend([
         ("peak".into(), opt(r.peak)),
         (
             "program peak".into(),
             program_peak.map_or("- (the Nodes order breaks an edge)".into(), human_bytes),
         ),
-    ];
+    ]);
     if let Some(red) = reduction_pct(r.peak, program_peak) {
         lines.push((
             "reduction".into(),
@@ -926,7 +998,7 @@ mod tests {
         .unwrap();
         let report = solvers::run(&solvers::Kahn, &g, &SolveContext::default());
         let order_line = |shown| {
-            let text = to_text(&g, &report, None, shown);
+            let text = to_text(&g, &report, None, shown, &About::default());
             let line = text.lines().find(|l| l.starts_with("order")).unwrap();
             line.trim_start_matches("order").trim().to_string()
         };
