@@ -541,3 +541,22 @@ fn a_report_names_its_graph_and_the_settings_it_depends_on() {
         "{text}"
     );
 }
+
+/// `-o FILE.json` (or `.jsonl`) writes the JSON report unless `--format
+/// text` says otherwise; other names get the text report.
+#[test]
+fn an_out_file_named_json_gets_the_json_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = |name: &str, extra: &[&str]| {
+        let path = dir.path().join(name);
+        let path = path.to_str().unwrap().to_string();
+        let args = [&["-s", "kahn", "-o", path.as_str()][..], extra].concat();
+        expect_exit(&schedule(&args, EXAMPLE), 0);
+        std::fs::read_to_string(&path).unwrap()
+    };
+    let json: Value = serde_json::from_str(&out("r.json", &[])).unwrap();
+    assert_eq!(json["solver"], "kahn");
+    assert!(out("r.JSONL", &[]).starts_with('{'));
+    assert!(out("r.json", &["--format", "text"]).starts_with("solver "));
+    assert!(out("r.txt", &[]).starts_with("solver "));
+}

@@ -36,10 +36,12 @@ pub struct Args {
     /// against a graph of another name warns.
     #[arg(value_name = "ORDER")]
     order: String,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Text)]
-    format: Format,
-    /// Write the report here instead of standard output.
+    /// Output format. Default: `json` when `--out` ends in `.json` or
+    /// `.jsonl`, else `text`.
+    #[arg(long, value_enum)]
+    format: Option<Format>,
+    /// Write the report here instead of standard output (`.json` or
+    /// `.jsonl`: the JSON report, unless `--format text`).
     #[arg(long, short)]
     out: Option<String>,
     /// Also draw live memory over the steps of the order, beside program
@@ -167,12 +169,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         &args.order
     };
     let text = read_order(&args.order, name, MAX_INPUT_BYTES)?;
+    let format = args
+        .format
+        .unwrap_or_else(|| super::schedule::default_format(args.out.as_deref()));
     let checked = parse_and_check(&graph, &text, name, &args.graph);
     let (parsed, order, eval) = match checked {
         Ok(ok) => ok,
         Err(e) => {
             // A JSON consumer reads the verdict on standard output too.
-            if let Format::Json = args.format {
+            if let Format::Json = format {
                 let value = json!({
                     "valid": false,
                     "error": e.0,
@@ -199,7 +204,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let reduction = reduction_pct(Some(eval.peak), program);
     // The node that reaches the peak first, and its step (1-based).
     let at_peak = eval.peak_step.map(|k| (k + 1, graph.id(order[k])));
-    let text = match args.format {
+    let text = match format {
         Format::Json => {
             let value = json!({
                 "valid": true,

@@ -51,12 +51,15 @@ pub struct Args {
     /// live_after, rise, latency, random (docs/rules.md).
     #[arg(long, short, default_value = "seed-greedy")]
     solver: Vec<String>,
-    /// Output format. The text report's `order` line lists every id, except
-    /// on a terminal, where an order of more than 200 nodes shows its first
-    /// 200 and a count (`-o FILE`, a pipe or `--format json` keep them all).
-    #[arg(long, value_enum, default_value_t = Format::Text)]
-    format: Format,
-    /// Write the report here instead of standard output.
+    /// Output format. Default: `json` when `--out` ends in `.json` or
+    /// `.jsonl`, else `text`. The text report's `order` line lists every
+    /// id, except on a terminal, where an order of more than 200 nodes
+    /// shows its first 200 and a count (`-o FILE`, a pipe or `--format
+    /// json` keep them all).
+    #[arg(long, value_enum)]
+    format: Option<Format>,
+    /// Write the report here instead of standard output (`.json` or
+    /// `.jsonl`: the JSON report, unless `--format text`).
     #[arg(long, short)]
     out: Option<String>,
     /// Also draw live memory over the steps of each solver's checked
@@ -329,7 +332,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         ctx.restarts,
         time_limit.map(|t| t.as_secs_f64()),
     );
-    let text = match (args.format, reports.as_slice()) {
+    let format = args
+        .format
+        .unwrap_or_else(|| default_format(args.out.as_deref()));
+    let text = match (format, reports.as_slice()) {
         (Format::Json, _) => reports
             .iter()
             .map(|r| to_json(&graph, r, program.peak, &about) + "\n")
@@ -800,6 +806,18 @@ fn warn_unread_flags(chosen: &[(&str, Arc<dyn Scheduler>)], rule_mode: RuleMode,
 /// The reduction of `peak` against `base`, in percent; 0 against a 0 B
 /// base (every peak of such a graph is 0), as an experiment's
 /// `reduction_pct` has it.
+/// The format `--out` asks for by its extension: JSON for `.json` and
+/// `.jsonl`, else text.
+pub(super) fn default_format(out: Option<&str>) -> Format {
+    let ext = out
+        .and_then(|o| Path::new(o).extension())
+        .map(|e| e.to_ascii_lowercase());
+    match ext.as_ref().and_then(|e| e.to_str()) {
+        Some("json" | "jsonl") => Format::Json,
+        _ => Format::Text,
+    }
+}
+
 /// What a report is of, besides the solver: the graph as named on the
 /// command line and the flags that decide a seeded or timed result, so
 /// that a saved report says how to get it again.
