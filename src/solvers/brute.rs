@@ -56,9 +56,16 @@ impl Scheduler for Brute {
             // ability).
             (Some((peak, order)), true) => {
                 let f4 = super::exact::f4_global_bound(g, n, u64::MAX);
+                let why = format!(
+                    "brute stopped by {} after {orders} orders",
+                    ctx.limit_cause()
+                );
                 match f4 {
-                    Some(lb) if lb == peak => Outcome::optimal(order, peak),
-                    _ => Outcome::feasible(order).with_lower_bound(f4),
+                    Some(lb) if lb == peak => Outcome::optimal(order, peak)
+                        .with_note(format!("{why}; its best meets the F4 bound")),
+                    _ => Outcome::feasible(order)
+                        .with_lower_bound(f4)
+                        .with_note(format!("{why}; best order so far, F4 bound")),
                 }
                 .with_counter("orders", orders)
             }
@@ -136,6 +143,12 @@ mod tests {
             (Status::Optimal, Some(78)),
             "{:?}",
             r.note
+        );
+        let note = r.note.unwrap_or_default();
+        assert!(
+            note.starts_with("brute stopped by the time limit after ")
+                && note.ends_with("; its best meets the F4 bound"),
+            "{note}"
         );
     }
 }
