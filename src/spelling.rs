@@ -1,13 +1,17 @@
 //! Guesses at what a misspelled name meant, for error messages.
 
 /// The `candidates` within a third of the shorter length's edits of `name`
-/// (case-insensitive), in the order given: `hieght` finds `height`, `khan`
-/// finds `kahn`, `de` finds nothing.
+/// (case-insensitive), or that start with it when it has three letters or
+/// more, in the order given: `hieght` finds `height`, `khan` finds `kahn`,
+/// `live` finds `live_after`, `de` finds nothing.
 pub(crate) fn near<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Vec<&'a str> {
     let name = name.to_ascii_lowercase();
     candidates
         .into_iter()
-        .filter(|c| edit_distance(&name, c) <= name.len().min(c.len()) / 3)
+        .filter(|c| {
+            edit_distance(&name, c) <= name.len().min(c.len()) / 3
+                || (name.len() >= 3 && c.to_ascii_lowercase().starts_with(&name))
+        })
         .collect()
 }
 
@@ -58,6 +62,23 @@ mod tests {
         assert_eq!(edit_distance("", "id"), 2);
         assert_eq!(edit_distance("kahn", "kahn"), 0);
         assert_eq!(near("Hieght", ["height", "depth"]), ["height"]);
+        let features = [
+            "live_after",
+            "latency",
+            "random",
+            "frees_after",
+            "in_degree",
+        ];
+        for (name, meant) in [
+            ("live", "live_after"),
+            ("lat", "latency"),
+            ("rand", "random"),
+            ("frees", "frees_after"),
+            ("in_deg", "in_degree"),
+        ] {
+            assert_eq!(near(name, features), [meant], "{name}");
+        }
+        assert!(near("la", features).is_empty(), "two letters are too few");
         assert_eq!(near("khan", ["kahn", "liu"]), ["kahn"]);
         assert!(near("de", ["id", "delta"]).is_empty());
         assert_eq!(did_you_mean(&[]), "");
