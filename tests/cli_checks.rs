@@ -505,7 +505,7 @@ fn a_latency_rule_on_a_graph_without_latencies_is_warned_about() {
     let plain = r#"{"Nodes":[{"Id":0,"Op":"ALLOC","Size":4,"BufId":1},{"Id":1,"Op":"A"},{"Id":2,"Op":"FREE","BufId":1}],"Edges":[[0,1],[1,2]]}"#;
     let (_dir, path) = file_with(plain);
     let err = expect_exit(&run(&["schedule", path.as_str(), "-s", rule], None), 0);
-    assert!(err.contains("has a `Latency` field"), "{err}");
+    assert!(err.contains("has a `Latency` value (a number)"), "{err}");
     let timed = plain.replace(r#""Op":"A""#, r#""Op":"A","Latency":2.5"#);
     let (_dir, path) = file_with(&timed);
     let err = expect_exit(&run(&["schedule", path.as_str(), "-s", rule], None), 0);
@@ -559,4 +559,20 @@ fn an_out_file_named_json_gets_the_json_report() {
     assert!(out("r.JSONL", &[]).starts_with('{'));
     assert!(out("r.json", &["--format", "text"]).starts_with("solver "));
     assert!(out("r.txt", &[]).starts_with("solver "));
+}
+
+/// An empty input is called empty (not "EOF while parsing"), and a graph
+/// with no nodes passes with a warning that says so.
+#[test]
+fn an_empty_input_and_an_empty_graph_are_named() {
+    for blank in ["", "\n \n"] {
+        let o = run(&["validate", "-"], Some(blank));
+        assert_exit_2(&o, &["the input is empty: a graph is a JSON object"]);
+    }
+    let o = run(&["validate", "-"], Some(r#"{"Nodes": [], "Edges": []}"#));
+    let err = expect_exit(&o, 0);
+    assert!(
+        err.contains("warning: standard input: it has no nodes"),
+        "{err}"
+    );
 }

@@ -273,7 +273,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             .filter(|(shown, _)| rule::reads_latency(shown))
         {
             note!(
-                "warning: no node of {} has a `Latency` field, so `latency` is 0 for every \
+                "warning: no node of {} has a `Latency` value (a number), so `latency` is 0 for every \
                  node in `{shown}`",
                 super::saved_for::shown(&args.graph)
             );

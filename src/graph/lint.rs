@@ -6,6 +6,7 @@ use super::{Graph, NodeIdx, NodeKind};
 
 /// What looks wrong in `g`, one message per kind, naming the first node of
 /// each and counting the others:
+/// - no node at all: every solver returns the empty schedule, of peak 0;
 /// - several nodes and no edge: every order is then a schedule, which
 ///   usually means the dependencies were not exported as `Edges`;
 /// - a FREE with a `Size` other than its ALLOC's: kept as metadata and
@@ -25,6 +26,13 @@ use super::{Graph, NodeIdx, NodeKind};
 ///   edge count counts it.
 pub fn lint(g: &Graph) -> Vec<String> {
     let mut warnings = Vec::new();
+    if g.node_count() == 0 {
+        warnings.push(
+            "it has no nodes, so its one schedule is the empty one, of peak 0: is `Nodes` \
+             the list it was meant to be?"
+                .to_string(),
+        );
+    }
     if g.edge_count() == 0 && g.node_count() > 1 {
         warnings.push(format!(
             "it has {} nodes and no edge, so any order of them is a schedule: are its \

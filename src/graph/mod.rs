@@ -182,7 +182,7 @@ impl Graph {
     pub fn extra(&self, v: NodeIdx) -> Option<&Map<String, Value>> {
         self.extras[v as usize].as_deref()
     }
-    /// Whether some node has a `Latency` field (else the `latency` feature
+    /// Whether some node has a numeric `Latency` field (else the `latency` feature
     /// of a rule reads 0 everywhere).
     pub fn has_latencies(&self) -> bool {
         !self.latencies.is_empty()

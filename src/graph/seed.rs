@@ -94,6 +94,15 @@ pub struct RawGraph {
 /// O(bytes); no intermediate `serde_json::Value` for the known fields.
 pub fn parse(text: &[u8]) -> Result<RawGraph, GraphError> {
     let text = text.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(text);
+    if text.iter().all(u8::is_ascii_whitespace) {
+        return Err(GraphError::Json {
+            line: 1 + text.iter().filter(|&&b| b == b'\n').count(),
+            column: 0,
+            message: "the input is empty: a graph is a JSON object, \
+                      {\"Nodes\": [...], \"Edges\": [...]}"
+                .into(),
+        });
+    }
     let mut de = serde_json::Deserializer::from_slice(text);
     let raw = RawGraph::deserialize(&mut de).map_err(|e| GraphError::from_json(&e))?;
     de.end().map_err(|e| GraphError::from_json(&e))?;
