@@ -490,3 +490,25 @@ fn a_saturating_term_is_named_in_the_note() {
         assert!(!note(name).contains("64-bit"), "{name}: {}", note(name));
     }
 }
+
+/// The noise of `noisy:` is continuous, so its later terms never decide
+/// (docs/rules.md says so): `noisy:delta,type,id` is `noisy:delta`, seed
+/// for seed, in both modes.
+#[test]
+fn noisy_later_terms_do_not_change_the_order() {
+    for (i, g) in corpus().iter().enumerate() {
+        for seed in 0..3 {
+            let ctx = SolveContext::new(seed, None);
+            for (long, short) in [
+                ("noisy:delta,type,id", "noisy:delta"),
+                ("noisy-moves:delta,-type,id", "noisy-moves:delta"),
+            ] {
+                assert_eq!(
+                    order_of(long, g, &ctx),
+                    order_of(short, g, &ctx),
+                    "graph {i}, seed {seed}: {long}"
+                );
+            }
+        }
+    }
+}
