@@ -576,31 +576,63 @@ fn check_same_config(
     )))
 }
 
-/// The keys that define an experiment's work on which `a` and `b` differ.
-fn config_differences(a: &Config, b: &Config) -> Vec<&'static str> {
+/// The keys that define an experiment's work on which `a` and `b` differ
+/// (`[graphs]` with its first differing entry).
+fn config_differences(a: &Config, b: &Config) -> Vec<String> {
     let mut out = Vec::new();
-    if a.graphs != b.graphs {
-        out.push("`[graphs]`");
+    let (ga, gb) = (graph_entries(&a.graphs), graph_entries(&b.graphs));
+    if ga != gb {
+        let at = ga.iter().zip(&gb).take_while(|(x, y)| x == y).count();
+        let entry = |g: &[String]| g.get(at).map_or("nothing".into(), |e| format!("`{e}`"));
+        out.push(format!(
+            "`[graphs]` (entry {at}, counted from 0: {} in one, {} in the other)",
+            entry(&ga),
+            entry(&gb)
+        ));
     }
-    if a.solvers != b.solvers {
-        out.push("`solvers`");
-    }
-    if a.baselines != b.baselines {
-        out.push("`baselines`");
-    }
-    if a.seeds.expand().ok() != b.seeds.expand().ok() {
-        out.push("`seeds`");
-    }
-    if a.time_limit != b.time_limit {
-        out.push("`time_limit`");
-    }
-    if a.restarts != b.restarts {
-        out.push("`restarts`");
-    }
-    if a.budget != b.budget {
-        out.push("`[budget]`");
+    for (differ, key) in [
+        (a.solvers != b.solvers, "`solvers`"),
+        (a.baselines != b.baselines, "`baselines`"),
+        (a.seeds.expand().ok() != b.seeds.expand().ok(), "`seeds`"),
+        (a.time_limit != b.time_limit, "`time_limit`"),
+        (a.restarts != b.restarts, "`restarts`"),
+        (a.budget != b.budget, "`[budget]`"),
+    ] {
+        if differ {
+            out.push(key.to_string());
+        }
     }
     out
+}
+
+/// `[graphs]` as the plan reads it, one entry per line of the config:
+/// paths without `./` parts, generator specs as graph names spell them,
+/// seeds expanded, and a generate entry's `family`. Two spellings of one
+/// list of graphs give one list.
+fn graph_entries(g: &super::config::GraphsSection) -> Vec<String> {
+    let path = |p: &String| {
+        let clean: PathBuf = Path::new(p)
+            .components()
+            .filter(|c| !matches!(c, std::path::Component::CurDir))
+            .collect();
+        clean.display().to_string()
+    };
+    let files = g.files.iter().map(|f| format!("files: {}", path(f)));
+    let globs = g.globs.iter().map(|f| format!("globs: {}", path(f)));
+    let generated = g.generate.iter().enumerate().map(|(k, e)| {
+        let spec = crate::corpus::gen::GenSpec::parse(&e.spec)
+            .map_or_else(|_| e.spec.clone(), |s| s.to_string());
+        let seeds = match e.seed_list(k) {
+            Ok(list) => format!("{list:?}"),
+            Err(_) => e.seeds.to_string(),
+        };
+        let family = e
+            .family
+            .as_ref()
+            .map_or(String::new(), |f| format!(", family {f:?}"));
+        format!("generate: {spec}, seeds {seeds}{family}")
+    });
+    files.chain(globs).chain(generated).collect()
 }
 
 /// Warnings about items of the plan without a row: how many, which shards
@@ -802,6 +834,22 @@ mod tests {
         assert!(config_differences(&a, &b).is_empty(), "presentation only");
         let b = config(&BASE.replace("\"kahn\"", "\"kahn\", \"seed-greedy\""));
         assert_eq!(config_differences(&a, &b), vec!["`solvers`"]);
+        // `[graphs]` compares as planned: spellings of one graph list are
+        // one; a real difference is shown.
+        let graphs = |entries: &str| config(&format!("solvers = [\"kahn\"]\n[graphs]\n{entries}"));
+        let a = graphs(
+            "files = [\"d/g.json\"]\ngenerate = [{ spec = \"chain:length=10\", seeds = \"0..3\" }]",
+        );
+        let b = graphs("files = [\"./d/g.json\"]\ngenerate = [{ spec = \"chain: length = +010\", seeds = [0, 1, 2] }]");
+        assert!(config_differences(&a, &b).is_empty());
+        let b = graphs(
+            "files = [\"d/g.json\"]\ngenerate = [{ spec = \"chain:length=11\", seeds = \"0..3\" }]",
+        );
+        assert_eq!(
+            config_differences(&a, &b),
+            ["`[graphs]` (entry 1, counted from 0: `generate: chain:length=10, seeds [0, 1, 2]` \
+              in one, `generate: chain:length=11, seeds [0, 1, 2]` in the other)"]
+        );
         let b = config(&format!("name = \"other\"\n{BASE}"));
         let err = check_same_config(Path::new("A"), &a, Path::new("B"), &b)
             .unwrap_err()
