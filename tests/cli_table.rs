@@ -236,3 +236,23 @@ fn a_directory_with_unrun_solves_says_so() {
         stdout(&o)
     );
 }
+
+/// From a directory where the config's graph files are not found, `table`
+/// cannot count the solves without a row, and says so rather than
+/// leaving graphs without rows out unannounced.
+#[test]
+fn a_plan_that_cannot_be_made_here_is_announced() {
+    let elsewhere = tempfile::tempdir().unwrap();
+    let results = std::fs::canonicalize("results/quick").unwrap();
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_memsched"))
+        .args(["table", results.to_str().unwrap()])
+        .current_dir(elsewhere.path())
+        .output()
+        .unwrap();
+    expect_exit(&o, 0);
+    assert!(
+        stderr(&o).contains("cannot tell whether every solve its config.toml plans has a row"),
+        "{}",
+        stderr(&o)
+    );
+}

@@ -171,13 +171,25 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let t = table::build(&finalized, &opts)
         .map_err(|e| InvalidInput(format!("{}: {e}", runs.display())))?;
     match unrun {
-        Some((0, _)) => {}
-        Some((missing, planned)) => note!(
+        Some(Ok((0, _))) => {}
+        Some(Ok((missing, planned))) => note!(
             "warning: {}: {missing} of the {planned} solves its config.toml plans have no row \
              yet (a run not finished, or graphs or solvers added since: `memsched run` again \
              fills them); a cell without one shows `-`, and a graph without any row is not \
              shown",
             runs.display()
+        ),
+        // Graphs without any row would go unseen: say the check was not made.
+        Some(Err(why)) => note!(
+            "warning: {}: cannot tell whether every solve its config.toml plans has a row, as \
+             its graphs cannot be listed from this directory ({why}); a graph without any row \
+             is not shown: run `memsched table` from the directory the experiment ran in to \
+             check{}",
+            runs.display(),
+            match t.missing {
+                0 => String::new(),
+                k => format!(" ({k} graph-solver pair(s) of the table have no row, shown as `-`)"),
+            }
         ),
         None if t.missing > 0 => note!(
             "warning: {}: {} graph-solver pair(s) of the table have no row yet, shown as `-` \
@@ -231,20 +243,23 @@ fn baselines(runs: &Path, rows: &[rows::Row]) -> anyhow::Result<Vec<String>> {
 
 /// How many of the solves that the results directory's `config` plans have
 /// no row among `rows`, and how many it plans; `None` for a shard's
-/// directory (it holds only its share), or when its plan cannot be made
-/// from here (graph files relative to another directory).
+/// directory (it holds only its share); `Some(Err(why))` when its plan
+/// cannot be made from here (graph files relative to another directory).
 fn unrun_solves(
     runs: &Path,
     config: &crate::experiment::Config,
     rows: &[rows::Row],
-) -> Option<(usize, usize)> {
+) -> Option<Result<(usize, usize), String>> {
     let shards = read_shards_file(runs.parent()?).ok()??;
     if !shards.shards.iter().any(|s| s == ALL_SHARDS) {
         return None;
     }
-    let plan = crate::experiment::Plan::new(config).ok()?;
+    let plan = match crate::experiment::Plan::new(config) {
+        Ok(plan) => plan,
+        Err(why) => return Some(Err(why)),
+    };
     let present: std::collections::BTreeSet<rows::Key> = rows.iter().map(rows::Row::key).collect();
-    Some((plan.items_without(&present).count(), plan.items.len()))
+    Some(Ok((plan.items_without(&present).count(), plan.items.len())))
 }
 
 /// The solvers and baselines of the results directory's `config`, as the
