@@ -89,9 +89,30 @@ fn canonical_argument(argument: &str) -> String {
         trimmed => trimmed,
     };
     match solver {
-        Some(solver) => format!("{path}#{solver}"),
+        Some(solver) => format!("{path}#{}", canonical_solver(solver)),
         None => path.to_string(),
     }
+}
+
+/// A solver's name as the registry spells it (`noisy: delta, id` is
+/// `noisy:delta,id`), where it builds; else as given, trimmed.
+fn canonical_solver(name: &str) -> String {
+    super::build(name).map_or_else(|_| name.trim().to_string(), |s| s.name())
+}
+
+/// The spelling among `file`'s solvers of the solver `wanted` names: the
+/// same text, else the first that names the same solver (lines written by
+/// hand may spell it otherwise than memsched does); `wanted` itself when
+/// none does.
+fn spelling_in_file(file: &LinesFile, wanted: &str) -> String {
+    if file.solvers.iter().any(|s| s == wanted) {
+        return wanted.to_string();
+    }
+    let canonical = canonical_solver(wanted);
+    (file.solvers.iter())
+        .find(|s| canonical_solver(s) == canonical)
+        .cloned()
+        .unwrap_or_else(|| wanted.to_string())
 }
 
 /// A JSON Lines file's lines by graph name.
@@ -178,7 +199,7 @@ impl ExternalOrders {
             )));
         }
         let path = PathBuf::from(path);
-        let source = if path.is_dir() {
+        let mut source = if path.is_dir() {
             if solver.is_some() {
                 return Err(bad(format!(
                     "`#SOLVER` picks lines of a .jsonl file, and `{}` is a directory",
@@ -207,11 +228,12 @@ impl ExternalOrders {
         };
         // A file's lines are read now: a malformed file is an error before
         // any solve, and whether seeds tell lines apart is known.
-        let (lines, seeded) = match &source {
+        let (lines, seeded) = match &mut source {
             Source::Directory(_) => (None, false),
             Source::Lines { path, solver } => {
                 let lines = cached_lines(path).map_err(bad)?;
                 if let Some(wanted) = solver {
+                    *wanted = spelling_in_file(&lines, wanted);
                     check_solver_named(&lines, path, wanted).map_err(bad)?;
                 }
                 let seeded = lines.seeded(solver.as_deref());
@@ -484,6 +506,19 @@ mod tests {
             ("/abs/dir/", "/abs/dir"),
             ("/", "/"),
             ("./r/orders.jsonl # kahn", "r/orders.jsonl#kahn"),
+            // The solver as the registry names it.
+            (
+                "r/orders.jsonl#noisy: delta, id",
+                "r/orders.jsonl#noisy:delta,id",
+            ),
+            (
+                "r/orders.jsonl#anneal:length=2.0",
+                "r/orders.jsonl#anneal:length=2",
+            ),
+            (
+                "r/orders.jsonl#not a solver ",
+                "r/orders.jsonl#not a solver",
+            ),
         ] {
             assert_eq!(canonical_argument(given), name, "{given}");
         }
@@ -610,12 +645,19 @@ mod tests {
             line("kahn", 0, &fwd),
             line("random", 0, &fwd),
             line("random", 1, &back),
+            line("rule: delta , id", 0, &fwd),
         ]
         .join("\n");
         std::fs::write(&path, text).unwrap();
         let p = path.to_str().unwrap();
         let kahn = ExternalOrders::new(&format!("{p}#kahn")).unwrap();
         assert_eq!(run(&kahn, &g, &named("c")).status, Status::Feasible);
+        // A solver is found however the file or the name spells it.
+        for spelled in ["rule:delta,id", "rule: delta , id", "rule:delta, id"] {
+            let rule = ExternalOrders::new(&format!("{p}#{spelled}")).unwrap();
+            assert_eq!(run(&rule, &g, &named("c")).status, Status::Feasible);
+            assert!(rule.name().ends_with("#rule:delta,id"), "{}", rule.name());
+        }
         let random = ExternalOrders::new(&format!("{p}#random")).unwrap();
         let seed1 = SolveContext {
             seed: 1,
@@ -634,7 +676,7 @@ mod tests {
         let all = ExternalOrders::new(p).unwrap();
         let reason = run(&all, &g, &named("c")).status.to_string();
         assert!(
-            reason.contains("3 lines for graph `c`") && reason.contains("kahn, random"),
+            reason.contains("4 lines for graph `c`") && reason.contains("kahn, random"),
             "{reason}"
         );
         // Seeds tell `random`'s lines apart, so an experiment runs it per
@@ -647,7 +689,7 @@ mod tests {
         };
         assert!(
             e.to_string()
-                .contains("solver `ranodm`; its solvers: kahn, random"),
+                .contains("solver `ranodm`; its solvers: kahn, random, rule: delta , id"),
             "{e}"
         );
         assert!(ExternalOrders::new("/no/such/dir").is_err());
