@@ -361,6 +361,13 @@ impl Config {
                 )));
             }
             config.name = default_name.to_string();
+            // The name came from the file's: an error about it says so.
+            if let Err(e) = config.check_name() {
+                return Err(invalid(format!(
+                    "{e}: without a `name` key the experiment is named after the file \
+                     (`{default_name}`); add `name = \"...\"` or rename the file"
+                )));
+            }
         }
         // Rows, baselines and the report compare names as written.
         for name in (config.solvers.iter_mut())
@@ -910,6 +917,14 @@ mod tests {
         );
         let text = format!("solvers = [\"kahn\"]\n{graphs}");
         assert_eq!(Config::parse(&text, "e.toml", "e").unwrap().name, "e");
+        // A file's name that cannot name an experiment is blamed on the file.
+        let err = Config::parse(&text, "my exp.toml", "my exp")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("(got `my exp`): without a `name` key the experiment is named after"),
+            "{err}"
+        );
         // A name that no directory can have is refused up front.
         let text = format!(
             "name = \"{}\"\nsolvers = [\"kahn\"]\n{graphs}",

@@ -122,8 +122,17 @@ impl FromStr for Shard {
             .trim()
             .parse()
             .map_err(|_| format!("shard `{s}`: `{n}` is not a number"))?;
-        if n == 0 || k >= n {
-            return Err(format!("shard `{s}`: need 0 <= K < N"));
+        if n == 0 {
+            return Err(format!(
+                "shard `{s}`: need 0 <= K < N, and N = 0 has no shard"
+            ));
+        }
+        if k >= n {
+            return Err(format!(
+                "shard `{s}`: need 0 <= K < N (shards are counted from 0: the {n} of N = {n} \
+                 are 0/{n} to {}/{n})",
+                n - 1
+            ));
         }
         Ok(Shard { index: k, count: n })
     }
@@ -533,7 +542,8 @@ mod tests {
         assert_eq!(a.len() + b.len(), p.items.len());
         assert!(a.iter().all(|i| !b.contains(i)));
         assert_eq!(p.shard_items(None), p.items);
-        assert!("2/2".parse::<Shard>().is_err());
+        let err = "2/2".parse::<Shard>().unwrap_err();
+        assert!(err.contains("the 2 of N = 2 are 0/2 to 1/2"), "{err}");
         assert!("x".parse::<Shard>().is_err());
     }
 
