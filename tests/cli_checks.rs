@@ -576,3 +576,32 @@ fn an_empty_input_and_an_empty_graph_are_named() {
         "{err}"
     );
 }
+
+/// `--trace FILE.csv` writes one row per step with the rule's term values;
+/// a solver other than `rule:` gets the step columns only, and two solvers
+/// are refused.
+#[test]
+fn a_trace_has_a_row_per_step_and_a_column_per_term() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.csv");
+    let p = path.to_str().unwrap();
+    let o = schedule(&["-s", "rule:-unlocks,delta,id", "--trace", p], EXAMPLE);
+    expect_exit(&o, 0);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        lines[0],
+        "step,id,op,type,delta,memory_after,ready,-unlocks,delta,id"
+    );
+    assert_eq!(lines.len(), 1 + 3, "the example has three nodes: {text}");
+    assert!(lines[1].starts_with("1,"), "{text}");
+    let o = schedule(&["-s", "kahn", "--trace", p], EXAMPLE);
+    expect_exit(&o, 0);
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(
+        text.starts_with("step,id,op,type,delta,memory_after,ready\n"),
+        "{text}"
+    );
+    let o = schedule(&["-s", "kahn", "-s", "exact", "--trace", p], EXAMPLE);
+    assert_exit_2(&o, &["--trace takes one --solver (2 given)"]);
+}

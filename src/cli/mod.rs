@@ -49,6 +49,7 @@ mod interrupt;
 mod saved_for;
 mod schedule;
 mod solvers;
+mod trace;
 mod validate;
 
 // Corpus commands.

@@ -67,6 +67,15 @@ pub struct Args {
     /// `memory.svg`): one line per solver, its peak in the legend.
     #[arg(long, value_name = "FILE")]
     plot: Option<PathBuf>,
+    /// Also write the schedule step by step into this CSV file: `step`
+    /// (from 1), `id`, `op`, `type`, `delta`, `memory_after`, `ready` (how
+    /// many nodes were ready, the one run among them) and, for a `rule:EXPR`
+    /// solver, one column per term of EXPR with the value the rule ranked
+    /// the node by at that step (`live_after` ranks as `delta`; `unlocks`
+    /// and `frees_after` as of that step): to see why a rule chose what it
+    /// chose. Takes one --solver.
+    #[arg(long, value_name = "FILE.csv")]
+    trace: Option<PathBuf>,
     /// Wall-clock limit for each solver, in seconds (fractions allowed).
     /// Default: none, the solver runs until it is done. Ctrl-C acts as the
     /// limit.
@@ -266,6 +275,17 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         &[("graph", &args.graph)],
     )?;
     check_outputs_miss_orders(&chosen, args.out.as_deref(), args.plot.as_deref())?;
+    if let Some(trace) = &args.trace {
+        if chosen.len() > 1 {
+            return Err(InvalidInput(format!(
+                "--trace takes one --solver ({} given): trace each in its own run",
+                chosen.len()
+            ))
+            .into());
+        }
+        check_output_is_not_an_input("--trace", trace, &[("graph", &args.graph)])?;
+        check_out_file("--trace", trace)?;
+    }
     let graph = Arc::new(read_graph(&args.graph)?);
     if !graph.has_latencies() {
         for (shown, _) in chosen
@@ -357,6 +377,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let code = exit_code(&reports, &fates);
     if let Some(path) = &args.plot {
         plot(path, &args.graph, &graph, &reports)?;
+    }
+    if let (Some(path), [report]) = (&args.trace, reports.as_slice()) {
+        super::trace::write(path, &graph, report, seed)?;
     }
     if interrupt.happened() {
         let cause = super::interrupt::cause();

@@ -350,26 +350,49 @@ pub(super) fn encode_term(
     };
     match term {
         Term::Int(sum) => {
-            let x = match sum.as_slice() {
-                // The common case: one feature, ascending.
-                [(1, f)] => int_value(g, adj, s, *f, v, d),
-                _ => sum.iter().fold(0i64, |acc, &(w, f)| {
-                    acc.saturating_add(w.saturating_mul(int_value(g, adj, s, f, v, d)))
-                }),
-            };
+            let x = int_term(g, adj, s, sum, v, d);
             match noise {
                 None => enc_int(x),
                 Some(e) => enc_float(x as f64 + e),
             }
         }
-        Term::Float(sum) => {
-            let x: f64 = sum
-                .iter()
-                .map(|&(w, f)| w * float_value(g, adj, s, f, v, d))
-                .sum();
-            enc_float(x + noise.unwrap_or(0.0))
-        }
+        Term::Float(sum) => enc_float(float_term(g, adj, s, sum, v, d) + noise.unwrap_or(0.0)),
     }
+}
+
+/// The value of an integer term (`sum`) for `v`: exact, saturating at the
+/// bounds of `i64`.
+#[inline]
+pub(super) fn int_term(
+    g: &Graph,
+    adj: &Adj,
+    s: &Statics,
+    sum: &[(i64, Feature)],
+    v: NodeIdx,
+    d: &Dynamic,
+) -> i64 {
+    match sum {
+        // The common case: one feature, ascending.
+        [(1, f)] => int_value(g, adj, s, *f, v, d),
+        _ => sum.iter().fold(0i64, |acc, &(w, f)| {
+            acc.saturating_add(w.saturating_mul(int_value(g, adj, s, f, v, d)))
+        }),
+    }
+}
+
+/// The value of a float term (`sum`) for `v`.
+#[inline]
+pub(super) fn float_term(
+    g: &Graph,
+    adj: &Adj,
+    s: &Statics,
+    sum: &[(f64, Feature)],
+    v: NodeIdx,
+    d: &Dynamic,
+) -> f64 {
+    sum.iter()
+        .map(|&(w, f)| w * float_value(g, adj, s, f, v, d))
+        .sum()
 }
 
 /// Mean absolute value of the first term over all nodes, with node-mode

@@ -24,6 +24,7 @@ mod parse;
 mod queue;
 mod random;
 mod tiered_heap;
+mod trace;
 
 pub use list::Rule;
 pub use moves::Moves;
@@ -32,6 +33,7 @@ pub use parse::{
     check_decisive, check_noise_room, feature_list, parse, Feature, Key, RuleError, Term,
 };
 pub use random::RandomOrder;
+pub use trace::{term_texts, trace, TraceStep};
 
 /// Whether the solver named `name` is a rule (`rule:`, `moves:`,
 /// `noisy:`, `noisy-moves:`, or one as `anneal:`'s start; names split as
