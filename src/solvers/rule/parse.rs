@@ -333,14 +333,41 @@ fn parse_rule(rule: &str) -> Result<Key, RuleError> {
         }
         terms.push(parse_term(term)?);
     }
-    // A term's leading `+` changes nothing: without it, `+delta` and
-    // `delta` name one solver (one row in an experiment).
+    // Spellings of one rule name one solver (one row in an experiment).
     let text = text
         .split(',')
-        .map(|term| term.strip_prefix('+').unwrap_or(term))
+        .map(canonical_term)
         .collect::<Vec<_>>()
         .join(",");
     Ok(Key { terms, text })
+}
+
+/// A term (one that parsed) as a solver's name spells it: no leading `+`,
+/// an integer weight in plain digits and a weight of 1 left out (`+1*delta`
+/// is `delta`, `007*size` is `7*size`), a float weight in its shortest
+/// form with a point or an exponent (`1E3*size` and `1000.0*size` are
+/// `1000.0*size`, `0.50*size` is `0.5*size`; `2.0*delta` keeps its point,
+/// being a float term where `2*delta` is an integer one).
+fn canonical_term(term: &str) -> String {
+    let mut out = String::new();
+    for (k, (negative, s)) in split_summands(term).into_iter().enumerate() {
+        if negative {
+            out.push('-');
+        } else if k > 0 {
+            out.push('+');
+        }
+        let (weight, name) = match s.split_once('*') {
+            Some((num, name)) => (parse_number(term, num).ok(), name),
+            None => (None, s),
+        };
+        match weight {
+            Some(Weight::Int(1)) | None => {}
+            Some(Weight::Int(w)) => out.push_str(&format!("{w}*")),
+            Some(Weight::Float(w)) => out.push_str(&format!("{w:?}*")),
+        }
+        out.push_str(name);
+    }
+    out
 }
 
 /// Refuses whitespace between two characters of words or numbers
@@ -944,6 +971,27 @@ fn parse_number(term: &str, num: &str) -> Result<Weight, RuleError> {
 mod tests {
     use super::*;
 
+    /// Spellings of one rule are one name; an integer weight and a float
+    /// one stay apart (they are evaluated differently).
+    #[test]
+    fn a_rule_is_named_in_one_spelling() {
+        for (spelled, name) in [
+            ("+delta, id", "delta,id"),
+            ("1*delta,+1*id", "delta,id"),
+            ("-1*delta", "-delta"),
+            ("007*size+delta", "7*size+delta"),
+            ("1E3*size", "1000.0*size"),
+            ("1e3*size", "1000.0*size"),
+            ("1000.0*size", "1000.0*size"),
+            ("0.50*size-.5*delta", "0.5*size-0.5*delta"),
+            ("2.0*delta", "2.0*delta"),
+            ("1e-7*size+delta", "1e-7*size+delta"),
+            ("0.7*delta+0.3*latency,id", "0.7*delta+0.3*latency,id"),
+        ] {
+            assert_eq!(parse(spelled).unwrap().text, name, "{spelled}");
+        }
+    }
+
     #[test]
     fn article_rule_parses_to_three_integer_terms() {
         let k = parse("delta, type ,id").unwrap();
@@ -1328,7 +1376,7 @@ mod tests {
             parse(" -height , 0.5 * delta + id ").unwrap().text,
             "-height,0.5*delta+id"
         );
-        assert_eq!(parse("size - 1e-3 * rise").unwrap().text, "size-1e-3*rise");
+        assert_eq!(parse("size - 1e-3 * rise").unwrap().text, "size-0.001*rise");
         assert_eq!(
             parse("+delta, + 0.5*size+id").unwrap().text,
             "delta,0.5*size+id"
