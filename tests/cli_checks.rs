@@ -174,6 +174,10 @@ fn cli_checks_time_limit_and_seed_say_what_is_wrong() {
     }
     let o = run(&["gen", "chain", "--seed", "18446744073709551615"], None);
     expect_exit(&o, 0);
+    // Past u32 (and past u64) --restarts names its limit.
+    for big in ["4294967296", "18446744073709551615"] {
+        assert_bad_value("--restarts", big, "--restarts must be at most 4294967295");
+    }
 }
 
 #[test]

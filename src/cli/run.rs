@@ -116,7 +116,8 @@ fn warn_ineffective_settings(config: &Config, path: &Path) {
     if config.restarts > 1 && !config.restarts_apply() {
         note!(
             "warning: restarts = {} has no effect: no solver of {} restarts (only those whose \
-             `memsched solvers` line says \"best of --restarts K\")",
+             `memsched solvers` line says \"best of --restarts K\", and an `anneal:START` \
+             whose START is one)",
             config.restarts,
             path.display()
         );

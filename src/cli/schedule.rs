@@ -109,9 +109,11 @@ pub struct Args {
     #[arg(long, allow_negative_numbers = true)]
     seed: Option<i128>,
     /// Runs of a randomized solver (`random`, `random-moves`, `noisy:EXPR`,
-    /// `noisy-moves:EXPR`), best kept; run in parallel. At least 1; default 1.
+    /// `noisy-moves:EXPR`, and an `anneal:START` whose START is one of
+    /// them), best kept; run in parallel. A rule that reads `random` runs
+    /// once (loop over --seed for several). At least 1; default 1.
     #[arg(long, value_name = "K", allow_negative_numbers = true)]
-    restarts: Option<i64>,
+    restarts: Option<i128>,
     /// Worker threads for the solvers that work in parallel: the restarts
     /// of `noisy:EXPR`, `random` and the others that take `--restarts`, and
     /// the members of `best-heuristic` on large graphs. Default: every core
@@ -804,7 +806,7 @@ fn warn_unread_flags(chosen: &[(&str, Arc<dyn Scheduler>)], rule_mode: RuleMode,
     }
     if restarts && none(&|_, s| s.abilities().restarts) {
         note!(
-            "warning: --restarts has no effect on {} (only the solvers whose `memsched solvers` line says \"best of --restarts K\" restart)",
+            "warning: --restarts has no effect on {} (only the solvers whose `memsched solvers` line says \"best of --restarts K\" restart, and an `anneal:START` whose START is one)",
             named()
         );
     }
