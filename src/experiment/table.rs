@@ -135,6 +135,9 @@ struct Cell {
     partial: Option<(usize, usize)>,
 }
 
+/// A table's cells, a row per graph (or family), a column per solver.
+type Cells = Vec<Vec<Option<Cell>>>;
+
 /// A table of graphs by solvers.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Table {
@@ -144,9 +147,11 @@ pub struct Table {
     pub graphs: Vec<String>,
     /// Rows are families: each cell a mean over its graphs.
     by_family: bool,
+    /// By family: each row's family name and number of graphs.
+    families: Vec<(String, usize)>,
     /// The solvers, as columns.
     pub solvers: Vec<String>,
-    cells: Vec<Vec<Option<Cell>>>,
+    cells: Cells,
     /// Some solver ran with several seeds.
     seeded: bool,
     /// Pairs of a graph and a solver shown that have no row at all (not
@@ -269,8 +274,8 @@ pub fn build(rows: &[Row], opts: &Options) -> Result<Table, String> {
                 .collect()
         })
         .collect();
-    let (graphs, cells) = match opts.by_family {
-        false => (graphs, cells),
+    let (graphs, cells, families) = match opts.by_family {
+        false => (graphs, cells, Vec::new()),
         true => {
             if opts.value == Value::Peak {
                 return Err(
@@ -279,7 +284,14 @@ pub fn build(rows: &[Row], opts: &Options) -> Result<Table, String> {
                         .into(),
                 );
             }
-            by_family(rows, &graphs, &cells)
+            let (families, cells) = by_family(rows, &graphs, &cells);
+            let labels = (families.iter())
+                .map(|(f, n)| match n {
+                    1 => format!("{f} (1 graph)"),
+                    n => format!("{f} ({n} graphs)"),
+                })
+                .collect();
+            (labels, cells, families)
         }
     };
     let max_peak = cells.iter().flatten().flatten().map(|c| c.peak).max();
@@ -293,6 +305,7 @@ pub fn build(rows: &[Row], opts: &Options) -> Result<Table, String> {
         unit,
         graphs,
         by_family: opts.by_family,
+        families,
         solvers,
         cells,
         seeded,
@@ -303,13 +316,13 @@ pub fn build(rows: &[Row], opts: &Options) -> Result<Table, String> {
 /// The per-graph `cells` (rows `graphs`) folded into one row per family
 /// (in the order the families first appear): each cell the mean of the
 /// solver's values over the family's graphs that have one, proven optimal
-/// if it is on every graph, and partial if some graph has no value. Rows
-/// are labelled `FAMILY (N graphs)`.
+/// if it is on every graph, and partial if some graph has no value; with
+/// each family's name and number of graphs.
 fn by_family(
     rows: &[Row],
     graphs: &[String],
     cells: &[Vec<Option<Cell>>],
-) -> (Vec<String>, Vec<Vec<Option<Cell>>>) {
+) -> (Vec<(String, usize)>, Cells) {
     let family_of: BTreeMap<&str, &str> = rows
         .iter()
         .map(|r| (r.graph.as_str(), r.family.as_str()))
@@ -350,14 +363,10 @@ fn by_family(
                 .collect()
         })
         .collect();
-    let labels = families
-        .iter()
-        .map(|(f, members)| match members.len() {
-            1 => format!("{f} (1 graph)"),
-            n => format!("{f} ({n} graphs)"),
-        })
+    let named = (families.iter())
+        .map(|(f, members)| (f.to_string(), members.len()))
         .collect();
-    (labels, folded)
+    (named, folded)
 }
 
 impl Table {
@@ -500,11 +509,35 @@ impl Table {
         s
     }
 
-    /// Plain numbers, no marks: empty where there is no valid order.
+    /// Plain numbers, no marks: empty where there is no valid order. By
+    /// family, the family's name and graph count, and after each solver's
+    /// mean the number of graphs it is over.
     fn csv(&self) -> String {
         let mut w = csv::Writer::from_writer(Vec::new());
-        let first = if self.by_family { "family" } else { "graph" };
-        let header = std::iter::once(first).chain(self.solvers.iter().map(String::as_str));
+        if self.by_family {
+            let mut header = vec!["family".to_string(), "graphs".to_string()];
+            for s in &self.solvers {
+                header.extend([s.clone(), format!("{s} graphs")]);
+            }
+            let _ = w.write_record(&header);
+            for ((family, n), row) in self.families.iter().zip(&self.cells) {
+                let mut record = vec![family.clone(), n.to_string()];
+                for c in row {
+                    let (value, over) = match c {
+                        Some(c) if c.value.is_some() => (
+                            self.plain_number(c),
+                            c.partial.map_or(*n, |(k, _)| k).to_string(),
+                        ),
+                        Some(c) => (self.plain_number(c), "0".to_string()),
+                        None => (String::new(), "0".to_string()),
+                    };
+                    record.extend([value, over]);
+                }
+                let _ = w.write_record(&record);
+            }
+            return String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default();
+        }
+        let header = std::iter::once("graph").chain(self.solvers.iter().map(String::as_str));
         let _ = w.write_record(header);
         for (graph, row) in self.graphs.iter().zip(&self.cells) {
             let cells = row.iter().map(|c| match c {
@@ -800,6 +833,13 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("mean over the family's graphs"), "{text}");
+        // CSV keeps the counts in columns of their own.
+        o.format = Format::Csv;
+        assert_eq!(
+            build(&rows, &o).unwrap().render(Format::Csv),
+            "family,graphs,program,program graphs,random,random graphs,exact,exact graphs\n\
+             f,2,0,2,25,2,50,1\n"
+        );
         o.value = Value::Peak;
         assert!(build(&rows, &o).unwrap_err().contains("do not average"));
     }
