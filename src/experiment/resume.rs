@@ -249,7 +249,11 @@ pub(super) fn redo_graphs(
                 return Ok(plan.graphs[i].name.clone());
             }
             let all = plan.graphs.iter().map(|g| g.name.as_str());
-            let hint = crate::spelling::did_you_mean(&crate::spelling::near(name.trim(), all));
+            let mut guesses = with_the_parameters_given(name.trim(), all.clone());
+            if guesses.is_empty() {
+                guesses = crate::spelling::near(name.trim(), all);
+            }
+            let hint = crate::spelling::did_you_mean(&guesses);
             Err(ExperimentError::Options(format!(
                 "--redo-graph `{name}`: not a graph of this experiment{hint} (its graphs: {}; \
                  names as in runs.csv's `graph` column)",
@@ -261,6 +265,32 @@ pub(super) fn redo_graphs(
                 )
                 .join(", ")
             )))
+        })
+        .collect()
+}
+
+/// For a generated graph's name (`SPEC#SEED`) that is none of `names`:
+/// those of `names` of its family and seed whose specs give every
+/// parameter it gives, with the same value (`chain:length=10#0` finds
+/// `chain:length=10,min=1024#0`); empty for any other name.
+fn with_the_parameters_given<'a>(name: &str, names: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
+    let parse = |n: &str| {
+        let (spec, seed) = n.rsplit_once('#')?;
+        Some((
+            crate::corpus::gen::GenSpec::parse(spec).ok()?,
+            seed.trim().parse::<u64>().ok()?,
+        ))
+    };
+    let Some((wanted, seed)) = parse(name) else {
+        return Vec::new();
+    };
+    names
+        .filter(|candidate| {
+            parse(candidate).is_some_and(|(spec, s)| {
+                s == seed
+                    && spec.family == wanted.family
+                    && (wanted.params.iter()).all(|(k, v)| spec.params.get(k) == Some(v))
+            })
         })
         .collect()
 }
@@ -286,4 +316,27 @@ pub(super) fn redo_solvers(
             }
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A generated graph named with some of its parameters finds the
+    /// graphs of its family and seed that give them; other names find none.
+    #[test]
+    fn a_partial_spec_finds_the_graphs_that_give_its_parameters() {
+        let names = [
+            "chain:length=5#0",
+            "chain:length=10,min=1024#0",
+            "chain:length=10,min=1024#1",
+            "tree:length=10#0",
+            "g",
+        ];
+        let found = |name: &str| with_the_parameters_given(name, names.into_iter());
+        assert_eq!(found("chain:length=10#0"), ["chain:length=10,min=1024#0"]);
+        assert_eq!(found("chain:min=1024#1"), ["chain:length=10,min=1024#1"]);
+        assert!(found("chain:length=6#0").is_empty());
+        assert!(found("resnet").is_empty());
+    }
 }
