@@ -109,6 +109,37 @@ impl RunOptions {
     }
 }
 
+/// Runs `work` (the graphs' check, which stops only between graphs, and
+/// a large graph takes seconds to load) while a watcher says at once, on
+/// standard error, that a stop came and what it waits for (unless quiet).
+fn acknowledge_stop_while<T>(opts: &RunOptions, work: impl FnOnce() -> T) -> T {
+    if opts.quiet || opts.stop.is_none() {
+        return work();
+    }
+    use std::io::Write as _;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let done = AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        scope.spawn(|| {
+            while !done.load(Ordering::Relaxed) {
+                if opts.stopping() {
+                    let _ = writeln!(
+                        std::io::stderr(),
+                        "[memsched] {}: stopping once the graphs being loaded are in \
+                         (no solve has started; nothing is written)",
+                        opts.stop_cause()
+                    );
+                    return;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(50));
+            }
+        });
+        let out = work();
+        done.store(true, Ordering::Relaxed);
+        out
+    })
+}
+
 /// What a run did.
 #[derive(Debug, Clone, Default)]
 pub struct RunSummary {
@@ -195,7 +226,9 @@ fn run_with(
     };
     let recorded = Recorded::from_rows(&start.existing, old_fingerprints);
     let stopping = || opts.stopping();
-    let (loaded, lints) = check_graphs(&plan, &store, pending, &pool, &recorded, &stopping)?;
+    let (loaded, lints) = acknowledge_stop_while(opts, || {
+        check_graphs(&plan, &store, pending, &pool, &recorded, &stopping)
+    })?;
     if opts.stopping() {
         // Stopped while the graphs were checked: the directory is left as
         // it was.
