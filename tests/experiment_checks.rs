@@ -1182,7 +1182,7 @@ fn a_latency_rule_on_graphs_without_latency_is_a_warning() {
     assert!(
         err.contains("have no `Latency` field")
             && err.contains(
-                "`latency` is 0 for every node of theirs in `rule:delta+20000*latency,id`"
+                "`latency` is 0 for every node of theirs in `rule:delta+20000.0*latency,id`"
             ),
         "{err}"
     );

@@ -334,38 +334,48 @@ fn parse_rule(rule: &str) -> Result<Key, RuleError> {
         terms.push(parse_term(term)?);
     }
     // Spellings of one rule name one solver (one row in an experiment).
-    let text = text
-        .split(',')
-        .map(canonical_term)
-        .collect::<Vec<_>>()
-        .join(",");
+    let text = terms.iter().map(term_name).collect::<Vec<_>>().join(",");
     Ok(Key { terms, text })
 }
 
-/// A term (one that parsed) as a solver's name spells it: no leading `+`,
-/// an integer weight in plain digits and a weight of 1 left out (`+1*delta`
-/// is `delta`, `007*size` is `7*size`), a float weight in its shortest
-/// form with a point or an exponent (`1E3*size` and `1000.0*size` are
-/// `1000.0*size`, `0.50*size` is `0.5*size`; `2.0*delta` keeps its point,
-/// being a float term where `2*delta` is an integer one).
-fn canonical_term(term: &str) -> String {
+/// A parsed term as a solver's name spells it, so that spellings of one
+/// term are one name: no leading `+`; an integer term's weights in plain
+/// digits, 1 left out (`+1*delta` is `delta`, `007*size` is `7*size`); a
+/// float term's weights in their shortest form with a point or exponent
+/// (`1E3*size` is `1000.0*size`, `2*delta+0.5*size` is
+/// `2.0*delta+0.5*size`), 1.0 left out where the term stays a float term
+/// without it (`1.0*latency` is `latency`; `1.0*delta` keeps it, being a
+/// float term where `delta` is an integer one).
+fn term_name(term: &Term) -> String {
     let mut out = String::new();
-    for (k, (negative, s)) in split_summands(term).into_iter().enumerate() {
+    let mut push = |k: usize, negative: bool, weight: Option<String>, f: Feature| {
         if negative {
             out.push('-');
         } else if k > 0 {
             out.push('+');
         }
-        let (weight, name) = match s.split_once('*') {
-            Some((num, name)) => (parse_number(term, num).ok(), name),
-            None => (None, s),
-        };
-        match weight {
-            Some(Weight::Int(1)) | None => {}
-            Some(Weight::Int(w)) => out.push_str(&format!("{w}*")),
-            Some(Weight::Float(w)) => out.push_str(&format!("{w:?}*")),
+        if let Some(w) = weight {
+            out.push_str(&w);
+            out.push('*');
         }
-        out.push_str(name);
+        out.push_str(f.name());
+    };
+    match term {
+        Term::Int(sum) => {
+            for (k, &(w, f)) in sum.iter().enumerate() {
+                let m = w.unsigned_abs();
+                push(k, w < 0, (m != 1).then(|| m.to_string()), f);
+            }
+        }
+        Term::Float(sum) => {
+            // Float without any `1.0*`: a float feature or another weight.
+            let float_anyway = sum.iter().any(|&(w, f)| f.is_float() || w.abs() != 1.0);
+            for (k, &(w, f)) in sum.iter().enumerate() {
+                let m = w.abs();
+                let keep = m != 1.0 || (!float_anyway && k == 0);
+                push(k, w < 0.0, keep.then(|| format!("{m:?}")), f);
+            }
+        }
     }
     out
 }
@@ -987,8 +997,25 @@ mod tests {
             ("2.0*delta", "2.0*delta"),
             ("1e-7*size+delta", "1e-7*size+delta"),
             ("0.7*delta+0.3*latency,id", "0.7*delta+0.3*latency,id"),
+            // Weights of a float term are floats, however written.
+            ("2*delta+0.5*size", "2.0*delta+0.5*size"),
+            ("1.0*latency", "latency"),
+            ("1*delta+0.5*size", "delta+0.5*size"),
+            ("1.0*delta+0.5*size", "delta+0.5*size"),
+            ("1.0*delta+1.0*size", "1.0*delta+size"),
+            ("-1.0*delta", "-1.0*delta"),
+            ("delta+0.0*size", "delta+0.0*size"),
+            ("delta-0.0*size", "delta+0.0*size"),
         ] {
-            assert_eq!(parse(spelled).unwrap().text, name, "{spelled}");
+            let key = parse(spelled).unwrap();
+            assert_eq!(key.text, name, "{spelled}");
+            // The name is a spelling of the same rule.
+            let again = parse(name).unwrap();
+            assert_eq!(
+                (&again.terms, &again.text),
+                (&key.terms, &key.text),
+                "{name}"
+            );
         }
     }
 
@@ -1096,7 +1123,7 @@ mod tests {
             ("delta,-delta", "term 2 `-delta`"),
             ("delta,type,2*delta", "term 3 `2*delta`"),
             ("type,0.5*type", "term 2 `0.5*type`"),
-            ("-random,2*random", "term 2 `2*random`"),
+            ("-random,2*random", "term 2 `2.0*random`"),
             ("live_after,type,-3*delta", "term 3 `-3*delta`"),
             ("-height,delta,-2*height", "term 3 `-2*height`"),
         ] {
