@@ -1,17 +1,29 @@
 //! Guesses at what a misspelled name meant, for error messages.
 
 /// The `candidates` within a third of the shorter length's edits of `name`
-/// (case-insensitive), or that start with it when it has three letters or
-/// more, in the order given: `hieght` finds `height`, `khan` finds `kahn`,
-/// `live` finds `live_after`, `de` finds nothing.
+/// (case-insensitive), in the order given: `hieght` finds `height`, `khan`
+/// finds `kahn`, `de` finds nothing.
 pub(crate) fn near<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Vec<&'a str> {
     let name = name.to_ascii_lowercase();
     candidates
         .into_iter()
-        .filter(|c| {
-            edit_distance(&name, c) <= name.len().min(c.len()) / 3
-                || (name.len() >= 3 && c.to_ascii_lowercase().starts_with(&name))
-        })
+        .filter(|c| edit_distance(&name, c) <= name.len().min(c.len()) / 3)
+        .collect()
+}
+
+/// [`near`], and also the `candidates` that start with `name` when it has
+/// three letters or more (case-insensitive), for names a user shortens
+/// (features, solvers, generator families): `live` finds `live_after`.
+/// Not for a file's keys, where a short key is likely a field of its own.
+pub(crate) fn near_or_begun<'a>(
+    name: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Vec<&'a str> {
+    let lower = name.to_ascii_lowercase();
+    let begun = |c: &str| lower.len() >= 3 && c.to_ascii_lowercase().starts_with(&lower);
+    candidates
+        .into_iter()
+        .filter(|c| begun(c) || !near(name, [*c]).is_empty())
         .collect()
 }
 
@@ -76,9 +88,14 @@ mod tests {
             ("frees", "frees_after"),
             ("in_deg", "in_degree"),
         ] {
-            assert_eq!(near(name, features), [meant], "{name}");
+            assert_eq!(near_or_begun(name, features), [meant], "{name}");
+            assert!(near(name, features).is_empty(), "{name}: edits only");
         }
-        assert!(near("la", features).is_empty(), "two letters are too few");
+        assert!(
+            near_or_begun("la", features).is_empty(),
+            "two letters are too few"
+        );
+        assert_eq!(near_or_begun("hieght", ["height"]), ["height"]);
         assert_eq!(near("khan", ["kahn", "liu"]), ["kahn"]);
         assert!(near("de", ["id", "delta"]).is_empty());
         assert_eq!(did_you_mean(&[]), "");

@@ -595,7 +595,7 @@ fn a_trace_has_a_row_per_step_and_a_column_per_term() {
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(
         lines[0],
-        "step,id,op,type,delta,memory_after,ready,-unlocks,delta,id"
+        "step,id,op,type,delta,memory_after,ready,term1:-unlocks,term2:delta,term3:id"
     );
     assert_eq!(lines.len(), 1 + 3, "the example has three nodes: {text}");
     assert!(lines[1].starts_with("1,"), "{text}");
@@ -608,4 +608,10 @@ fn a_trace_has_a_row_per_step_and_a_column_per_term() {
     );
     let o = schedule(&["-s", "kahn", "-s", "exact", "--trace", p], EXAMPLE);
     assert_exit_2(&o, &["--trace takes one --solver (2 given)"]);
+    // A rule solver other than `rule:` is traced without term columns, and
+    // says so; the trace may not overwrite the report.
+    let o = schedule(&["-s", "moves:delta,id", "--trace", p], EXAMPLE);
+    assert!(expect_exit(&o, 0).contains("the trace has no term columns"));
+    let o = schedule(&["-s", "kahn", "-o", p, "--trace", p], EXAMPLE);
+    assert_exit_2(&o, &["--trace and --out name one file"]);
 }

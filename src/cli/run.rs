@@ -134,8 +134,8 @@ fn warn_ineffective_settings(config: &Config, path: &Path) {
     }
     if config.budget() != solvers::Budget::default() && !config.budget_applies() {
         note!(
-            "warning: [budget] has no effect: no solver of {} reads it (only {} do, and an \
-             `anneal` whose start does, as its default start, best-heuristic, does)",
+            "warning: [budget] has no effect: no solver of {} reads it (only {} do; \
+             `anneal` reads it through its start, by default best-heuristic)",
             path.display(),
             (solvers::names_with(|a| a.budgeted).into_iter())
                 .filter(|name| name != "anneal")

@@ -70,7 +70,7 @@ pub struct Args {
     /// Also write the schedule step by step into this CSV file: `step`
     /// (from 1), `id`, `op`, `type`, `delta`, `memory_after`, `ready` (how
     /// many nodes were ready, the one run among them) and, for a `rule:EXPR`
-    /// solver, one column per term of EXPR with the value the rule ranked
+    /// solver, one column per term of EXPR (`term1:TEXT`, ...) with the value the rule ranked
     /// the node by at that step (`live_after` ranks as `delta`; `unlocks`
     /// and `frees_after` as of that step): to see why a rule chose what it
     /// chose. Takes one --solver.
@@ -287,6 +287,19 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
         check_output_is_not_an_input("--trace", trace, &[("graph", &args.graph)])?;
         check_out_file("--trace", trace)?;
+        let others = [
+            ("--out", args.out.as_deref().map(Path::new)),
+            ("--plot", args.plot.as_deref()),
+        ];
+        for (flag, other) in others {
+            if other.is_some_and(|o| o.as_os_str() != "-" && super::same_output(o, trace)) {
+                return Err(InvalidInput(format!(
+                    "--trace and {flag} name one file ({}): give each its own",
+                    trace.display()
+                ))
+                .into());
+            }
+        }
     }
     let graph = Arc::new(read_graph(&args.graph)?);
     if !graph.has_latencies() {
@@ -828,9 +841,6 @@ fn warn_unread_flags(chosen: &[(&str, Arc<dyn Scheduler>)], rule_mode: RuleMode,
     }
 }
 
-/// The reduction of `peak` against `base`, in percent; 0 against a 0 B
-/// base (every peak of such a graph is 0), as an experiment's
-/// `reduction_pct` has it.
 /// The format `--out` asks for by its extension: JSON for `.json` and
 /// `.jsonl`, else text.
 pub(super) fn default_format(out: Option<&str>) -> Format {
@@ -905,6 +915,9 @@ impl About {
     }
 }
 
+/// The reduction of `peak` against `base`, in percent; 0 against a 0 B
+/// base (every peak of such a graph is 0), as an experiment's
+/// `reduction_pct` has it.
 pub(super) fn reduction_pct(peak: Option<u64>, base: Option<u64>) -> Option<f64> {
     match (peak, base) {
         (Some(p), Some(b)) if b > 0 => Some(100.0 * (b as f64 - p as f64) / b as f64),

@@ -27,11 +27,20 @@ pub(super) fn write(path: &Path, g: &Graph, report: &Report, seed: u64) -> anyho
         ("rule", Some(expr)) => rule::parse(expr).ok(),
         _ => None,
     };
+    if key.is_none() && rule::reads_any_rule(&report.solver) {
+        note!(
+            "warning: --trace: {} is not a `rule:` solver, so the trace has no term columns \
+             (the values of moves, noise or an anneal are not replayed)",
+            report.solver
+        );
+    }
     let steps = rule::trace(g, key.as_ref(), seed, order);
     let mut header: Vec<String> = ["step", "id", "op", "type", "delta", "memory_after", "ready"]
         .map(String::from)
         .to_vec();
-    header.extend(key.as_ref().map(rule::term_texts).unwrap_or_default());
+    // `term1:delta`...: a term's text alone may repeat a column's name.
+    let terms = key.as_ref().map(rule::term_texts).unwrap_or_default();
+    header.extend((terms.iter().enumerate()).map(|(k, t)| format!("term{}:{t}", k + 1)));
     let mut out = csv::Writer::from_writer(Vec::new());
     out.write_record(&header)?;
     let mut memory = 0i64;

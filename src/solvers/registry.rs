@@ -668,7 +668,7 @@ fn meant(base: &str) -> String {
     let names = ENTRIES.iter().map(|e| e.name);
     match names.clone().find(|&n| n == respelled) {
         Some(n) => crate::spelling::did_you_mean(&[n]),
-        None => crate::spelling::did_you_mean(&crate::spelling::near(&respelled, names)),
+        None => crate::spelling::did_you_mean(&crate::spelling::near_or_begun(&respelled, names)),
     }
 }
 

@@ -398,7 +398,7 @@ pub fn families() -> Vec<FamilyInfo> {
 
 /// ` (did you mean `x`?)` when `name` is a near miss of one of `known`.
 fn guess(name: &str, known: &[String]) -> String {
-    crate::spelling::did_you_mean(&crate::spelling::near(
+    crate::spelling::did_you_mean(&crate::spelling::near_or_begun(
         name,
         known.iter().map(String::as_str),
     ))

@@ -550,8 +550,6 @@ fn the_same_config_keeps_its_text() {
     assert_eq!(Config::load(&path).unwrap(), wider);
 }
 
-/// Rows of a solver or graph dropped from the config stay, and the
-/// README's count of runs says how many they are.
 /// A generate entry's `family` labels its graphs; changed in the config,
 /// the kept rows take the new label and nothing is solved again.
 #[test]
@@ -592,6 +590,8 @@ fn a_family_label_follows_the_config_without_solving_again() {
     );
 }
 
+/// Rows of a solver or graph dropped from the config stay, and the
+/// README's count of runs says how many they are.
 #[test]
 fn the_readme_counts_rows_the_config_no_longer_has() {
     let dir = tempfile::tempdir().unwrap();

@@ -35,6 +35,17 @@ pub use parse::{
 pub use random::RandomOrder;
 pub use trace::{term_texts, trace, TraceStep};
 
+/// Whether the solver called `name` ranks by a rule of its own or of its
+/// start: `rule:`, `moves:`, `noisy:`, `noisy-moves:`, or an `anneal:` of
+/// one of them.
+pub fn reads_any_rule(name: &str) -> bool {
+    match crate::solvers::split_name(name) {
+        ("anneal", Some(start)) => reads_any_rule(start),
+        ("rule" | "moves" | "noisy" | "noisy-moves", Some(_)) => true,
+        _ => false,
+    }
+}
+
 /// Whether the solver named `name` is a rule (`rule:`, `moves:`,
 /// `noisy:`, `noisy-moves:`, or one as `anneal:`'s start; names split as
 /// the registry splits them) whose key reads `latency`, as the rule parser

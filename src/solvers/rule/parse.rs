@@ -752,7 +752,7 @@ fn meant(name: &str, term: &str) -> String {
     if let Some(c) = name.chars().find(|c| !c.is_ascii_graphic()) {
         return format!("; it holds the character U+{:04X}", c as u32);
     }
-    let near = crate::spelling::near(name, Feature::ALL.into_iter().map(Feature::name));
+    let near = crate::spelling::near_or_begun(name, Feature::ALL.into_iter().map(Feature::name));
     crate::spelling::did_you_mean(&near)
 }
 
