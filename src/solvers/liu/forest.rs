@@ -11,9 +11,10 @@
 //! run once its subtree has, and the tasks form Liu's (1987) tree.
 //!
 //! Accepted: every ALLOC has exactly one successor, a compute node, or is
-//! a buffer no op reads (no successor, or only its FREE): a root task of
-//! its own, headed by the ALLOC; every FREE has no successor, and its
-//! predecessors are its task's head and nodes of tasks strictly below it. Refused, with the first node that
+//! a buffer no op reads (no successor, or only its FREE): a task of its
+//! own, headed by the ALLOC (a root, or the child of the op before it);
+//! every FREE has no successor, and its predecessors are its task's head
+//! and nodes of tasks strictly below it. Refused, with the first node that
 //! breaks it: an op whose output feeds ops of two tasks (a skip
 //! connection, an out-tree's broadcast), an ALLOC feeding a FREE or two
 //! nodes, a FREE with successors, a FREE needed by ops of two branches.
@@ -92,12 +93,14 @@ impl Forest {
                     p if p == NONE => parent[h as usize] = t,
                     p if p == t => {}
                     p => {
+                        // A head is an op, or the ALLOC of an unread buffer.
+                        let head = |v: NodeIdx| format!("{} {}", kind_name(g.kind(v)), g.id(v));
                         return Err(format!(
-                            "op {} feeds two ops, {} and {}",
+                            "op {} feeds two ops' tasks, {} and {}",
                             g.id(h),
-                            g.id(p),
-                            g.id(t)
-                        ))
+                            head(p),
+                            head(t)
+                        ));
                     }
                 }
             }
