@@ -59,7 +59,8 @@ pub struct Args {
     #[arg(long, value_enum)]
     format: Option<Format>,
     /// Write the report here instead of standard output (`.json` or
-    /// `.jsonl`: the JSON report, unless `--format text`).
+    /// `.jsonl`: the JSON report, unless `--format text`; with several
+    /// solvers that is one object per line, JSON Lines).
     #[arg(long, short)]
     out: Option<String>,
     /// Also draw live memory over the steps of each solver's checked
@@ -892,8 +893,13 @@ impl About {
         if let Some(t) = time_limit {
             parts.push(format!("time limit {t} s"));
         }
+        // A generated graph by its canonical name (as runs.csv spells it).
+        let name = match super::saved_for::generated_name(graph) {
+            Some(Ok((spec, seed))) => format!("{spec}#{seed}"),
+            _ => super::saved_for::shown(graph).to_string(),
+        };
         About {
-            graph: Some(super::saved_for::shown(graph).to_string()),
+            graph: Some(name),
             settings: (!parts.is_empty()).then(|| parts.join(", ")),
             seed,
             restarts,

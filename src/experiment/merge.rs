@@ -580,10 +580,17 @@ fn check_same_config(
 /// (`[graphs]` with its first differing entry).
 fn config_differences(a: &Config, b: &Config) -> Vec<String> {
     let mut out = Vec::new();
-    let (ga, gb) = (graph_entries(&a.graphs), graph_entries(&b.graphs));
+    let (ga, gb) = (planned_graphs(&a.graphs), planned_graphs(&b.graphs));
     if ga != gb {
         let at = ga.iter().zip(&gb).take_while(|(x, y)| x == y).count();
-        let entry = |g: &[String]| g.get(at).map_or("nothing".into(), |e| format!("`{e}`"));
+        // An entry of a million seeds is shown by its start.
+        let entry = |g: &[String]| {
+            g.get(at)
+                .map_or("nothing".into(), |e| match e.char_indices().nth(120) {
+                    Some((cut, _)) => format!("`{}...` ({} characters)", &e[..cut], e.len()),
+                    None => format!("`{e}`"),
+                })
+        };
         out.push(format!(
             "`[graphs]` (entry {at}, counted from 0: {} in one, {} in the other)",
             entry(&ga),
@@ -609,7 +616,7 @@ fn config_differences(a: &Config, b: &Config) -> Vec<String> {
 /// paths without `./` parts, generator specs as graph names spell them,
 /// seeds expanded, and a generate entry's `family`. Two spellings of one
 /// list of graphs give one list.
-fn graph_entries(g: &super::config::GraphsSection) -> Vec<String> {
+fn planned_graphs(g: &super::config::GraphsSection) -> Vec<String> {
     let path = |p: &String| {
         let clean: PathBuf = Path::new(p)
             .components()
