@@ -614,4 +614,6 @@ fn a_trace_has_a_row_per_step_and_a_column_per_term() {
     assert!(expect_exit(&o, 0).contains("the trace has no term columns"));
     let o = schedule(&["-s", "kahn", "-o", p, "--trace", p], EXAMPLE);
     assert_exit_2(&o, &["--trace and --out name one file"]);
+    let o = schedule(&["-s", "kahn", "--trace", "-"], EXAMPLE);
+    assert_exit_2(&o, &["--trace needs a file name"]);
 }

@@ -279,6 +279,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     )?;
     check_outputs_miss_orders(&chosen, args.out.as_deref(), args.plot.as_deref())?;
     if let Some(trace) = &args.trace {
+        if trace.as_os_str() == "-" {
+            return Err(InvalidInput(
+                "--trace needs a file name (`-` is not standard output here: the report is)".into(),
+            )
+            .into());
+        }
         if chosen.len() > 1 {
             return Err(InvalidInput(format!(
                 "--trace takes one --solver ({} given): trace each in its own run",

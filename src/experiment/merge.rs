@@ -587,7 +587,9 @@ fn config_differences(a: &Config, b: &Config) -> Vec<String> {
         let entry = |g: &[String]| {
             g.get(at)
                 .map_or("nothing".into(), |e| match e.char_indices().nth(120) {
-                    Some((cut, _)) => format!("`{}...` ({} characters)", &e[..cut], e.len()),
+                    Some((cut, _)) => {
+                        format!("`{}...` ({} characters)", &e[..cut], e.chars().count())
+                    }
                     None => format!("`{e}`"),
                 })
         };

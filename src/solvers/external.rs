@@ -96,12 +96,15 @@ fn canonical_argument(argument: &str) -> String {
 
 /// A solver's name as the registry spells it (`noisy: delta, id` is
 /// `noisy:delta,id`), where it builds; else as given, trimmed. An
-/// `orders:` name is respelled without being built: building it reads
-/// its file, whose lines may name `orders:` solvers in turn (a file that
-/// names itself would never end).
+/// `orders:` name is respelled without being built, and a name holding
+/// one elsewhere (`anneal:orders:...`) is only trimmed: building either
+/// reads a file, whose lines may name `orders:` solvers in turn (a file
+/// that names itself would never end).
 fn canonical_solver(name: &str) -> String {
     match super::split_name(name.trim()) {
         ("orders", Some(argument)) => format!("orders:{}", canonical_argument(argument)),
+        // `anneal:orders:...` and the like would read a file too.
+        _ if name.contains("orders:") => name.trim().to_string(),
         _ => super::build(name).map_or_else(|_| name.trim().to_string(), |s| s.name()),
     }
 }
@@ -707,13 +710,17 @@ mod tests {
         // A file whose lines name an `orders:` solver of itself: looked up
         // by name, not read again (it recursed until the stack ran out).
         let own = dir.path().join("own.jsonl");
-        let named = format!("orders:{}#y", own.display());
-        let own_line = serde_json::json!({"graph": "c", "solver": named, "order": fwd});
-        std::fs::write(&own, own_line.to_string()).unwrap();
-        let Err(e) = ExternalOrders::new(&format!("{}#z", own.display())) else {
-            panic!("no line is of solver z");
-        };
-        assert!(e.to_string().contains("no line of"), "{e}");
+        for named in [
+            format!("orders:{}#y", own.display()),
+            format!("anneal:orders:{}#y", own.display()),
+        ] {
+            let own_line = serde_json::json!({"graph": "c", "solver": named, "order": fwd});
+            std::fs::write(&own, own_line.to_string()).unwrap();
+            let Err(e) = ExternalOrders::new(&format!("{}#z", own.display())) else {
+                panic!("no line is of solver z");
+            };
+            assert!(e.to_string().contains("no line of"), "{e}");
+        }
         // A repeated (graph, solver, seed) and a file that is not .jsonl
         // are refused when the solver is built.
         let joined = dir.path().join("joined.jsonl");

@@ -118,6 +118,14 @@ fn acknowledge_stop_while<T>(opts: &RunOptions, work: impl FnOnce() -> T) -> T {
     }
     use std::io::Write as _;
     use std::sync::atomic::{AtomicBool, Ordering};
+    /// Sets the flag when dropped: also when `work` panics, or the scope
+    /// would wait for the watcher forever.
+    struct SetOnDrop<'a>(&'a AtomicBool);
+    impl Drop for SetOnDrop<'_> {
+        fn drop(&mut self) {
+            self.0.store(true, Ordering::Relaxed);
+        }
+    }
     let done = AtomicBool::new(false);
     std::thread::scope(|scope| {
         scope.spawn(|| {
@@ -134,9 +142,8 @@ fn acknowledge_stop_while<T>(opts: &RunOptions, work: impl FnOnce() -> T) -> T {
                 std::thread::sleep(std::time::Duration::from_millis(50));
             }
         });
-        let out = work();
-        done.store(true, Ordering::Relaxed);
-        out
+        let _done = SetOnDrop(&done);
+        work()
     })
 }
 

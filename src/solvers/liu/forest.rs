@@ -12,12 +12,15 @@
 //!
 //! Accepted: every ALLOC has exactly one successor, a compute node, or is
 //! a buffer no op reads (no successor, or only its FREE): a task of its
-//! own, headed by the ALLOC (a root, or the child of the op before it);
-//! every FREE has no successor, and its predecessors are its task's head
-//! and nodes of tasks strictly below it. Refused, with the first node that
+//! own, headed by the ALLOC, always a root (an op before it becomes its
+//! child, and may then feed nothing else); every FREE has no successor,
+//! and its predecessors are its task's head and nodes of tasks strictly
+//! below it. Refused, with the first node that
 //! breaks it: an op whose output feeds ops of two tasks (a skip
-//! connection, an out-tree's broadcast), an ALLOC feeding a FREE or two
-//! nodes, a FREE with successors, a FREE needed by ops of two branches.
+//! connection, an out-tree's broadcast, an op followed by another op
+//! and by an unread buffer's ALLOC), an ALLOC feeding a FREE that also
+//! follows other nodes, an ALLOC feeding two nodes, a FREE with
+//! successors, a FREE needed by ops of two branches.
 
 use crate::graph::{Graph, NodeIdx, NodeKind};
 

@@ -142,8 +142,8 @@ fn liu_finds_the_proven_optimum_of_random_trees() {
 }
 
 /// Buffers no op reads (an ALLOC with its FREE only, or alone, maybe after
-/// an op) head tasks of their own: `liu` stays optimal on trees with them
-/// where it accepts them, and names them.
+/// an op) head root tasks of their own: `liu` stays optimal on trees with
+/// them where it accepts them, and names them.
 #[test]
 fn buffers_no_op_reads_are_tasks_of_their_own() {
     let mut rng = Rng::new(12);
@@ -158,7 +158,8 @@ fn buffers_no_op_reads_are_tasks_of_their_own() {
         for _ in 0..rng.range(1, 3) {
             let a = b.alloc(rng.range(1, 60), buf);
             // Sometimes after an op (a buffer defined late, read by none):
-            // a child task of that op, refused when the op feeds another.
+            // the op becomes the buffer's task's child, and is refused
+            // when it also feeds another op.
             if !heads.is_empty() && rng.chance(0.4) {
                 b.edge(heads[rng.below(heads.len() as u64) as usize], a);
                 after_an_op = true;

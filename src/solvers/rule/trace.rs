@@ -53,7 +53,10 @@ pub fn trace(g: &Graph, key: Option<&Key>, seed: u64, order: &[NodeIdx]) -> Vec<
             (Some(key), Some(statics)) => (key.terms.iter())
                 .map(|term| match term {
                     Term::Int(sum) => int_term(g, &adj, statics, sum, v, &d).to_string(),
-                    Term::Float(sum) => float_term(g, &adj, statics, sum, v, &d).to_string(),
+                    // `+ 0.0`: -0 ranks as 0, as the scheduler's key has it.
+                    Term::Float(sum) => {
+                        (float_term(g, &adj, statics, sum, v, &d) + 0.0).to_string()
+                    }
                 })
                 .collect(),
             _ => Vec::new(),
