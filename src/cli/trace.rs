@@ -6,7 +6,6 @@ use std::path::Path;
 
 use anyhow::Context;
 
-use crate::graph::NodeKind;
 use crate::solvers::{rule, split_name, Report};
 use crate::Graph;
 
@@ -47,16 +46,11 @@ pub(super) fn write(path: &Path, g: &Graph, report: &Report, seed: u64) -> anyho
     for (k, step) in steps.iter().enumerate() {
         let v = step.node;
         memory += g.delta(v);
-        let kind = match g.kind(v) {
-            NodeKind::Alloc => "ALLOC",
-            NodeKind::Free => "FREE",
-            NodeKind::Compute => "op",
-        };
         let mut record = vec![
             (k + 1).to_string(),
             g.id(v).to_string(),
             g.op(v).to_string(),
-            kind.to_string(),
+            g.kind(v).label().to_string(),
             g.delta(v).to_string(),
             memory.to_string(),
             step.ready.to_string(),

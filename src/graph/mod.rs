@@ -60,6 +60,15 @@ impl NodeKind {
     pub fn type_code(self) -> u8 {
         self as u8
     }
+
+    /// `ALLOC`, `FREE` or `op`, as messages and traces name a node's kind.
+    pub fn label(self) -> &'static str {
+        match self {
+            NodeKind::Alloc => "ALLOC",
+            NodeKind::Free => "FREE",
+            NodeKind::Compute => "op",
+        }
+    }
 }
 
 /// A validated computation graph.

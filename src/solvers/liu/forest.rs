@@ -71,7 +71,7 @@ impl Forest {
                     return Err(format!(
                         "ALLOC {} feeds {} {}, not an op",
                         g.id(v),
-                        kind_name(g.kind(w)),
+                        g.kind(w).label(),
                         g.id(w)
                     ))
                 }
@@ -97,7 +97,7 @@ impl Forest {
                     p if p == t => {}
                     p => {
                         // A head is an op, or the ALLOC of an unread buffer.
-                        let head = |v: NodeIdx| format!("{} {}", kind_name(g.kind(v)), g.id(v));
+                        let head = |v: NodeIdx| format!("{} {}", g.kind(v).label(), g.id(v));
                         return Err(format!(
                             "op {} feeds two ops' tasks, {} and {}",
                             g.id(h),
@@ -147,7 +147,7 @@ impl Forest {
                     return Err(format!(
                         "FREE {} follows {} {} of op {} but not the op itself",
                         g.id(f),
-                        kind_name(g.kind(p)),
+                        g.kind(p).label(),
                         g.id(p),
                         g.id(top)
                     ));
@@ -203,12 +203,4 @@ fn euler_tour(
         }
     }
     (post, span)
-}
-
-fn kind_name(k: NodeKind) -> &'static str {
-    match k {
-        NodeKind::Alloc => "ALLOC",
-        NodeKind::Free => "FREE",
-        NodeKind::Compute => "op",
-    }
 }
