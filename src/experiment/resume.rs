@@ -274,13 +274,7 @@ pub(super) fn redo_graphs(
 /// parameter it gives, with the same value (`chain:length=10#0` finds
 /// `chain:length=10,min=1024#0`); empty for any other name.
 fn with_the_parameters_given<'a>(name: &str, names: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
-    let parse = |n: &str| {
-        let (spec, seed) = n.rsplit_once('#')?;
-        Some((
-            crate::corpus::gen::GenSpec::parse(spec).ok()?,
-            seed.trim().parse::<u64>().ok()?,
-        ))
-    };
+    let parse = |n: &str| crate::corpus::gen::parse_graph_name(n)?.ok();
     let Some((wanted, seed)) = parse(name) else {
         return Vec::new();
     };
