@@ -216,6 +216,31 @@ pub(super) struct Dynamic {
     pub frees_after: i64,
 }
 
+impl Dynamic {
+    /// Node `v`'s values: its delta and rise, and, given each node's count
+    /// of predecessors not run yet (`pending`), the successors it would
+    /// make ready and the bytes the FREEs among them release (else 0).
+    pub(super) fn of_node(g: &Graph, adj: &Adj, v: NodeIdx, pending: Option<&[usize]>) -> Self {
+        let delta = g.delta(v);
+        let mut d = Dynamic {
+            delta,
+            rise: delta.max(0),
+            ..Dynamic::default()
+        };
+        if let Some(pending) = pending {
+            for &w in adj.succs(v) {
+                if pending[w as usize] == 1 {
+                    d.unlocks += 1;
+                    if g.delta(w) < 0 {
+                        d.frees_after += g.size(w) as i64;
+                    }
+                }
+            }
+        }
+        d
+    }
+}
+
 enum Val {
     I(i64),
     F(f64),
@@ -449,21 +474,7 @@ fn general_noise_scale(g: &Graph, adj: &Adj, first: &Term, dynamic: bool, s: &St
         Vec::new()
     };
     let values = g.nodes().map(|v| {
-        let mut d = Dynamic {
-            delta: g.delta(v),
-            rise: g.delta(v).max(0),
-            ..Default::default()
-        };
-        if dynamic {
-            for &w in adj.succs(v) {
-                if pending[w as usize] == 1 {
-                    d.unlocks += 1;
-                    if g.delta(w) < 0 {
-                        d.frees_after += g.size(w) as i64;
-                    }
-                }
-            }
-        }
+        let d = Dynamic::of_node(g, adj, v, dynamic.then_some(pending.as_slice()));
         match first {
             Term::Int(sum) => sum
                 .iter()

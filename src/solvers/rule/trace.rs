@@ -35,20 +35,7 @@ pub fn trace(g: &Graph, key: Option<&Key>, seed: u64, order: &[NodeIdx]) -> Vec<
     let mut ready = pending.iter().filter(|&&p| p == 0).count();
     let mut steps = Vec::with_capacity(order.len());
     for &v in order {
-        let delta = g.delta(v);
-        let mut d = Dynamic {
-            delta,
-            rise: delta.max(0),
-            ..Dynamic::default()
-        };
-        for &w in adj.succs(v) {
-            if pending[w as usize] == 1 {
-                d.unlocks += 1;
-                if g.delta(w) < 0 {
-                    d.frees_after += g.size(w) as i64;
-                }
-            }
-        }
+        let d = Dynamic::of_node(g, &adj, v, Some(&pending));
         let terms = match (key, &statics) {
             (Some(key), Some(statics)) => (key.terms.iter())
                 .map(|term| match term {
