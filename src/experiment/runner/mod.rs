@@ -113,23 +113,18 @@ impl RunOptions {
 /// a large graph takes seconds to load) while a watcher says at once, on
 /// standard error, that a stop came and what it waits for (unless quiet).
 fn acknowledge_stop_while<T>(opts: &RunOptions, work: impl FnOnce() -> T) -> T {
+    use std::io::Write as _;
     if opts.quiet || opts.stop.is_none() {
         return work();
     }
-    use std::io::Write as _;
-    use std::sync::atomic::{AtomicBool, Ordering};
-    /// Sets the flag when dropped: also when `work` panics, or the scope
-    /// would wait for the watcher forever.
-    struct SetOnDrop<'a>(&'a AtomicBool);
-    impl Drop for SetOnDrop<'_> {
-        fn drop(&mut self) {
-            self.0.store(true, Ordering::Relaxed);
-        }
-    }
-    let done = AtomicBool::new(false);
     std::thread::scope(|scope| {
-        scope.spawn(|| {
-            while !done.load(Ordering::Relaxed) {
+        // Dropped when `work` ends, however it ends (a panic unwinds it
+        // too): the watcher returns, as `announce_stop`'s does.
+        let (done, ended) = mpsc::channel::<()>();
+        scope.spawn(move || {
+            while let Err(mpsc::RecvTimeoutError::Timeout) =
+                ended.recv_timeout(std::time::Duration::from_millis(50))
+            {
                 if opts.stopping() {
                     let _ = writeln!(
                         std::io::stderr(),
@@ -139,11 +134,11 @@ fn acknowledge_stop_while<T>(opts: &RunOptions, work: impl FnOnce() -> T) -> T {
                     );
                     return;
                 }
-                std::thread::sleep(std::time::Duration::from_millis(50));
             }
         });
-        let _done = SetOnDrop(&done);
-        work()
+        let out = work();
+        drop(done);
+        out
     })
 }
 
