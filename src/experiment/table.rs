@@ -514,6 +514,7 @@ impl Table {
     /// mean the number of graphs it is over.
     fn csv(&self) -> String {
         let mut w = csv::Writer::from_writer(Vec::new());
+        let number = |c: &Option<Cell>| c.as_ref().map_or(String::new(), |c| self.plain_number(c));
         if self.by_family {
             let mut header = vec!["family".to_string(), "graphs".to_string()];
             for s in &self.solvers {
@@ -523,28 +524,21 @@ impl Table {
             for ((family, n), row) in self.families.iter().zip(&self.cells) {
                 let mut record = vec![family.clone(), n.to_string()];
                 for c in row {
-                    let (value, over) = match c {
-                        Some(c) if c.value.is_some() => (
-                            self.plain_number(c),
-                            c.partial.map_or(*n, |(k, _)| k).to_string(),
-                        ),
-                        Some(c) => (self.plain_number(c), "0".to_string()),
-                        None => (String::new(), "0".to_string()),
+                    let over = match c {
+                        Some(c) if c.value.is_some() => c.partial.map_or(*n, |(k, _)| k),
+                        _ => 0,
                     };
-                    record.extend([value, over]);
+                    record.extend([number(c), over.to_string()]);
                 }
                 let _ = w.write_record(&record);
             }
-            return String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default();
-        }
-        let header = std::iter::once("graph").chain(self.solvers.iter().map(String::as_str));
-        let _ = w.write_record(header);
-        for (graph, row) in self.graphs.iter().zip(&self.cells) {
-            let cells = row.iter().map(|c| match c {
-                Some(c) => self.plain_number(c),
-                None => String::new(),
-            });
-            let _ = w.write_record(std::iter::once(graph.clone()).chain(cells));
+        } else {
+            let header = std::iter::once("graph").chain(self.solvers.iter().map(String::as_str));
+            let _ = w.write_record(header);
+            for (graph, row) in self.graphs.iter().zip(&self.cells) {
+                let _ =
+                    w.write_record(std::iter::once(graph.clone()).chain(row.iter().map(number)));
+            }
         }
         String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
     }
