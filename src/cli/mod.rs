@@ -58,6 +58,7 @@ mod gen;
 mod transform;
 
 // Experiment commands.
+mod diff;
 mod merge;
 mod run;
 mod table;
@@ -116,6 +117,8 @@ pub(crate) enum Command {
     Merge(merge::Args),
     /// Print a results directory as a graphs x solvers table (Markdown, CSV or LaTeX).
     Table(table::Args),
+    /// Compare two results directories solve by solve (before and after a change).
+    Diff(diff::Args),
 }
 
 /// The `memsched` binary: parses the process's arguments, runs the command
@@ -182,6 +185,7 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Run(a) => run::run(a),
         Command::Merge(a) => merge::run(a),
         Command::Table(a) => table::run(a),
+        Command::Diff(a) => diff::run(a),
     }
 }
 

@@ -87,19 +87,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let runs = if args.results.is_dir() {
-        args.results.join(RUNS)
-    } else {
-        args.results.clone()
-    };
-    if !runs.is_file() {
-        return Err(InvalidInput(format!(
-            "{}: no such results directory or runs.csv (give the directory `memsched run` \
-             wrote, e.g. results/quick)",
-            runs.display()
-        ))
-        .into());
-    }
+    let runs = runs_path(&args.results)?;
     if let Some(out) = &args.out {
         check_out_file("--out", out)?;
         // The settings beside the rows are read too (the baselines).
@@ -113,37 +101,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             ],
         )?;
     }
-    let read = rows::read_rows_checked(&runs)
-        .with_context(|| format!("cannot read {}", runs.display()))?;
-    if let Some((line, why)) = &read.first_problem {
-        note!(
-            "warning: {}: {} line(s) are not rows and are left out (line {line}: {why})",
-            runs.display(),
-            read.rejected.len()
-        );
-    }
-    if read.conflicting > 0 {
-        note!(
-            "warning: {}: {} row(s) repeat a solve already in it with another status, peak or \
-             bound (joined or edited by hand?): each solve's first row is the one shown",
-            runs.display(),
-            read.conflicting
-        );
-    }
-    warn_if_cut(&runs)?;
+    let finalized = read_finalized(&runs)?;
     if !matches!(args.value, Value::Peak) && !matches!(args.unit, Unit::Auto) {
         note!("warning: --unit applies to peaks only; --value is not `peak`");
     }
-    // Rows a run appended but whose final pass did not run (a run in
-    // progress or killed) have no reductions or gaps yet: the final pass's
-    // figures, from the directory's baselines.
-    let baselines = baselines(&runs, &read.rows)?;
     // The directory's config, when it reads: what it plans.
     let config = crate::experiment::Config::load(&runs.with_file_name(CONFIG)).ok();
     let unrun = config
         .as_ref()
-        .and_then(|config| unrun_solves(&runs, config, &read.rows));
-    let finalized = rows::finalize(read.rows, &baselines);
+        .and_then(|config| unrun_solves(&runs, config, &finalized));
     let opts = Options {
         value: match args.value {
             Value::Peak => table::Value::Peak,
@@ -203,6 +169,51 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let out = args.out.as_ref().map(|p| p.to_string_lossy().into_owned());
     emit(out.as_deref(), &t.render(opts.format))?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The `runs.csv` that `arg` names: a results directory's, or the file
+/// itself; an error (invalid input) when there is none.
+pub(super) fn runs_path(arg: &Path) -> Result<PathBuf, InvalidInput> {
+    let runs = match arg.is_dir() {
+        true => arg.join(RUNS),
+        false => arg.to_path_buf(),
+    };
+    if !runs.is_file() {
+        return Err(InvalidInput(format!(
+            "{}: no such results directory or runs.csv (give the directory `memsched run` \
+             wrote, e.g. results/quick)",
+            runs.display()
+        )));
+    }
+    Ok(runs)
+}
+
+/// The rows of `runs`, each solve's first, as the final pass leaves them:
+/// rows a run appended but whose final pass did not run (a run in progress
+/// or killed) have no reductions or gaps yet, so they are filled from the
+/// directory's baselines. Warns about lines that are not rows, repeated
+/// solves and a last line cut short.
+pub(super) fn read_finalized(runs: &Path) -> anyhow::Result<Vec<rows::Row>> {
+    let read =
+        rows::read_rows_checked(runs).with_context(|| format!("cannot read {}", runs.display()))?;
+    if let Some((line, why)) = &read.first_problem {
+        note!(
+            "warning: {}: {} line(s) are not rows and are left out (line {line}: {why})",
+            runs.display(),
+            read.rejected.len()
+        );
+    }
+    if read.conflicting > 0 {
+        note!(
+            "warning: {}: {} row(s) repeat a solve already in it with another status, peak or \
+             bound (joined or edited by hand?): each solve's first row is the one shown",
+            runs.display(),
+            read.conflicting
+        );
+    }
+    warn_if_cut(runs)?;
+    let baselines = baselines(runs, &read.rows)?;
+    Ok(rows::finalize(read.rows, &baselines))
 }
 
 /// The baselines of the experiment whose rows are `runs`: its results
@@ -274,7 +285,7 @@ fn planned_solvers(config: &crate::experiment::Config) -> Vec<String> {
 
 /// A solver's name as the rows spell it (`rule: delta, id` is
 /// `rule:delta,id`), where this binary can build it; else as given.
-fn spelled_as_rows(name: &str) -> String {
+pub(super) fn spelled_as_rows(name: &str) -> String {
     let name = name.trim();
     crate::solvers::build(name).map_or_else(|_| name.to_string(), |s| s.name())
 }

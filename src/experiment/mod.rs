@@ -20,9 +20,12 @@
 //!   pass on the union, warning about items without a row.
 //! - [`table`] pivots a directory's rows into a graphs x solvers table
 //!   (Markdown, CSV or LaTeX), without solving again.
+//! - [`diff`] compares two directories' rows solve by solve (before and
+//!   after a change to a solver).
 
 pub(crate) mod catch;
 pub mod config;
+pub mod diff;
 mod drawing;
 pub mod fingerprint;
 mod finish;
@@ -56,7 +59,8 @@ use finish::finish_with;
 pub use plan::{Plan, Shard};
 pub use rows::Row;
 pub use runner::{run, RunOptions, RunSummary};
-use text::{first_few, one_line};
+pub(crate) use text::first_few;
+use text::one_line;
 
 /// Why an experiment could not run or finish.
 #[derive(Debug, Error)]

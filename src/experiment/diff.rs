@@ -1,0 +1,490 @@
+//! Two results directories' rows side by side, solve by solve: which
+//! peaks fell, which rose, which solves stopped (or started) giving a
+//! valid order, which proofs were won or lost, and how the time changed.
+//! The question it answers is "what did my change to a solver do?", asked
+//! of an experiment run before and after it.
+//!
+//! Solves are matched by their key (graph, solver, seed). A graph whose
+//! content differs between the two (fingerprints, or node and edge counts)
+//! is left out: its peaks are not comparable.
+
+use std::collections::{BTreeSet, HashMap};
+
+use super::fingerprint::Fingerprints;
+use super::rows::{Key, Row, RowStatus};
+use super::wildcard;
+
+/// Which solves to compare.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// Solvers to compare, as the rows spell them; empty: every solver.
+    pub solvers: Vec<String>,
+    /// Graph name patterns (`*` any run of characters, `?` one); empty:
+    /// every graph.
+    pub graphs: Vec<String>,
+}
+
+/// What happened to one solve, the worst first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Change {
+    /// It gave a valid order before and does not now.
+    Broken,
+    /// Its checked peak rose.
+    Higher,
+    /// Same peak, but it no longer proves it optimal.
+    ProofLost,
+    /// Same peak, and now proven optimal.
+    ProofGained,
+    /// Its checked peak fell.
+    Lower,
+    /// It gives a valid order now and did not before.
+    Mended,
+    /// Same peak and the same proof status.
+    Same,
+    /// No valid order before or now.
+    NeitherValid,
+}
+
+impl Change {
+    /// Every change, in the order of the summary's columns.
+    pub const ALL: [Change; 8] = [
+        Change::Lower,
+        Change::Same,
+        Change::Higher,
+        Change::Broken,
+        Change::Mended,
+        Change::ProofGained,
+        Change::ProofLost,
+        Change::NeitherValid,
+    ];
+
+    /// The change's name in CSV output (`proof_lost`).
+    pub fn label(self) -> &'static str {
+        match self {
+            Change::Broken => "broken",
+            Change::Higher => "higher",
+            Change::ProofLost => "proof_lost",
+            Change::ProofGained => "proof_gained",
+            Change::Lower => "lower",
+            Change::Mended => "mended",
+            Change::Same => "same",
+            Change::NeitherValid => "neither_valid",
+        }
+    }
+
+    /// A change for the worse: a higher peak, a lost order, a lost proof.
+    pub fn is_regression(self) -> bool {
+        matches!(self, Change::Broken | Change::Higher | Change::ProofLost)
+    }
+
+    /// A change for the better.
+    pub fn is_improvement(self) -> bool {
+        matches!(self, Change::Lower | Change::Mended | Change::ProofGained)
+    }
+
+    /// What happened between `old` and `new`, two rows of one solve.
+    pub fn of(old: &Row, new: &Row) -> Change {
+        match (valid_peak(old), valid_peak(new)) {
+            (None, None) => Change::NeitherValid,
+            (Some(_), None) => Change::Broken,
+            (None, Some(_)) => Change::Mended,
+            (Some(a), Some(b)) if b > a => Change::Higher,
+            (Some(a), Some(b)) if b < a => Change::Lower,
+            _ => match (optimal(old), optimal(new)) {
+                (true, false) => Change::ProofLost,
+                (false, true) => Change::ProofGained,
+                _ => Change::Same,
+            },
+        }
+    }
+}
+
+/// A row's checked peak, if its order is valid (a row refuted by the final
+/// pass, its bound above another's peak, counts as not valid).
+fn valid_peak(r: &Row) -> Option<u64> {
+    (r.valid && r.status != RowStatus::Invalid)
+        .then_some(r.peak_bytes)
+        .flatten()
+}
+
+fn optimal(r: &Row) -> bool {
+    r.status == RowStatus::Optimal
+}
+
+/// One solve found in both directories.
+#[derive(Debug, Clone)]
+pub struct Pair<'a> {
+    /// Its row in the old directory.
+    pub old: &'a Row,
+    /// Its row in the new directory.
+    pub new: &'a Row,
+    /// What happened.
+    pub change: Change,
+}
+
+impl Pair<'_> {
+    /// How much the peak changed, in percent of the old peak (`None`
+    /// unless both are valid and the old one is not zero).
+    pub fn change_pct(&self) -> Option<f64> {
+        let (a, b) = (valid_peak(self.old)?, valid_peak(self.new)?);
+        (a > 0).then(|| 100.0 * (b as f64 - a as f64) / a as f64)
+    }
+}
+
+/// One solver's pairs, counted by change.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Tally {
+    /// The solver, as the rows spell it.
+    pub solver: String,
+    /// Solves compared.
+    pub pairs: usize,
+    /// How many of them changed each way, in the order of [`Change::ALL`].
+    pub counts: [usize; Change::ALL.len()],
+    /// The total time of its solves, old and new, in milliseconds.
+    pub old_ms: f64,
+    /// See `old_ms`.
+    pub new_ms: f64,
+}
+
+impl Tally {
+    /// How many solves changed this way.
+    pub fn count(&self, change: Change) -> usize {
+        let at = Change::ALL.iter().position(|&c| c == change);
+        at.map_or(0, |i| self.counts[i])
+    }
+}
+
+/// The comparison of two directories' rows.
+#[derive(Debug, Clone)]
+pub struct Diff<'a> {
+    /// Solves in both, in the new directory's row order.
+    pub pairs: Vec<Pair<'a>>,
+    /// One tally per solver, in the order the solvers first appear.
+    pub tallies: Vec<Tally>,
+    /// Solves (after the filters) only in the old directory.
+    pub only_old: Vec<&'a Row>,
+    /// Solves only in the new one.
+    pub only_new: Vec<&'a Row>,
+    /// Graphs whose content differs between the two: left out.
+    pub changed_graphs: Vec<String>,
+}
+
+impl Diff<'_> {
+    /// Pairs changed for the worse.
+    pub fn regressions(&self) -> usize {
+        self.pairs
+            .iter()
+            .filter(|p| p.change.is_regression())
+            .count()
+    }
+
+    /// Pairs changed for the better.
+    pub fn improvements(&self) -> usize {
+        self.pairs
+            .iter()
+            .filter(|p| p.change.is_improvement())
+            .count()
+    }
+
+    /// The pairs that changed, worst first: regressions (largest rise
+    /// first), then improvements (largest fall first); ties keep row order.
+    pub fn changed(&self) -> Vec<&Pair<'_>> {
+        let mut changed: Vec<&Pair> = (self.pairs.iter())
+            .filter(|p| p.change.is_regression() || p.change.is_improvement())
+            .collect();
+        let rank = |p: &Pair| {
+            let pct = p.change_pct().unwrap_or(0.0);
+            // Larger rises first, larger falls first.
+            let size = if p.change == Change::Higher {
+                -pct
+            } else {
+                pct
+            };
+            (p.change, size)
+        };
+        changed.sort_by(|a, b| {
+            let (ca, sa) = rank(a);
+            let (cb, sb) = rank(b);
+            ca.cmp(&cb).then(sa.total_cmp(&sb))
+        });
+        changed
+    }
+}
+
+/// The comparison of `old`'s and `new`'s rows (each a directory's
+/// `runs.csv`, finalized) that `opts` selects, with each directory's
+/// graph fingerprints (empty when it has none). An error names a solver or
+/// graph pattern found in neither, or says the two have no solve in
+/// common.
+pub fn compare<'a>(
+    old: &'a [Row],
+    new: &'a [Row],
+    old_fingerprints: &Fingerprints,
+    new_fingerprints: &Fingerprints,
+    opts: &Options,
+) -> Result<Diff<'a>, String> {
+    let both = || old.iter().chain(new);
+    for s in &opts.solvers {
+        if !both().any(|r| &r.solver == s) {
+            let solvers: BTreeSet<&str> = both().map(|r| r.solver.as_str()).collect();
+            let names = super::first_few(
+                solvers.iter(),
+                12,
+                |s| format!("`{s}`"),
+                |k| format!("{k} more"),
+            );
+            return Err(format!(
+                "no row of solver `{s}` in either directory; their solvers: {}",
+                names.join(", ")
+            ));
+        }
+    }
+    for p in &opts.graphs {
+        if !both().any(|r| wildcard::matches(p, &r.graph)) {
+            return Err(format!(
+                "no graph of either directory matches `{p}` (`*` matches any run of characters)"
+            ));
+        }
+    }
+    let selected = |r: &&Row| {
+        (opts.solvers.is_empty() || opts.solvers.contains(&r.solver))
+            && (opts.graphs.is_empty()
+                || opts.graphs.iter().any(|p| wildcard::matches(p, &r.graph)))
+    };
+    let changed_graphs = changed_graphs(old, new, old_fingerprints, new_fingerprints);
+    let comparable = |r: &&Row| !changed_graphs.contains(&r.graph);
+    // The first row of a key, as `table` shows it.
+    let mut old_by_key: HashMap<Key, &Row> = HashMap::new();
+    for r in old.iter().filter(selected) {
+        old_by_key.entry(r.key()).or_insert(r);
+    }
+    let mut new_keys: BTreeSet<Key> = BTreeSet::new();
+    let (mut pairs, mut only_new) = (Vec::new(), Vec::new());
+    for r in new.iter().filter(selected) {
+        let key = r.key();
+        if !new_keys.insert(key.clone()) {
+            continue;
+        }
+        match old_by_key.get(&key) {
+            Some(&o) if comparable(&r) => pairs.push(Pair {
+                old: o,
+                new: r,
+                change: Change::of(o, r),
+            }),
+            Some(_) => {}
+            None => only_new.push(r),
+        }
+    }
+    let mut old_seen: BTreeSet<Key> = BTreeSet::new();
+    let only_old: Vec<&Row> = (old.iter().filter(selected))
+        .filter(|r| old_seen.insert(r.key()) && !new_keys.contains(&r.key()))
+        .collect();
+    if pairs.is_empty() {
+        let why = match changed_graphs.is_empty() {
+            true => String::new(),
+            false => format!(
+                " ({} graph(s) in both differ in content and are left out)",
+                changed_graphs.len()
+            ),
+        };
+        return Err(format!(
+            "the two directories have no solve (graph, solver, seed) in common{}{why}",
+            match opts.solvers.is_empty() && opts.graphs.is_empty() {
+                true => "",
+                false => " among the solvers and graphs asked for",
+            }
+        ));
+    }
+    Ok(Diff {
+        tallies: tallies(&pairs),
+        pairs,
+        only_old,
+        only_new,
+        changed_graphs: changed_graphs.into_iter().collect(),
+    })
+}
+
+/// The graphs in both row sets whose content differs: their node or edge
+/// counts, or their fingerprints where both directories recorded one.
+fn changed_graphs(
+    old: &[Row],
+    new: &[Row],
+    old_fingerprints: &Fingerprints,
+    new_fingerprints: &Fingerprints,
+) -> BTreeSet<String> {
+    // Rows of a graph that could not be loaded carry no counts.
+    let shape = |rows: &[Row]| -> HashMap<String, (usize, usize)> {
+        (rows.iter())
+            .filter(|r| r.nodes > 0)
+            .map(|r| (r.graph.clone(), (r.nodes, r.edges)))
+            .collect()
+    };
+    let (old_shape, new_shape) = (shape(old), shape(new));
+    new_shape
+        .iter()
+        .filter(|(graph, counts)| {
+            let Some(old_counts) = old_shape.get(*graph) else {
+                return false;
+            };
+            let fingerprints = (old_fingerprints.get(*graph), new_fingerprints.get(*graph));
+            old_counts != *counts || matches!(fingerprints, (Some(a), Some(b)) if a != b)
+        })
+        .map(|(graph, _)| graph.clone())
+        .collect()
+}
+
+/// The pairs counted per solver, solvers in the order they first appear.
+fn tallies(pairs: &[Pair]) -> Vec<Tally> {
+    let mut tallies: Vec<Tally> = Vec::new();
+    let mut at: HashMap<&str, usize> = HashMap::new();
+    for p in pairs {
+        let i = *at.entry(p.new.solver.as_str()).or_insert_with(|| {
+            tallies.push(Tally {
+                solver: p.new.solver.clone(),
+                pairs: 0,
+                counts: [0; Change::ALL.len()],
+                old_ms: 0.0,
+                new_ms: 0.0,
+            });
+            tallies.len() - 1
+        });
+        let t = &mut tallies[i];
+        t.pairs += 1;
+        let c = Change::ALL.iter().position(|&c| c == p.change);
+        t.counts[c.expect("every change is in ALL")] += 1;
+        t.old_ms += p.old.time_ms;
+        t.new_ms += p.new.time_ms;
+    }
+    tallies
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::experiment::fingerprint::Fingerprint;
+    use crate::experiment::rows::blank;
+
+    fn row(graph: &str, solver: &str, status: RowStatus, peak: Option<u64>) -> Row {
+        Row {
+            graph: graph.into(),
+            solver: solver.into(),
+            status,
+            valid: peak.is_some() && status != RowStatus::Invalid,
+            peak_bytes: peak,
+            nodes: 10,
+            edges: 12,
+            time_ms: 1.0,
+            ..blank()
+        }
+    }
+
+    fn feasible(graph: &str, solver: &str, peak: u64) -> Row {
+        row(graph, solver, RowStatus::Feasible, Some(peak))
+    }
+
+    #[test]
+    fn each_change_is_named_from_the_two_rows() {
+        let f = |p| feasible("g", "s", p);
+        let opt = |p| row("g", "s", RowStatus::Optimal, Some(p));
+        let failed = row("g", "s", RowStatus::Failed, None);
+        let invalid = row("g", "s", RowStatus::Invalid, Some(5));
+        assert_eq!(Change::of(&f(10), &f(12)), Change::Higher);
+        assert_eq!(Change::of(&f(10), &f(8)), Change::Lower);
+        assert_eq!(Change::of(&f(10), &f(10)), Change::Same);
+        assert_eq!(Change::of(&opt(10), &f(10)), Change::ProofLost);
+        assert_eq!(Change::of(&f(10), &opt(10)), Change::ProofGained);
+        assert_eq!(Change::of(&f(10), &failed), Change::Broken);
+        assert_eq!(Change::of(&f(10), &invalid), Change::Broken);
+        assert_eq!(Change::of(&invalid, &f(10)), Change::Mended);
+        assert_eq!(Change::of(&failed, &invalid), Change::NeitherValid);
+        // A peak change outranks a proof change.
+        assert_eq!(Change::of(&opt(10), &f(9)), Change::Lower);
+    }
+
+    #[test]
+    fn pairs_are_matched_by_key_and_counted_per_solver() {
+        let old = vec![
+            feasible("a", "kahn", 100),
+            feasible("a", "rule:delta", 90),
+            feasible("b", "kahn", 50),
+            feasible("gone", "kahn", 7),
+        ];
+        let new = vec![
+            feasible("a", "kahn", 100),
+            feasible("a", "rule:delta", 99),
+            feasible("b", "kahn", 40),
+            feasible("c", "kahn", 1),
+        ];
+        let none = Fingerprints::new();
+        let d = compare(&old, &new, &none, &none, &Options::default()).unwrap();
+        assert_eq!(d.pairs.len(), 3);
+        assert_eq!((d.regressions(), d.improvements()), (1, 1));
+        assert_eq!(d.only_old.len(), 1);
+        assert_eq!(d.only_old[0].graph, "gone");
+        assert_eq!(d.only_new[0].graph, "c");
+        let kahn = &d.tallies[0];
+        assert_eq!(kahn.solver, "kahn");
+        assert_eq!(
+            (
+                kahn.pairs,
+                kahn.count(Change::Same),
+                kahn.count(Change::Lower)
+            ),
+            (2, 1, 1)
+        );
+        assert_eq!(d.tallies[1].count(Change::Higher), 1);
+        let changed: Vec<Change> = d.changed().iter().map(|p| p.change).collect();
+        assert_eq!(changed, [Change::Higher, Change::Lower]);
+        assert_eq!(d.changed()[1].change_pct(), Some(-20.0));
+    }
+
+    #[test]
+    fn filters_select_and_unknown_names_are_errors() {
+        let old = vec![feasible("net-1", "kahn", 10), feasible("tree", "kahn", 10)];
+        let new = vec![feasible("net-1", "kahn", 9), feasible("tree", "kahn", 11)];
+        let none = Fingerprints::new();
+        let opts = Options {
+            graphs: vec!["net-*".into()],
+            ..Options::default()
+        };
+        let d = compare(&old, &new, &none, &none, &opts).unwrap();
+        assert_eq!((d.pairs.len(), d.improvements()), (1, 1));
+        let opts = Options {
+            solvers: vec!["kahm".into()],
+            ..Options::default()
+        };
+        let e = compare(&old, &new, &none, &none, &opts).unwrap_err();
+        assert!(e.contains("`kahm`") && e.contains("`kahn`"), "{e}");
+        let opts = Options {
+            graphs: vec!["nope*".into()],
+            ..Options::default()
+        };
+        let e = compare(&old, &new, &none, &none, &opts).unwrap_err();
+        assert!(e.contains("`nope*`"), "{e}");
+        let other = vec![feasible("x", "kahn", 1)];
+        let e = compare(&old, &other, &none, &none, &Options::default()).unwrap_err();
+        assert!(e.contains("no solve"), "{e}");
+    }
+
+    #[test]
+    fn a_graph_whose_content_changed_is_left_out() {
+        let old = vec![feasible("a", "kahn", 10), feasible("b", "kahn", 10)];
+        let mut new = vec![feasible("a", "kahn", 12), feasible("b", "kahn", 12)];
+        let none = Fingerprints::new();
+        // Other counts: another graph under the same name.
+        new[1].nodes = 11;
+        let d = compare(&old, &new, &none, &none, &Options::default()).unwrap();
+        assert_eq!(d.changed_graphs, ["b"]);
+        assert_eq!(d.pairs.len(), 1);
+        // Same counts, other fingerprints.
+        let fp = |hex: &str| -> Fingerprints {
+            let fp: Fingerprint = hex.parse().unwrap();
+            [("a".to_string(), fp)].into_iter().collect()
+        };
+        let (old_fp, new_fp) = (fp("0000000000000001"), fp("0000000000000002"));
+        let e = compare(&old[..1], &new[..1], &old_fp, &new_fp, &Options::default()).unwrap_err();
+        assert!(e.contains("differ in content"), "{e}");
+        let d = compare(&old[..1], &new[..1], &old_fp, &old_fp, &Options::default()).unwrap();
+        assert_eq!(d.regressions(), 1);
+    }
+}

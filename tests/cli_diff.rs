@@ -1,0 +1,158 @@
+//! `memsched diff`: a committed results directory against a copy with
+//! known edits, counted and listed as the edits say.
+#![cfg(feature = "cli")]
+
+mod cli_support;
+
+use std::path::{Path, PathBuf};
+
+use cli_support::{expect_exit, run, stderr, stdout};
+use memsched::experiment::rows::{read_rows, write_rows, Row, RowStatus};
+
+const RESULTS: &str = "results/seed_table";
+
+/// A copy of the committed directory's files, its rows passed through
+/// `edit` first.
+fn edited_copy(edit: impl FnOnce(&mut Vec<Row>)) -> (tempfile::TempDir, PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("after");
+    std::fs::create_dir(&dir).unwrap();
+    for file in ["config.toml", "fingerprints.toml"] {
+        std::fs::copy(Path::new(RESULTS).join(file), dir.join(file)).unwrap();
+    }
+    let mut rows = read_rows(&Path::new(RESULTS).join("runs.csv")).unwrap();
+    edit(&mut rows);
+    write_rows(&dir.join("runs.csv"), &rows).unwrap();
+    (tmp, dir)
+}
+
+/// The row of `solver` on the committed directory's first graph.
+fn first_graph_row<'a>(rows: &'a mut [Row], solver: &str) -> &'a mut Row {
+    let graph = rows[0].graph.clone();
+    rows.iter_mut()
+        .find(|r| r.graph == graph && r.solver == solver)
+        .unwrap()
+}
+
+/// A raised peak, a failed solve and a dropped row show up as what they
+/// are, the worst first; `--fail-on-regression` turns them into exit 1.
+#[test]
+fn edits_are_counted_and_listed_worst_first() {
+    let (_tmp, after) = edited_copy(|rows| {
+        let r = first_graph_row(rows, "seed-greedy");
+        r.peak_bytes = r.peak_bytes.map(|p| p + 1024);
+        let r = first_graph_row(rows, "kahn");
+        r.status = RowStatus::Failed;
+        r.valid = false;
+        r.peak_bytes = None;
+        r.reason = "panicked: test".into();
+        rows.pop();
+    });
+    let after = after.to_str().unwrap();
+    let o = run(&["diff", RESULTS, after], None);
+    expect_exit(&o, 0);
+    let out = stdout(&o);
+    assert!(
+        out.contains("111 solves in both: 0 better, 2 worse, 109 unchanged."),
+        "{out}"
+    );
+    assert!(out.contains("| `kahn` | 16 | 0 | 15 | 0 | 1 |"), "{out}");
+    assert!(
+        out.contains("| `seed-greedy` | 16 | 0 | 15 | 1 | 0 |"),
+        "{out}"
+    );
+    let broken = out
+        .find("broken: panicked: test")
+        .expect("the failed solve listed");
+    let higher = out.find("| +").expect("the raised peak listed");
+    assert!(broken < higher, "the worst first:\n{out}");
+    assert!(out.contains("1 solve only in OLD (not compared)"), "{out}");
+
+    let o = run(&["diff", RESULTS, after, "--fail-on-regression"], None);
+    expect_exit(&o, 1);
+    assert!(stderr(&o).contains("2 solves got worse"), "{}", stderr(&o));
+    let o = run(&["diff", RESULTS, RESULTS, "--fail-on-regression"], None);
+    expect_exit(&o, 0);
+}
+
+/// The CSV has a line per solve in both, with both peaks in bytes as the
+/// rows hold them; `-s` picks a solver in any spelling.
+#[test]
+fn csv_lines_hold_both_rows_peaks() {
+    let mut raised = None;
+    let (_tmp, after) = edited_copy(|rows| {
+        let r = first_graph_row(rows, "moves:delta,type,id");
+        let old = r.peak_bytes.unwrap();
+        r.peak_bytes = Some(old / 2);
+        raised = Some((r.graph.clone(), old));
+    });
+    let (graph, old) = raised.unwrap();
+    let o = run(
+        &[
+            "diff",
+            RESULTS,
+            after.to_str().unwrap(),
+            "--format",
+            "csv",
+            "-s",
+            "moves: delta, type, id",
+        ],
+        None,
+    );
+    expect_exit(&o, 0);
+    let out = stdout(&o);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 1 + 16, "{out}");
+    assert!(lines[0].starts_with("graph,solver,seed,change,"), "{out}");
+    let want = format!(
+        "{graph},\"moves:delta,type,id\",0,lower,feasible,feasible,{old},{},-50,",
+        old / 2
+    );
+    assert!(lines.iter().any(|l| l.starts_with(&want)), "{want}\n{out}");
+}
+
+/// Bad input names what is wrong: a missing directory, a solver in
+/// neither, directories with nothing in common, a graph edited between.
+#[test]
+fn bad_input_is_named() {
+    let o = run(&["diff", RESULTS, "no/such/dir"], None);
+    expect_exit(&o, 2);
+    assert!(stderr(&o).contains("no/such/dir"), "{}", stderr(&o));
+
+    let o = run(&["diff", RESULTS, RESULTS, "-s", "nope"], None);
+    expect_exit(&o, 2);
+    assert!(
+        stderr(&o).contains("no row of solver `nope`"),
+        "{}",
+        stderr(&o)
+    );
+
+    let o = run(&["diff", RESULTS, "results/quick", "--graph", "zzz*"], None);
+    expect_exit(&o, 2);
+    assert!(stderr(&o).contains("`zzz*`"), "{}", stderr(&o));
+
+    let (_tmp, after) = edited_copy(|rows| {
+        for r in rows.iter_mut() {
+            r.graph.push_str("-renamed");
+        }
+    });
+    let o = run(&["diff", RESULTS, after.to_str().unwrap()], None);
+    expect_exit(&o, 2);
+    assert!(
+        stderr(&o).contains("no solve (graph, solver, seed) in common"),
+        "{}",
+        stderr(&o)
+    );
+
+    // A graph whose content changed (another node count) is left out.
+    let (_tmp, after) = edited_copy(|rows| {
+        let graph = rows[0].graph.clone();
+        for r in rows.iter_mut().filter(|r| r.graph == graph) {
+            r.nodes += 1;
+        }
+    });
+    let o = run(&["diff", RESULTS, after.to_str().unwrap()], None);
+    expect_exit(&o, 0);
+    assert!(stderr(&o).contains("1 graph left out"), "{}", stderr(&o));
+    assert!(stdout(&o).contains("105 solves in both"), "{}", stdout(&o));
+}
