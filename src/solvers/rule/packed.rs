@@ -269,7 +269,7 @@ pub(super) fn saturation_note(
     // `i64`s): only weighted or summed terms are scanned, so the common
     // rules pay nothing.
     let may_pass = |sum: &[(i64, Feature)]| !matches!(sum, [(1 | -1, _)]);
-    let texts: Vec<&str> = key.text.split(',').collect();
+    let texts = key.term_texts();
     let saturated: Vec<String> = key
         .terms
         .iter()

@@ -206,6 +206,11 @@ impl Key {
     pub fn text(&self) -> &str {
         &self.text
     }
+    /// Each term's text, as in [`Key::text`] (which holds no comma but
+    /// those between terms).
+    pub fn term_texts(&self) -> Vec<&str> {
+        self.text.split(',').collect()
+    }
     /// Whether any term reads `f`.
     pub fn uses(&self, f: Feature) -> bool {
         self.terms.iter().any(|t| t.features().any(|g| g == f))
@@ -764,34 +769,34 @@ pub const GUMBEL_MAX: f64 = 36.8;
 /// it tie:
 /// - one after `id`, which no two nodes or moves share (`id,delta`);
 /// - one that reads a single feature an earlier term ranks by alone, one to
-///   one (`delta,-delta`, `type,2*type`): where the earlier term ties, the
-///   feature's values are equal, and so is this term. One to one means
-///   weight 1 or -1 on an integer feature in an integer term (not `-id`,
-///   which saturates at the smallest id), or 1.0 or -1.0 on a float feature
-///   (`latency`, `random`); `1.0*delta` is not, since `f64` merges large
-///   deltas;
-/// - an earlier term written again (`delta+size,type,delta+size`).
+///   one (`delta,-delta`, `type,2*type`, `2*type,type`): where the earlier
+///   term ties, the feature's values are equal, and so is this term. One
+///   to one means, in an integer term, weight 1 or -1 on an integer
+///   feature (not `-id`, which saturates at the smallest id) or any weight
+///   that cannot take the feature past i64 (`3*type`, not `2*size`); in a
+///   float term, 1.0 or -1.0 on a float feature (`latency`, `random`);
+///   `1.0*delta` is not, since `f64` merges large deltas;
+/// - an earlier term again, as it ranks (`delta+size,type,delta+size`): an
+///   integer term's weights of each feature added up, in any order
+///   (`size+delta` after `delta+size`, `delta+0*size` after `delta`); a
+///   float term with the same weights in the same order, summands of
+///   weight 0 aside (its rounding depends on the order).
 ///
 /// `live_after` counts as `delta`, which it ranks as, and is stored as.
 /// Such a term is dead weight in the rule and in the solver's name, and
-/// usually means the user expected it to act earlier. Sums are compared as
-/// written: `size+delta` after `delta+size` is let through.
+/// usually means the user expected it to act earlier.
 ///
 /// `noisy` spares the first term, whose noise the later terms may break
 /// ties of (however rarely).
 pub fn check_decisive(key: &Key, noisy: bool) -> Result<(), RuleError> {
     let same = Feature::ranks_as;
-    let canonical = |term: &Term| -> Term {
-        match term {
-            Term::Int(s) => Term::Int(s.iter().map(|&(w, f)| (w, same(f))).collect()),
-            Term::Float(s) => Term::Float(s.iter().map(|&(w, f)| (w, same(f))).collect()),
-        }
-    };
     // The feature a term ranks by one to one, if it does.
     let one_to_one = |term: &Term| match term {
         Term::Int(s) => match s.as_slice() {
-            [(1, f)] => Some(same(*f)),
-            [(-1, f)] if *f != Feature::Id => Some(same(*f)),
+            [(1, f)] => Some(*f),
+            [(-1, f)] if *f != Feature::Id => Some(*f),
+            // No saturation: distinct values stay distinct (`2*type`).
+            [(w, f)] if (*w as f64).abs() * f.magnitude() < I64_BOUND => Some(*f),
             _ => None,
         },
         Term::Float(s) => match s.as_slice() {
@@ -805,7 +810,8 @@ pub fn check_decisive(key: &Key, noisy: bool) -> Result<(), RuleError> {
         let first = features.next()?;
         features.all(|f| f == first).then_some(first)
     };
-    let texts: Vec<&str> = key.text.split(',').collect();
+    let ranked: Vec<Term> = key.terms.iter().map(ranked_sum).collect();
+    let texts = key.term_texts();
     let first = usize::from(noisy);
     for (index, term) in key.terms.iter().enumerate() {
         let live_after = |e: usize| match (key.terms[e].features())
@@ -826,16 +832,14 @@ pub fn check_decisive(key: &Key, noisy: bool) -> Result<(), RuleError> {
                     texts[e]
                 ));
             }
-            if canonical(e_term) == canonical(term) {
-                return Some(format!(
-                    "it is term {} `{}` again{}",
-                    e + 1,
-                    texts[e],
-                    live_after(e)
-                ));
+            if ranked[e] == ranked[index] {
+                return Some(match texts[e] == texts[index] {
+                    true => format!("it is term {} `{}` again{}", e + 1, texts[e], live_after(e)),
+                    false => format!("it ranks as term {} `{}`{}", e + 1, texts[e], live_after(e)),
+                });
             }
-            let f = one_to_one(e_term)?;
-            (reads_only(term) == Some(f)).then(|| {
+            let f = one_to_one(&ranked[e])?;
+            (reads_only(&ranked[index]) == Some(f)).then(|| {
                 format!(
                     "it reads only `{}`, which term {} `{}` already ranks by one to one: where \
                      that term ties, so does this one{}",
@@ -858,6 +862,45 @@ pub fn check_decisive(key: &Key, noisy: bool) -> Result<(), RuleError> {
     Ok(())
 }
 
+/// 2^63: an integer term whose values stay below it in magnitude never
+/// saturates.
+const I64_BOUND: f64 = 9_223_372_036_854_775_808.0;
+
+/// A term as it ranks, for comparing terms: each feature as it ranks
+/// (`live_after` as `delta`) and summands of no weight dropped; an integer
+/// term's weights of one feature added up (exactly) and its features put
+/// in documentation order, since integer sums do not depend on the order
+/// of their summands. A float term keeps its order and weights, which its
+/// rounding depends on.
+fn ranked_sum(term: &Term) -> Term {
+    match term {
+        Term::Int(s) => {
+            let at = |f: Feature| Feature::ALL.iter().position(|&g| g == f);
+            let mut sums: Vec<(Feature, i128)> = Vec::new();
+            for &(w, f) in s {
+                let f = f.ranks_as();
+                match sums.iter_mut().find(|(g, _)| *g == f) {
+                    Some((_, sum)) => *sum += w as i128,
+                    None => sums.push((f, w as i128)),
+                }
+            }
+            sums.retain(|&(_, w)| w != 0);
+            sums.sort_by_key(|&(f, _)| at(f));
+            // A sum past i64 keeps its first summands' weights apart.
+            match sums.iter().all(|&(_, w)| i64::try_from(w).is_ok()) {
+                true => Term::Int(sums.into_iter().map(|(f, w)| (w as i64, f)).collect()),
+                false => Term::Int(s.iter().map(|&(w, f)| (w, f.ranks_as())).collect()),
+            }
+        }
+        Term::Float(s) => Term::Float(
+            (s.iter())
+                .filter(|&&(w, _)| w != 0.0)
+                .map(|&(w, f)| (w, f.ranks_as()))
+                .collect(),
+        ),
+    }
+}
+
 /// Refuses a rule whose first term `noisy:`'s noise could take past f64's
 /// range on some valid graph. The noise is the term's mean magnitude over
 /// the graph's nodes (at most the term's bound; 1 when it is 0) times a
@@ -873,7 +916,7 @@ pub fn check_noise_room(key: &Key) -> Result<(), RuleError> {
         return Ok(());
     }
     Err(RuleError::shortened(RuleError::Overflow {
-        term: key.text.split(',').next().unwrap_or_default().to_string(),
+        term: key.term_texts()[0].to_string(),
         reason: format!(
             "`noisy:` adds noise of up to {GUMBEL_MAX} times the term's mean magnitude, which \
              takes it past that when the features near their bounds"
@@ -1126,6 +1169,13 @@ mod tests {
             ("-random,2*random", "term 2 `2.0*random`"),
             ("live_after,type,-3*delta", "term 3 `-3*delta`"),
             ("-height,delta,-2*height", "term 3 `-2*height`"),
+            ("2*type,type", "term 2 `type`"),
+            ("3*depth,id,-depth", "term 3 `-depth`"),
+            ("3*depth,-depth", "term 2 `-depth`"),
+            ("delta+size,size+delta", "ranks as term 1 `delta+size`"),
+            ("delta+0*size,delta", "ranks as term 1 `delta+0*size`"),
+            ("delta+size,type,2*size+delta-size", "ranks as term 1"),
+            ("0.5*random+0*size,0.5*random", "ranks as term 1"),
         ] {
             let e = refused(rule, false);
             assert!(e.contains(term), "{rule}: {e}");
@@ -1136,7 +1186,8 @@ mod tests {
         for (rule, noisy) in [
             ("delta,type,id", false),
             ("id", false),
-            ("delta+size,size+delta", false),
+            // Float sums rank by their order's rounding.
+            ("0.5*latency+0.25*size,0.25*size+0.5*latency", false),
             // Not one to one: saturation, or `f64` merging large values.
             ("2*delta,delta", false),
             ("-id,delta", false),
