@@ -62,7 +62,7 @@ fn edits_are_counted_and_listed_worst_first() {
         "{out}"
     );
     let broken = out
-        .find("broken: panicked: test")
+        .find("now unsolved: panicked: test")
         .expect("the failed solve listed");
     let higher = out.find("| +").expect("the raised peak listed");
     assert!(broken < higher, "the worst first:\n{out}");
@@ -139,7 +139,7 @@ fn bad_input_is_named() {
     let o = run(&["diff", RESULTS, after.to_str().unwrap()], None);
     expect_exit(&o, 2);
     assert!(
-        stderr(&o).contains("no solve (graph, solver, seed) in common"),
+        stderr(&o).contains("OLD and NEW have no solve (graph, solver, seed) in common"),
         "{}",
         stderr(&o)
     );
@@ -153,6 +153,82 @@ fn bad_input_is_named() {
     });
     let o = run(&["diff", RESULTS, after.to_str().unwrap()], None);
     expect_exit(&o, 0);
-    assert!(stderr(&o).contains("1 graph left out"), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("1 graph left out, as its content differs"),
+        "{}",
+        stdout(&o)
+    );
     assert!(stdout(&o).contains("105 solves in both"), "{}", stdout(&o));
+}
+
+/// A graph that could not be loaded on one side says nothing of the
+/// solvers: its solves are left out, not counted as got worse.
+#[test]
+fn a_graph_not_loaded_is_left_out() {
+    let (_tmp, after) = edited_copy(|rows| {
+        let graph = rows[0].graph.clone();
+        for r in rows.iter_mut().filter(|r| r.graph == graph) {
+            r.nodes = 0;
+            r.edges = 0;
+            r.status = RowStatus::Failed;
+            r.valid = false;
+            r.peak_bytes = None;
+            r.reason = "cannot load graph: no such file".into();
+        }
+    });
+    let o = run(
+        &[
+            "diff",
+            RESULTS,
+            after.to_str().unwrap(),
+            "--fail-on-regression",
+        ],
+        None,
+    );
+    expect_exit(&o, 0);
+    let out = stdout(&o);
+    assert!(
+        out.contains("105 solves in both: 0 better, 0 worse"),
+        "{out}"
+    );
+    assert!(
+        out.contains("1 graph left out, as it could not be loaded"),
+        "{out}"
+    );
+}
+
+/// No file `diff` reads may be its output; a file that is not a runs.csv,
+/// or one without rows, is refused by name.
+#[test]
+fn inputs_are_guarded_and_checked() {
+    let (_tmp, after) = edited_copy(|_| {});
+    let fingerprints = after.join("fingerprints.toml");
+    let o = run(
+        &[
+            "diff",
+            RESULTS,
+            after.to_str().unwrap(),
+            "-o",
+            fingerprints.to_str().unwrap(),
+        ],
+        None,
+    );
+    expect_exit(&o, 2);
+    assert!(
+        stderr(&o).contains("it is the fingerprints file"),
+        "{}",
+        stderr(&o)
+    );
+
+    let readme = Path::new(RESULTS).join("README.md");
+    let o = run(&["diff", RESULTS, readme.to_str().unwrap()], None);
+    expect_exit(&o, 2);
+    assert!(stderr(&o).contains("are not rows"), "{}", stderr(&o));
+
+    let header_only = after.join("runs.csv");
+    let header = memsched::experiment::rows::header();
+    std::fs::write(&header_only, format!("{}\n", header.trim_end())).unwrap();
+    let o = run(&["diff", RESULTS, header_only.to_str().unwrap()], None);
+    expect_exit(&o, 2);
+    assert!(stderr(&o).contains("NEW has no rows"), "{}", stderr(&o));
 }

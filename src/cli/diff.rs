@@ -10,10 +10,11 @@ use clap::ValueEnum;
 
 use crate::experiment::diff::{self, Change, Diff, Pair};
 use crate::experiment::fingerprint::{self, Fingerprints};
-use crate::experiment::results_dir::CONFIG;
+use crate::experiment::results_dir::{CONFIG, FINGERPRINTS};
 use crate::experiment::rows::{Row, RowStatus};
+use crate::experiment::table::markdown_escape;
 
-use super::table::{read_finalized, runs_path, spelled_as_rows};
+use super::table::{read_finalized, runs_path, spelled_as_rows, Settings};
 use super::InvalidInput;
 use super::{check_out_file, check_output_is_not_an_input, count, emit, human_bytes, percent};
 
@@ -33,10 +34,10 @@ enum Format {
   memsched diff before/ after/ --fail-on-regression    # exit 1 if any solve got worse
 
 A solve is matched by graph, solver and seed. Each is counted as: lower or higher (its checked
-peak fell or rose), same, broken (a valid order before, none now: failed, invalid or timed out
-without one), mended (the reverse), proof gained or lost (same peak, `optimal` won or lost), or
-neither valid. Graphs whose content differs between the two (by fingerprint, or by node and edge
-counts) are left out.
+peak fell or rose), same, now unsolved (a valid order before, none now: failed, invalid or timed
+out without one), now solved (the reverse), proof gained or lost (same peak, `optimal` won or
+lost), or neither valid. Graphs whose content differs between the two (by fingerprint, or by node
+and edge counts), and graphs that could not be loaded on one side, are left out.
 
 A typical use: run an experiment, change a solver, run it again into another directory
 (`memsched run CONFIG -o /tmp/after`), then `memsched diff results/NAME /tmp/after`.")]
@@ -78,15 +79,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let new_runs = runs_path(&args.new)?;
     if let Some(out) = &args.out {
         check_out_file("--out", out)?;
+        // Every file read beside the rows too.
         let inputs: Vec<(&str, String)> = [&old_runs, &new_runs]
             .iter()
             .flat_map(|runs| {
+                let beside = |name| runs.with_file_name(name).to_string_lossy().into_owned();
                 [
                     ("rows", runs.to_string_lossy().into_owned()),
-                    (
-                        "settings",
-                        runs.with_file_name(CONFIG).to_string_lossy().into_owned(),
-                    ),
+                    ("settings", beside(CONFIG)),
+                    ("fingerprints", beside(FINGERPRINTS)),
                 ]
             })
             .collect();
@@ -99,8 +100,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             old_runs.display()
         );
     }
-    let old_rows = read_finalized(&old_runs)?;
-    let new_rows = read_finalized(&new_runs)?;
+    // Only the bound checks of the final pass matter here, not the
+    // baselines: a config beside the rows that does not read is no reason
+    // to stop.
+    let old_rows = read_finalized(&old_runs, Settings::IfReadable)?;
+    let new_rows = read_finalized(&new_runs, Settings::IfReadable)?;
     let opts = diff::Options {
         solvers: args.solver.iter().map(|s| spelled_as_rows(s)).collect(),
         graphs: args.graph.clone(),
@@ -114,24 +118,20 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     )
     .map_err(|e| {
         InvalidInput(format!(
-            "{} vs {}: {e}",
+            "{} (OLD) vs {} (NEW): {e}",
             old_runs.display(),
             new_runs.display()
         ))
     })?;
-    if !d.changed_graphs.is_empty() {
-        let names = quoted_few(&d.changed_graphs, 5);
-        note!(
-            "warning: {} left out, as {} content differs between the two directories \
-             (fingerprints, or node and edge counts): {}",
-            count(d.changed_graphs.len(), "graph"),
-            its_or_their(d.changed_graphs.len()),
-            names
-        );
-    }
     let text = match args.format {
-        Format::Markdown => markdown(&d, &args, &old_runs, &new_runs),
-        Format::Csv => csv(&d),
+        Format::Markdown => markdown(&d, args.limit, &old_runs, &new_runs),
+        Format::Csv => {
+            // The file holds the pairs only: the rest goes to standard error.
+            for line in left_out(&d) {
+                note!("note: {line}");
+            }
+            csv(&d)
+        }
     };
     let out = args.out.as_ref().map(|p| p.to_string_lossy().into_owned());
     emit(out.as_deref(), &text)?;
@@ -156,27 +156,28 @@ fn fingerprints_beside(runs: &Path) -> Fingerprints {
     })
 }
 
-/// The Markdown report: a summary line, a table per solver, the changed
-/// solves (worst first, up to `--limit`), and what only one side has.
-fn markdown(d: &Diff, args: &Args, old: &Path, new: &Path) -> String {
+/// The Markdown report: both paths and the counts, a row per solver, the
+/// changed solves (worst first, up to `limit`; 0: all), and what was not
+/// compared.
+fn markdown(d: &Diff, limit: usize, old: &Path, new: &Path) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "OLD: {}\nNEW: {}\n\n{} in both: {} better, {} worse, {} unchanged.\n",
-        old.display(),
-        new.display(),
+        "- OLD: {}\n- NEW: {}\n\n{} in both: {} better, {} worse, {} unchanged.\n",
+        markdown_escape(&old.display().to_string()),
+        markdown_escape(&new.display().to_string()),
         count(d.pairs.len(), "solve"),
         d.improvements(),
         d.regressions(),
         d.pairs.len() - d.improvements() - d.regressions()
     );
     s.push_str(
-        "| solver | solves | lower | same | higher | broken | mended | proof gained | \
+        "| solver | solves | lower | same | higher | now unsolved | now solved | proof gained | \
          proof lost | neither valid | time, NEW/OLD |\n",
     );
     s.push_str("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for t in &d.tallies {
-        let _ = write!(s, "| `{}` | {} |", t.solver, t.pairs);
+        let _ = write!(s, "| {} | {} |", code(&t.solver), t.pairs);
         for c in Change::ALL {
             let _ = write!(s, " {} |", t.count(c));
         }
@@ -188,11 +189,11 @@ fn markdown(d: &Diff, args: &Args, old: &Path, new: &Path) -> String {
     }
     s.push_str(
         "\nTime: the solver's total solve time in NEW over that in OLD (wall clock: \
-         another machine or load moves it).\n",
+         another machine or load moves it; `-` when OLD's is 0).\n",
     );
     let changed = d.changed();
     if !changed.is_empty() {
-        let shown = match args.limit {
+        let shown = match limit {
             0 => changed.len(),
             k => k.min(changed.len()),
         };
@@ -218,15 +219,33 @@ fn markdown(d: &Diff, args: &Args, old: &Path, new: &Path) -> String {
             };
             let _ = writeln!(
                 s,
-                "| {} | `{}` |{seed} {} | {} | {} |",
-                p.new.graph,
-                p.new.solver,
+                "| {} | {} |{seed} {} | {} | {} |",
+                markdown_escape(&p.new.graph),
+                code(&p.new.solver),
                 side(p.old),
                 side(p.new),
-                change_text(p)
+                markdown_escape(&change_text(p))
             );
         }
     }
+    for line in left_out(d) {
+        let _ = writeln!(s, "\n{line}");
+    }
+    s
+}
+
+/// `name` as inline code, or escaped text when it holds a backtick.
+fn code(name: &str) -> String {
+    match name.contains('`') {
+        true => markdown_escape(name),
+        false => format!("`{name}`"),
+    }
+}
+
+/// A sentence for each kind of solve not compared: those in one
+/// directory only, and those of graphs left out.
+fn left_out(d: &Diff) -> Vec<String> {
+    let mut lines = Vec::new();
     for (rows, name) in [(&d.only_old, "OLD"), (&d.only_new, "NEW")] {
         if rows.is_empty() {
             continue;
@@ -237,27 +256,38 @@ fn markdown(d: &Diff, args: &Args, old: &Path, new: &Path) -> String {
                 solvers.push(&r.solver);
             }
         }
-        let names = quoted_few(&solvers, 8);
-        let _ = writeln!(
-            s,
-            "\n{} only in {name} (not compared), of {}.",
+        lines.push(format!(
+            "{} only in {name} (not compared), of {}: {}.",
             count(rows.len(), "solve"),
             match solvers.len() {
-                1 => format!("solver {names}"),
-                _ => format!("solvers {names}"),
-            }
-        );
+                1 => "solver",
+                _ => "solvers",
+            },
+            quoted_few(&solvers, 8)
+        ));
     }
     if !d.changed_graphs.is_empty() {
-        let _ = writeln!(
-            s,
-            "\n{} left out, as {} content differs between OLD and NEW: {}.",
+        lines.push(format!(
+            "{} left out, as {} content differs between OLD and NEW (fingerprints, or node \
+             and edge counts): {}.",
             count(d.changed_graphs.len(), "graph"),
             its_or_their(d.changed_graphs.len()),
             quoted_few(&d.changed_graphs, 5)
-        );
+        ));
     }
-    s
+    if !d.unloaded.is_empty() {
+        lines.push(format!(
+            "{} left out, as {} could not be loaded in OLD or NEW (`cannot load graph` rows): \
+             {}.",
+            count(d.unloaded.len(), "graph"),
+            match d.unloaded.len() {
+                1 => "it",
+                _ => "they",
+            },
+            quoted_few(&d.unloaded, 5)
+        ));
+    }
+    lines
 }
 
 fn its_or_their(n: usize) -> &'static str {
@@ -267,44 +297,44 @@ fn its_or_their(n: usize) -> &'static str {
     }
 }
 
-/// The first `shown` of `names` in backticks, then how many more.
+/// The first `shown` of `names` as inline code, then how many more.
 fn quoted_few(names: &[impl AsRef<str>], shown: usize) -> String {
     let names = crate::experiment::first_few(
         names.iter(),
         shown,
-        |n| format!("`{}`", n.as_ref()),
+        |n| code(n.as_ref()),
         |k| format!("{k} more"),
     );
     names.join(", ")
 }
 
-/// One side of a changed solve: its peak, marked when proven optimal, or
-/// its status when it has no valid order.
+/// One side of a changed solve: its peak, with its status when that is not
+/// plain `feasible` (`optimal`, `timed_out`), or its status alone when it
+/// has no valid order.
 fn side(r: &Row) -> String {
-    match (r.valid, r.peak_bytes) {
-        (true, Some(peak)) if r.status != RowStatus::Invalid => {
-            match r.status == RowStatus::Optimal {
-                true => format!("{} (optimal)", human_bytes(peak)),
-                false => human_bytes(peak),
-            }
-        }
-        _ => r.status.label().to_string(),
+    match diff::checked_peak(r) {
+        Some(peak) if r.status == RowStatus::Feasible => human_bytes(peak),
+        Some(peak) => format!("{} ({})", human_bytes(peak), r.status.label()),
+        None => r.status.label().to_string(),
     }
 }
 
-/// How a changed solve changed, in words or as a percentage of its old peak.
+/// How a changed solve changed: the peak's change as a percentage of the
+/// old peak (or in bytes from 0), the reason it has no order now, or what
+/// happened to its proof.
 fn change_text(p: &Pair) -> String {
+    let new_peak = diff::checked_peak(p.new).unwrap_or(0);
     match p.change {
         Change::Higher | Change::Lower => match p.change_pct() {
             Some(pct) if pct > 0.0 => format!("+{}", percent(pct)),
             Some(pct) => percent(pct),
-            None => format!("{} from 0 B", human_bytes(p.new.peak_bytes.unwrap_or(0))),
+            None => format!("+{} from 0 B", human_bytes(new_peak)),
         },
-        Change::Broken => match p.new.reason.is_empty() {
-            true => "broken".into(),
-            false => format!("broken: {}", p.new.reason.replace('|', "\\|")),
+        Change::Unsolved => match p.new.reason.is_empty() {
+            true => "now unsolved".into(),
+            false => format!("now unsolved: {}", p.new.reason),
         },
-        Change::Mended => "mended".into(),
+        Change::Solved => "now solved".into(),
         Change::ProofGained => "proof gained".into(),
         Change::ProofLost => "proof lost".into(),
         Change::Same | Change::NeitherValid => String::new(),
@@ -328,7 +358,7 @@ fn csv(d: &Diff) -> String {
         "new_time_ms",
     ];
     w.write_record(header).expect("in-memory write");
-    let opt = |x: Option<u64>| x.map_or_else(String::new, |x| x.to_string());
+    let peak = |r: &Row| diff::checked_peak(r).map_or_else(String::new, |x| x.to_string());
     for p in &d.pairs {
         w.write_record([
             p.new.graph.clone(),
@@ -337,8 +367,8 @@ fn csv(d: &Diff) -> String {
             p.change.label().to_string(),
             p.old.status.label().to_string(),
             p.new.status.label().to_string(),
-            opt(p.old.peak_bytes.filter(|_| p.old.valid)),
-            opt(p.new.peak_bytes.filter(|_| p.new.valid)),
+            peak(p.old),
+            peak(p.new),
             p.change_pct().map_or_else(String::new, |x| x.to_string()),
             p.old.time_ms.to_string(),
             p.new.time_ms.to_string(),

@@ -101,7 +101,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             ],
         )?;
     }
-    let finalized = read_finalized(&runs)?;
+    let finalized = read_finalized(&runs, Settings::Required)?;
     if !matches!(args.value, Value::Peak) && !matches!(args.unit, Unit::Auto) {
         note!("warning: --unit applies to peaks only; --value is not `peak`");
     }
@@ -188,14 +188,30 @@ pub(super) fn runs_path(arg: &Path) -> Result<PathBuf, InvalidInput> {
     Ok(runs)
 }
 
+/// How [`read_finalized`] takes a `config.toml` beside the rows that
+/// does not read as TOML.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Settings {
+    /// As an error: the baselines it names are needed.
+    Required,
+    /// With a warning, taking the rows' own baselines.
+    IfReadable,
+}
+
 /// The rows of `runs`, each solve's first, as the final pass leaves them:
 /// rows a run appended but whose final pass did not run (a run in progress
 /// or killed) have no reductions or gaps yet, so they are filled from the
-/// directory's baselines. Warns about lines that are not rows, repeated
+/// directory's baselines (see [`Settings`]). Refuses a file most of whose
+/// lines are not rows; warns about lines that are not rows, repeated
 /// solves and a last line cut short.
-pub(super) fn read_finalized(runs: &Path) -> anyhow::Result<Vec<rows::Row>> {
+pub(super) fn read_finalized(runs: &Path, settings: Settings) -> anyhow::Result<Vec<rows::Row>> {
     let read =
         rows::read_rows_checked(runs).with_context(|| format!("cannot read {}", runs.display()))?;
+    read.refuse_if_mostly_rejected(
+        runs,
+        "is it the runs.csv `memsched run` writes? Give that file, or its directory",
+    )
+    .map_err(|e| InvalidInput(e.to_string()))?;
     if let Some((line, why)) = &read.first_problem {
         note!(
             "warning: {}: {} line(s) are not rows and are left out (line {line}: {why})",
@@ -212,7 +228,17 @@ pub(super) fn read_finalized(runs: &Path) -> anyhow::Result<Vec<rows::Row>> {
         );
     }
     warn_if_cut(runs)?;
-    let baselines = baselines(runs, &read.rows)?;
+    let baselines = match (baselines(runs, &read.rows), settings) {
+        (Ok(named), _) => named,
+        (Err(e), Settings::Required) => return Err(e),
+        (Err(e), Settings::IfReadable) => {
+            note!(
+                "warning: {}; the rows' own baselines are used",
+                super::error_message(&e)
+            );
+            rows_baselines(&read.rows)
+        }
+    };
     Ok(rows::finalize(read.rows, &baselines))
 }
 
@@ -240,6 +266,12 @@ fn baselines(runs: &Path, rows: &[rows::Row]) -> anyhow::Result<Vec<String>> {
         };
         return Ok(named);
     }
+    Ok(rows_baselines(rows))
+}
+
+/// The baselines `rows` name, in the order they first name them, else
+/// `program`, as a config's default.
+fn rows_baselines(rows: &[rows::Row]) -> Vec<String> {
     let mut named: Vec<String> = Vec::new();
     for r in rows {
         if !r.baseline.is_empty() && !named.contains(&r.baseline) {
@@ -249,7 +281,7 @@ fn baselines(runs: &Path, rows: &[rows::Row]) -> anyhow::Result<Vec<String>> {
     if named.is_empty() {
         named.push("program".into());
     }
-    Ok(named)
+    named
 }
 
 /// How many of the solves that the results directory's `config` plans have

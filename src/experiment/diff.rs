@@ -8,10 +8,10 @@
 //! content differs between the two (fingerprints, or node and edge counts)
 //! is left out: its peaks are not comparable.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 use super::fingerprint::Fingerprints;
-use super::rows::{Key, Row, RowStatus};
+use super::rows::{never_ran, Key, Row, RowStatus};
 use super::wildcard;
 
 /// Which solves to compare.
@@ -24,35 +24,37 @@ pub struct Options {
     pub graphs: Vec<String>,
 }
 
-/// What happened to one solve, the worst first.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+/// What happened to one solve.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Change {
-    /// It gave a valid order before and does not now.
-    Broken,
-    /// Its checked peak rose.
-    Higher,
-    /// Same peak, but it no longer proves it optimal.
-    ProofLost,
-    /// Same peak, and now proven optimal.
-    ProofGained,
     /// Its checked peak fell.
     Lower,
-    /// It gives a valid order now and did not before.
-    Mended,
     /// Same peak and the same proof status.
     Same,
+    /// Its checked peak rose.
+    Higher,
+    /// It gave a valid order before and does not now (it failed, timed
+    /// out without one, or its order or bound was refused).
+    Unsolved,
+    /// It gives a valid order now and did not before.
+    Solved,
+    /// Same peak, and now proven optimal.
+    ProofGained,
+    /// Same peak, but it no longer proves it optimal.
+    ProofLost,
     /// No valid order before or now.
     NeitherValid,
 }
 
 impl Change {
-    /// Every change, in the order of the summary's columns.
+    /// Every change, in the order of the summary's columns (each one's
+    /// position is its discriminant).
     pub const ALL: [Change; 8] = [
         Change::Lower,
         Change::Same,
         Change::Higher,
-        Change::Broken,
-        Change::Mended,
+        Change::Unsolved,
+        Change::Solved,
         Change::ProofGained,
         Change::ProofLost,
         Change::NeitherValid,
@@ -61,33 +63,49 @@ impl Change {
     /// The change's name in CSV output (`proof_lost`).
     pub fn label(self) -> &'static str {
         match self {
-            Change::Broken => "broken",
-            Change::Higher => "higher",
-            Change::ProofLost => "proof_lost",
-            Change::ProofGained => "proof_gained",
             Change::Lower => "lower",
-            Change::Mended => "mended",
             Change::Same => "same",
+            Change::Higher => "higher",
+            Change::Unsolved => "unsolved",
+            Change::Solved => "solved",
+            Change::ProofGained => "proof_gained",
+            Change::ProofLost => "proof_lost",
             Change::NeitherValid => "neither_valid",
         }
     }
 
     /// A change for the worse: a higher peak, a lost order, a lost proof.
     pub fn is_regression(self) -> bool {
-        matches!(self, Change::Broken | Change::Higher | Change::ProofLost)
+        matches!(self, Change::Unsolved | Change::Higher | Change::ProofLost)
     }
 
     /// A change for the better.
     pub fn is_improvement(self) -> bool {
-        matches!(self, Change::Lower | Change::Mended | Change::ProofGained)
+        matches!(self, Change::Lower | Change::Solved | Change::ProofGained)
     }
 
-    /// What happened between `old` and `new`, two rows of one solve.
+    /// Where the change sorts in a list of changes, the worst first: no
+    /// order any more, a higher peak, a lost proof, then a gained proof, a
+    /// lower peak, a new order.
+    fn severity(self) -> u8 {
+        match self {
+            Change::Unsolved => 0,
+            Change::Higher => 1,
+            Change::ProofLost => 2,
+            Change::ProofGained => 3,
+            Change::Lower => 4,
+            Change::Solved => 5,
+            Change::Same | Change::NeitherValid => 6,
+        }
+    }
+
+    /// What happened between `old` and `new`, two rows of one solve. A
+    /// peak change outranks a proof change.
     pub fn of(old: &Row, new: &Row) -> Change {
-        match (valid_peak(old), valid_peak(new)) {
+        match (checked_peak(old), checked_peak(new)) {
             (None, None) => Change::NeitherValid,
-            (Some(_), None) => Change::Broken,
-            (None, Some(_)) => Change::Mended,
+            (Some(_), None) => Change::Unsolved,
+            (None, Some(_)) => Change::Solved,
             (Some(a), Some(b)) if b > a => Change::Higher,
             (Some(a), Some(b)) if b < a => Change::Lower,
             _ => match (optimal(old), optimal(new)) {
@@ -99,9 +117,10 @@ impl Change {
     }
 }
 
-/// A row's checked peak, if its order is valid (a row refuted by the final
-/// pass, its bound above another's peak, counts as not valid).
-fn valid_peak(r: &Row) -> Option<u64> {
+/// A row's checked peak, if its order is valid and stands: a row the final
+/// pass refuted (its bound above another row's checked peak) keeps its
+/// peak and `valid`, but its status is `invalid`.
+pub fn checked_peak(r: &Row) -> Option<u64> {
     (r.valid && r.status != RowStatus::Invalid)
         .then_some(r.peak_bytes)
         .flatten()
@@ -126,7 +145,7 @@ impl Pair<'_> {
     /// How much the peak changed, in percent of the old peak (`None`
     /// unless both are valid and the old one is not zero).
     pub fn change_pct(&self) -> Option<f64> {
-        let (a, b) = (valid_peak(self.old)?, valid_peak(self.new)?);
+        let (a, b) = (checked_peak(self.old)?, checked_peak(self.new)?);
         (a > 0).then(|| 100.0 * (b as f64 - a as f64) / a as f64)
     }
 }
@@ -149,8 +168,7 @@ pub struct Tally {
 impl Tally {
     /// How many solves changed this way.
     pub fn count(&self, change: Change) -> usize {
-        let at = Change::ALL.iter().position(|&c| c == change);
-        at.map_or(0, |i| self.counts[i])
+        self.counts[change as usize]
     }
 }
 
@@ -167,6 +185,9 @@ pub struct Diff<'a> {
     pub only_new: Vec<&'a Row>,
     /// Graphs whose content differs between the two: left out.
     pub changed_graphs: Vec<String>,
+    /// Graphs that could not be loaded on one side (or both), whose solves
+    /// are left out: their rows say nothing of the solvers.
+    pub unloaded: Vec<String>,
 }
 
 impl Diff<'_> {
@@ -186,21 +207,21 @@ impl Diff<'_> {
             .count()
     }
 
-    /// The pairs that changed, worst first: regressions (largest rise
-    /// first), then improvements (largest fall first); ties keep row order.
+    /// The pairs that changed, worst first (see [`Change::severity`]):
+    /// the largest rise first among higher peaks (a rise from 0 bytes
+    /// before any), the largest fall first among lower ones; ties keep
+    /// row order.
     pub fn changed(&self) -> Vec<&Pair<'_>> {
         let mut changed: Vec<&Pair> = (self.pairs.iter())
             .filter(|p| p.change.is_regression() || p.change.is_improvement())
             .collect();
         let rank = |p: &Pair| {
-            let pct = p.change_pct().unwrap_or(0.0);
-            // Larger rises first, larger falls first.
-            let size = if p.change == Change::Higher {
-                -pct
-            } else {
-                pct
+            let size = match (p.change, p.change_pct()) {
+                (Change::Higher, Some(pct)) => -pct,
+                (Change::Higher, None) => f64::NEG_INFINITY,
+                (_, pct) => pct.unwrap_or(0.0),
             };
-            (p.change, size)
+            (p.change.severity(), size)
         };
         changed.sort_by(|a, b| {
             let (ca, sa) = rank(a);
@@ -212,10 +233,11 @@ impl Diff<'_> {
 }
 
 /// The comparison of `old`'s and `new`'s rows (each a directory's
-/// `runs.csv`, finalized) that `opts` selects, with each directory's
-/// graph fingerprints (empty when it has none). An error names a solver or
-/// graph pattern found in neither, or says the two have no solve in
-/// common.
+/// `runs.csv`, finalized: called OLD and NEW in messages) that `opts`
+/// selects, with each directory's graph fingerprints (empty when it has
+/// none). An error says which side has no rows, names a solver or graph
+/// pattern with no row on one side or both, or says the two have no solve
+/// in common.
 pub fn compare<'a>(
     old: &'a [Row],
     new: &'a [Row],
@@ -223,75 +245,93 @@ pub fn compare<'a>(
     new_fingerprints: &Fingerprints,
     opts: &Options,
 ) -> Result<Diff<'a>, String> {
-    let both = || old.iter().chain(new);
-    for s in &opts.solvers {
-        if !both().any(|r| &r.solver == s) {
-            let solvers: BTreeSet<&str> = both().map(|r| r.solver.as_str()).collect();
-            let names = super::first_few(
-                solvers.iter(),
-                12,
-                |s| format!("`{s}`"),
-                |k| format!("{k} more"),
-            );
-            return Err(format!(
-                "no row of solver `{s}` in either directory; their solvers: {}",
-                names.join(", ")
-            ));
+    for (rows, side) in [(old, "OLD"), (new, "NEW")] {
+        if rows.is_empty() {
+            return Err(format!("{side} has no rows: nothing to compare"));
         }
+    }
+    for s in &opts.solvers {
+        let has = |rows: &[Row]| rows.iter().any(|r| &r.solver == s);
+        let missing = match (has(old), has(new)) {
+            (true, true) => continue,
+            (false, false) => "either",
+            (true, false) => "NEW",
+            (false, true) => "OLD",
+        };
+        let solvers: BTreeSet<&str> = old.iter().chain(new).map(|r| r.solver.as_str()).collect();
+        let names = super::first_few(
+            solvers.iter(),
+            12,
+            |s| format!("`{s}`"),
+            |k| format!("{k} more"),
+        );
+        return Err(format!(
+            "no row of solver `{s}` in {missing}: nothing to compare it with; the solvers: {}",
+            names.join(", ")
+        ));
     }
     for p in &opts.graphs {
-        if !both().any(|r| wildcard::matches(p, &r.graph)) {
+        if !old
+            .iter()
+            .chain(new)
+            .any(|r| wildcard::matches(p, &r.graph))
+        {
             return Err(format!(
-                "no graph of either directory matches `{p}` (`*` matches any run of characters)"
+                "no graph of OLD or NEW matches `{p}` (`*` matches any run of characters)"
             ));
         }
     }
-    let selected = |r: &&Row| {
-        (opts.solvers.is_empty() || opts.solvers.contains(&r.solver))
-            && (opts.graphs.is_empty()
-                || opts.graphs.iter().any(|p| wildcard::matches(p, &r.graph)))
-    };
-    let changed_graphs = changed_graphs(old, new, old_fingerprints, new_fingerprints);
-    let comparable = |r: &&Row| !changed_graphs.contains(&r.graph);
-    // The first row of a key, as `table` shows it.
-    let mut old_by_key: HashMap<Key, &Row> = HashMap::new();
-    for r in old.iter().filter(selected) {
-        old_by_key.entry(r.key()).or_insert(r);
-    }
-    let mut new_keys: BTreeSet<Key> = BTreeSet::new();
+    let (old, new) = (selected(old, opts), selected(new, opts));
+    let changed_graphs = changed_graphs(&old, &new, old_fingerprints, new_fingerprints);
+    let old_by_key: HashMap<Key, &Row> = old.iter().map(|&r| (r.key(), r)).collect();
     let (mut pairs, mut only_new) = (Vec::new(), Vec::new());
-    for r in new.iter().filter(selected) {
-        let key = r.key();
-        if !new_keys.insert(key.clone()) {
+    let mut unloaded: BTreeSet<String> = BTreeSet::new();
+    for &r in &new {
+        let Some(&o) = old_by_key.get(&r.key()) else {
+            only_new.push(r);
+            continue;
+        };
+        if changed_graphs.contains(&r.graph) {
             continue;
         }
-        match old_by_key.get(&key) {
-            Some(&o) if comparable(&r) => pairs.push(Pair {
-                old: o,
-                new: r,
-                change: Change::of(o, r),
-            }),
-            Some(_) => {}
-            None => only_new.push(r),
+        // A graph that could not be loaded says nothing of the solver.
+        if never_ran(o) || never_ran(r) {
+            unloaded.insert(r.graph.clone());
+            continue;
         }
+        pairs.push(Pair {
+            old: o,
+            new: r,
+            change: Change::of(o, r),
+        });
     }
-    let mut old_seen: BTreeSet<Key> = BTreeSet::new();
-    let only_old: Vec<&Row> = (old.iter().filter(selected))
-        .filter(|r| old_seen.insert(r.key()) && !new_keys.contains(&r.key()))
+    let new_keys: HashSet<Key> = new.iter().map(|r| r.key()).collect();
+    let only_old: Vec<&Row> = (old.iter().copied())
+        .filter(|r| !new_keys.contains(&r.key()))
         .collect();
     if pairs.is_empty() {
-        let why = match changed_graphs.is_empty() {
-            true => String::new(),
-            false => format!(
-                " ({} graph(s) in both differ in content and are left out)",
+        let mut why = Vec::new();
+        if !changed_graphs.is_empty() {
+            why.push(format!(
+                "{} graph(s) in both differ in content and are left out",
                 changed_graphs.len()
-            ),
-        };
+            ));
+        }
+        if !unloaded.is_empty() {
+            why.push(format!(
+                "{} graph(s) in both could not be loaded on one side",
+                unloaded.len()
+            ));
+        }
         return Err(format!(
-            "the two directories have no solve (graph, solver, seed) in common{}{why}",
+            "OLD and NEW have no solve (graph, solver, seed) in common{}{}",
             match opts.solvers.is_empty() && opts.graphs.is_empty() {
                 true => "",
                 false => " among the solvers and graphs asked for",
+            },
+            match why.is_empty() {
+                true => String::new(),
+                false => format!(" ({})", why.join("; ")),
             }
         ));
     }
@@ -301,19 +341,32 @@ pub fn compare<'a>(
         only_old,
         only_new,
         changed_graphs: changed_graphs.into_iter().collect(),
+        unloaded: unloaded.into_iter().collect(),
     })
+}
+
+/// The rows `opts` selects, each solve's first (as `runs.csv` is read).
+fn selected<'a>(rows: &'a [Row], opts: &Options) -> Vec<&'a Row> {
+    let mut seen: HashSet<Key> = HashSet::new();
+    (rows.iter())
+        .filter(|r| opts.solvers.is_empty() || opts.solvers.contains(&r.solver))
+        .filter(|r| {
+            opts.graphs.is_empty() || opts.graphs.iter().any(|p| wildcard::matches(p, &r.graph))
+        })
+        .filter(|r| seen.insert(r.key()))
+        .collect()
 }
 
 /// The graphs in both row sets whose content differs: their node or edge
 /// counts, or their fingerprints where both directories recorded one.
 fn changed_graphs(
-    old: &[Row],
-    new: &[Row],
+    old: &[&Row],
+    new: &[&Row],
     old_fingerprints: &Fingerprints,
     new_fingerprints: &Fingerprints,
 ) -> BTreeSet<String> {
     // Rows of a graph that could not be loaded carry no counts.
-    let shape = |rows: &[Row]| -> HashMap<String, (usize, usize)> {
+    let shape = |rows: &[&Row]| -> HashMap<String, (usize, usize)> {
         (rows.iter())
             .filter(|r| r.nodes > 0)
             .map(|r| (r.graph.clone(), (r.nodes, r.edges)))
@@ -350,8 +403,7 @@ fn tallies(pairs: &[Pair]) -> Vec<Tally> {
         });
         let t = &mut tallies[i];
         t.pairs += 1;
-        let c = Change::ALL.iter().position(|&c| c == p.change);
-        t.counts[c.expect("every change is in ALL")] += 1;
+        t.counts[p.change as usize] += 1;
         t.old_ms += p.old.time_ms;
         t.new_ms += p.new.time_ms;
     }
@@ -393,9 +445,9 @@ mod tests {
         assert_eq!(Change::of(&f(10), &f(10)), Change::Same);
         assert_eq!(Change::of(&opt(10), &f(10)), Change::ProofLost);
         assert_eq!(Change::of(&f(10), &opt(10)), Change::ProofGained);
-        assert_eq!(Change::of(&f(10), &failed), Change::Broken);
-        assert_eq!(Change::of(&f(10), &invalid), Change::Broken);
-        assert_eq!(Change::of(&invalid, &f(10)), Change::Mended);
+        assert_eq!(Change::of(&f(10), &failed), Change::Unsolved);
+        assert_eq!(Change::of(&f(10), &invalid), Change::Unsolved);
+        assert_eq!(Change::of(&invalid, &f(10)), Change::Solved);
         assert_eq!(Change::of(&failed, &invalid), Change::NeitherValid);
         // A peak change outranks a proof change.
         assert_eq!(Change::of(&opt(10), &f(9)), Change::Lower);
@@ -454,7 +506,20 @@ mod tests {
             ..Options::default()
         };
         let e = compare(&old, &new, &none, &none, &opts).unwrap_err();
-        assert!(e.contains("`kahm`") && e.contains("`kahn`"), "{e}");
+        assert!(
+            e.contains("`kahm` in either") && e.contains("`kahn`"),
+            "{e}"
+        );
+        let mut more = new.clone();
+        more.push(feasible("tree", "ilp", 1));
+        let opts = Options {
+            solvers: vec!["ilp".into()],
+            ..Options::default()
+        };
+        let e = compare(&old, &more, &none, &none, &opts).unwrap_err();
+        assert!(e.contains("`ilp` in OLD"), "{e}");
+        let e = compare(&[], &new, &none, &none, &Options::default()).unwrap_err();
+        assert!(e.contains("OLD has no rows"), "{e}");
         let opts = Options {
             graphs: vec!["nope*".into()],
             ..Options::default()

@@ -593,7 +593,7 @@ fn significant(x: f64) -> String {
 /// (`*` emphasis, `|` a cell's end, `` ` `` code, `<` a tag), and control
 /// characters (a newline in a file name would end the table's row) shown
 /// as Rust escapes (`\n`).
-fn markdown_escape(text: &str) -> String {
+pub(crate) fn markdown_escape(text: &str) -> String {
     let mut s = String::with_capacity(text.len());
     for ch in text.chars() {
         if ch.is_control() {
