@@ -46,6 +46,13 @@ pub fn parse_at_most(text: &str, max_ids: usize) -> Result<ReadOrder, String> {
         .lines()
         .filter(|l| l.trim_start().starts_with('{'))
         .count();
+    if objects > 1 && trimmed.starts_with('[') {
+        return Err(format!(
+            "it is a JSON array of {objects} objects (`schedule -o FILE.json` with several \
+             solvers), not one order: keep the report to check, e.g. \
+             `jq '.[] | select(.solver == \"exact\")' FILE > o.json`"
+        ));
+    }
     if objects > 1 {
         // Lines of `orders.jsonl` name their graph; a report of `schedule`
         // does not.

@@ -563,6 +563,30 @@ fn an_out_file_named_json_gets_the_json_report() {
     assert!(out("r.JSONL", &[]).starts_with('{'));
     assert!(out("r.json", &["--format", "text"]).starts_with("solver "));
     assert!(out("r.txt", &[]).starts_with("solver "));
+    // Several solvers: a `.json` file holds one array, a `.jsonl` file a
+    // line per solver; `check` refuses the array with a way to pick one.
+    let two = ["-s", "seed-greedy"];
+    let array: Value = serde_json::from_str(&out("r.json", &two)).unwrap();
+    let solvers: Vec<&str> = (array.as_array().unwrap().iter())
+        .map(|r| r["solver"].as_str().unwrap())
+        .collect();
+    assert_eq!(solvers, ["kahn", "seed-greedy"]);
+    let lines = out("r.jsonl", &two);
+    assert_eq!(lines.lines().count(), 2, "{lines}");
+    for line in lines.lines() {
+        serde_json::from_str::<Value>(line).unwrap();
+    }
+    let graph = dir.path().join("g.json");
+    std::fs::write(&graph, EXAMPLE).unwrap();
+    let o = run(
+        &[
+            "check",
+            graph.to_str().unwrap(),
+            dir.path().join("r.json").to_str().unwrap(),
+        ],
+        None,
+    );
+    assert_exit_2(&o, &["a JSON array of 2 objects", "jq"]);
 }
 
 /// An empty input is called empty (not "EOF while parsing"), and a graph

@@ -43,8 +43,8 @@ pub struct Args {
     /// Solver name (see `memsched solvers`), e.g. `seed-greedy` or `kahn`.
     /// Repeat it to compare solvers on the graph (`-s seed-greedy -s
     /// 'rule:-height,id' -s exact`): they run one after another, each under
-    /// the same flags, and the report becomes a table (one JSON object per
-    /// line with `--format json`). A `rule:EXPR` is a comma-separated key
+    /// the same flags, and the report becomes a table (with `--format
+    /// json`, one object per line, or an array in a `-o FILE.json`). A `rule:EXPR` is a comma-separated key
     /// of features, each maybe `-` (descending) or in a weighted sum
     /// (`0.7*delta+0.3*latency`); the features: delta, type, id, size,
     /// in_degree, out_degree, depth, height, unlocks, frees_after,
@@ -60,7 +60,8 @@ pub struct Args {
     format: Option<Format>,
     /// Write the report here instead of standard output (`.json` or
     /// `.jsonl`: the JSON report, unless `--format text`; with several
-    /// solvers that is one object per line, JSON Lines).
+    /// solvers, a `.json` file holds a JSON array of their reports and
+    /// anything else one object per line, JSON Lines).
     #[arg(long, short)]
     out: Option<String>,
     /// Also draw live memory over the steps of each solver's checked
@@ -378,10 +379,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .format
         .unwrap_or_else(|| default_format(args.out.as_deref()));
     let text = match (format, reports.as_slice()) {
-        (Format::Json, _) => reports
-            .iter()
-            .map(|r| to_json(&graph, r, program.peak, &about) + "\n")
-            .collect(),
+        (Format::Json, _) => {
+            let objects: Vec<String> = (reports.iter())
+                .map(|r| to_json(&graph, r, program.peak, &about))
+                .collect();
+            json_document(&objects, args.out.as_deref())
+        }
         (Format::Text, [report]) => {
             let on_terminal = args.out.is_none() && std::io::stdout().is_terminal();
             let shown = on_terminal.then_some(TERMINAL_ORDER_IDS);
@@ -845,6 +848,20 @@ fn warn_unread_flags(chosen: &[(&str, Arc<dyn Scheduler>)], rule_mode: RuleMode,
             named(),
             solvers::names_with(|a| a.budgeted).join(", ")
         );
+    }
+}
+
+/// The JSON report of one or several solves (`objects`, one per solver):
+/// one object; or, for several, JSON Lines (one object per line) on
+/// standard output and in a `.jsonl` file, and one JSON array (an object
+/// per line) in a `.json` file, which a JSON reader takes whole.
+fn json_document(objects: &[String], out: Option<&str>) -> String {
+    let is_json_file = out
+        .and_then(|o| Path::new(o).extension())
+        .is_some_and(|e| e.eq_ignore_ascii_case("json"));
+    match objects {
+        [_, _, ..] if is_json_file => format!("[\n{}\n]\n", objects.join(",\n")),
+        _ => objects.iter().map(|o| format!("{o}\n")).collect(),
     }
 }
 
