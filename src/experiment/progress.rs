@@ -14,10 +14,13 @@
 //! long), and at the end. Both estimate the time left from the
 //! mean time per solve so far ([`eta`]), which fast first solves make
 //! optimistic, and add the worst case when every solve left runs to the
-//! time limit ([`Worst`]) if that is longer.
+//! time limit ([`Worst`]) if that is longer; after a stop they count the
+//! solves in flight instead.
 
 use std::fmt::Write as _;
 use std::io::Write;
+#[cfg(feature = "progress-bar")]
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
@@ -82,7 +85,11 @@ pub struct Progress {
 enum Mode {
     Quiet,
     #[cfg(feature = "progress-bar")]
-    Bar(ProgressBar),
+    Bar {
+        bar: ProgressBar,
+        /// What the bar's estimate reads besides its own state.
+        shared: Arc<BarShared>,
+    },
     Plain {
         plain: Arc<Plain>,
         /// Dropping it stops the ticker thread.
@@ -101,9 +108,13 @@ impl Progress {
         }
         #[cfg(feature = "progress-bar")]
         if std::io::IsTerminal::is_terminal(&std::io::stderr()) {
-            let bar = bar(total, worst);
+            let shared = Arc::new(BarShared {
+                last_done: Mutex::new(Instant::now()),
+                stopping: AtomicBool::new(false),
+            });
+            let bar = bar(total, worst, Arc::clone(&shared));
             bar.println(starting(total));
-            return Progress::with_mode(Mode::Bar(bar), total);
+            return Progress::with_mode(Mode::Bar { bar, shared }, total);
         }
         Progress::plain(
             total,
@@ -132,6 +143,7 @@ impl Progress {
                 total,
                 not_started: None,
                 last: Instant::now(),
+                last_done: Instant::now(),
                 counted: false,
                 out,
             }),
@@ -162,7 +174,10 @@ impl Progress {
         match &self.mode {
             Mode::Quiet => {}
             #[cfg(feature = "progress-bar")]
-            Mode::Bar(bar) => bar.inc(1),
+            Mode::Bar { bar, shared } => {
+                *shared.last_done.lock().unwrap_or_else(|e| e.into_inner()) = Instant::now();
+                bar.inc(1);
+            }
             Mode::Plain { plain, .. } => plain.inc(),
         }
     }
@@ -201,7 +216,8 @@ impl Progress {
         match &self.mode {
             Mode::Quiet => {}
             #[cfg(feature = "progress-bar")]
-            Mode::Bar(bar) => {
+            Mode::Bar { bar, shared } => {
+                shared.stopping.store(true, Ordering::Relaxed);
                 bar.set_length(begun as u64);
                 bar.set_prefix(format!("stopping, {not_started} not started: "));
             }
@@ -213,7 +229,7 @@ impl Progress {
     pub fn println(&self, msg: &str) {
         match &self.mode {
             #[cfg(feature = "progress-bar")]
-            Mode::Bar(bar) => bar.println(msg),
+            Mode::Bar { bar, .. } => bar.println(msg),
             Mode::Plain { plain, .. } => plain.write(msg),
             // Never a panic on a closed standard error.
             Mode::Quiet => {
@@ -227,7 +243,7 @@ impl Progress {
         match self.mode {
             Mode::Quiet => {}
             #[cfg(feature = "progress-bar")]
-            Mode::Bar(bar) => bar.finish_and_clear(),
+            Mode::Bar { bar, .. } => bar.finish_and_clear(),
             Mode::Plain { stop, ticker, .. } => {
                 drop(stop);
                 let _ = ticker.join();
@@ -248,10 +264,19 @@ fn starting(total: usize) -> String {
     )
 }
 
-/// The bar of a terminal: elapsed time, whole solves per second (one
-/// decimal below 10/s), and the time left from the mean time per solve.
+/// What a terminal's bar reads for its estimate besides its own state.
 #[cfg(feature = "progress-bar")]
-fn bar(total: usize, worst: Option<Worst>) -> ProgressBar {
+struct BarShared {
+    /// When the last solve ended (the start before the first).
+    last_done: Mutex<Instant>,
+    /// A stop came: the solves left are those in flight.
+    stopping: AtomicBool,
+}
+
+/// The bar of a terminal: elapsed time, whole solves per second (one
+/// decimal below 10/s), and the time left (see [`left_text`]).
+#[cfg(feature = "progress-bar")]
+fn bar(total: usize, worst: Option<Worst>, shared: Arc<BarShared>) -> ProgressBar {
     let bar = ProgressBar::new(total as u64);
     let style = ProgressStyle::with_template(
         "{prefix}{elapsed_precise} [{bar:40}] {pos}/{len} solves, {rate}, {left}",
@@ -264,12 +289,12 @@ fn bar(total: usize, worst: Option<Worst>) -> ProgressBar {
         "left",
         move |s: &ProgressState, w: &mut dyn std::fmt::Write| {
             let (done, total) = (s.pos(), s.len().unwrap_or(0));
-            let left = eta(s.elapsed(), done, total);
-            let _ = match left {
-                Some(left) => write!(w, "~{} left", duration(left)),
-                None => w.write_str("time left unknown"),
-            };
-            let _ = w.write_str(&at_most(worst, done, total, left));
+            let since_last = (shared.last_done.lock())
+                .unwrap_or_else(|e| e.into_inner())
+                .elapsed();
+            let stopping = shared.stopping.load(Ordering::Relaxed);
+            let times = (s.elapsed(), since_last);
+            let _ = w.write_str(&left_text(done, total, stopping, times, worst));
         },
     )
     .progress_chars("=> ");
@@ -296,6 +321,8 @@ struct PlainState {
     not_started: Option<usize>,
     /// When the last line was written.
     last: Instant,
+    /// When the last solve ended (the start before the first).
+    last_done: Instant,
     /// Whether a line has counted solves yet (the first such line is not
     /// held back by the shortest gap: it says the run is moving).
     counted: bool,
@@ -306,6 +333,7 @@ impl Plain {
     fn inc(&self) {
         let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
         s.done += 1;
+        s.last_done = Instant::now();
         let min_gap = if s.counted {
             self.min_gap
         } else {
@@ -345,7 +373,7 @@ impl Plain {
             s.done,
             s.total,
             s.not_started,
-            self.start.elapsed(),
+            (self.start.elapsed(), s.last_done.elapsed()),
             self.worst,
         );
         // Never a panic on a closed standard error.
@@ -385,12 +413,13 @@ fn due(
 
 /// `[memsched] 44/126 solves, 12.3 s elapsed, ~20 s left (at most 5 min
 /// at the time limit)`; after a stop, `[memsched] stopping, 82 not
-/// started: 44/46 solves, ...`.
+/// started: 44/46 solves, ...`. `since_last`: the time since the last
+/// solve ended (see [`eta`]).
 fn line(
     done: usize,
     total: usize,
     not_started: Option<usize>,
-    elapsed: Duration,
+    (elapsed, since_last): (Duration, Duration),
     worst: Option<Worst>,
 ) -> String {
     let stopping = match not_started {
@@ -403,25 +432,49 @@ fn line(
     );
     let (done, total) = (done as u64, total as u64);
     if done < total {
-        let left = eta(elapsed, done, total);
-        if let Some(left) = left {
-            let _ = write!(s, ", ~{} left", duration(left));
-        }
-        s += &at_most(worst, done, total, left);
+        let stopping = not_started.is_some();
+        let left = left_text(done, total, stopping, (elapsed, since_last), worst);
+        let _ = write!(s, ", {left}");
     }
     s
 }
 
-/// The time left if the remaining solves take the mean time of those done
-/// (parallel solves included); `None` before the first one.
-pub fn eta(elapsed: Duration, done: u64, total: u64) -> Option<Duration> {
+/// What the bar and the lines say of the time left, with `done` of `total`
+/// solves ended: `~20 s left` ([`eta`]), `time left unknown` before the
+/// first solve ends, or, after a stop (`stopping`), how many solves are in
+/// flight, whose time no mean foretells; each with the worst case at the
+/// time limit where that is longer ([`at_most`]).
+fn left_text(
+    done: u64,
+    total: u64,
+    stopping: bool,
+    (elapsed, since_last): (Duration, Duration),
+    worst: Option<Worst>,
+) -> String {
+    let in_flight = total.saturating_sub(done);
+    let (mut s, left) = match eta(elapsed, done, total, since_last) {
+        _ if stopping => (format!("waiting for {in_flight} in flight"), None),
+        Some(left) => (format!("~{} left", duration(left)), Some(left)),
+        None => ("time left unknown".to_string(), None),
+    };
+    s += &at_most(worst, done, total, left);
+    s
+}
+
+/// The time left if solves keep ending at the rate they have (the mean
+/// wall-clock time per solve done, parallel solves included): that mean
+/// times the solves left, less `since_last`, the time since the last solve
+/// ended, which the solves in flight have already run (so the estimate
+/// counts down between solves, and after a stop it does not promise a
+/// mean's worth of time for solves about to end); never below 0. `None`
+/// before the first solve ends.
+pub fn eta(elapsed: Duration, done: u64, total: u64, since_last: Duration) -> Option<Duration> {
     if done == 0 {
         return None;
     }
     let left = total.saturating_sub(done) as f64;
-    Some(Duration::from_secs_f64(
-        elapsed.as_secs_f64() / done as f64 * left,
-    ))
+    let secs = elapsed.as_secs_f64() / done as f64 * left - since_last.as_secs_f64();
+    Some(Duration::from_secs_f64(secs.max(0.0)))
 }
 
 /// `12.3 s`, `4 min 05 s`, `2 h 03 min`; past a year (a time limit that
@@ -518,11 +571,24 @@ mod tests {
     #[test]
     fn eta_and_lines_read_well() {
         let e = Duration::from_secs_f64(12.3);
-        assert_eq!(eta(e, 0, 126), None);
-        let left = eta(e, 44, 126).unwrap().as_secs_f64();
+        let zero = Duration::ZERO;
+        assert_eq!(eta(e, 0, 126, zero), None);
+        let left = eta(e, 44, 126, zero).unwrap().as_secs_f64();
         assert!((left - 12.3 / 44.0 * 82.0).abs() < 1e-6, "{left}");
+        // The time since the last solve ended counts down; never below 0.
+        let since = Duration::from_secs(2);
+        let left = eta(e, 44, 126, since).unwrap().as_secs_f64();
+        assert!((left - (12.3 / 44.0 * 82.0 - 2.0)).abs() < 1e-6, "{left}");
+        assert_eq!(eta(e, 44, 126, Duration::from_secs(60)), Some(zero));
+        // After a stop, the solves in flight are waited for: no mean
+        // foretells them (it said 19.9 s left 0.1 s before the end).
         assert_eq!(
-            line(44, 126, None, e, None),
+            line(2, 4, Some(16), (Duration::from_secs(40), zero), None),
+            "[memsched] stopping, 16 not started: 2/4 solves, 40.0 s elapsed, waiting for 2 \
+             in flight"
+        );
+        assert_eq!(
+            line(44, 126, None, (e, zero), None),
             "[memsched] 44/126 solves, 12.3 s elapsed, ~22.9 s left"
         );
         // 82 solves left on 4 threads: 21 rounds of at most 10 s.
@@ -531,15 +597,15 @@ mod tests {
             threads: 4,
         });
         assert_eq!(
-            line(44, 126, None, e, worst),
+            line(44, 126, None, (e, zero), worst),
             "[memsched] 44/126 solves, 12.3 s elapsed, ~22.9 s left (at most 3 min 30 s at \
              the time limit)"
         );
         // Not when the estimate is already longer.
         let slow = Duration::from_secs(3600);
-        assert!(!line(44, 126, None, slow, worst).contains("at most"));
+        assert!(!line(44, 126, None, (slow, zero), worst).contains("at most"));
         assert_eq!(
-            line(126, 126, None, Duration::from_secs(245), worst),
+            line(126, 126, None, (Duration::from_secs(245), zero), worst),
             "[memsched] 126/126 solves, 4 min 05 s elapsed"
         );
         assert_eq!(duration(Duration::from_secs(7380)), "2 h 03 min");
