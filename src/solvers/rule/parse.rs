@@ -789,6 +789,14 @@ pub const GUMBEL_MAX: f64 = 36.8;
 /// `noisy` spares the first term, whose noise the later terms may break
 /// ties of (however rarely).
 pub fn check_decisive(key: &Key, noisy: bool) -> Result<(), RuleError> {
+    check_decisive_as_written(key, noisy, &key.text)
+}
+
+/// [`check_decisive`], its error quoting the rule as `written` (the text
+/// `key` was parsed from, whitespace aside: `2*random`, not the name's
+/// `2.0*random`); the key's own text when `written` has another number of
+/// terms.
+pub fn check_decisive_as_written(key: &Key, noisy: bool, written: &str) -> Result<(), RuleError> {
     let same = Feature::ranks_as;
     // The feature a term ranks by one to one, if it does.
     let one_to_one = |term: &Term| match term {
@@ -811,7 +819,11 @@ pub fn check_decisive(key: &Key, noisy: bool) -> Result<(), RuleError> {
         features.all(|f| f == first).then_some(first)
     };
     let ranked: Vec<Term> = key.terms.iter().map(ranked_sum).collect();
-    let texts = key.term_texts();
+    let written: String = written.chars().filter(|c| !c.is_whitespace()).collect();
+    let (rule, texts) = match written.split(',').count() == key.terms.len() {
+        true => (written.as_str(), written.split(',').collect::<Vec<_>>()),
+        false => (key.text.as_str(), key.term_texts()),
+    };
     let first = usize::from(noisy);
     for (index, term) in key.terms.iter().enumerate() {
         let live_after = |e: usize| match (key.terms[e].features())
@@ -852,7 +864,7 @@ pub fn check_decisive(key: &Key, noisy: bool) -> Result<(), RuleError> {
         });
         if let Some(reason) = earlier {
             return Err(RuleError::shortened(RuleError::NeverDecides {
-                rule: key.text.clone(),
+                rule: rule.to_string(),
                 index: index + 1,
                 term: texts[index].to_string(),
                 reason,
@@ -1180,6 +1192,15 @@ mod tests {
             let e = refused(rule, false);
             assert!(e.contains(term), "{rule}: {e}");
         }
+        // The error quotes the rule as written, not as its name spells it.
+        let written = "1*delta, 2 * type,type";
+        let e = check_decisive_as_written(&parse(written).unwrap(), false, written)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("term 3 `type` of `1*delta,2*type,type`") && e.contains("term 2 `2*type`"),
+            "{e}"
+        );
         // noisy: spares only its first term.
         let e = refused("delta,type,type", true);
         assert!(e.contains("term 3 `type`"), "{e}");
