@@ -6,7 +6,8 @@
 //!
 //! Solves are matched by their key (graph, solver, seed). A graph whose
 //! content differs between the two (fingerprints, or node and edge counts)
-//! is left out: its peaks are not comparable.
+//! is left out, as its peaks are not comparable; so is one that could not
+//! be loaded on one side, whose rows say nothing of the solvers.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 
