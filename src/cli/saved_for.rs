@@ -73,17 +73,31 @@ pub fn generated_name(path: &str) -> Option<Result<(GenSpec, u64), String>> {
 ///   may be a generated graph saved or edited elsewhere: not told apart).
 pub fn mismatch(saved: &str, path: &str, graph: &Graph) -> Option<String> {
     let stem = name_of(path);
-    if stem.as_deref() == Some(saved) {
+    if stem.as_deref() == Some(saved) || saved == path {
         return None;
+    }
+    // A report of `schedule` names a graph file by its path as typed: the
+    // same file, or a path with the same stem, is the same graph.
+    let saved_path = Path::new(saved);
+    if saved_path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("json"))
+    {
+        let same_stem =
+            saved_path.file_stem().map(|s| s.to_string_lossy()) == stem.as_deref().map(Into::into);
+        if same_stem || (path != "-" && super::same_file(saved_path, Path::new(path))) {
+            return None;
+        }
     }
     let file = shown(path);
     // The names come from files: escaped, so they cannot forge output.
     let saved_shown = printable(saved);
     // A generated graph's name given for the graph: its spec and seed are
     // known, so another generated name is another graph.
-    if let (Some(Ok(_)), Some(given)) = (generated_name(path), &stem) {
+    if let (Some(Ok((given_spec, given_seed))), Some(given)) = (generated_name(path), &stem) {
         if let Some(Ok((spec, seed))) = parse_graph_name(saved) {
-            return (format!("{spec}#{seed}") != *given).then(|| {
+            let same = seed == given_seed && spec.same_graphs_as(&given_spec);
+            return (!same).then(|| {
                 format!(
                     "graph `{saved_shown}`, and the graph given is `{}`",
                     printable(given)
@@ -192,5 +206,15 @@ mod tests {
         );
         // A file stem that looks generated is still a stem first.
         assert_eq!(mismatch("chain#1", "x/chain#1.json", &t), None);
+        // `schedule`'s report names the file by its path as typed.
+        assert_eq!(mismatch("dir/chain.json", "dir/chain.json", &g), None);
+        assert_eq!(mismatch("../dir/chain.json", "chain.json", &g), None);
+        assert!(mismatch("dir/resnet.json", "dir/chain.json", &g).is_some());
+        // Generated names: parameters given or default alike.
+        let spec = crate::corpus::gen::GenSpec::parse("chain").unwrap();
+        let c = crate::corpus::gen::generate(&spec, 1).unwrap();
+        assert_eq!(mismatch("chain#1", "chain:length=10#1", &c), None);
+        assert!(mismatch("chain#1", "chain:length=11#1", &c).is_some());
+        assert!(mismatch("chain#2", "chain:length=10#1", &c).is_some());
     }
 }

@@ -100,6 +100,35 @@ pub struct GenSpec {
 }
 
 impl GenSpec {
+    /// Whether `self` and `other` make the same graphs: one family and,
+    /// for each of its parameters, one value, given or default, as
+    /// [`canonical_value`] spells it (`chain` is `chain:length=10`, whose
+    /// default length is 10). Specs of a family this build does not know
+    /// compare as written.
+    pub fn same_graphs_as(&self, other: &GenSpec) -> bool {
+        if self.family != other.family {
+            return false;
+        }
+        let Ok(info) = family(&self.family) else {
+            return self.params == other.params;
+        };
+        let value = |spec: &GenSpec, p: &ParamInfo| {
+            let given = spec.params.get(p.name).map(String::as_str);
+            canonical_value(given.unwrap_or(p.default))
+        };
+        let known = |spec: &GenSpec| {
+            spec.params
+                .keys()
+                .all(|k| info.params.iter().any(|p| p.name == k))
+        };
+        known(self)
+            && known(other)
+            && info
+                .params
+                .iter()
+                .all(|p| value(self, p) == value(other, p))
+    }
+
     /// Parses `FAMILY[:key=value,...]`.
     pub fn parse(spec: &str) -> Result<GenSpec, GenError> {
         let spec = spec.trim();
