@@ -60,6 +60,19 @@ fn a_broken_order_is_a_json_report_too() {
     let error = v["error"].as_str().unwrap();
     assert!(error.contains("edge [0, 1] is violated"), "{error}");
     assert!(stderr(&o).contains(error), "{}", stderr(&o));
+    // A text report file says so too, replacing an earlier report there;
+    // standard output gets no text report (the error is on stderr).
+    let (dir, report) = temp_file("report.txt", "valid        an earlier report\n");
+    let o = run(&["check", EXAMPLE, "-", "-o", &report], Some("1 0 2"));
+    assert_eq!(o.status.code(), Some(2));
+    let text = std::fs::read_to_string(&report).unwrap();
+    assert!(
+        text.starts_with("invalid      ") && text.contains("edge [0, 1] is violated"),
+        "{text}"
+    );
+    let o = run(&["check", EXAMPLE, "-"], Some("1 0 2"));
+    assert_eq!((o.status.code(), stdout(&o)), (Some(2), String::new()));
+    drop(dir);
 }
 
 #[test]

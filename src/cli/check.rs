@@ -41,7 +41,9 @@ pub struct Args {
     #[arg(long, value_enum)]
     format: Option<Format>,
     /// Write the report here instead of standard output (`.json` or
-    /// `.jsonl`: the JSON report, unless `--format text`).
+    /// `.jsonl`: the JSON report, unless `--format text`). An order that
+    /// does not check writes its error there too (`invalid  ...`, or JSON
+    /// with `"valid": false`), besides standard error and exit code 2.
     #[arg(long, short)]
     out: Option<String>,
     /// Also draw live memory over the steps of the order, beside program
@@ -176,15 +178,24 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let (parsed, order, eval) = match checked {
         Ok(ok) => ok,
         Err(e) => {
-            // A JSON consumer reads the verdict on standard output too.
-            if let Format::Json = format {
-                let value = json!({
-                    "valid": false,
-                    "error": e.0,
-                    "nodes": graph.node_count(),
-                    "edges": graph.edge_count(),
-                });
-                match emit(args.out.as_deref(), &format!("{value}\n")) {
+            // A JSON consumer reads the verdict on standard output too,
+            // and a report file says it (an earlier report there would
+            // otherwise stand); standard output's text report is the error.
+            let to_file = args.out.as_deref().is_some_and(|o| o != "-");
+            let report = match format {
+                Format::Json => Some(
+                    json!({
+                        "valid": false,
+                        "error": e.0,
+                        "nodes": graph.node_count(),
+                        "edges": graph.edge_count(),
+                    })
+                    .to_string(),
+                ),
+                Format::Text => to_file.then(|| format!("invalid      {}", e.0)),
+            };
+            if let Some(report) = report {
+                match emit(args.out.as_deref(), &format!("{report}\n")) {
                     Err(e) if !is_broken_pipe(&e) => return Err(e),
                     _ => {}
                 }
