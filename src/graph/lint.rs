@@ -23,7 +23,9 @@ use super::{Graph, NodeIdx, NodeKind};
 ///   than `ALLOC` and `FREE` is, which an export that lost the name did
 ///   not mean;
 /// - an edge listed more than once: the repeat orders nothing, but the
-///   edge count counts it.
+///   edge count counts it;
+/// - a compute node whose `BufId` names a buffer no FREE releases (a
+///   release under another Op name, `DEALLOC`): the buffer stays live.
 pub fn lint(g: &Graph) -> Vec<String> {
     let mut warnings = Vec::new();
     if g.node_count() == 0 {
@@ -118,6 +120,20 @@ pub fn lint(g: &Graph) -> Vec<String> {
             more_like_it(misspelt.len(), "field", "fields")
         ));
     }
+    let releasing = ops_naming_unfreed_buffers(g);
+    if let Some(&(v, alloc)) = releasing.first() {
+        warnings.push(format!(
+            "compute node {} (`{}`) has BufId {}, the buffer of ALLOC node {}, which no FREE \
+             releases: only a node whose Op is `FREE` releases memory, so the buffer stays \
+             live to the end; is node {} meant to be a FREE?{}",
+            g.id(v),
+            printable(g.op(v)),
+            g.buf_id(alloc).unwrap_or_default(),
+            g.id(alloc),
+            g.id(v),
+            more_like_it(releasing.len(), "compute node", "compute nodes")
+        ));
+    }
     let (unordered, cut_short) = unordered_inputs(g);
     if let Some(&(v, u)) = unordered.first() {
         warnings.push(format!(
@@ -160,6 +176,28 @@ pub fn repeated_edges(g: &Graph) -> Vec<(NodeIdx, NodeIdx, usize)> {
         }
     }
     repeated
+}
+
+/// Compute nodes with a `BufId` field (which a compute node does not
+/// read) naming the buffer of an ALLOC that no FREE releases, with that
+/// ALLOC: a release written under another name (`DEALLOC`, `free_buffer`)
+/// leaves the buffer live to the end.
+fn ops_naming_unfreed_buffers(g: &Graph) -> Vec<(NodeIdx, NodeIdx)> {
+    let unfreed: std::collections::HashMap<i64, NodeIdx> = g
+        .nodes()
+        .filter(|&v| g.kind(v) == NodeKind::Alloc && g.partner(v).is_none())
+        .filter_map(|v| Some((g.buf_id(v)?, v)))
+        .collect();
+    if unfreed.is_empty() {
+        return Vec::new();
+    }
+    g.nodes()
+        .filter(|&v| g.kind(v) == NodeKind::Compute)
+        .filter_map(|v| {
+            let buf = g.extra(v)?.get("BufId")?.as_i64()?;
+            Some((v, *unfreed.get(&buf)?))
+        })
+        .collect()
 }
 
 /// Each node's extra fields that misspell a field of the format the node
@@ -339,6 +377,30 @@ mod tests {
             w.iter().any(|w| w.starts_with("node 1 lists 1e+300")),
             "{w:?}"
         );
+    }
+
+    /// A release under another Op name leaves its buffer live: named.
+    #[test]
+    fn an_op_naming_an_unfreed_buffer_is_named() {
+        let w = lint_of(
+            r#"{"Nodes": [{"Id": 0, "Op": "ALLOC", "Size": 1, "BufId": 1},
+                {"Id": 1, "Op": "DEALLOC", "BufId": 1}], "Edges": [[0, 1]]}"#,
+        );
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert!(
+            w[0].starts_with(
+                "compute node 1 (`DEALLOC`) has BufId 1, the buffer of ALLOC node 0, which \
+                 no FREE releases"
+            ),
+            "{w:?}"
+        );
+        // A buffer its FREE releases: the op's BufId is only metadata.
+        let w = lint_of(
+            r#"{"Nodes": [{"Id": 0, "Op": "ALLOC", "Size": 1, "BufId": 1},
+                {"Id": 1, "Op": "Conv", "BufId": 1}, {"Id": 2, "Op": "FREE", "BufId": 1}],
+                "Edges": [[0, 1], [1, 2]]}"#,
+        );
+        assert!(w.is_empty(), "{w:?}");
     }
 
     /// A field that misspells one the node lacks is named, with a count; the
