@@ -94,7 +94,11 @@ pub fn parse_at_most(text: &str, max_ids: usize) -> Result<ReadOrder, String> {
             t.parse::<i64>().map_err(|_| {
                 let digits = t.strip_prefix(['-', '+']).unwrap_or(t);
                 let past = !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit());
-                bad_entry(i, &format!("`{t}`"), past)
+                let mut why = bad_entry(i, &format!("`{}`", cut(t)), past);
+                if !past {
+                    why += "; ids are separated by whitespace or commas";
+                }
+                why
             })
         })
         .collect::<Result<_, _>>()?;
@@ -279,6 +283,19 @@ fn bad_entry(i: usize, shown: &str, past: bool) -> String {
     }
 }
 
+/// Most characters of an entry an error quotes: a file whose ids are
+/// separated by something else (`;`) is one entry, megabytes long.
+const QUOTED_CHARS: usize = 40;
+
+/// `entry` as an error quotes it: whole, or its first [`QUOTED_CHARS`]
+/// characters and how many there are.
+fn cut(entry: &str) -> String {
+    match entry.char_indices().nth(QUOTED_CHARS) {
+        None => entry.to_string(),
+        Some((at, _)) => format!("{}... ({} characters)", &entry[..at], entry.chars().count()),
+    }
+}
+
 /// `the 1st entry`, `the 22nd entry`, ... for the entry at 0-based
 /// position `i`: an ordinal cannot be misread as counted from 0.
 pub(crate) fn nth_entry(i: usize) -> String {
@@ -323,6 +340,24 @@ fn is_graph(text: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An entry that is not an id is quoted cut short, with the separators
+    /// that are read (ids separated by `;` made one entry of the file).
+    #[test]
+    fn a_long_bad_entry_is_quoted_short() {
+        let text: Vec<String> = (0..300).map(|i| i.to_string()).collect();
+        let err = parse(&text.join(";")).unwrap_err();
+        assert!(
+            err.starts_with(
+                "the 1st entry (`0;1;2;3;4;5;6;7;8;9;10;11;12;13;14;15;16... (1089 characters)`)"
+            ),
+            "{err}"
+        );
+        assert!(
+            err.ends_with("ids are separated by whitespace or commas"),
+            "{err}"
+        );
+    }
 
     /// Entries are named by ordinals (`the 22nd entry`), which cannot be
     /// read as counted from 0.
