@@ -319,7 +319,7 @@ impl Params<'_> {
         let (figure, noun, max) = if ops > MAX_OPS as f64 {
             (ops, "ops", MAX_OPS)
         } else if reads > MAX_READS as f64 {
-            (reads, "operand reads (edges)", MAX_READS)
+            (reads, "operand reads (op-to-op edges)", MAX_READS)
         } else {
             return Ok(());
         };
