@@ -218,16 +218,22 @@ fn the_command_line_runs_a_registered_solver() {
         ];
         args.extend(threads.iter().flat_map(|n| ["-j", *n]));
         assert_eq!(memsched::cli::main_from(args), ExitCode::from(1));
+        // A `.json` file: one array of the three reports.
         let report = std::fs::read_to_string(out).unwrap();
-        let lines: Vec<&str> = report.lines().collect();
-        assert_eq!(lines.len(), 3, "{report}");
-        assert!(lines[0].contains("\"kahn\"") && lines[0].contains("\"feasible\""));
-        assert!(lines[1].contains("\"failed\""), "{}", lines[1]);
+        let reports: Vec<serde_json::Value> = serde_json::from_str(&report).unwrap();
+        let fields = |r: &serde_json::Value| (r["solver"].clone(), r["status"].clone());
+        let got: Vec<_> = reports.iter().map(fields).collect();
+        let want = [
+            ("kahn", "feasible"),
+            ("panics", "failed"),
+            ("kahn-again", "feasible"),
+        ];
+        let want: Vec<_> = want.iter().map(|&(s, t)| (s.into(), t.into())).collect();
+        assert_eq!(got, want, "{report}");
+        let reason = reports[1]["reason"].as_str().unwrap_or_default();
         assert!(
-            lines[1].contains("panicked: deep boom from a test solver"),
-            "{}",
-            lines[1]
+            reason.contains("panicked: deep boom from a test solver"),
+            "{reason}"
         );
-        assert!(lines[2].contains("\"kahn-again\"") && lines[2].contains("\"feasible\""));
     }
 }
