@@ -211,6 +211,14 @@ fn a_seed_the_family_ignores_is_named_in_a_warning() {
     );
     let o = memsched(&["gen", "chain", "--seed", "3", "-o", out]);
     assert!(!String::from_utf8_lossy(&o.stderr).contains("ignores the seed"));
+    // So does a generated graph's name given for a graph file.
+    let o = memsched(&["validate", "darts:cells=2#3"]);
+    assert_eq!(code(&o), 0);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("darts:cells=2 ignores the seed here: seed 3 gives seed 0's graph"),
+        "{err}"
+    );
 }
 
 /// A generated graph's name as runs.csv gives it (`SPEC#SEED`) is a graph

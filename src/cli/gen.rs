@@ -119,16 +119,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         super::check_out_file("--out", std::path::Path::new(out))?;
     }
     let graph = gen::generate(&spec, seed_number).map_err(invalid)?;
-    // A family that ignores the seed (darts, fork-join without jitter...)
-    // gives seed 0's graph: say so, or a corpus of "seeds" repeats one.
-    // (Up to 200,000 nodes: the check generates the graph a second time.)
-    if seed_number != 0 && graph.node_count() <= 200_000 {
-        use crate::experiment::fingerprint;
-        let zero = gen::generate(&spec, 0).ok();
-        if zero.is_some_and(|zero| fingerprint::of(&zero) == fingerprint::of(&graph)) {
-            note!("warning: {spec} ignores the seed here: seed {seed_number} gives seed 0's graph");
-        }
-    }
+    warn_if_seed_ignored(&spec, seed_number, &graph);
     let out = args.out.as_deref().unwrap_or("-");
     seed::write_path(&graph, out)
         .with_context(|| format!("cannot write {}", super::output_name(out)))?;
@@ -154,5 +145,20 @@ fn invalid(e: GenError) -> anyhow::Error {
         }
         GenError::Graph(g) => anyhow::Error::new(g).context("generator bug"),
         other => InvalidInput(other.to_string()).into(),
+    }
+}
+
+/// Warns when `graph`, generated from `spec` with `seed`, is seed 0's
+/// graph: a family that ignores the seed (darts, fork-join without
+/// jitter...) would make a corpus of "seeds" repeat one graph. Up to
+/// 200,000 nodes: the check generates the graph a second time.
+pub(super) fn warn_if_seed_ignored(spec: &gen::GenSpec, seed: u64, graph: &crate::Graph) {
+    if seed == 0 || graph.node_count() > 200_000 {
+        return;
+    }
+    use crate::experiment::fingerprint;
+    let zero = gen::generate(spec, 0).ok();
+    if zero.is_some_and(|zero| fingerprint::of(&zero) == fingerprint::of(graph)) {
+        note!("warning: {spec} ignores the seed here: seed {seed} gives seed 0's graph");
     }
 }

@@ -277,6 +277,7 @@ fn generated_graph(path: &str) -> anyhow::Result<Option<Graph>> {
     };
     let g = crate::corpus::gen::generate(&spec, seed).map_err(|e| not_a_name(&e))?;
     note!("{path}: no such file; generated ({spec}, seed {seed}), as `memsched gen` would");
+    gen::warn_if_seed_ignored(&spec, seed, &g);
     Ok(Some(g))
 }
 
