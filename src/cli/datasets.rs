@@ -60,8 +60,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     let doc = std::fs::read_to_string(&path)
         .with_context(|| format!("cannot read {}", path.display()))?;
-    let new = stats::replace_section(&doc, "models-table", &models)?;
-    let new = stats::replace_section(&new, "nas-table", &nas)?;
+    let in_doc = || path.display().to_string();
+    let new = stats::replace_section(&doc, "models-table", &models).with_context(in_doc)?;
+    let new = stats::replace_section(&new, "nas-table", &nas).with_context(in_doc)?;
     if args.check {
         if new != doc {
             note!(
@@ -74,7 +75,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
         return Ok(ExitCode::SUCCESS);
     }
+    if new == doc {
+        note!("{}: the tables are up to date", path.display());
+        return Ok(ExitCode::SUCCESS);
+    }
     crate::output::write_file(&path, |w| std::io::Write::write_all(w, new.as_bytes()))
         .with_context(|| format!("cannot write {}", path.display()))?;
+    note!("{}: tables rewritten", path.display());
     Ok(ExitCode::SUCCESS)
 }

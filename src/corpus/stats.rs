@@ -55,6 +55,18 @@ pub enum StatsError {
         /// The section name given to [`replace_section`].
         name: String,
     },
+    /// The document has the section's markers more than once: which copy
+    /// to rewrite is unclear, and one would be left stale.
+    #[error(
+        "`<!-- BEGIN {name} -->` appears {count} times in the document: keep one section \
+         of that name"
+    )]
+    RepeatedMarker {
+        /// The section name given to [`replace_section`].
+        name: String,
+        /// How many times its BEGIN marker appears.
+        count: usize,
+    },
 }
 
 /// Figures of one graph.
@@ -169,7 +181,29 @@ fn cell(text: &str) -> String {
     text.replace('|', "\\|")
 }
 
+/// The graph of a manifest row's `file`: a file of the folder `dir` (a
+/// path that leaves it, or a file that is not there, is a row error).
 fn read(dir: &Path, file: &str) -> Result<Graph, StatsError> {
+    let leaves = Path::new(file).components().any(|c| {
+        !matches!(
+            c,
+            std::path::Component::Normal(_) | std::path::Component::CurDir
+        )
+    });
+    if leaves {
+        return Err(row_error(
+            dir,
+            file,
+            "names a file outside the folder: give a file name in it".into(),
+        ));
+    }
+    if !dir.join(file).is_file() {
+        return Err(row_error(
+            dir,
+            file,
+            format!("no such file in {}: add it, or drop its row", dir.display()),
+        ));
+    }
     let path = dir.join(file).display().to_string();
     seed::read_path(&path).map_err(|source| StatsError::Graph {
         path: path.clone(),
@@ -355,10 +389,18 @@ pub fn nas_table(dir: &Path) -> Result<String, StatsError> {
 }
 
 /// Replaces the text between `<!-- BEGIN name -->` and `<!-- END name -->`
-/// (markers kept) with `body`.
+/// (markers kept) with `body`; an error when they are missing, or when
+/// the BEGIN marker appears more than once.
 pub fn replace_section(doc: &str, name: &str, body: &str) -> Result<String, StatsError> {
     let begin = format!("<!-- BEGIN {name} -->");
     let end = format!("<!-- END {name} -->");
+    let count = doc.matches(&begin).count();
+    if count > 1 {
+        return Err(StatsError::RepeatedMarker {
+            name: name.into(),
+            count,
+        });
+    }
     let missing = || StatsError::MissingMarker { name: name.into() };
     let b = doc.find(&begin).ok_or_else(missing)? + begin.len();
     let e = doc[b..].find(&end).ok_or_else(missing)? + b;
@@ -368,6 +410,25 @@ pub fn replace_section(doc: &str, name: &str, body: &str) -> Result<String, Stat
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_section_written_twice_is_refused() {
+        let doc = "<!-- BEGIN t -->\na\n<!-- END t -->\n<!-- BEGIN t -->\nb\n<!-- END t -->\n";
+        let err = replace_section(doc, "t", "new\n").unwrap_err();
+        assert!(err.to_string().contains("appears 2 times"), "{err}");
+    }
+
+    #[test]
+    fn a_manifest_row_must_name_a_file_of_the_folder() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("datasets/models");
+        let err = read(&dir, "../nas/x.json").unwrap_err().to_string();
+        assert!(
+            err.contains("`../nas/x.json`: names a file outside the folder"),
+            "{err}"
+        );
+        let err = read(&dir, "ghost.json").unwrap_err().to_string();
+        assert!(err.contains("`ghost.json`: no such file in"), "{err}");
+    }
 
     #[test]
     fn replace_section_keeps_markers_and_surroundings() {
