@@ -54,9 +54,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .collect();
     if let Some(&(u, a)) = dropped.first() {
         note!(
-            "warning: the edge [{}, {}] ({} before an ALLOC) is dropped{}: such an \
+            "warning: {}: the edge [{}, {}] ({} before an ALLOC) is dropped{}: such an \
              edge constrains memory, so the re-encoded graph's optimum may be lower than \
              this one's",
+            super::saved_for::shown(&args.graph),
             g.id(u),
             g.id(a),
             if g.kind(u) == NodeKind::Free {

@@ -47,7 +47,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                     ),
                 };
                 let line = format!(
-                    "{path}: ok: {}, {edges}, {}, {} allocated in all, program-order peak {peak}\n",
+                    "{}: ok: {}, {edges}, {}, {} allocated in all, program-order peak {peak}\n",
+                    super::saved_for::shown(path),
                     count(g.node_count(), "node"),
                     count(buffers, "buffer"),
                     human_bytes(g.total_allocated() as u64),
@@ -67,7 +68,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 // A graph's own error after the file's name; a name that
                 // is no file and no generated graph's says so itself.
                 match e.downcast_ref::<crate::GraphError>() {
-                    Some(graph) => note!("{path}: invalid: {graph}"),
+                    Some(graph) => note!("{}: invalid: {graph}", super::saved_for::shown(path)),
                     None => note!("{e}"),
                 }
                 failed = true;
