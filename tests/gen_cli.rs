@@ -90,6 +90,11 @@ fn gen_rejects_bad_input_with_exit_2_naming_the_problem() {
         (vec!["gen", "chain", "-p", "length=-1"], "length"),
         (vec!["gen", "randwire", "-p", "k=3"], "`k`"),
         (vec!["gen", "chain", "-p", "length"], "KEY=VALUE"),
+        (vec!["gen", "chain", "-p", "=5"], "`=5` is not KEY=VALUE"),
+        (
+            vec!["gen", "adversarial", "-p", "target=seed_greedy"],
+            "(did you mean `seed-greedy`?)",
+        ),
         (vec!["gen"], "missing FAMILY"),
         (
             vec!["gen", "chain:length=3,length=4"],

@@ -89,6 +89,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     for kv in &args.params {
         let (k, v) = kv
             .split_once('=')
+            .filter(|(k, _)| !k.trim().is_empty())
             .ok_or_else(|| InvalidInput(format!("--param `{kv}` is not KEY=VALUE")))?;
         given.push((
             k.trim().into(),

@@ -357,11 +357,16 @@ impl Params<'_> {
     /// A parameter that must be one of `options`.
     pub fn choice(&self, name: &str, options: &[&'static str]) -> Result<&'static str, GenError> {
         let v = self.raw(name);
-        options
-            .iter()
-            .find(|o| **o == v)
-            .copied()
-            .ok_or_else(|| self.bad(name, format!("must be one of {}", options.join(", "))))
+        options.iter().find(|o| **o == v).copied().ok_or_else(|| {
+            let guess = crate::spelling::did_you_mean(&crate::spelling::near_or_begun(
+                v,
+                options.iter().copied(),
+            ));
+            self.bad(
+                name,
+                format!("must be one of {}{guess}", options.join(", ")),
+            )
+        })
     }
     /// The ALLOC encoding parameter `allocs` (anchored|floating).
     pub fn encoding(&self) -> Result<AllocEncoding, GenError> {
