@@ -259,12 +259,14 @@ impl<'de> Deserialize<'de> for RawGraph {
                     [] => {}
                     [(key, field)] => {
                         return Err(de::Error::custom(format!(
-                        "top-level key \"{key}\": the key is \"{field}\" (keys are case-sensitive)"
-                    )))
+                            "top-level key \"{key}\": the key is \"{field}\" (keys are \
+                         case-sensitive and take no spaces)"
+                        )))
                     }
                     several => {
                         return Err(de::Error::custom(format!(
-                            "top-level keys {}: the keys are {} (keys are case-sensitive)",
+                            "top-level keys {}: the keys are {} (keys are case-sensitive and \
+                             take no spaces)",
                             quoted(several.iter().map(|(k, _)| k.as_str()).collect()),
                             quoted(several.iter().map(|(_, f)| *f).collect())
                         )))
@@ -577,7 +579,8 @@ fn missing<E: de::Error>(
         .find(|key| miscased(key, &[field]).is_some());
     match found {
         Some(key) => E::custom(format!(
-            "node field \"{key}\": the field is \"{field}\" (field names are case-sensitive)"
+            "node field \"{key}\": the field is \"{field}\" (field names are case-sensitive \
+             and take no spaces)"
         )),
         None => E::custom(format!("{} has no `{field}` field", at.node())),
     }
@@ -905,7 +908,9 @@ mod tests {
     fn a_required_field_in_another_case_is_named() {
         let err = node_error(r#""id": 0, "BufId": 1, "Size": 1"#);
         assert!(
-            err.contains(r#"node field "id": the field is "Id" (field names are case-sensitive)"#),
+            err.contains(
+                r#"node field "id": the field is "Id" (field names are case-sensitive and take no spaces)"#
+            ),
             "{err}"
         );
         let text = r#"{"Nodes": [{"Id": 0, " op ": "A"}]}"#;
