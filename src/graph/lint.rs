@@ -24,6 +24,7 @@ use super::{Graph, NodeIdx, NodeKind};
 ///   not mean;
 /// - an edge listed more than once: the repeat orders nothing, but the
 ///   edge count counts it;
+/// - `Inputs` that is not a list (`"Inputs": "0"`), which nothing checks;
 /// - a compute node whose `BufId` names a buffer no FREE releases (a
 ///   release under another Op name, `DEALLOC`): the buffer stays live.
 pub fn lint(g: &Graph) -> Vec<String> {
@@ -86,6 +87,20 @@ pub fn lint(g: &Graph) -> Vec<String> {
              as metadata; only Edges order the nodes){}",
             g.id(v),
             more_like_it(dangling.len(), "Inputs entry", "Inputs entries")
+        ));
+    }
+    let not_lists: Vec<(NodeIdx, &serde_json::Value)> = g
+        .nodes()
+        .filter_map(|v| Some((v, g.extra(v)?.get("Inputs")?)))
+        .filter(|(_, inputs)| !inputs.is_array())
+        .collect();
+    if let Some(&(v, inputs)) = not_lists.first() {
+        warnings.push(format!(
+            "node {} has Inputs {}, which is not a list of node ids (`[0, 3]`); it is kept \
+             as metadata, and no Inputs check reads it{}",
+            g.id(v),
+            printable(&inputs.to_string()),
+            more_like_it(not_lists.len(), "node", "nodes")
         ));
     }
     let unnamed: Vec<NodeIdx> = g.nodes().filter(|&v| g.op(v).trim().is_empty()).collect();
@@ -375,6 +390,17 @@ mod tests {
         );
         assert!(
             w.iter().any(|w| w.starts_with("node 1 lists 1e+300")),
+            "{w:?}"
+        );
+    }
+
+    /// Inputs that are not a list are named: nothing checks them.
+    #[test]
+    fn inputs_that_are_not_a_list_are_named() {
+        let w = lint_of(r#"{"Nodes": [{"Id": 0, "Op": "A", "Inputs": "0"}]}"#);
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert!(
+            w[0].starts_with(r#"node 0 has Inputs "0", which is not a list"#),
             "{w:?}"
         );
     }
