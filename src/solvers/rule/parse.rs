@@ -776,11 +776,14 @@ pub const GUMBEL_MAX: f64 = 36.8;
 ///   that cannot take the feature past i64 (`3*type`, not `2*size`); in a
 ///   float term, 1.0 or -1.0 on a float feature (`latency`, `random`);
 ///   `1.0*delta` is not, since `f64` merges large deltas;
-/// - an earlier term again, as it ranks (`delta+size,type,delta+size`): an
-///   integer term's weights of each feature added up, in any order
-///   (`size+delta` after `delta+size`, `delta+0*size` after `delta`); a
-///   float term with the same weights in the same order, summands of
-///   weight 0 aside (its rounding depends on the order).
+/// - an earlier term again, as it ranks (`delta+size,type,delta+size`),
+///   summands of weight 0 aside (`delta` after `delta+0*size`): an integer
+///   term's weights of each feature added up, in any order, where no
+///   partial sum can saturate (`2*height+depth-height` after
+///   `depth+height`), else two summands in any order (`size+delta` after
+///   `delta+size`) and more as written (`2*size-size` is not `size` once
+///   `2*size` saturates; see [`ranked_sum`]); a float term with the same
+///   weights in the same order (its rounding depends on the order).
 ///
 /// `live_after` counts as `delta`, which it ranks as, and is stored as.
 /// Such a term is dead weight in the rule and in the solver's name, and
@@ -836,8 +839,7 @@ pub fn check_decisive_as_written(key: &Key, noisy: bool, written: &str) -> Resul
             false => "",
         };
         let earlier = (first..index).find_map(|e| {
-            let e_term = &key.terms[e];
-            if *e_term == Term::Int(vec![(1, Feature::Id)]) {
+            if ranked[e] == Term::Int(vec![(1, Feature::Id)]) {
                 return Some(format!(
                     "term {} `{}` already tells every node (and move) apart",
                     e + 1,
@@ -879,29 +881,45 @@ pub fn check_decisive_as_written(key: &Key, noisy: bool, written: &str) -> Resul
 const I64_BOUND: f64 = 9_223_372_036_854_775_808.0;
 
 /// A term as it ranks, for comparing terms: each feature as it ranks
-/// (`live_after` as `delta`) and summands of no weight dropped; an integer
-/// term's weights of one feature added up (exactly) and its features put
-/// in documentation order, since integer sums do not depend on the order
-/// of their summands. A float term keeps its order and weights, which its
-/// rounding depends on.
+/// (`live_after` as `delta`), and summands of weight 0 dropped (they add
+/// exactly 0). An integer term is evaluated left to right with saturating
+/// arithmetic ([`int_term`](super::features::int_term)), which does not
+/// let summands be merged or reordered freely: `2*size-size` is not `size`
+/// once `2*size` saturates. So its weights of one feature are added up and
+/// its features put in documentation order only when no partial sum can
+/// saturate (the sum of `|weight| * bound` over its summands is below
+/// 2^63); else two summands of different features are put in order
+/// (saturating addition of two values commutes), and more stay as written.
+/// A float term keeps its order and weights, which its rounding depends on.
 fn ranked_sum(term: &Term) -> Term {
     match term {
         Term::Int(s) => {
+            let kept: Vec<(i64, Feature)> = (s.iter())
+                .filter(|&&(w, _)| w != 0)
+                .map(|&(w, f)| (w, f.ranks_as()))
+                .collect();
             let at = |f: Feature| Feature::ALL.iter().position(|&g| g == f);
-            let mut sums: Vec<(Feature, i128)> = Vec::new();
-            for &(w, f) in s {
-                let f = f.ranks_as();
-                match sums.iter_mut().find(|(g, _)| *g == f) {
-                    Some((_, sum)) => *sum += w as i128,
-                    None => sums.push((f, w as i128)),
+            // Exact: every integer feature's bound is an integer of at
+            // most 2^63.
+            let bound = (kept.iter()).fold(0u128, |sum, &(w, f)| {
+                sum.saturating_add(w.unsigned_abs() as u128 * f.magnitude() as u128)
+            });
+            if bound < 1 << 63 {
+                let mut sums: Vec<(Feature, i64)> = Vec::new();
+                for &(w, f) in &kept {
+                    match sums.iter_mut().find(|(g, _)| *g == f) {
+                        // Below 2^62 in magnitude: every bound is at least 2.
+                        Some((_, sum)) => *sum += w,
+                        None => sums.push((f, w)),
+                    }
                 }
+                sums.retain(|&(_, w)| w != 0);
+                sums.sort_by_key(|&(f, _)| at(f));
+                return Term::Int(sums.into_iter().map(|(f, w)| (w, f)).collect());
             }
-            sums.retain(|&(_, w)| w != 0);
-            sums.sort_by_key(|&(f, _)| at(f));
-            // A sum past i64 keeps its first summands' weights apart.
-            match sums.iter().all(|&(_, w)| i64::try_from(w).is_ok()) {
-                true => Term::Int(sums.into_iter().map(|(f, w)| (w as i64, f)).collect()),
-                false => Term::Int(s.iter().map(|&(w, f)| (w, f.ranks_as())).collect()),
+            match kept.as_slice() {
+                [a, b] if at(b.1) < at(a.1) => Term::Int(vec![*b, *a]),
+                _ => Term::Int(kept),
             }
         }
         Term::Float(s) => Term::Float(
@@ -1186,7 +1204,8 @@ mod tests {
             ("3*depth,-depth", "term 2 `-depth`"),
             ("delta+size,size+delta", "ranks as term 1 `delta+size`"),
             ("delta+0*size,delta", "ranks as term 1 `delta+0*size`"),
-            ("delta+size,type,2*size+delta-size", "ranks as term 1"),
+            ("depth+height,type,2*height+depth-height", "ranks as term 1"),
+            ("id+0*size,delta", "term 1 `id+0*size` already tells"),
             ("0.5*random+0*size,0.5*random", "ranks as term 1"),
         ] {
             let e = refused(rule, false);
@@ -1209,6 +1228,11 @@ mod tests {
             ("id", false),
             // Float sums rank by their order's rounding.
             ("0.5*latency+0.25*size,0.25*size+0.5*latency", false),
+            // Saturating integer sums that may rank apart: a size of
+            // 2^62 + 1 saturates `2*size`, so `2*size-size` is not `size`.
+            ("delta+size,type,2*size+delta-size", false),
+            ("2*size-size,size", false),
+            ("size,size+delta-delta", false),
             // Not one to one: saturation, or `f64` merging large values.
             ("2*delta,delta", false),
             ("-id,delta", false),
