@@ -440,10 +440,11 @@ fn line(
 }
 
 /// What the bar and the lines say of the time left, with `done` of `total`
-/// solves ended: `~20 s left` ([`eta`]), `time left unknown` before the
-/// first solve ends, or, after a stop (`stopping`), how many solves are in
-/// flight, whose time no mean foretells; each with the worst case at the
-/// time limit where that is longer ([`at_most`]).
+/// solves ended: `~20 s left` ([`eta`]; `due now` when the last solve runs
+/// past the mean), `time left unknown` before the first solve ends, or,
+/// after a stop (`stopping`), how many solves are in flight, whose time no
+/// mean foretells; each with the worst case at the time limit where that
+/// is longer ([`at_most`]).
 fn left_text(
     done: u64,
     total: u64,
@@ -454,6 +455,8 @@ fn left_text(
     let in_flight = total.saturating_sub(done);
     let (mut s, left) = match eta(elapsed, done, total, since_last) {
         _ if stopping => (format!("waiting for {in_flight} in flight"), None),
+        // The one solve left runs past the mean: no figure would be right.
+        Some(Duration::ZERO) => ("due now".to_string(), Some(Duration::ZERO)),
         Some(left) => (format!("~{} left", duration(left)), Some(left)),
         None => ("time left unknown".to_string(), None),
     };
@@ -461,20 +464,23 @@ fn left_text(
     s
 }
 
-/// The time left if solves keep ending at the rate they have (the mean
-/// wall-clock time per solve done, parallel solves included): that mean
-/// times the solves left, less `since_last`, the time since the last solve
-/// ended, which the solves in flight have already run (so the estimate
-/// counts down between solves, and after a stop it does not promise a
-/// mean's worth of time for solves about to end); never below 0. `None`
-/// before the first solve ends.
+/// The time left if solves keep ending at the rate they have, one every
+/// `mean` (the wall-clock time per solve done, parallel solves included):
+/// the next one `mean` after the last one ended (`since_last` ago; 0 when
+/// that is past), then a `mean` for each other. So the estimate counts
+/// down between solves, and never below `mean` per solve after the next.
+/// `None` before the first solve ends.
 pub fn eta(elapsed: Duration, done: u64, total: u64, since_last: Duration) -> Option<Duration> {
     if done == 0 {
         return None;
     }
-    let left = total.saturating_sub(done) as f64;
-    let secs = elapsed.as_secs_f64() / done as f64 * left - since_last.as_secs_f64();
-    Some(Duration::from_secs_f64(secs.max(0.0)))
+    let left = total.saturating_sub(done);
+    if left == 0 {
+        return Some(Duration::ZERO);
+    }
+    let mean = elapsed.as_secs_f64() / done as f64;
+    let next = (mean - since_last.as_secs_f64()).max(0.0);
+    Some(Duration::from_secs_f64(next + mean * (left - 1) as f64))
 }
 
 /// `12.3 s`, `4 min 05 s`, `2 h 03 min`; past a year (a time limit that
@@ -575,11 +581,22 @@ mod tests {
         assert_eq!(eta(e, 0, 126, zero), None);
         let left = eta(e, 44, 126, zero).unwrap().as_secs_f64();
         assert!((left - 12.3 / 44.0 * 82.0).abs() < 1e-6, "{left}");
-        // The time since the last solve ended counts down; never below 0.
-        let since = Duration::from_secs(2);
+        // The time since the last solve ended counts down, at most a
+        // mean's worth: the solves after the next take a mean each.
+        let mean = 12.3 / 44.0;
+        let since = Duration::from_secs_f64(0.1);
         let left = eta(e, 44, 126, since).unwrap().as_secs_f64();
-        assert!((left - (12.3 / 44.0 * 82.0 - 2.0)).abs() < 1e-6, "{left}");
-        assert_eq!(eta(e, 44, 126, Duration::from_secs(60)), Some(zero));
+        assert!((left - (mean * 82.0 - 0.1)).abs() < 1e-6, "{left}");
+        let late = eta(e, 44, 126, Duration::from_secs(60))
+            .unwrap()
+            .as_secs_f64();
+        assert!((late - mean * 81.0).abs() < 1e-6, "{late}");
+        // The last solve past the mean: due now.
+        assert_eq!(eta(e, 125, 126, Duration::from_secs(60)), Some(zero));
+        assert_eq!(
+            line(125, 126, None, (e, Duration::from_secs(60)), None),
+            "[memsched] 125/126 solves, 12.3 s elapsed, due now"
+        );
         // After a stop, the solves in flight are waited for: no mean
         // foretells them (it said 19.9 s left 0.1 s before the end).
         assert_eq!(
