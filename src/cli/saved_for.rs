@@ -68,6 +68,9 @@ pub fn generated_name(path: &str) -> Option<Result<(GenSpec, u64), String>> {
 ///
 /// - A file stem (no `#SEED`): they differ when `path`'s stem is another
 ///   name (standard input has no name to compare).
+/// - A path (a report of `schedule` names its graph file as typed): they
+///   differ when that file is here and is not `path`'s, or is not here
+///   and has another stem than `path`.
 /// - `SPEC#SEED`: they differ when `graph` records a `Generator` whose
 ///   family, or a parameter SPEC gives, is another (a graph with no record
 ///   may be a generated graph saved or edited elsewhere: not told apart).
@@ -76,18 +79,31 @@ pub fn mismatch(saved: &str, path: &str, graph: &Graph) -> Option<String> {
     if stem.as_deref() == Some(saved) || saved == path {
         return None;
     }
-    // A report of `schedule` names a graph file by its path as typed: the
-    // same file, or a path with the same stem, is the same graph.
+    // A report of `schedule` names a graph file by its path as typed
+    // (`dir/g.json`): where that file is here, it must be the file given;
+    // elsewhere (another directory or machine), its stem must be the
+    // given file's.
     let saved_path = Path::new(saved);
-    if saved_path
+    let json = saved_path
         .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("json"))
-    {
-        let same_stem =
-            saved_path.file_stem().map(|s| s.to_string_lossy()) == stem.as_deref().map(Into::into);
-        if same_stem || (path != "-" && super::same_file(saved_path, Path::new(path))) {
-            return None;
-        }
+        .is_some_and(|e| e.eq_ignore_ascii_case("json"));
+    let is_path =
+        (json || saved.contains(std::path::is_separator)) && parse_graph_name(saved).is_none();
+    if is_path && path != "-" {
+        let same = match saved_path.is_file() {
+            true => super::same_file(saved_path, Path::new(path)),
+            false => {
+                saved_path.file_stem().map(|s| s.to_string_lossy())
+                    == stem.as_deref().map(Into::into)
+            }
+        };
+        return (!same).then(|| {
+            format!(
+                "graph `{}`, and the graph given is {}",
+                printable(saved),
+                shown(path)
+            )
+        });
     }
     let file = shown(path);
     // The names come from files: escaped, so they cannot forge output.
@@ -206,10 +222,22 @@ mod tests {
         );
         // A file stem that looks generated is still a stem first.
         assert_eq!(mismatch("chain#1", "x/chain#1.json", &t), None);
-        // `schedule`'s report names the file by its path as typed.
+        // `schedule`'s report names the file by its path as typed: the
+        // same file where it is here, else the same stem.
         assert_eq!(mismatch("dir/chain.json", "dir/chain.json", &g), None);
-        assert_eq!(mismatch("../dir/chain.json", "chain.json", &g), None);
+        assert_eq!(mismatch("../elsewhere/chain.json", "chain.json", &g), None);
         assert!(mismatch("dir/resnet.json", "dir/chain.json", &g).is_some());
+        let here = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/seed_example.json");
+        assert!(mismatch(here, "other/seed_example.json", &g).is_some());
+        assert_eq!(mismatch(here, here, &g), None);
+        assert_eq!(
+            mismatch(
+                "fork-join:jitter=0.5#1",
+                "x/fork-join:jitter=0.5#1.json",
+                &g
+            ),
+            None
+        );
         // Generated names: parameters given or default alike.
         let spec = crate::corpus::gen::GenSpec::parse("chain").unwrap();
         let c = crate::corpus::gen::generate(&spec, 1).unwrap();

@@ -103,9 +103,13 @@ impl GenSpec {
     /// Whether `self` and `other` make the same graphs: one family and,
     /// for each of its parameters, one value, given or default, as
     /// [`canonical_value`] spells it (`chain` is `chain:length=10`, whose
-    /// default length is 10). Specs of a family this build does not know
-    /// compare as written.
+    /// default length is 10). Specs of a family this build does not know,
+    /// or with a parameter their family does not have, are the same only
+    /// as written.
     pub fn same_graphs_as(&self, other: &GenSpec) -> bool {
+        if self == other {
+            return true;
+        }
         if self.family != other.family {
             return false;
         }
