@@ -10,6 +10,7 @@ use clap::ValueEnum;
 
 use crate::experiment::diff::{self, Change, Diff, Pair};
 use crate::experiment::fingerprint::{self, Fingerprints};
+use crate::experiment::report::code;
 use crate::experiment::results_dir::{CONFIG, FINGERPRINTS};
 use crate::experiment::rows::{Row, RowStatus};
 use crate::experiment::table::markdown_escape;
@@ -234,14 +235,6 @@ fn markdown(d: &Diff, limit: usize, old: &Path, new: &Path) -> String {
     s
 }
 
-/// `name` as inline code, or escaped text when it holds a backtick.
-fn code(name: &str) -> String {
-    match name.contains('`') {
-        true => markdown_escape(name),
-        false => format!("`{name}`"),
-    }
-}
-
 /// A sentence for each kind of solve not compared: those in one
 /// directory only, and those of graphs left out.
 fn left_out(d: &Diff) -> Vec<String> {
@@ -250,12 +243,12 @@ fn left_out(d: &Diff) -> Vec<String> {
         if rows.is_empty() {
             continue;
         }
-        let mut solvers: Vec<&str> = Vec::new();
-        for r in rows.iter() {
-            if !solvers.contains(&r.solver.as_str()) {
-                solvers.push(&r.solver);
-            }
-        }
+        // In the order they first appear; the set keeps it linear.
+        let mut seen = std::collections::HashSet::new();
+        let solvers: Vec<&str> = (rows.iter())
+            .map(|r| r.solver.as_str())
+            .filter(|&s| seen.insert(s))
+            .collect();
         lines.push(format!(
             "{} only in {name} (not compared), of {}: {}.",
             count(rows.len(), "solve"),

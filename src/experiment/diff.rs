@@ -454,6 +454,29 @@ mod tests {
         assert_eq!(Change::of(&opt(10), &f(9)), Change::Lower);
     }
 
+    /// A tally's counts are indexed by discriminant: `ALL` must follow
+    /// the declaration order.
+    #[test]
+    fn every_change_sits_at_its_discriminant() {
+        for (i, c) in Change::ALL.into_iter().enumerate() {
+            assert_eq!(c as usize, i, "{c:?}");
+        }
+    }
+
+    /// A row the final pass refuted keeps `valid` and its peak, but its
+    /// status is `invalid`: it has no checked peak.
+    #[test]
+    fn a_refuted_row_has_no_checked_peak() {
+        let mut refuted = feasible("g", "s", 10);
+        refuted.status = RowStatus::Invalid;
+        assert!(refuted.valid);
+        assert_eq!(checked_peak(&refuted), None);
+        assert_eq!(
+            Change::of(&feasible("g", "s", 10), &refuted),
+            Change::Unsolved
+        );
+    }
+
     #[test]
     fn pairs_are_matched_by_key_and_counted_per_solver() {
         let old = vec![

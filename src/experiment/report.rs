@@ -106,7 +106,7 @@ fn cell(rows: &[&Row]) -> String {
 /// (a rule's `*` is not emphasis, a `_` not a word break), with `|`
 /// escaped so that it does not end the cell and control characters (a
 /// newline in a file name) as Rust escapes (`\n`).
-fn code(name: &str) -> String {
+pub(crate) fn code(name: &str) -> String {
     let name: String = name
         .chars()
         .flat_map(|c| match c {

@@ -260,7 +260,7 @@ impl ReadRows {
     /// Refuses a `runs.csv` (at `path`) at least half of whose lines are
     /// not rows (its header lost, or the file saved by a spreadsheet):
     /// `then` says what going on would do with them and what to do instead.
-    pub fn refuse_if_mostly_rejected(
+    pub(crate) fn refuse_if_mostly_rejected(
         &self,
         path: &Path,
         then: &str,
