@@ -44,8 +44,9 @@ pub struct Args {
     /// Repeat it to compare solvers on the graph (`-s seed-greedy -s
     /// 'rule:-height,id' -s exact`): they run one after another, each under
     /// the same flags, and the report becomes a table (with `--format
-    /// json`, one object per line, or an array in a `-o FILE.json`). A `rule:EXPR` is a comma-separated key
-    /// of features, each maybe `-` (descending) or in a weighted sum
+    /// json`, one object per line, or an array in a `-o FILE.json`). A
+    /// `rule:EXPR` is a comma-separated key of features, each maybe `-`
+    /// (descending) or in a weighted sum
     /// (`0.7*delta+0.3*latency`); the features: delta, type, id, size,
     /// in_degree, out_degree, depth, height, unlocks, frees_after,
     /// live_after, rise, latency, random (docs/rules.md).

@@ -800,7 +800,6 @@ pub fn check_decisive(key: &Key, noisy: bool) -> Result<(), RuleError> {
 /// `2.0*random`); the key's own text when `written` has another number of
 /// terms.
 pub fn check_decisive_as_written(key: &Key, noisy: bool, written: &str) -> Result<(), RuleError> {
-    let same = Feature::ranks_as;
     // The feature a term ranks by one to one, if it does.
     let one_to_one = |term: &Term| match term {
         Term::Int(s) => match s.as_slice() {
@@ -815,9 +814,10 @@ pub fn check_decisive_as_written(key: &Key, noisy: bool, written: &str) -> Resul
             _ => None,
         },
     };
-    // The one feature every summand of a term reads, if there is one.
+    // The one feature every summand of a term reads, if there is one
+    // (`term` as it ranks: its features already as they rank).
     let reads_only = |term: &Term| {
-        let mut features = term.features().map(same);
+        let mut features = term.features();
         let first = features.next()?;
         features.all(|f| f == first).then_some(first)
     };
