@@ -30,8 +30,8 @@ pub use list::Rule;
 pub use moves::Moves;
 pub use noisy::Noisy;
 pub use parse::{
-    check_decisive, check_decisive_as_written, check_noise_room, feature_list, parse, Feature, Key,
-    RuleError, Term,
+    check_decisive, check_decisive_as_written, check_noise_room, check_noise_room_as_written,
+    feature_list, parse, Feature, Key, RuleError, Term,
 };
 pub use random::RandomOrder;
 pub use trace::{term_texts, trace, TraceStep};
@@ -82,7 +82,7 @@ fn rule_key(name: &str, arg: Option<&str>, noisy: bool) -> Result<Key, SolverErr
     let key = parse(arg.unwrap_or("")).map_err(bad)?;
     check_decisive_as_written(&key, noisy, arg.unwrap_or("")).map_err(bad)?;
     if noisy {
-        check_noise_room(&key).map_err(bad)?;
+        check_noise_room_as_written(&key, arg.unwrap_or("")).map_err(bad)?;
     }
     Ok(key)
 }

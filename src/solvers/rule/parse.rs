@@ -938,6 +938,12 @@ fn ranked_sum(term: &Term) -> Term {
 /// within `bound + GUMBEL_MAX * max(bound, 1)`. Integer terms stay below
 /// 2^63 in magnitude and always leave room.
 pub fn check_noise_room(key: &Key) -> Result<(), RuleError> {
+    check_noise_room_as_written(key, &key.text)
+}
+
+/// [`check_noise_room`], its error quoting the first term as `written`
+/// (see [`check_decisive_as_written`]).
+pub fn check_noise_room_as_written(key: &Key, written: &str) -> Result<(), RuleError> {
     let Some(Term::Float(sum)) = key.terms.first() else {
         return Ok(());
     };
@@ -945,8 +951,13 @@ pub fn check_noise_room(key: &Key) -> Result<(), RuleError> {
     if (bound + GUMBEL_MAX * bound.max(1.0)).is_finite() {
         return Ok(());
     }
+    let written: String = written.chars().filter(|c| !c.is_whitespace()).collect();
+    let term = match written.split(',').count() == key.terms.len() {
+        true => written.split(',').next().unwrap_or_default().to_string(),
+        false => key.term_texts()[0].to_string(),
+    };
     Err(RuleError::shortened(RuleError::Overflow {
-        term: key.term_texts()[0].to_string(),
+        term,
         reason: format!(
             "`noisy:` adds noise of up to {GUMBEL_MAX} times the term's mean magnitude, which \
              takes it past that when the features near their bounds"
@@ -1385,6 +1396,12 @@ mod tests {
         for fits in ["1e286*size,id", "delta,1e288*size", "-unlocks,id"] {
             check_noise_room(&parse(fits).unwrap()).unwrap();
         }
+        // The error quotes the term as written.
+        let written = "1E288 * size, id";
+        let e = check_noise_room_as_written(&parse(written).unwrap(), written)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("term `1E288*size` can overflow"), "{e}");
         // The extremes of the sampler: U = 1 - 2^-53 and U = MIN_POSITIVE.
         let top = crate::rng::gumbel_f64(u64::MAX);
         let bottom = crate::rng::gumbel_f64(0);
