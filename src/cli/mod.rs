@@ -589,7 +589,8 @@ pub(crate) fn percent(x: f64) -> String {
 
 /// Formats a byte count as `123456 B (120.6 KiB)`.
 pub(crate) fn human_bytes(b: u64) -> String {
-    const UNITS: [&str; 5] = ["KiB", "MiB", "GiB", "TiB", "PiB"];
+    // Up to EiB: a graph's bytes stay below 2^63 (8 EiB).
+    const UNITS: [&str; 6] = ["KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
     if b < 1024 {
         return format!("{b} B");
     }
@@ -603,4 +604,18 @@ pub(crate) fn human_bytes(b: u64) -> String {
         unit = u;
     }
     format!("{b} B ({x:.1} {unit})")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::human_bytes;
+
+    /// Bytes read in the largest unit that keeps them at 1 or more, up to
+    /// EiB (2^63 B read `8192.0 PiB`).
+    #[test]
+    fn byte_counts_read_in_their_unit() {
+        assert_eq!(human_bytes(1023), "1023 B");
+        assert_eq!(human_bytes(1536), "1536 B (1.5 KiB)");
+        assert_eq!(human_bytes(1 << 63), "9223372036854775808 B (8.0 EiB)");
+    }
 }
