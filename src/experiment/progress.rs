@@ -454,6 +454,8 @@ fn left_text(
 ) -> String {
     let in_flight = total.saturating_sub(done);
     let (mut s, left) = match eta(elapsed, done, total, since_last) {
+        // The bar's last drawing, every solve done.
+        _ if in_flight == 0 => ("~0.0 s left".to_string(), None),
         _ if stopping => (format!("waiting for {in_flight} in flight"), None),
         // The one solve left runs past the mean: no figure would be right.
         Some(Duration::ZERO) => ("due now".to_string(), Some(Duration::ZERO)),
@@ -480,7 +482,8 @@ pub fn eta(elapsed: Duration, done: u64, total: u64, since_last: Duration) -> Op
     }
     let mean = elapsed.as_secs_f64() / done as f64;
     let next = (mean - since_last.as_secs_f64()).max(0.0);
-    Some(Duration::from_secs_f64(next + mean * (left - 1) as f64))
+    let secs = next + mean * (left - 1) as f64;
+    Some(Duration::try_from_secs_f64(secs).unwrap_or(Duration::MAX))
 }
 
 /// `12.3 s`, `4 min 05 s`, `2 h 03 min`; past a year (a time limit that
