@@ -86,6 +86,7 @@ pub mod rng;
 pub mod schedule;
 pub mod solvers;
 mod spelling;
+mod text;
 
 pub use graph::{Graph, GraphError, NodeKind};
 pub use schedule::{check, Evaluation, ScheduleError};

@@ -12,6 +12,8 @@ use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserializer as _;
 use serde_json::Value;
 
+use crate::text::clipped;
+
 /// An order as read: its ids, and the graph it was saved for when it says
 /// (the `graph` field of a line of an experiment's `orders.jsonl`).
 #[derive(Debug, PartialEq)]
@@ -94,7 +96,11 @@ pub fn parse_at_most(text: &str, max_ids: usize) -> Result<ReadOrder, String> {
             t.parse::<i64>().map_err(|_| {
                 let digits = t.strip_prefix(['-', '+']).unwrap_or(t);
                 let past = !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit());
-                let mut why = bad_entry(i, &format!("`{}`", cut(t)), past);
+                let mut why = bad_entry(
+                    i,
+                    &format!("`{}`", clipped(t, QUOTED_CHARS, QUOTED_CHARS)),
+                    past,
+                );
                 if !past {
                     why += "; ids are separated by whitespace or commas";
                 }
@@ -286,15 +292,6 @@ fn bad_entry(i: usize, shown: &str, past: bool) -> String {
 /// Most characters of an entry an error quotes: a file whose ids are
 /// separated by something else (`;`) is one entry, megabytes long.
 const QUOTED_CHARS: usize = 40;
-
-/// `entry` as an error quotes it: whole, or its first [`QUOTED_CHARS`]
-/// characters and how many there are.
-fn cut(entry: &str) -> String {
-    match entry.char_indices().nth(QUOTED_CHARS) {
-        None => entry.to_string(),
-        Some((at, _)) => format!("{}... ({} characters)", &entry[..at], entry.chars().count()),
-    }
-}
 
 /// `the 1st entry`, `the 22nd entry`, ... for the entry at 0-based
 /// position `i`: an ordinal cannot be misread as counted from 0.

@@ -44,7 +44,6 @@ pub mod runner;
 mod seeds;
 pub mod summary;
 pub mod table;
-mod text;
 mod warnings;
 mod wildcard;
 
@@ -55,12 +54,12 @@ use thiserror::Error;
 pub use config::{Config, ConfigError, PlotKind};
 pub use finish::{finish, Finished, GRAPHS};
 // For `runner` and `merge`, which pass the plan and what the rows lack.
+pub(crate) use crate::text::first_few;
+use crate::text::one_line;
 use finish::finish_with;
 pub use plan::{Plan, Shard};
 pub use rows::Row;
 pub use runner::{run, RunOptions, RunSummary};
-pub(crate) use text::first_few;
-use text::one_line;
 
 /// Why an experiment could not run or finish.
 #[derive(Debug, Error)]

@@ -493,16 +493,7 @@ impl RuleError {
 /// Text of the rule as an error shows it: whole up to 80 characters, else
 /// its first 60 and how long it is.
 fn shown(text: &str) -> String {
-    const WHOLE: usize = 80;
-    const START: usize = 60;
-    if text.chars().nth(WHOLE).is_none() {
-        return text.to_string();
-    }
-    let cut = text
-        .char_indices()
-        .nth(START)
-        .map_or(text.len(), |(i, _)| i);
-    format!("{}... ({} characters)", &text[..cut], text.chars().count())
+    crate::text::clipped(text, 80, 60)
 }
 
 /// Splits a term into signed summands and parses each.

@@ -1,5 +1,5 @@
 //! How messages shorten what they show: long lists cut to their first
-//! few, multi-line text put on one line.
+//! few, long text to its start, multi-line text put on one line.
 
 /// The first `shown` of `items` as `show` writes them, then `more(k)` for
 /// the `k` left out, if any: how messages cut a long list short.
@@ -15,6 +15,17 @@ pub(crate) fn first_few<T>(
         listed.push(more(left_out));
     }
     listed
+}
+
+/// `text` whole when it has at most `whole` characters, else its first
+/// `keep` and how many it has: `0;1;2... (1089 characters)`. A pasted
+/// blob must not make a message of kilobytes.
+pub(crate) fn clipped(text: &str, whole: usize, keep: usize) -> String {
+    if text.chars().nth(whole).is_none() {
+        return text.to_string();
+    }
+    let cut = text.char_indices().nth(keep).map_or(text.len(), |(i, _)| i);
+    format!("{}... ({} characters)", &text[..cut], text.chars().count())
 }
 
 /// `s` on one line, runs of whitespace (newlines too) made one space.
