@@ -813,11 +813,8 @@ pub fn check_decisive_as_written(key: &Key, noisy: bool, written: &str) -> Resul
         features.all(|f| f == first).then_some(first)
     };
     let ranked: Vec<Term> = key.terms.iter().map(ranked_sum).collect();
-    let written: String = written.chars().filter(|c| !c.is_whitespace()).collect();
-    let (rule, texts) = match written.split(',').count() == key.terms.len() {
-        true => (written.as_str(), written.split(',').collect::<Vec<_>>()),
-        false => (key.text.as_str(), key.term_texts()),
-    };
+    let rule = as_written(key, written);
+    let texts: Vec<&str> = rule.split(',').collect();
     let first = usize::from(noisy);
     for (index, term) in key.terms.iter().enumerate() {
         let live_after = |e: usize| match (key.terms[e].features())
@@ -857,7 +854,7 @@ pub fn check_decisive_as_written(key: &Key, noisy: bool, written: &str) -> Resul
         });
         if let Some(reason) = earlier {
             return Err(RuleError::shortened(RuleError::NeverDecides {
-                rule: rule.to_string(),
+                rule: rule.clone(),
                 index: index + 1,
                 term: texts[index].to_string(),
                 reason,
@@ -865,6 +862,17 @@ pub fn check_decisive_as_written(key: &Key, noisy: bool, written: &str) -> Resul
         }
     }
     Ok(())
+}
+
+/// The rule of `key` as an error quotes it: `written`, the text it was
+/// parsed from, whitespace removed (as the parser removes it); the key's
+/// own text when `written` has another number of terms.
+fn as_written(key: &Key, written: &str) -> String {
+    let written: String = written.chars().filter(|c| !c.is_whitespace()).collect();
+    match written.split(',').count() == key.terms.len() {
+        true => written,
+        false => key.text.clone(),
+    }
 }
 
 /// 2^63: an integer term whose values stay below it in magnitude never
@@ -942,13 +950,9 @@ pub fn check_noise_room_as_written(key: &Key, written: &str) -> Result<(), RuleE
     if (bound + GUMBEL_MAX * bound.max(1.0)).is_finite() {
         return Ok(());
     }
-    let written: String = written.chars().filter(|c| !c.is_whitespace()).collect();
-    let term = match written.split(',').count() == key.terms.len() {
-        true => written.split(',').next().unwrap_or_default().to_string(),
-        false => key.term_texts()[0].to_string(),
-    };
+    let rule = as_written(key, written);
     Err(RuleError::shortened(RuleError::Overflow {
-        term,
+        term: rule.split(',').next().unwrap_or_default().to_string(),
         reason: format!(
             "`noisy:` adds noise of up to {GUMBEL_MAX} times the term's mean magnitude, which \
              takes it past that when the features near their bounds"
