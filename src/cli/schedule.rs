@@ -331,20 +331,17 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     ctx.graph_name = super::saved_for::name_of(&args.graph);
     let progress = chosen.len() > 1 && std::io::stderr().is_terminal();
     // A search with no limit may run for hours without a word on a large
-    // graph: say how to stop it (on a terminal, where someone waits).
-    // `brute` refuses graphs past a dozen nodes.
+    // graph: say how to stop it, on a terminal or in a script's log (a
+    // caller without a terminal waits as long). `brute` refuses graphs past
+    // a dozen nodes.
     let searches: Vec<&str> = chosen
         .iter()
         .filter(|(_, s)| s.abilities().exact && s.name() != "brute")
         .map(|(shown, _)| &**shown)
         .collect();
-    if time_limit.is_none()
-        && !searches.is_empty()
-        && graph.node_count() >= 100
-        && std::io::stderr().is_terminal()
-    {
+    if time_limit.is_none() && !searches.is_empty() && graph.node_count() >= 100 {
         note!(
-            "note: no --time-limit, so {} may search for a long time; Ctrl-C stops the \
+            "note: no --time-limit, so {} may search for a long time; Ctrl-C (or SIGTERM) stops the \
              running solver at its best so far (`ilp` during HiGHS's set-up or inside an LP \
              solve, which a stop cannot interrupt, is left behind after 5 s, with the order it \
              had before HiGHS) and writes the report",
