@@ -50,6 +50,29 @@ fn ctrl_c_stops_the_solvers_and_the_report_is_still_written() {
     assert!(out.contains("best peak"), "{out}");
 }
 
+/// `timeout` sends its signal to the process and then to its process
+/// group: two signals microseconds apart are one stop, not a second one
+/// that ends the process at once without a report.
+#[test]
+fn a_signal_repeated_at_once_is_one_stop_and_the_report_is_written() {
+    let graph = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/datasets/models/bert_base_training_b1.json"
+    );
+    let child = Command::new(env!("CARGO_BIN_EXE_memsched"))
+        .args(["schedule", graph, "-s", "exact", "-j", "1"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("memsched starts");
+    assert_not_ignored_here("TERM", 15);
+    let (status, out, err) = interrupt_times(child, "schedule", None, "TERM", 2);
+    assert_eq!(status.signal(), Some(15), "{status:?}\n{err}");
+    assert!(err.contains("interrupted (SIGTERM)"), "{err}");
+    assert!(out.contains("stopped by SIGTERM"), "{out}\n{err}");
+    assert!(out.contains("status             feasible"), "{out}");
+}
+
 /// `ilp` cannot stop inside HiGHS's root LP (the interrupt callback
 /// reaches the branch and bound only), which on this graph took over 30 s
 /// on the development machine (over 10 minutes to the end, without a time
@@ -252,6 +275,17 @@ fn interrupt(
     ready: Option<&str>,
     signal: &str,
 ) -> (ExitStatus, String, String) {
+    interrupt_times(child, command, ready, signal, 1)
+}
+
+/// [`interrupt`], sending the signal `times` times in a row.
+fn interrupt_times(
+    child: Child,
+    command: &str,
+    ready: Option<&str>,
+    signal: &str,
+    times: usize,
+) -> (ExitStatus, String, String) {
     // Killed if the test fails: some of these children solve with no time
     // limit and would run on, an orphan, after a failed test.
     let mut child = KillOnDrop(child);
@@ -298,11 +332,13 @@ fn interrupt(
         },
         None => sleep(Duration::from_millis(300)),
     }
-    let sent = Command::new("kill")
-        .args([&format!("-{signal}"), &child.id().to_string()])
-        .status()
-        .expect("kill runs");
-    assert!(sent.success());
+    for _ in 0..times {
+        let sent = Command::new("kill")
+            .args([&format!("-{signal}"), &child.id().to_string()])
+            .status()
+            .expect("kill runs");
+        assert!(sent.success());
+    }
     let began = Instant::now();
     let status = loop {
         if let Some(status) = child.try_wait().expect("wait") {

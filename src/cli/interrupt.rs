@@ -3,13 +3,17 @@
 //! first one stops every solver at its best so far, as its time limit
 //! would, and the report is still written; in `run` it starts no more
 //! solves, and those in flight finish and are recorded. A second one ends
-//! the process at once, as Ctrl-C does by default. At the end, the process
+//! the process at once, as Ctrl-C does by default, unless it comes within
+//! [`REPEAT_WINDOW`] of the first: `timeout` signals the process and then
+//! its whole process group, and a batch system may do the same, so two
+//! signals that close together are one stop. At the end, the process
 //! ends by the signal it got, so that a shell loop or script around it
 //! stops too. A signal ignored when the process starts (`nohup`) stays
 //! ignored.
 
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
 
 use crate::solvers::Stop;
 
@@ -24,6 +28,18 @@ const SIGINT: i32 = 2;
 const SIGHUP: i32 = 1;
 #[cfg(not(unix))]
 const SIGTERM: i32 = 15;
+
+/// A signal this soon after the first is taken as a repeat of it, not as
+/// a second stop: `timeout` sends its signal to the process and then to
+/// the process group it is in, microseconds apart.
+const REPEAT_WINDOW: Duration = Duration::from_millis(500);
+
+/// When the handlers were installed: the clock [`FIRST_AT`] counts from.
+static INSTALLED_AT: OnceLock<Instant> = OnceLock::new();
+
+/// Nanoseconds from [`INSTALLED_AT`] to the first signal, plus one (0: no
+/// signal yet).
+static FIRST_AT: AtomicU64 = AtomicU64::new(0);
 
 /// The number of the signal that came first (0: none); read by [`cause`].
 static SIGNAL: OnceLock<Arc<AtomicUsize>> = OnceLock::new();
@@ -63,14 +79,13 @@ impl Interrupt {
                 .into_iter()
                 .filter(|&sig| ignored & (1 << (sig - 1)) == 0)
                 .collect();
-            // The conditional defaults first, so they see the flag as an
+            INSTALLED_AT.get_or_init(Instant::now);
+            // The second-signal handlers first, so they see the flag as an
             // earlier signal left it: unset on the first, set on a second
             // (of any kind). Then the marker, then the flag.
             let installed = signals
                 .iter()
-                .try_for_each(|&sig| {
-                    flag::register_conditional_default(sig, flag.clone()).map(drop)
-                })
+                .try_for_each(|&sig| end_on_second(sig, flag.clone()))
                 .and_then(|_| {
                     signals.iter().try_for_each(|&sig| {
                         flag::register_usize(sig, signal().clone(), sig as usize).map(drop)
@@ -128,6 +143,32 @@ impl Interrupt {
             let _ = signal_hook::low_level::emulate_default_handler(self.signal());
         }
     }
+}
+
+/// Registers, for `sig`, the default action on a second signal: when
+/// `stopped` is already set and the first signal came [`REPEAT_WINDOW`] or
+/// more ago. The first signal's time is noted here.
+#[cfg(unix)]
+fn end_on_second(sig: i32, stopped: Arc<AtomicBool>) -> std::io::Result<()> {
+    let installed_at = *INSTALLED_AT.get_or_init(Instant::now);
+    let action = move || {
+        // Plus one: 0 means no signal yet.
+        let now = installed_at.elapsed().as_nanos() as u64 + 1;
+        if !stopped.load(Ordering::SeqCst) {
+            let _ = FIRST_AT.compare_exchange(0, now, Ordering::SeqCst, Ordering::SeqCst);
+            return;
+        }
+        let first = FIRST_AT.load(Ordering::SeqCst);
+        if now.saturating_sub(first) >= REPEAT_WINDOW.as_nanos() as u64 {
+            let _ = signal_hook::low_level::emulate_default_handler(sig);
+        }
+    };
+    // SAFETY: the action is async-signal-safe: it reads the monotonic clock
+    // (`clock_gettime`), uses atomics, and calls signal-hook's
+    // `emulate_default_handler`, which its own conditional default calls
+    // from a handler. It allocates nothing and takes no lock.
+    #[allow(unsafe_code)]
+    unsafe { signal_hook::low_level::register(sig, action) }.map(drop)
 }
 
 /// The signals this process was started with ignored, as a mask (bit

@@ -109,7 +109,8 @@ pub(crate) enum Command {
     /// Rows are appended to `runs.csv` as solves end; the final pass then
     /// writes the summaries, plots and README. Ctrl-C (or SIGTERM, SIGHUP)
     /// lets the solves in flight finish (each by the time limit) and starts
-    /// no more; a second one ends at once. Either way the finished rows are
+    /// no more; a second one (half a second or more later) ends at once.
+    /// Either way the finished rows are
     /// kept, and the same command resumes the rest and writes the final
     /// pass.
     Run(run::Args),

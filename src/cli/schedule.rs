@@ -100,8 +100,8 @@ pub struct Args {
     /// HiGHS's next limit check in its branch and bound, but not during
     /// HiGHS's set-up or inside an LP solve (the root LP can take
     /// minutes): a solver that has not stopped 5 s later is left behind,
-    /// reported with the order it had before HiGHS. A second Ctrl-C ends
-    /// at once. SIGTERM acts as Ctrl-C (status 143), and so does SIGHUP
+    /// reported with the order it had before HiGHS. A second Ctrl-C, half a
+    /// second or more after the first, ends at once. SIGTERM acts as Ctrl-C (status 143), and so does SIGHUP
     /// (the terminal closed; 129).
     #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
     time_limit: Option<f64>,
