@@ -44,9 +44,22 @@ pub fn parse_at_most(text: &str, max_ids: usize) -> Result<ReadOrder, String> {
                 .into(),
         );
     }
+    if looks_like_toml(trimmed) {
+        return Err(
+            "it is a TOML file (an experiment config?), not an order: an order is ids, a JSON \
+             array of ids, or a JSON object with an `order` list"
+                .into(),
+        );
+    }
+    // A JSON object's line: `{` then a key or its end (a TOML inline
+    // table, `{ spec = ... }`, is not one).
     let objects = text
         .lines()
-        .filter(|l| l.trim_start().starts_with('{'))
+        .filter(|l| {
+            l.trim_start().strip_prefix('{').is_some_and(|rest| {
+                rest.trim_start().starts_with(['"', '}']) || rest.trim().is_empty()
+            })
+        })
         .count();
     if objects > 1 && trimmed.starts_with('[') {
         return Err(format!(
@@ -334,6 +347,24 @@ fn is_graph(text: &str) -> bool {
     serde_json::from_str::<Probe>(text).is_ok_and(|p| p.nodes.is_some())
 }
 
+/// Whether `text` starts as a TOML file does, after its comments: a
+/// `[table]` or `[[array]]` header, which no JSON array of ids starts
+/// with, or a `key = value` line.
+fn looks_like_toml(text: &str) -> bool {
+    let Some(first) = text
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty() && !l.starts_with('#'))
+    else {
+        return false;
+    };
+    let header = first.strip_prefix("[[").or_else(|| first.strip_prefix('['));
+    let key = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-';
+    header.is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_alphabetic()))
+        || first.starts_with(|c: char| c.is_ascii_alphabetic())
+            && first.trim_start_matches(key).trim_start().starts_with('=')
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -391,6 +422,25 @@ mod tests {
         assert!(parse("solvers 1 2")
             .unwrap_err()
             .contains("the 1st entry (`solvers`)"));
+    }
+
+    /// Lines of JSON objects are counted as orders of `orders.jsonl`;
+    /// a TOML config's inline tables are not JSON objects.
+    #[test]
+    fn only_json_object_lines_count_as_orders() {
+        let jsonl = "{\"graph\":\"a\",\"order\":[1]}\n{ \"graph\":\"b\",\"order\":[1]}\n";
+        assert!(parse(jsonl)
+            .unwrap_err()
+            .contains("it holds 2 JSON objects"));
+        let config = "[[graphs]]\nlist = [\n  { spec = \"chain\" },\n  { spec = \"tree\" },\n]\n";
+        let err = parse(config).unwrap_err();
+        assert!(err.starts_with("it is a TOML file"), "{err}");
+        let config = config.replace("[[graphs]]", "# A config.\n\n[solvers]\n[[graphs]]");
+        assert!(parse(&config).unwrap_err().starts_with("it is a TOML file"));
+        let keyed = "# A config.\ndescription = \"x\"\nsolvers = [\"kahn\"]\n";
+        assert!(parse(keyed).unwrap_err().starts_with("it is a TOML file"));
+        // Ids are not keys.
+        assert!(parse("3 = 1").unwrap_err().contains("the 2nd entry (`=`)"));
     }
 
     #[test]
