@@ -131,7 +131,8 @@ pub struct Args {
     rule_mode: RuleMode,
     /// Most bytes the tables of a search may hold (read by `exact`, `dp` and
     /// the solvers that run one: `best-heuristic`, `anneal`), e.g.
-    /// `512MiB` or `2GiB` (suffixes KiB, MiB, GiB, TiB; plain number: bytes).
+    /// `512MiB` or `2GiB` (suffixes KiB, MiB, GiB, TiB, or K, M, G, T for
+    /// the same binary units; plain number: bytes).
     /// Past it the search stops and returns its best order so far. The figure
     /// is the search's own estimate of its tables: the process uses more.
     #[arg(
@@ -172,6 +173,15 @@ fn parse_bytes(text: &str) -> Result<u64, String> {
         "m" | "mib" => 1 << 20,
         "g" | "gib" => 1 << 30,
         "t" | "tib" => 1 << 40,
+        unit @ ("kb" | "mb" | "gb" | "tb") => {
+            let binary = format!("{}iB", unit[..1].to_ascii_uppercase());
+            return Err(format!(
+                "`{}` is ambiguous (decimal or binary): write {digits}{binary} (binary; {} \
+                 means the same) or a number of bytes",
+                suffix.trim(),
+                &binary[..1]
+            ));
+        }
         _ => {
             return Err(format!(
                 "unknown unit `{}`: write bytes, or a number with KiB, MiB, GiB or TiB (e.g. 2GiB)",
@@ -1161,6 +1171,14 @@ mod tests {
         assert_eq!(parse_bytes("3k"), Ok(3 << 10));
         assert_eq!(parse_bytes("1000"), Ok(1000));
         assert!(parse_bytes("1.5GiB").unwrap_err().contains("1536MiB"));
+        assert_eq!(
+            parse_bytes("2GB"),
+            Err(
+                "`GB` is ambiguous (decimal or binary): write 2GiB (binary; G means the same) \
+                 or a number of bytes"
+                    .into()
+            )
+        );
         for bad in ["", "0", "-1", "1.5GiB", "2XB", "GiB", "16777216TiB"] {
             assert!(parse_bytes(bad).is_err(), "{bad}");
         }

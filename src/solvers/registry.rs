@@ -382,7 +382,8 @@ fn split_length(arg: &str) -> Result<(Option<f64>, Option<&str>), String> {
         .ok_or_else(|| {
             format!(
                 "`length={value}` is not a number above 0 and at most {MAX_ANNEAL_LENGTH}: \
-                 K in `anneal:length=K` multiplies the default move budget (`length=4`)"
+                 K in `anneal:length=K` multiplies the default move budget (the default is \
+                 `length=1`; e.g. `length=4` tries four times the moves)"
             )
         })?;
     match start {
