@@ -655,10 +655,10 @@ pub fn split_name(name: &str) -> (&str, Option<&str>) {
 /// What an unknown solver base name may have meant, as a clause of the
 /// error (` (did you mean `xla-list`?)`), or empty: another case or `_` for
 /// `-` (`XLA_list`), a typo of a letter or two (`khan`), or several names
-/// in one (`kahn,exact`).
+/// in one (`kahn,exact`, `kahn exact`).
 fn meant(base: &str) -> String {
-    // `kahn,exact`: several solvers in one name.
-    if let Some((first, _)) = base.split_once(',') {
+    // `kahn,exact` or `kahn exact`: several solvers in one name.
+    if let Some((first, _)) = base.split_once([',', ' ']) {
         if ENTRIES.iter().any(|e| e.name == first.trim()) {
             return " (one solver per name: repeat `--solver`/`-s` for each, or list each \
                     separately in a config)"
@@ -979,7 +979,12 @@ mod tests {
 
     #[test]
     fn several_names_in_one_say_to_give_each_its_own() {
-        for several in ["kahn,exact", "kahn, rule:delta,id"] {
+        for several in [
+            "kahn,exact",
+            "kahn, rule:delta,id",
+            "kahn exact",
+            "kahn  rule:id",
+        ] {
             let err = build(several).err().unwrap().to_string();
             assert!(
                 err.contains("one solver per name: repeat `--solver`"),
