@@ -54,23 +54,17 @@ fn sizes(values: &[Option<u64>]) -> Vec<String> {
         })
 }
 
-/// Two decimals, never `-0.00`.
+/// Two decimals, or two significant digits when a figure that is not 0
+/// would show as `0.00` (`1.0e-7`), so that it does not read as none (a
+/// closed gap, no reduction); never `-0.00`. Figures come from whole
+/// bytes: none is exactly 0.
 fn two(x: f64) -> String {
-    if x.abs() < 0.005 {
+    if x == 0.0 {
         "0.00".into()
-    } else {
-        format!("{x:.2}")
-    }
-}
-
-/// An open gap to a bound: [`two`] decimals, or two significant digits
-/// when it would show as `0.00` (`1.0e-7`), so that it does not read as a
-/// closed one. Gaps come from whole bytes: a closed one is exactly 0.
-fn open_gap(x: f64) -> String {
-    if x > 0.0 && x < 0.005 {
+    } else if x.abs() < 0.005 {
         format!("{x:.1e}")
     } else {
-        two(x)
+        format!("{x:.2}")
     }
 }
 
@@ -249,7 +243,7 @@ pub(crate) fn headline(
 fn gap_cell(g: &GraphSummary) -> String {
     match g.gap_pct {
         _ if g.proven => "optimal".into(),
-        Some(x) => format!("{}%", open_gap(x)),
+        Some(x) => format!("{}%", two(x)),
         None => String::new(),
     }
 }
@@ -280,8 +274,8 @@ pub fn optimality(graphs: &[GraphSummary], solvers: &[String]) -> String {
             "{} open: the best known peak is above the best lower bound, by at most {}% \
              (median {}%) of the bound, so at most that far above the optimum",
             plural(o.open, "is", "are"),
-            o.max_gap_pct.map_or("-".into(), open_gap),
-            o.median_gap_pct.map_or("-".into(), open_gap)
+            o.max_gap_pct.map_or("-".into(), two),
+            o.median_gap_pct.map_or("-".into(), two)
         ));
     }
     if o.boundless > 0 && o.boundless == o.graphs - o.unsolved {
@@ -594,7 +588,7 @@ fn per_family_table(
             code(fam),
             names.len(),
             mine.iter().filter(|g| g.proven).count(),
-            open.map_or(String::new(), |x| format!("{}%", open_gap(x)))
+            open.map_or(String::new(), |x| format!("{}%", two(x)))
         );
         for sv in solvers {
             // Each graph's best seed, as in the per-graph table and the
@@ -722,12 +716,15 @@ mod tests {
         );
     }
 
-    /// An open gap too small for two decimals does not print as closed.
+    /// A figure too small for two decimals (an open gap, a reduction)
+    /// does not print as none.
     #[test]
-    fn a_tiny_open_gap_keeps_its_digits() {
-        assert_eq!(open_gap(1e-7), "1.0e-7");
-        assert_eq!(open_gap(0.0), "0.00");
-        assert_eq!(open_gap(2.345), "2.35");
+    fn a_tiny_figure_keeps_its_digits() {
+        assert_eq!(two(1e-7), "1.0e-7");
+        assert_eq!(two(-2e-5), "-2.0e-5");
+        assert_eq!(two(0.0), "0.00");
+        assert_eq!(two(-0.0), "0.00");
+        assert_eq!(two(2.345), "2.35");
     }
 
     /// With equal mean reductions the headline names the solver the config

@@ -73,8 +73,10 @@ pub struct SolverSummary {
     pub max_gap_proven_pct: Option<f64>,
 }
 
-/// Mean, median and largest of `xs`, rounded to 4 decimals (`None` each
-/// when `xs` is empty).
+/// Mean, median and largest of `xs`, rounded as the rows' percentages are
+/// ([`super::rows::pct`]: 4 decimals, or 3 significant digits below 0.01,
+/// so that a tiny figure is not written as 0); `None` each when `xs` is
+/// empty.
 pub(super) fn stats(mut xs: Vec<f64>) -> (Option<f64>, Option<f64>, Option<f64>) {
     if xs.is_empty() {
         return (None, None, None);
@@ -87,7 +89,7 @@ pub(super) fn stats(mut xs: Vec<f64>) -> (Option<f64>, Option<f64>, Option<f64>)
     } else {
         (xs[n / 2 - 1] + xs[n / 2]) / 2.0
     };
-    let round = |x: f64| (x * 1e4).round() / 1e4;
+    let round = super::rows::pct;
     (
         Some(round(mean)),
         Some(round(median)),
@@ -211,6 +213,11 @@ mod tests {
             (Some(4.0), Some(2.5), Some(10.0))
         );
         assert_eq!(stats(vec![]), (None, None, None));
+        // A tiny figure keeps its digits, as in runs.csv, not rounded to 0.
+        assert_eq!(
+            stats(vec![0.0, 1e-5, 2.5e-5]),
+            (Some(1.17e-5), Some(1e-5), Some(2.5e-5))
+        );
     }
 
     /// Rows whose graph could not be loaded ran no solver: their time of 0
