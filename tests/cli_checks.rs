@@ -605,6 +605,41 @@ fn an_empty_input_and_an_empty_graph_are_named() {
     );
 }
 
+/// A solver with no valid schedule writes no trace or plot, and removes
+/// the ones an earlier run left at those paths: a stale trace beside a new
+/// report would be read as this run's.
+#[test]
+fn no_valid_schedule_leaves_no_stale_trace_or_plot() {
+    let dir = tempfile::tempdir().unwrap();
+    let (trace, plot) = (dir.path().join("t.csv"), dir.path().join("p.svg"));
+    for path in [&trace, &plot] {
+        std::fs::write(path, "from an earlier run").unwrap();
+    }
+    let o = run(
+        &[
+            "schedule",
+            "chain:length=20#0",
+            "-s",
+            "brute",
+            "--trace",
+            trace.to_str().unwrap(),
+            "--plot",
+            plot.to_str().unwrap(),
+        ],
+        None,
+    );
+    let err = expect_exit(&o, 1);
+    assert!(
+        err.contains("is not written; the one an earlier run left there is removed"),
+        "{err}"
+    );
+    assert!(
+        err.contains("p.svg not written; the one an earlier run left there is removed"),
+        "{err}"
+    );
+    assert!(!trace.exists() && !plot.exists());
+}
+
 /// `--trace FILE.csv` writes one row per step with the rule's term values;
 /// a solver other than `rule:` gets the step columns only, and two solvers
 /// are refused.

@@ -154,6 +154,20 @@ where
     }
 }
 
+/// Removes a file an earlier run left at `path`, an output this run does
+/// not write (a stale trace beside a new report is easily misread): the
+/// clause a warning adds to say so, or an empty one. Only a regular file
+/// is removed.
+pub(crate) fn remove_stale_output(path: &std::path::Path) -> String {
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if m.is_file() => match std::fs::remove_file(path) {
+            Ok(()) => "; the one an earlier run left there is removed".into(),
+            Err(e) => format!("; the one an earlier run left there stays ({e})"),
+        },
+        _ => String::new(),
+    }
+}
+
 /// Prints what clap has to say instead of running: `--help` and `--version`
 /// on standard output (exit 0), a usage error on standard error (exit 2).
 /// A failed write of the help is an error (exit 1), except to a reader that

@@ -762,8 +762,9 @@ pub(super) fn plot_orders(
         .collect();
     if lines.is_empty() {
         note!(
-            "warning: no valid schedule to plot: {} not written",
-            path.display()
+            "warning: no valid schedule to plot: {} not written{}",
+            path.display(),
+            super::remove_stale_output(path)
         );
         return Ok(());
     }
