@@ -926,3 +926,34 @@ fn standard_input_given_twice_is_refused() {
         stderr(&o)
     );
 }
+
+/// An unknown subcommand a user may look for (`trace`, `compare`) gets a
+/// tip naming where it lives, after clap's own error; others get clap's
+/// error alone.
+#[test]
+fn a_subcommand_users_look_for_names_where_it_lives() {
+    for (name, tip) in [
+        (
+            "trace",
+            "tip: a schedule's step-by-step trace is `memsched schedule",
+        ),
+        (
+            "compare",
+            "`memsched diff OLD NEW` compares two results directories",
+        ),
+    ] {
+        let o = run(&[name, "x"], None);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        assert!(
+            err.contains(&format!("unrecognized subcommand '{name}'")),
+            "{err}"
+        );
+        assert!(err.contains(tip), "{err}");
+    }
+    let err = stderr(&run(&["frobnicate"], None));
+    assert!(
+        !err.contains("tip: `memsched") && !err.contains("trace is"),
+        "{err}"
+    );
+}

@@ -175,7 +175,12 @@ pub(crate) fn remove_stale_output(path: &std::path::Path) -> String {
 fn usage_error_or_help(err: clap::Error) -> ExitCode {
     let code = err.exit_code() as u8;
     match err.print() {
-        Ok(()) => ExitCode::from(code),
+        Ok(()) => {
+            if let Some(tip) = subcommand_tip(&err) {
+                note!("{tip}");
+            }
+            ExitCode::from(code)
+        }
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::from(code),
         Err(e) if code == 0 => {
             note!("error: cannot write to standard output: {e}");
@@ -183,6 +188,30 @@ fn usage_error_or_help(err: clap::Error) -> ExitCode {
         }
         Err(_) => ExitCode::from(code),
     }
+}
+
+/// Where a command a user may look for lives, for an unknown subcommand
+/// of that name (clap's own tip only finds similar spellings: `trace`
+/// would get `table`).
+fn subcommand_tip(err: &clap::Error) -> Option<String> {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    if err.kind() != ErrorKind::InvalidSubcommand {
+        return None;
+    }
+    let Some(ContextValue::String(name)) = err.get(ContextKind::InvalidSubcommand) else {
+        return None;
+    };
+    let tip = match name.to_ascii_lowercase().as_str() {
+        "trace" => "a schedule's step-by-step trace is `memsched schedule G.json -s SOLVER --trace FILE.csv`",
+        "plot" => "`memsched schedule G.json -s SOLVER --plot FILE.svg` plots memory over the steps; `memsched run` draws an experiment's plots",
+        "compare" => "`memsched schedule G.json -s A -s B` compares solvers on a graph; `memsched diff OLD NEW` compares two results directories",
+        "solve" => "`memsched schedule G.json -s SOLVER` solves a graph",
+        "list" => "`memsched solvers` lists the solvers, `memsched gen --list` the graph families",
+        "resume" => "`memsched run CONFIG.toml` resumes a run into the same --out directory",
+        "bench" | "benchmark" => "the benchmarks run with `cargo bench --no-default-features` (README, Speed)",
+        _ => return None,
+    };
+    Some(format!("tip: {tip}"))
 }
 
 /// Runs a parsed command line.
