@@ -157,6 +157,18 @@ fn fingerprints_beside(runs: &Path) -> Fingerprints {
     })
 }
 
+/// The least total time, in milliseconds, whose ratio `diff` shows.
+const COMPARABLE_MS: f64 = 10.0;
+
+/// A solver's change in total time: NEW's over OLD's (`1.25x`), or both
+/// totals (`0.28 -> 12.18 ms`) when either is under [`COMPARABLE_MS`].
+fn time_change(old_ms: f64, new_ms: f64) -> String {
+    match old_ms.min(new_ms) >= COMPARABLE_MS {
+        true => format!("{:.2}x", new_ms / old_ms),
+        false => format!("{old_ms:.2} -> {new_ms:.2} ms"),
+    }
+}
+
 /// The Markdown report: both paths and the counts, a row per solver, the
 /// changed solves (worst first, up to `limit`; 0: all), and what was not
 /// compared.
@@ -182,15 +194,13 @@ fn markdown(d: &Diff, limit: usize, old: &Path, new: &Path) -> String {
         for c in Change::ALL {
             let _ = write!(s, " {} |", t.count(c));
         }
-        let ratio = match t.old_ms > 0.0 {
-            true => format!("{:.2}x", t.new_ms / t.old_ms),
-            false => "-".into(),
-        };
-        let _ = writeln!(s, " {ratio} |");
+        let _ = writeln!(s, " {} |", time_change(t.old_ms, t.new_ms));
     }
-    s.push_str(
+    let _ = writeln!(
+        s,
         "\nTime: the solver's total solve time in NEW over that in OLD (wall clock: \
-         another machine or load moves it; `-` when OLD's is 0).\n",
+         another machine or load moves it); where either total is under {COMPARABLE_MS} ms, \
+         the two totals instead, since one hiccup of the machine can be most of such a total."
     );
     let changed = d.changed();
     if !changed.is_empty() {
@@ -369,4 +379,19 @@ fn csv(d: &Diff) -> String {
         .expect("in-memory write");
     }
     String::from_utf8(w.into_inner().expect("in-memory write")).expect("CSV of UTF-8 text")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Totals long enough give a ratio; a short one gives both totals, not
+    /// a ratio one hiccup of the machine makes.
+    #[test]
+    fn short_totals_are_shown_not_divided() {
+        assert_eq!(time_change(20.0, 25.0), "1.25x");
+        assert_eq!(time_change(0.28, 12.18), "0.28 -> 12.18 ms");
+        assert_eq!(time_change(0.0, 3.0), "0.00 -> 3.00 ms");
+        assert_eq!(time_change(40.0, 9.5), "40.00 -> 9.50 ms");
+    }
 }
