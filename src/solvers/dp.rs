@@ -15,14 +15,15 @@
 //! schedule passes through exactly one downset of each size) and, on graphs
 //! of at most [`STOPPED_BOUND_MAX_NODES`] nodes whose bitsets fit 1/8 of the memory
 //! budget, the F4 bound `exact` starts from (the most memory some node must
-//! see live). Status `feasible`, or `optimal` when the order meets the bound.
+//! see live), else the largest delta of a node (memory never drops below
+//! 0). Status `feasible`, or `optimal` when the order meets the bound.
 //!
 //! # Complexity
 //! O(D * n * in-degree) time and O(D * n / 64) words, D the number of
 //! downsets (up to 2^n).
 
 use super::exact::state::{self, StateTable, Zobrist};
-use super::exact::{f4_global_bound, STOPPED_BOUND_MAX_NODES};
+use super::exact::{f4_global_bound, trivial_bound, STOPPED_BOUND_MAX_NODES};
 use super::{Abilities, DeadlineTicker, Outcome, Scheduler, SolveContext};
 use crate::graph::{Graph, NodeIdx};
 use crate::schedule;
@@ -163,7 +164,8 @@ impl Scheduler for Dp {
 /// proof when the fallback meets it).
 fn stopped_at(g: &Graph, ctx: &SolveContext, why: &str, layer: i64) -> Outcome {
     let layer = layer.max(g.final_memory()).max(0) as u64;
-    let f4 = f4_global_bound(g, STOPPED_BOUND_MAX_NODES, ctx.budget.max_memory_bytes).unwrap_or(0);
+    let f4 = f4_global_bound(g, STOPPED_BOUND_MAX_NODES, ctx.budget.max_memory_bytes)
+        .unwrap_or_else(|| trivial_bound(g));
     let lb = layer.max(f4);
     let (order, which, peak) = fallback_order(g);
     if peak == Some(lb) {
@@ -236,6 +238,20 @@ mod tests {
         // F4 bound is at least the largest buffer.
         let largest = g.nodes().map(|v| g.delta(v)).max().unwrap() as u64;
         assert!(lb >= largest, "{lb} < {largest}");
+    }
+
+    /// A memory budget too small for the F4 table, spent before the first
+    /// layer, still leaves the largest buffer as the bound (it was 0): on
+    /// the article's example, the program order meets it.
+    #[test]
+    fn a_dp_out_of_memory_at_once_keeps_the_largest_buffer() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/seed_example.json");
+        let g = crate::graph::seed::read_path(path).unwrap();
+        let mut ctx = SolveContext::default();
+        ctx.budget.max_memory_bytes = 5;
+        let r = crate::solvers::run(&Dp, &g, &ctx);
+        assert_eq!(r.lower_bound, Some(1024));
+        assert_eq!(r.status, crate::Status::Optimal);
     }
 
     /// A stopped dp returns the program order where it beats the

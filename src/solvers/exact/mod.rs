@@ -64,6 +64,17 @@ pub(crate) fn f4_global_bound(g: &Graph, max_nodes: usize, max_memory_bytes: u64
         .then(|| bounds::global(g, &Reach::new(g)) as u64)
 }
 
+/// The lower bound every graph has at no cost: memory never drops below 0
+/// (a FREE follows its ALLOC), so after any node at least its own delta is
+/// live, and at the end the final memory. The F4 bound is never below it.
+///
+/// # Complexity
+/// O(n).
+pub(crate) fn trivial_bound(g: &Graph) -> u64 {
+    let largest = g.nodes().map(|v| g.delta(v)).max().unwrap_or(0);
+    largest.max(g.final_memory()).max(0) as u64
+}
+
 /// Up to this many nodes a search stopped before its bounds were built
 /// (`exact`, `dp`) still reports the F4 bound: a few milliseconds there,
 /// where the final memory alone can be far below the largest buffer.
@@ -72,8 +83,8 @@ pub(crate) const STOPPED_BOUND_MAX_NODES: usize = 8_192;
 /// The lower bound of a search stopped before its bounds were built: the
 /// global F4 bound where it is cheap (up to [`STOPPED_BOUND_MAX_NODES`]
 /// nodes; from `reach` when the bitsets were built, else from its own if
-/// they fit the budget), as a stopped `dp` reports it; else the final
-/// memory.
+/// they fit the budget), as a stopped `dp` reports it; else the
+/// [`trivial_bound`].
 fn stopped_bound(g: &Graph, reach: Option<&Reach>, ctx: &SolveContext) -> u64 {
     let f4 = match reach {
         Some(reach) if g.node_count() <= STOPPED_BOUND_MAX_NODES => {
@@ -82,7 +93,7 @@ fn stopped_bound(g: &Graph, reach: Option<&Reach>, ctx: &SolveContext) -> u64 {
         Some(_) => None,
         None => f4_global_bound(g, STOPPED_BOUND_MAX_NODES, ctx.budget.max_memory_bytes),
     };
-    f4.unwrap_or(g.final_memory().max(0) as u64)
+    f4.unwrap_or_else(|| trivial_bound(g))
 }
 
 /// Which reductions [`Exact`] uses. All are on by default; tests turn them
