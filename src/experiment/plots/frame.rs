@@ -72,11 +72,13 @@ pub(crate) fn line_key(color: RGBAColor) -> impl Fn((i32, i32)) -> PathElement<(
     move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
 }
 
-/// A legend key's shape: a line (curves) or a dot (scatter points).
+/// A legend key's shape: a line (curves), a dot (scatter points) or a
+/// block (bars).
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum Key {
     Line,
     Dot,
+    Block,
 }
 
 /// The height of an image whose [`legend_beside`] lists `entries`: 650 px,
@@ -129,6 +131,10 @@ pub(crate) fn legend_beside<DB: DrawingBackend>(
         match key {
             Key::Line => side.draw(&line_key(*color)((x, y))),
             Key::Dot => side.draw(&Circle::new((x + 8, y), 4, color.filled())),
+            Key::Block => side.draw(&Rectangle::new(
+                [(x + 1, y - 5), (x + 15, y + 5)],
+                color.filled(),
+            )),
         }
         .map_err(err)?;
         side.draw(&Text::new(

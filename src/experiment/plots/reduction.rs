@@ -11,7 +11,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::frame::{chart_builder, draw_legend, draw_mesh, plot_height_px};
+use super::frame::{chart_builder, draw_mesh, legend_beside, Key};
 use super::{color, err, render, shorten, Draw, FONT};
 use crate::experiment::rows::Row;
 use crate::experiment::ExperimentError;
@@ -105,17 +105,17 @@ impl Draw for Bars<'_> {
             .min(CLIP)
             * 1.08;
         let n = groups.len() as f64;
-        // Room below the groups for the legend (a line per solver), so it
-        // covers no bar: the groups take y in 0..n, the legend -below..0.
-        let plot_px = plot_height_px(root);
-        let legend_px = (20 * k + 16) as f64;
-        let below = n * legend_px / (plot_px - legend_px).max(legend_px);
-        let mut chart = chart_builder(root, 300)
+        // The legend beside the chart, so that it covers no bar.
+        let entries: Vec<_> = (solvers.iter().enumerate())
+            .map(|(s, name)| (name.clone(), color(s)))
+            .collect();
+        let area = legend_beside(root, &entries, Key::Block)?;
+        let mut chart = chart_builder(&area, 300)
             .caption(
                 format!("{title}: peak memory relative to the baseline, per {what}"),
                 (FONT, 22),
             )
-            .build_cartesian_2d(0f64..xmax, -below..n)
+            .build_cartesian_2d(0f64..xmax, 0f64..n)
             .map_err(err)?;
         draw_mesh(
             chart
@@ -125,7 +125,7 @@ impl Draw for Bars<'_> {
                 .x_desc("peak / baseline peak (lower is better; 1.0 = baseline)")
                 .y_desc(what.as_str()),
         )?;
-        for (s, name) in solvers.iter().enumerate() {
+        for s in 0..solvers.len() {
             let c = color(s);
             let bars = groups.iter().enumerate().filter_map(|(gi, (_, vals))| {
                 let v = vals[s]?;
@@ -136,11 +136,7 @@ impl Draw for Bars<'_> {
                     c.filled(),
                 ))
             });
-            chart
-                .draw_series(bars)
-                .map_err(err)?
-                .label(name.as_str())
-                .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], c.filled()));
+            chart.draw_series(bars).map_err(err)?;
         }
         chart
             .draw_series(LineSeries::new(
@@ -183,7 +179,7 @@ impl Draw for Bars<'_> {
             ))
             .map_err(err)?;
         }
-        draw_legend(&mut chart, SeriesLabelPosition::LowerRight)
+        Ok(())
     }
 }
 
@@ -200,7 +196,10 @@ pub fn draw(
     }
     let k = solvers.len().max(1) as u32;
     let group_px = (k * 9 + 8).max(22);
-    let height = (160 + groups.len() as u32 * group_px + 20 * k).clamp(400, 6000);
+    // The groups, or the legend beside them if it is taller.
+    let height = (160 + groups.len() as u32 * group_px)
+        .max(140 + 20 * k)
+        .clamp(400, 6000);
     let plot = Bars {
         title,
         what,
@@ -208,4 +207,64 @@ pub fn draw(
         solvers,
     };
     render(dir, "reduction", (1200, height), &plot)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The value of attribute `name` in an SVG element's text.
+    fn attribute(element: &str, name: &str) -> Option<i32> {
+        let start = element.find(&format!(" {name}=\""))? + name.len() + 3;
+        element[start..].split('"').next()?.parse().ok()
+    }
+
+    /// The legend stands beside the bars, one entry per solver: no bar,
+    /// even one cut at the edge, reaches into it (it stood inside the
+    /// chart, with room left below the bars).
+    #[test]
+    fn the_legend_stands_beside_the_bars() {
+        let solvers: Vec<String> = (0..15).map(|i| format!("solver-{i}")).collect();
+        let groups: Groups = (0..2)
+            .map(|g| {
+                let mut ratios = vec![Some(0.9); solvers.len()];
+                ratios[3] = Some(5.0);
+                (format!("family-{g}"), ratios)
+            })
+            .collect();
+        let bars = Bars {
+            title: "t",
+            what: "family".into(),
+            groups,
+            solvers: &solvers,
+        };
+        super::super::register_font();
+        let mut svg = String::new();
+        let root = SVGBackend::with_string(&mut svg, (1200, 446)).into_drawing_area();
+        bars.draw(&root).unwrap();
+        root.present().unwrap();
+        drop(root);
+        let legend_x = (solvers.iter())
+            .map(|name| {
+                let end = svg
+                    .find(&format!(">\n{name}\n</text>"))
+                    .unwrap_or_else(|| panic!("no {name} in {svg}"));
+                let start = svg[..end].rfind("<text").unwrap();
+                attribute(&svg[start..end], "x").unwrap()
+            })
+            .min()
+            .unwrap();
+        // Left of the legend's keys and frame (30 px before the labels).
+        let edge = legend_x - 40;
+        for rect in svg.split("<rect").skip(1) {
+            let (x, width) = (
+                attribute(rect, "x").unwrap(),
+                attribute(rect, "width").unwrap(),
+            );
+            assert!(
+                x >= edge || x + width <= edge,
+                "a rect crosses {edge}: {rect}"
+            );
+        }
+    }
 }
