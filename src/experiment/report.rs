@@ -58,7 +58,7 @@ fn sizes(values: &[Option<u64>]) -> Vec<String> {
 /// would show as `0.00` (`1.0e-7`), so that it does not read as none (a
 /// closed gap, no reduction); never `-0.00`. Figures come from whole
 /// bytes: none is exactly 0.
-fn two(x: f64) -> String {
+pub(crate) fn two(x: f64) -> String {
     if x == 0.0 {
         "0.00".into()
     } else if x.abs() < 0.005 {
@@ -203,7 +203,7 @@ pub(crate) fn headline(
             .filter(|r| r.solver == "seed-greedy")
             .filter_map(|r| Some((*claims.get(&r.graph)?, r.reduction_pct?)))
             .unzip();
-        let mean = |v: &[f64]| (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64);
+        let mean = |v: &[f64]| super::summary::stats(v.to_vec()).0;
         let coverage = if measured.len() < claims.len() {
             format!(
                 " (measured on {} of the {} graphs with a claim)",
@@ -600,7 +600,7 @@ fn per_family_table(
                     *b = b.max(x);
                 }
             }
-            let mean = (!best.is_empty()).then(|| best.values().sum::<f64>() / best.len() as f64);
+            let (mean, _, _) = super::summary::stats(best.into_values().collect());
             let _ = write!(s, " {} |", opt_pct(mean));
         }
         s.push('\n');

@@ -89,7 +89,13 @@ pub(super) fn stats(mut xs: Vec<f64>) -> (Option<f64>, Option<f64>, Option<f64>)
     } else {
         (xs[n / 2 - 1] + xs[n / 2]) / 2.0
     };
-    let round = super::rows::pct;
+    // A sum of figures that cancel (0.1 + 0.2 - 0.3) leaves float noise,
+    // far below any figure of whole bytes: that is 0, not 9.25e-18.
+    let largest = xs.iter().fold(0f64, |a, x| a.max(x.abs()));
+    let round = |x: f64| match x.abs() <= largest * 1e-9 {
+        true => 0.0,
+        false => super::rows::pct(x),
+    };
     (
         Some(round(mean)),
         Some(round(median)),
@@ -217,6 +223,11 @@ mod tests {
         assert_eq!(
             stats(vec![0.0, 1e-5, 2.5e-5]),
             (Some(1.17e-5), Some(1e-5), Some(2.5e-5))
+        );
+        // Figures that cancel leave 0, not float noise (9.25e-18).
+        assert_eq!(
+            stats(vec![0.1, 0.2, -0.3]),
+            (Some(0.0), Some(0.1), Some(0.2))
         );
     }
 

@@ -381,7 +381,8 @@ impl Table {
 
     /// A cell's number as Markdown and LaTeX show it: peaks in the table's
     /// unit (whole bytes, else two decimals), percentages with two
-    /// decimals, times in ms with three, as `runs.csv` holds them (so that
+    /// decimals as the results README writes them (two significant digits
+    /// for one that is not 0 but would read `0.00`), times in ms with three, as `runs.csv` holds them (so that
     /// fast solvers do not all read 0.0).
     fn number(&self, c: &Cell) -> String {
         let Some(value) = c.value else {
@@ -392,7 +393,7 @@ impl Table {
                 Unit::B | Unit::Auto => c.peak.to_string(),
                 u => significant(c.peak as f64 / u.scale().0),
             },
-            Value::Reduction | Value::Gap => format!("{value:.2}"),
+            Value::Reduction | Value::Gap => super::report::two(value),
             Value::Time => format!("{value:.3}"),
         }
     }
