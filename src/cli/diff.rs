@@ -161,11 +161,12 @@ fn fingerprints_beside(runs: &Path) -> Fingerprints {
 const COMPARABLE_MS: f64 = 10.0;
 
 /// A solver's change in total time: NEW's over OLD's (`1.25x`), or both
-/// totals (`0.28 -> 12.18 ms`) when either is under [`COMPARABLE_MS`].
+/// totals (`0.280 -> 12.180 ms`, to the microsecond as in `runs.csv`)
+/// when either is under [`COMPARABLE_MS`].
 fn time_change(old_ms: f64, new_ms: f64) -> String {
     match old_ms.min(new_ms) >= COMPARABLE_MS {
         true => format!("{:.2}x", new_ms / old_ms),
-        false => format!("{old_ms:.2} -> {new_ms:.2} ms"),
+        false => format!("{old_ms:.3} -> {new_ms:.3} ms"),
     }
 }
 
@@ -390,8 +391,8 @@ mod tests {
     #[test]
     fn short_totals_are_shown_not_divided() {
         assert_eq!(time_change(20.0, 25.0), "1.25x");
-        assert_eq!(time_change(0.28, 12.18), "0.28 -> 12.18 ms");
-        assert_eq!(time_change(0.0, 3.0), "0.00 -> 3.00 ms");
-        assert_eq!(time_change(40.0, 9.5), "40.00 -> 9.50 ms");
+        assert_eq!(time_change(0.28, 12.18), "0.280 -> 12.180 ms");
+        assert_eq!(time_change(0.0, 0.004), "0.000 -> 0.004 ms");
+        assert_eq!(time_change(40.0, 9.5), "40.000 -> 9.500 ms");
     }
 }
