@@ -607,27 +607,34 @@ fn an_empty_input_and_an_empty_graph_are_named() {
 
 /// A solver with no valid schedule writes no trace or plot, and removes
 /// the ones an earlier run left at those paths: a stale trace beside a new
-/// report would be read as this run's.
+/// report would be read as this run's. A file that is no such output (an
+/// input given there by mistake) stays.
 #[test]
 fn no_valid_schedule_leaves_no_stale_trace_or_plot() {
     let dir = tempfile::tempdir().unwrap();
     let (trace, plot) = (dir.path().join("t.csv"), dir.path().join("p.svg"));
-    for path in [&trace, &plot] {
-        std::fs::write(path, "from an earlier run").unwrap();
-    }
-    let o = run(
-        &[
-            "schedule",
-            "chain:length=20#0",
-            "-s",
-            "brute",
-            "--trace",
-            trace.to_str().unwrap(),
-            "--plot",
-            plot.to_str().unwrap(),
-        ],
-        None,
-    );
+    std::fs::write(
+        &trace,
+        "step,id,op,type,delta,memory_after,ready\n1,0,,ALLOC,4,4,1\n",
+    )
+    .unwrap();
+    std::fs::write(&plot, "<svg width=\"1200\"></svg>\n").unwrap();
+    let failed_with = |trace: &std::path::Path, plot: &std::path::Path| {
+        run(
+            &[
+                "schedule",
+                "chain:length=20#0",
+                "-s",
+                "brute",
+                "--trace",
+                trace.to_str().unwrap(),
+                "--plot",
+                plot.to_str().unwrap(),
+            ],
+            None,
+        )
+    };
+    let o = failed_with(&trace, &plot);
     let err = expect_exit(&o, 1);
     assert!(
         err.contains("is not written; the one an earlier run left there is removed"),
@@ -638,6 +645,12 @@ fn no_valid_schedule_leaves_no_stale_trace_or_plot() {
         "{err}"
     );
     assert!(!trace.exists() && !plot.exists());
+    let orders = dir.path().join("orders.jsonl");
+    std::fs::write(&orders, "{\"graph\":\"g\",\"order\":[1]}\n").unwrap();
+    let o = failed_with(&orders, &orders.with_extension("svg"));
+    let err = expect_exit(&o, 1);
+    assert!(!err.contains("is removed"), "{err}");
+    assert!(orders.exists());
 }
 
 /// `--trace FILE.csv` writes one row per step with the rule's term values;

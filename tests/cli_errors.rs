@@ -928,8 +928,8 @@ fn standard_input_given_twice_is_refused() {
 }
 
 /// An unknown subcommand a user may look for (`trace`, `compare`) gets a
-/// tip naming where it lives, after clap's own error; others get clap's
-/// error alone.
+/// tip naming where it lives, in clap's error; others get clap's error
+/// alone.
 #[test]
 fn a_subcommand_users_look_for_names_where_it_lives() {
     for (name, tip) in [
@@ -950,6 +950,8 @@ fn a_subcommand_users_look_for_names_where_it_lives() {
             "{err}"
         );
         assert!(err.contains(tip), "{err}");
+        // In place of clap's tip of a similar name (`table` for `trace`).
+        assert!(!err.contains("similar subcommand"), "{err}");
     }
     let err = stderr(&run(&["frobnicate"], None));
     assert!(

@@ -157,14 +157,22 @@ where
 /// Removes a file an earlier run left at `path`, an output this run does
 /// not write (a stale trace beside a new report is easily misread): the
 /// clause a warning adds to say so, or an empty one. Only a regular file
-/// is removed.
+/// that starts as such an output does (a trace's CSV header, a PNG, an
+/// SVG) is removed: the path may name any file, an input among them.
 pub(crate) fn remove_stale_output(path: &std::path::Path) -> String {
-    match std::fs::symlink_metadata(path) {
-        Ok(m) if m.is_file() => match std::fs::remove_file(path) {
-            Ok(()) => "; the one an earlier run left there is removed".into(),
-            Err(e) => format!("; the one an earlier run left there stays ({e})"),
-        },
-        _ => String::new(),
+    use std::io::Read;
+    const STARTS: [&[u8]; 4] = [b"step,id,op,", b"\x89PNG", b"<svg", b"<?xml"];
+    let mut head = [0u8; 16];
+    let is_ours = std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file())
+        && std::fs::File::open(path)
+            .and_then(|mut f| f.read(&mut head))
+            .is_ok_and(|n| STARTS.iter().any(|s| head[..n].starts_with(s)));
+    if !is_ours {
+        return String::new();
+    }
+    match std::fs::remove_file(path) {
+        Ok(()) => "; the one an earlier run left there is removed".into(),
+        Err(e) => format!("; the one an earlier run left there stays ({e})"),
     }
 }
 
@@ -174,13 +182,12 @@ pub(crate) fn remove_stale_output(path: &std::path::Path) -> String {
 /// closed the pipe early (`memsched --help | head`), as for every output.
 fn usage_error_or_help(err: clap::Error) -> ExitCode {
     let code = err.exit_code() as u8;
+    if let Some(tip) = subcommand_tip(&err) {
+        note!("{}", with_tip(&err.render().to_string(), &tip));
+        return ExitCode::from(code);
+    }
     match err.print() {
-        Ok(()) => {
-            if let Some(tip) = subcommand_tip(&err) {
-                note!("{tip}");
-            }
-            ExitCode::from(code)
-        }
+        Ok(()) => ExitCode::from(code),
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::from(code),
         Err(e) if code == 0 => {
             note!("error: cannot write to standard output: {e}");
@@ -212,6 +219,25 @@ fn subcommand_tip(err: &clap::Error) -> Option<String> {
         _ => return None,
     };
     Some(format!("tip: {tip}"))
+}
+
+/// clap's error text with `tip` in place of its own tip of a similar
+/// subcommand (`trace` would get `table`), or under its first line.
+fn with_tip(text: &str, tip: &str) -> String {
+    let mut lines: Vec<&str> = text.lines().collect();
+    if let Some(i) = lines
+        .iter()
+        .position(|l| l.contains("a similar subcommand exists"))
+    {
+        lines.remove(i);
+        if lines.get(i).is_some_and(|l| l.is_empty()) {
+            lines.remove(i);
+        }
+    }
+    let tip = format!("  {tip}");
+    let at = 1.min(lines.len());
+    lines.splice(at..at, ["", tip.as_str()]);
+    lines.join("\n")
 }
 
 /// Runs a parsed command line.

@@ -76,7 +76,9 @@ pub struct Args {
     /// solver, one column per term of EXPR (`term1:TEXT`, ...) with the value the rule ranked
     /// the node by at that step (`live_after` ranks as `delta`; `unlocks`
     /// and `frees_after` as of that step): to see why a rule chose what it
-    /// chose. Takes one --solver.
+    /// chose. Takes one --solver. If the solver returns no valid schedule,
+    /// no trace is written, and a trace an earlier run left in the file is
+    /// removed (as is such a plot at `--plot`).
     #[arg(long, value_name = "FILE.csv")]
     trace: Option<PathBuf>,
     /// Wall-clock limit for each solver, in seconds (fractions allowed).
@@ -173,7 +175,11 @@ fn parse_bytes(text: &str) -> Result<u64, String> {
         "m" | "mib" => 1 << 20,
         "g" | "gib" => 1 << 30,
         "t" | "tib" => 1 << 40,
-        unit @ ("kb" | "mb" | "gb" | "tb") => {
+        unit @ ("kb" | "mb" | "gb" | "tb")
+            if digits
+                .parse::<u64>()
+                .is_ok_and(|n| n >= 1 && n.checked_mul(1 << 40).is_some()) =>
+        {
             let binary = format!("{}iB", unit[..1].to_ascii_uppercase());
             return Err(format!(
                 "`{}` is ambiguous (decimal or binary): write {digits}{binary} (binary; {} \
@@ -289,7 +295,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         args.plot.as_deref(),
         &[("graph", &args.graph)],
     )?;
-    check_outputs_miss_orders(&chosen, args.out.as_deref(), args.plot.as_deref())?;
+    check_outputs_miss_orders(
+        &chosen,
+        args.out.as_deref(),
+        args.plot.as_deref(),
+        args.trace.as_deref(),
+    )?;
     if let Some(trace) = &args.trace {
         if trace.as_os_str() == "-" {
             return Err(InvalidInput(
@@ -664,18 +675,20 @@ pub(super) fn check_outputs(
     Ok(())
 }
 
-/// Refuses an `--out` or `--plot` file that an `orders:` solver among
-/// `chosen` reads: its `.jsonl` file, or any path in its directory (it
-/// reads this graph's order there, and a report left there would be taken
-/// for another graph's), new or not, so the same command runs twice.
+/// Refuses an `--out`, `--plot` or `--trace` file that an `orders:` solver
+/// among `chosen` reads: its `.jsonl` file, or any path in its directory
+/// (it reads this graph's order there, and a report left there would be
+/// taken for another graph's), new or not, so the same command runs twice.
 fn check_outputs_miss_orders(
     chosen: &[(&str, Arc<dyn Scheduler>)],
     out: Option<&str>,
     plot: Option<&Path>,
+    trace: Option<&Path>,
 ) -> Result<(), InvalidInput> {
     let outputs = [
         ("--out", out.filter(|&o| o != "-").map(Path::new)),
         ("--plot", plot),
+        ("--trace", trace),
     ];
     for (name, _) in chosen {
         // Spelled as the registry reads it (`orders : od` too).
@@ -1180,6 +1193,11 @@ mod tests {
                     .into()
             )
         );
+        // Only a spelling that would be read is suggested.
+        for bad in ["0GB", "GB", "99999999999999999999GB"] {
+            let err = parse_bytes(bad).unwrap_err();
+            assert!(err.starts_with("unknown unit `GB`"), "{bad}: {err}");
+        }
         for bad in ["", "0", "-1", "1.5GiB", "2XB", "GiB", "16777216TiB"] {
             assert!(parse_bytes(bad).is_err(), "{bad}");
         }
