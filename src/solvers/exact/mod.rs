@@ -933,6 +933,18 @@ mod tests {
         assert!(r.lower_bound >= Some(f4), "{r:?}");
     }
 
+    /// Where the F4 table is not built (too many nodes, or past the memory
+    /// budget), a stop keeps the largest buffer (10 here), not the final
+    /// memory alone (2).
+    #[test]
+    fn a_search_stopped_without_the_f4_table_keeps_the_largest_buffer() {
+        let g = greedy_trap();
+        assert_eq!(g.final_memory(), 2);
+        let mut ctx = SolveContext::default();
+        ctx.budget.max_memory_bytes = 5;
+        assert_eq!(stopped_bound(&g, None, &ctx), 10);
+    }
+
     #[test]
     fn an_optimal_warm_start_closes_without_search_when_bounds_meet() {
         let g = greedy_trap();
