@@ -147,11 +147,13 @@ pub(crate) fn headline(
         complete
     };
     let mean = |x: &SolverSummary| x.mean_reduction_pct.unwrap_or(f64::MIN);
-    // The first of the largest (in config order): `min_by` keeps the first.
+    // The largest; of those tied, the one with the most proven optima
+    // (`exact` before a heuristic that matched it), then the first in
+    // config order (`min_by` keeps the first).
     let best = candidates
         .iter()
         .copied()
-        .min_by(|a, b| mean(b).total_cmp(&mean(a)));
+        .min_by(|a, b| (mean(b).total_cmp(&mean(a))).then(b.proven_optimal.cmp(&a.proven_optimal)));
     if let Some(b) = best {
         // Others with the same mean are named too: naming only the first
         // would pick a winner by config order.
@@ -727,8 +729,9 @@ mod tests {
         assert_eq!(two(2.345), "2.35");
     }
 
-    /// With equal mean reductions the headline names the solver the config
-    /// lists first (it named the last one), and the ones that tie it.
+    /// With equal mean reductions the headline names the solver with the
+    /// most proven optima, else the one the config lists first (it named
+    /// the last one), and the ones that tie it.
     #[test]
     fn headline_names_the_first_of_tied_solvers() {
         let solver = |name: &str, reduction: f64| SolverSummary {
@@ -754,6 +757,15 @@ mod tests {
         );
         assert!(text.contains("; `noisy:delta` ties it)"), "{text}");
         assert!(!text.contains("`kahn` ti"), "{text}");
+        // A tie with proofs on one side names that one.
+        let mut summary = summary;
+        summary[2].proven_optimal = 1;
+        let text = headline(&[], &summary, &BTreeMap::new(), &["program".to_string()]);
+        assert!(
+            text.contains("`noisy:delta` has the largest mean reduction"),
+            "{text}"
+        );
+        assert!(text.contains("; `exact` ties it)"), "{text}");
     }
 
     /// A solver valid on half the runs does not top the headline on the
