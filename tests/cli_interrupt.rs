@@ -11,21 +11,29 @@ use std::sync::mpsc;
 use std::thread::sleep;
 use std::time::{Duration, Instant};
 
-#[test]
-fn ctrl_c_stops_the_solvers_and_the_report_is_still_written() {
+/// `memsched schedule` on BERT training with `solvers` (`-s` each) on one
+/// thread, and no time limit: `exact` would search for far longer than a
+/// test.
+fn schedule_bert(solvers: &[&str]) -> Child {
     let graph = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/datasets/models/bert_base_training_b1.json"
     );
-    // No time limit: `exact` would search for far longer than the test.
-    let child = Command::new(env!("CARGO_BIN_EXE_memsched"))
-        .args([
-            "schedule", graph, "-s", "exact", "-s", "xla-list", "-j", "1",
-        ])
+    let mut command = Command::new(env!("CARGO_BIN_EXE_memsched"));
+    command.args(["schedule", graph, "-j", "1"]);
+    for solver in solvers {
+        command.args(["-s", solver]);
+    }
+    command
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .expect("memsched starts");
+        .expect("memsched starts")
+}
+
+#[test]
+fn ctrl_c_stops_the_solvers_and_the_report_is_still_written() {
+    let child = schedule_bert(&["exact", "xla-list"]);
     let (status, out, err) = interrupt(child, "schedule", None, "INT");
     assert_eq!(
         status.signal(),
@@ -55,16 +63,7 @@ fn ctrl_c_stops_the_solvers_and_the_report_is_still_written() {
 /// that ends the process at once without a report.
 #[test]
 fn a_signal_repeated_at_once_is_one_stop_and_the_report_is_written() {
-    let graph = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/datasets/models/bert_base_training_b1.json"
-    );
-    let child = Command::new(env!("CARGO_BIN_EXE_memsched"))
-        .args(["schedule", graph, "-s", "exact", "-j", "1"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("memsched starts");
+    let child = schedule_bert(&["exact"]);
     assert_not_ignored_here("TERM", 15);
     let (status, out, err) = interrupt_times(child, "schedule", None, "TERM", 2);
     assert_eq!(status.signal(), Some(15), "{status:?}\n{err}");

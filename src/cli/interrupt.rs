@@ -34,11 +34,8 @@ const SIGTERM: i32 = 15;
 /// the process group it is in, microseconds apart.
 const REPEAT_WINDOW: Duration = Duration::from_millis(500);
 
-/// When the handlers were installed: the clock [`FIRST_AT`] counts from.
-static INSTALLED_AT: OnceLock<Instant> = OnceLock::new();
-
-/// Nanoseconds from [`INSTALLED_AT`] to the first signal, plus one (0: no
-/// signal yet).
+/// Nanoseconds from the handlers' installation to the first signal, plus
+/// one (0: no signal yet).
 static FIRST_AT: AtomicU64 = AtomicU64::new(0);
 
 /// The number of the signal that came first (0: none); read by [`cause`].
@@ -79,13 +76,13 @@ impl Interrupt {
                 .into_iter()
                 .filter(|&sig| ignored & (1 << (sig - 1)) == 0)
                 .collect();
-            INSTALLED_AT.get_or_init(Instant::now);
+            let installed_at = Instant::now();
             // The second-signal handlers first, so they see the flag as an
             // earlier signal left it: unset on the first, set on a second
             // (of any kind). Then the marker, then the flag.
             let installed = signals
                 .iter()
-                .try_for_each(|&sig| end_on_second(sig, flag.clone()))
+                .try_for_each(|&sig| end_on_second(sig, flag.clone(), installed_at))
                 .and_then(|_| {
                     signals.iter().try_for_each(|&sig| {
                         flag::register_usize(sig, signal().clone(), sig as usize).map(drop)
@@ -147,10 +144,10 @@ impl Interrupt {
 
 /// Registers, for `sig`, the default action on a second signal: when
 /// `stopped` is already set and the first signal came [`REPEAT_WINDOW`] or
-/// more ago. The first signal's time is noted here.
+/// more ago. The first signal's time is noted here, in [`FIRST_AT`], from
+/// `installed_at`.
 #[cfg(unix)]
-fn end_on_second(sig: i32, stopped: Arc<AtomicBool>) -> std::io::Result<()> {
-    let installed_at = *INSTALLED_AT.get_or_init(Instant::now);
+fn end_on_second(sig: i32, stopped: Arc<AtomicBool>, installed_at: Instant) -> std::io::Result<()> {
     let action = move || {
         // Plus one: 0 means no signal yet.
         let now = installed_at.elapsed().as_nanos() as u64 + 1;

@@ -110,9 +110,8 @@ pub(crate) enum Command {
     /// writes the summaries, plots and README. Ctrl-C (or SIGTERM, SIGHUP)
     /// lets the solves in flight finish (each by the time limit) and starts
     /// no more; a second one (half a second or more later) ends at once.
-    /// Either way the finished rows are
-    /// kept, and the same command resumes the rest and writes the final
-    /// pass.
+    /// Either way the finished rows are kept, and the same command resumes
+    /// the rest and writes the final pass.
     Run(run::Args),
     /// Join shard output directories into one results directory.
     Merge(merge::Args),

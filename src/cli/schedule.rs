@@ -103,8 +103,8 @@ pub struct Args {
     /// HiGHS's set-up or inside an LP solve (the root LP can take
     /// minutes): a solver that has not stopped 5 s later is left behind,
     /// reported with the order it had before HiGHS. A second Ctrl-C, half a
-    /// second or more after the first, ends at once. SIGTERM acts as Ctrl-C (status 143), and so does SIGHUP
-    /// (the terminal closed; 129).
+    /// second or more after the first, ends at once. SIGTERM acts as Ctrl-C
+    /// (status 143), and so does SIGHUP (the terminal closed; 129).
     #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
     time_limit: Option<f64>,
     /// Seed for randomized solvers (0 to 18446744073709551615): `random`,
@@ -362,8 +362,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .collect();
     if time_limit.is_none() && !searches.is_empty() && graph.node_count() >= 100 {
         note!(
-            "note: no --time-limit, so {} may search for a long time; Ctrl-C (or SIGTERM) stops the \
-             running solver at its best so far (`ilp` during HiGHS's set-up or inside an LP \
+            "note: no --time-limit, so {} may search for a long time; Ctrl-C (or SIGTERM) stops \
+             the running solver at its best so far (`ilp` during HiGHS's set-up or inside an LP \
              solve, which a stop cannot interrupt, is left behind after 5 s, with the order it \
              had before HiGHS) and writes the report",
             searches.join(", ")

@@ -11,8 +11,8 @@ use crate::Graph;
 
 /// Writes `report`'s order of `g` as CSV to `path` (see `--trace`); a
 /// report without a valid order gets a warning and no file (one an
-/// earlier run wrote there is removed). `seed` is the
-/// run's, which a rule's `random` feature reads.
+/// earlier run wrote there is removed). `seed` is the run's, which a
+/// rule's `random` feature reads.
 pub(super) fn write(path: &Path, g: &Graph, report: &Report, seed: u64) -> anyhow::Result<()> {
     let Some(order) = report.order.as_deref().filter(|_| report.valid()) else {
         note!(

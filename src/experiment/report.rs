@@ -57,7 +57,7 @@ fn sizes(values: &[Option<u64>]) -> Vec<String> {
 /// Two decimals, or two significant digits when a figure that is not 0
 /// would show as `0.00` (`1.0e-7`), so that it does not read as none (a
 /// closed gap, no reduction); never `-0.00`. Figures come from whole
-/// bytes: none is exactly 0.
+/// bytes, so a figure of none is exactly 0.
 pub(crate) fn two(x: f64) -> String {
     if x == 0.0 {
         "0.00".into()
@@ -150,10 +150,10 @@ pub(crate) fn headline(
     // The largest; of those tied, the one with the most proven optima
     // (`exact` before a heuristic that matched it), then the first in
     // config order (`min_by` keeps the first).
-    let best = candidates
-        .iter()
-        .copied()
-        .min_by(|a, b| (mean(b).total_cmp(&mean(a))).then(b.proven_optimal.cmp(&a.proven_optimal)));
+    let best = candidates.iter().copied().min_by(|a, b| {
+        let proofs = b.proven_optimal.cmp(&a.proven_optimal);
+        mean(b).total_cmp(&mean(a)).then(proofs)
+    });
     if let Some(b) = best {
         // Others with the same mean are named too: naming only the first
         // would pick a winner by config order.

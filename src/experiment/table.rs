@@ -382,8 +382,9 @@ impl Table {
     /// A cell's number as Markdown and LaTeX show it: peaks in the table's
     /// unit (whole bytes, else two decimals), percentages with two
     /// decimals as the results README writes them (two significant digits
-    /// for one that is not 0 but would read `0.00`), times in ms with three, as `runs.csv` holds them (so that
-    /// fast solvers do not all read 0.0).
+    /// for one that is not 0 but would read `0.00`), times in ms with
+    /// three, as `runs.csv` holds them (so that fast solvers do not all
+    /// read 0.0).
     fn number(&self, c: &Cell) -> String {
         let Some(value) = c.value else {
             return "n/a".into();
