@@ -359,10 +359,12 @@ fn looks_like_toml(text: &str) -> bool {
         return false;
     };
     let header = first.strip_prefix("[[").or_else(|| first.strip_prefix('['));
-    let key = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-';
-    header.is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_alphabetic()))
+    let starts_key = |s: &str| s.starts_with(|c: char| c.is_ascii_alphabetic());
+    // A bare or dotted key (`a.b = 1`), spaces around its dots allowed.
+    let key = |c: char| c.is_ascii_alphanumeric() || "_-. ".contains(c);
+    header.is_some_and(|rest| starts_key(rest.trim_start()))
         || first.starts_with(|c: char| c.is_ascii_alphabetic())
-            && first.trim_start_matches(key).trim_start().starts_with('=')
+            && first.trim_start_matches(key).starts_with('=')
 }
 
 #[cfg(test)]
@@ -439,6 +441,10 @@ mod tests {
         assert!(parse(&config).unwrap_err().starts_with("it is a TOML file"));
         let keyed = "# A config.\ndescription = \"x\"\nsolvers = [\"kahn\"]\n";
         assert!(parse(keyed).unwrap_err().starts_with("it is a TOML file"));
+        for spaced in ["[ graphs ]\n", "[[ graphs ]]\n", "run.time_limit = 1\n"] {
+            let err = parse(spaced).unwrap_err();
+            assert!(err.starts_with("it is a TOML file"), "{spaced}: {err}");
+        }
         // Ids are not keys.
         assert!(parse("3 = 1").unwrap_err().contains("the 2nd entry (`=`)"));
     }

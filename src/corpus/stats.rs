@@ -278,15 +278,39 @@ fn check_command(
     {
         return Ok(());
     }
+    let wanted = format!(
+        "memsched gen {} --seed {seed} -o {}",
+        shell_word(spec),
+        shell_word(&dir.join(file).display().to_string())
+    );
     Err(row_error(
         dir,
         file,
         format!(
-            "the command `{command}` is not the one that makes it: write \
-             `memsched gen {spec} --seed {seed} -o {}`",
-            dir.join(file).display()
+            "the command `{command}` is not the one that makes it: write `{}` \
+             in the `command` column",
+            csv_cell(&wanted)
         ),
     ))
+}
+
+/// `word` as one shell word: single-quoted unless it is plain.
+fn shell_word(word: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "_-.:=/+@%".contains(c);
+    if !word.is_empty() && word.chars().all(plain) {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', r"'\''"))
+    }
+}
+
+/// `text` as one CSV cell: double-quoted when it holds a comma or a quote.
+fn csv_cell(text: &str) -> String {
+    if text.contains([',', '"', '\n']) {
+        format!("\"{}\"", text.replace('"', "\"\""))
+    } else {
+        text.to_string()
+    }
 }
 
 /// Checks an exported model's `allocs` column against the file: in the
@@ -449,6 +473,27 @@ mod tests {
         assert_eq!(value, "gen | head", "the value as written (a path, say)");
         assert_eq!(cell(value), r"gen \| head");
         assert!(field(&row, "file", Path::new("d")).is_err());
+    }
+
+    #[test]
+    fn the_suggested_command_cell_is_valid_csv_and_passes_the_check() {
+        let (dir, file, spec) = (Path::new("d"), "g.json", "random-layered:layers=3,width=2");
+        let err = check_command(dir, file, spec, "7", "memsched gen x").unwrap_err();
+        let message = err.to_string();
+        let cell = message
+            .split_once("write `")
+            .and_then(|(_, rest)| rest.split_once("` in the"))
+            .unwrap_or_else(|| panic!("{message}"))
+            .0;
+        assert!(
+            cell.starts_with('"'),
+            "a comma needs a quoted cell: {message}"
+        );
+        let csv_text = format!("command\n{cell}\n");
+        let mut reader = csv::Reader::from_reader(csv_text.as_bytes());
+        let record = reader.records().next().unwrap().unwrap();
+        assert_eq!(record.len(), 1, "{message}");
+        check_command(dir, file, spec, "7", &record[0]).unwrap();
     }
 
     #[test]
