@@ -175,15 +175,19 @@ fn parse_bytes(text: &str) -> Result<u64, String> {
         "m" | "mib" => 1 << 20,
         "g" | "gib" => 1 << 30,
         "t" | "tib" => 1 << 40,
-        unit @ ("kb" | "mb" | "gb" | "tb")
-            if digits
-                .parse::<u64>()
-                .is_ok_and(|n| n >= 1 && n.checked_mul(1 << 40).is_some()) =>
-        {
+        unit @ ("kb" | "mb" | "gb" | "tb") => {
             let binary = format!("{}iB", unit[..1].to_ascii_uppercase());
+            // Only a spelling that would be read is suggested.
+            let readable = digits
+                .parse::<u64>()
+                .is_ok_and(|n| n >= 1 && n.checked_mul(1 << 40).is_some());
+            let write = match readable {
+                true => format!("{digits}{binary}"),
+                false => format!("a positive number with {binary}"),
+            };
             return Err(format!(
-                "`{}` is ambiguous (decimal or binary): write {digits}{binary} (binary; {} \
-                 means the same) or a number of bytes",
+                "`{}` is ambiguous (decimal or binary): write {write} (binary; {} means the \
+                 same) or a number of bytes",
                 suffix.trim(),
                 &binary[..1]
             ));
@@ -1196,8 +1200,16 @@ mod tests {
         // Only a spelling that would be read is suggested.
         for bad in ["0GB", "GB", "99999999999999999999GB"] {
             let err = parse_bytes(bad).unwrap_err();
-            assert!(err.starts_with("unknown unit `GB`"), "{bad}: {err}");
+            assert!(
+                err.starts_with(
+                    "`GB` is ambiguous (decimal or binary): write a positive number with GiB"
+                ),
+                "{bad}: {err}"
+            );
         }
+        assert!(parse_bytes("2XB")
+            .unwrap_err()
+            .starts_with("unknown unit `XB`"));
         for bad in ["", "0", "-1", "1.5GiB", "2XB", "GiB", "16777216TiB"] {
             assert!(parse_bytes(bad).is_err(), "{bad}");
         }
