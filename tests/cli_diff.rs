@@ -75,6 +75,43 @@ fn edits_are_counted_and_listed_worst_first() {
     expect_exit(&o, 0);
 }
 
+/// Runs under another time limit or budget are compared, with the
+/// settings that differ named in the report (on standard error for CSV).
+#[test]
+fn settings_that_differ_are_named() {
+    let (_tmp, after) = edited_copy(|_| {});
+    let o = run(&["diff", RESULTS, after.to_str().unwrap()], None);
+    expect_exit(&o, 0);
+    assert!(!stdout(&o).contains("Settings differ"), "{}", stdout(&o));
+    let config = after.join("config.toml");
+    let text = std::fs::read_to_string(&config).unwrap();
+    assert!(text.contains("time_limit = 30.0\n"), "{text}");
+    let text = text
+        .replace("time_limit = 30.0\n", "time_limit = 5.0\n")
+        .replace("max_states = ", "max_states = 1");
+    std::fs::write(&config, text).unwrap();
+    let o = run(&["diff", RESULTS, after.to_str().unwrap()], None);
+    expect_exit(&o, 0);
+    let out = stdout(&o);
+    assert!(
+        out.contains(
+            "- **Settings differ**: NEW was solved with another `time_limit` (30 s, now 5 s) \
+             and `[budget]` (max_states = "
+        ),
+        "{out}"
+    );
+    let o = run(
+        &["diff", RESULTS, after.to_str().unwrap(), "--format", "csv"],
+        None,
+    );
+    expect_exit(&o, 0);
+    assert!(
+        stderr(&o).contains("warning: NEW was solved with another `time_limit` (30 s, now 5 s)"),
+        "{}",
+        stderr(&o)
+    );
+}
+
 /// The CSV has a line per solve in both, with both peaks in bytes as the
 /// rows hold them; `-s` picks a solver in any spelling.
 #[test]

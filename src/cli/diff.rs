@@ -124,9 +124,26 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             new_runs.display()
         ))
     })?;
+    let solved = old_rows.iter().chain(&new_rows).map(|r| &r.solver);
+    let settings = crate::experiment::settings_differences(
+        &old_runs.with_file_name(CONFIG),
+        &new_runs.with_file_name(CONFIG),
+        solved,
+    );
+    let settings = match settings.is_empty() {
+        true => None,
+        false => Some(format!(
+            "NEW was solved with another {} than OLD: a change may come from the settings \
+             rather than the solvers",
+            settings.join(" and ")
+        )),
+    };
     let text = match args.format {
-        Format::Markdown => markdown(&d, args.limit, &old_runs, &new_runs),
+        Format::Markdown => markdown(&d, args.limit, &old_runs, &new_runs, settings.as_deref()),
         Format::Csv => {
+            if let Some(settings) = &settings {
+                note!("warning: {settings}");
+            }
             // The file holds the pairs only: the rest goes to standard error.
             for line in left_out(&d) {
                 note!("note: {line}");
@@ -173,13 +190,16 @@ fn time_change(old_ms: f64, new_ms: f64) -> String {
 /// The Markdown report: both paths and the counts, a row per solver, the
 /// changed solves (worst first, up to `limit`; 0: all), and what was not
 /// compared.
-fn markdown(d: &Diff, limit: usize, old: &Path, new: &Path) -> String {
+fn markdown(d: &Diff, limit: usize, old: &Path, new: &Path, settings: Option<&str>) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "- OLD: {}\n- NEW: {}\n\n{} in both: {} better, {} worse, {} unchanged.\n",
+        "- OLD: {}\n- NEW: {}\n{}\n{} in both: {} better, {} worse, {} unchanged.\n",
         markdown_escape(&old.display().to_string()),
         markdown_escape(&new.display().to_string()),
+        settings.map_or(String::new(), |text| format!(
+            "- **Settings differ**: {text}.\n"
+        )),
         count(d.pairs.len(), "solve"),
         d.improvements(),
         d.regressions(),

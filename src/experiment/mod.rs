@@ -58,6 +58,7 @@ pub(crate) use crate::text::first_few;
 use crate::text::one_line;
 use finish::finish_with;
 pub use plan::{Plan, Shard};
+pub use resume::settings_differences;
 pub use rows::Row;
 pub use runner::{run, RunOptions, RunSummary};
 

@@ -34,6 +34,65 @@ struct Settings {
     budget: BudgetSection,
 }
 
+impl Settings {
+    /// The settings of `self` (before) that differ in `now`, as
+    /// "`time_limit` (5 s, now 1 s)": `time_limit` always, `restarts` and
+    /// `[budget]` only when one of the `solved` solvers reads them.
+    fn differences<'a>(
+        &self,
+        now: &Settings,
+        solved: impl Iterator<Item = &'a String>,
+    ) -> Vec<String> {
+        let mut differ = Vec::new();
+        if self.time_limit != now.time_limit {
+            differ.push(format!(
+                "`time_limit` ({} s, now {} s)",
+                self.time_limit, now.time_limit
+            ));
+        }
+        let solved: std::collections::BTreeSet<&String> = solved.collect();
+        let solved_any =
+            |has: fn(&solvers::Abilities) -> bool| config::any_has(solved.iter().copied(), has);
+        if self.restarts != now.restarts && solved_any(|a| a.restarts) {
+            differ.push(format!(
+                "`restarts` ({}, now {})",
+                self.restarts, now.restarts
+            ));
+        }
+        if self.budget != now.budget && solved_any(|a| a.budgeted) {
+            let show = |b: &BudgetSection| {
+                format!(
+                    "max_states = {}, max_memory_bytes = {}",
+                    b.max_states, b.max_memory_bytes
+                )
+            };
+            differ.push(format!(
+                "`[budget]` ({}, now {})",
+                show(&self.budget),
+                show(&now.budget)
+            ));
+        }
+        differ
+    }
+}
+
+/// The settings two results directories' rows were solved under that
+/// differ (see [`check_same_settings`]), from the `config.toml` beside each
+/// runs.csv, for the `solved` solvers; empty when either file is missing or
+/// unreadable (nothing is then known to differ).
+pub fn settings_differences<'a>(
+    old_config: &Path,
+    new_config: &Path,
+    solved: impl Iterator<Item = &'a String>,
+) -> Vec<String> {
+    let read =
+        |path: &Path| -> Option<Settings> { toml::from_str(&fs::read_to_string(path).ok()?).ok() };
+    match (read(old_config), read(new_config)) {
+        (Some(old), Some(new)) => old.differences(&new, solved),
+        _ => Vec::new(),
+    }
+}
+
 /// Refuses to resume into a directory whose rows were solved under another
 /// `time_limit`, `restarts` (when its rows include a solver that restarts,
 /// listed in the new config or not) or `[budget]` (when its rows include a
@@ -60,38 +119,15 @@ pub(super) fn check_same_settings(
             one_line(&e.to_string())
         ))
     })?;
-    let mut differ = Vec::new();
-    if old.time_limit != config.time_limit {
-        differ.push(format!(
-            "`time_limit` ({} s, now {} s)",
-            old.time_limit, config.time_limit
-        ));
-    }
+    let now = Settings {
+        _name: String::new(),
+        time_limit: config.time_limit,
+        restarts: config.restarts,
+        budget: config.budget,
+    };
     // Rows of a restarting solver were solved under the old `restarts`,
     // whether or not the new config still lists that solver.
-    let solved: std::collections::BTreeSet<&String> = existing.iter().map(|r| &r.solver).collect();
-    let solved_any =
-        |has: fn(&solvers::Abilities) -> bool| config::any_has(solved.iter().copied(), has);
-    if old.restarts != config.restarts && solved_any(|a| a.restarts) {
-        differ.push(format!(
-            "`restarts` ({}, now {})",
-            old.restarts, config.restarts
-        ));
-    }
-    // Likewise the budget, for rows of a solver that reads it.
-    if old.budget != config.budget && solved_any(|a| a.budgeted) {
-        let show = |b: &BudgetSection| {
-            format!(
-                "max_states = {}, max_memory_bytes = {}",
-                b.max_states, b.max_memory_bytes
-            )
-        };
-        differ.push(format!(
-            "`[budget]` ({}, now {})",
-            show(&old.budget),
-            show(&config.budget)
-        ));
-    }
+    let differ = old.differences(&now, existing.iter().map(|r| &r.solver));
     if differ.is_empty() {
         return Ok(());
     }
