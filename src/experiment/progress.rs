@@ -48,25 +48,30 @@ pub struct Worst {
 
 impl Worst {
     /// The time the solves left would take if each ran to the limit:
-    /// `ceil(left / threads)` limits.
-    fn left(self, done: u64, total: u64) -> Duration {
+    /// `ceil(left / threads)` limits, less the time since the last solve
+    /// ended (`since_last`), which every solve in flight has run already
+    /// (a thread starts its next solve when one ends).
+    fn left(self, done: u64, total: u64, since_last: Duration) -> Duration {
         let rounds = total
             .saturating_sub(done)
             .div_ceil(self.threads.max(1) as u64);
         self.limit
             .saturating_mul(u32::try_from(rounds).unwrap_or(u32::MAX))
+            .saturating_sub(since_last.min(self.limit))
     }
 }
 
 /// ` (at most 5 min at the time limit)` when that exceeds the estimate
 /// `left` (or there is none yet); empty otherwise.
-fn at_most(worst: Option<Worst>, done: u64, total: u64, left: Option<Duration>) -> String {
-    match worst {
-        Some(w) if done < total && left.is_none_or(|l| w.left(done, total) > l) => {
-            format!(
-                " (at most {} at the time limit)",
-                duration(w.left(done, total))
-            )
+fn at_most(
+    worst: Option<Worst>,
+    (done, total): (u64, u64),
+    since_last: Duration,
+    left: Option<Duration>,
+) -> String {
+    match worst.map(|w| w.left(done, total, since_last)) {
+        Some(most) if done < total && left.is_none_or(|l| most > l) => {
+            format!(" (at most {} at the time limit)", duration(most))
         }
         _ => String::new(),
     }
@@ -457,14 +462,20 @@ fn left_text(
         // The bar's last drawing, every solve done.
         _ if in_flight == 0 => ("~0.0 s left".to_string(), None),
         _ if stopping => (format!("waiting for {in_flight} in flight"), None),
-        // The one solve left runs past the mean: no figure would be right.
-        Some(Duration::ZERO) => ("due now".to_string(), Some(Duration::ZERO)),
+        // The solve next due runs past the mean (or all but its last
+        // twentieth of a second, which would read `~0.0 s left` while it
+        // may run to the time limit): no figure would be right.
+        Some(left) if left < DUE_NOW => ("due now".to_string(), Some(Duration::ZERO)),
         Some(left) => (format!("~{} left", duration(left)), Some(left)),
         None => ("time left unknown".to_string(), None),
     };
-    s += &at_most(worst, done, total, left);
+    s += &at_most(worst, (done, total), since_last, left);
     s
 }
+
+/// An estimate below this reads `due now`: `~0.0 s left` would promise an
+/// end that a solve past the mean does not keep.
+const DUE_NOW: Duration = Duration::from_millis(50);
 
 /// The time left if solves keep ending at the rate they have, one every
 /// `mean` (the wall-clock time per solve done, parallel solves included):
@@ -620,6 +631,17 @@ mod tests {
             line(44, 126, None, (e, zero), worst),
             "[memsched] 44/126 solves, 12.3 s elapsed, ~22.9 s left (at most 3 min 30 s at \
              the time limit)"
+        );
+        // One quick solve ended at 0.03 s; the other has run 30 s since,
+        // on 2 threads, with a 40 s limit: due now, at most 10 s more.
+        let worst2 = Some(Worst {
+            limit: Duration::from_secs(40),
+            threads: 2,
+        });
+        let times = (Duration::from_secs_f64(30.03), Duration::from_secs(30));
+        assert_eq!(
+            line(1, 2, None, times, worst2),
+            "[memsched] 1/2 solves, 30.0 s elapsed, due now (at most 10.0 s at the time limit)"
         );
         // Not when the estimate is already longer.
         let slow = Duration::from_secs(3600);
