@@ -206,7 +206,8 @@ fn report_summary(
         ),
         Some(_) if summary.ran == 0 => note!(
             "{}: stopped by {} after {:.1} s, before any solve of this run ({} already \
-             done); {resume}",
+             done); the directory has no README, summary or plots until a run finishes: \
+             {resume}",
             config.name,
             super::interrupt::cause(),
             start.elapsed().as_secs_f64(),
@@ -214,7 +215,9 @@ fn report_summary(
         ),
         Some(not_started) => note!(
             "{}: stopped by {} after {:.1} s: {} of {} ({} run now, {} already done) are \
-             in {}; {} did not start, and the final pass (README, plots) did not run: {resume}",
+             in {}; {} did not start, and the final pass did not run, so the directory \
+             has no README, summary or plots (any earlier ones were removed, as they would \
+             not describe these rows) until a run finishes: {resume}",
             config.name,
             super::interrupt::cause(),
             start.elapsed().as_secs_f64(),
