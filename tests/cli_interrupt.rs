@@ -65,23 +65,18 @@ fn ctrl_c_stops_the_solvers_and_the_report_is_still_written() {
 fn a_signal_repeated_at_once_is_one_stop_and_the_report_is_written() {
     let child = schedule_bert(&["exact"]);
     assert_not_ignored_here("TERM", 15);
-    let (status, out, err) = interrupt_times(child, "schedule", None, "TERM", 2);
+    let (status, out, err) = interrupt_times(child, "schedule", None, "TERM", 2, Duration::ZERO);
     assert_eq!(status.signal(), Some(15), "{status:?}\n{err}");
     assert!(err.contains("interrupted (SIGTERM)"), "{err}");
     assert!(out.contains("stopped by SIGTERM"), "{out}\n{err}");
     assert!(out.contains("status             feasible"), "{out}");
 }
 
-/// `ilp` cannot stop inside HiGHS's root LP (the interrupt callback
-/// reaches the branch and bound only), which on this graph took over 30 s
-/// on the development machine (over 10 minutes to the end, without a time
-/// limit): 5 s after SIGTERM `schedule` leaves it behind, reports the start
-/// it posted before HiGHS (checked, feasible, with its lower bound), and
-/// writes the report. (A machine that ends that LP within the 2 + 5 s
-/// would see `ilp` stop instead, and this test fail.)
+/// `schedule -s ilp -s kahn` on a graph whose root LP takes HiGHS over
+/// 30 s, 2 s after it started (past the model's build, into HiGHS), with
+/// the directory of the graph.
 #[cfg(feature = "ilp")]
-#[test]
-fn a_solver_that_does_not_stop_is_left_behind_and_the_report_written() {
+fn ilp_in_highs() -> (Child, tempfile::TempDir) {
     let dir = tempfile::tempdir().unwrap();
     let graph = dir.path().join("adv6.json");
     let made = Command::new(env!("CARGO_BIN_EXE_memsched"))
@@ -98,8 +93,69 @@ fn a_solver_that_does_not_stop_is_left_behind_and_the_report_written() {
         .stderr(Stdio::piped())
         .spawn()
         .expect("memsched starts");
-    // Past the model's build, into HiGHS.
     sleep(Duration::from_secs(2));
+    (child, dir)
+}
+
+/// In `schedule`, a second Ctrl-C while a solver has not stopped (`ilp` in
+/// HiGHS's root LP) ends the process at once, saying there is no report.
+#[cfg(feature = "ilp")]
+#[test]
+fn a_second_ctrl_c_ends_a_schedule_at_once_without_a_report() {
+    let (child, _dir) = ilp_in_highs();
+    let (status, out, err) =
+        interrupt_times(child, "schedule", None, "INT", 2, Duration::from_secs(1));
+    assert_eq!(status.signal(), Some(2), "{status:?}\n{err}");
+    assert!(
+        err.contains("[memsched] ended at once by a second signal, with no report"),
+        "{err}"
+    );
+    assert!(out.is_empty(), "{out}");
+}
+
+/// A second Ctrl-C half a second or more after the first ends a run at
+/// once, by the signal, saying that the finished rows are kept and how to
+/// resume.
+#[test]
+fn a_second_ctrl_c_ends_a_run_at_once_and_says_what_is_kept() {
+    let gap = Duration::from_secs(1);
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("long.toml");
+    std::fs::write(
+        &config,
+        "solvers = [\"exact\"]\ntime_limit = 60.0\n[graphs]\ngenerate = [\n  \
+         { spec = \"adversarial:target=xla-dfs,scale=7\" },\n]\n",
+    )
+    .unwrap();
+    let out_dir = dir.path().join("out");
+    let child = spawn_run(
+        Command::new(env!("CARGO_BIN_EXE_memsched")),
+        &config,
+        &out_dir,
+    );
+    let (status, _, err) = interrupt_times(child, "run", Some("1/2 solves"), "INT", 2, gap);
+    assert_eq!(status.signal(), Some(2), "{status:?}\n{err}");
+    let kept = format!(
+        "[memsched] ended at once by a second signal: the rows that finished are kept in {}; \
+         run the same command to resume",
+        out_dir.join("runs.csv").display()
+    );
+    assert!(err.contains(&kept), "{err}");
+    let rows = std::fs::read_to_string(out_dir.join("runs.csv")).unwrap();
+    assert_eq!(rows.lines().count(), 1 + 1, "the program row: {rows}");
+}
+
+/// `ilp` cannot stop inside HiGHS's root LP (the interrupt callback
+/// reaches the branch and bound only), which on this graph took over 30 s
+/// on the development machine (over 10 minutes to the end, without a time
+/// limit): 5 s after SIGTERM `schedule` leaves it behind, reports the start
+/// it posted before HiGHS (checked, feasible, with its lower bound), and
+/// writes the report. (A machine that ends that LP within the 2 + 5 s
+/// would see `ilp` stop instead, and this test fail.)
+#[cfg(feature = "ilp")]
+#[test]
+fn a_solver_that_does_not_stop_is_left_behind_and_the_report_written() {
+    let (child, _dir) = ilp_in_highs();
     let sent = Instant::now();
     assert_not_ignored_here("TERM", 15);
     let (status, out, err) = interrupt(child, "schedule", None, "TERM");
@@ -274,16 +330,17 @@ fn interrupt(
     ready: Option<&str>,
     signal: &str,
 ) -> (ExitStatus, String, String) {
-    interrupt_times(child, command, ready, signal, 1)
+    interrupt_times(child, command, ready, signal, 1, Duration::ZERO)
 }
 
-/// [`interrupt`], sending the signal `times` times in a row.
+/// [`interrupt`], sending the signal `times` times, `gap` apart.
 fn interrupt_times(
     child: Child,
     command: &str,
     ready: Option<&str>,
     signal: &str,
     times: usize,
+    gap: Duration,
 ) -> (ExitStatus, String, String) {
     // Killed if the test fails: some of these children solve with no time
     // limit and would run on, an orphan, after a failed test.
@@ -331,7 +388,10 @@ fn interrupt_times(
         },
         None => sleep(Duration::from_millis(300)),
     }
-    for _ in 0..times {
+    for time in 0..times {
+        if time > 0 {
+            sleep(gap);
+        }
         let sent = Command::new("kill")
             .args([&format!("-{signal}"), &child.id().to_string()])
             .status()

@@ -38,6 +38,10 @@ const REPEAT_WINDOW: Duration = Duration::from_millis(500);
 /// one (0: no signal yet).
 static FIRST_AT: AtomicU64 = AtomicU64::new(0);
 
+/// What the process writes to standard error when a second signal ends it
+/// at once (set by [`Interrupt::install`]).
+static ON_SECOND: OnceLock<Box<str>> = OnceLock::new();
+
 /// The number of the signal that came first (0: none); read by [`cause`].
 static SIGNAL: OnceLock<Arc<AtomicUsize>> = OnceLock::new();
 
@@ -65,8 +69,10 @@ impl Interrupt {
     /// Installs the handlers (on Unix; elsewhere Ctrl-C keeps its default
     /// action and the flag is never set). A signal the process was started
     /// with ignored stays ignored: SIGHUP under `nohup`, SIGINT in a
-    /// script's background job.
-    pub fn install() -> Interrupt {
+    /// script's background job. `on_second` is the line written when a
+    /// second signal ends the process at once (what is kept, how to go on).
+    pub fn install(on_second: String) -> Interrupt {
+        let _ = ON_SECOND.set(format!("\n[memsched] {on_second}\n").into_boxed_str());
         let flag = Arc::new(AtomicBool::new(false));
         #[cfg(unix)]
         {
@@ -157,15 +163,32 @@ fn end_on_second(sig: i32, stopped: Arc<AtomicBool>, installed_at: Instant) -> s
         }
         let first = FIRST_AT.load(Ordering::SeqCst);
         if now.saturating_sub(first) >= REPEAT_WINDOW.as_nanos() as u64 {
+            if let Some(text) = ON_SECOND.get() {
+                write_to_stderr(text.as_bytes());
+            }
             let _ = signal_hook::low_level::emulate_default_handler(sig);
         }
     };
     // SAFETY: the action is async-signal-safe: it reads the monotonic clock
-    // (`clock_gettime`), uses atomics, and calls signal-hook's
+    // (`clock_gettime`), uses atomics (`OnceLock::get` is one load), writes
+    // to file descriptor 2 with `write(2)` and calls signal-hook's
     // `emulate_default_handler`, which its own conditional default calls
     // from a handler. It allocates nothing and takes no lock.
     #[allow(unsafe_code)]
     unsafe { signal_hook::low_level::register(sig, action) }.map(drop)
+}
+
+/// Writes `bytes` to file descriptor 2 by `write(2)` calls, with no lock
+/// (`std::io::stderr` takes one, which a signal handler must not).
+#[cfg(unix)]
+fn write_to_stderr(bytes: &[u8]) {
+    use std::io::Write;
+    use std::os::fd::FromRawFd;
+    // SAFETY: descriptor 2 stays open for the process's life; the
+    // `ManuallyDrop` keeps this `File` from closing it.
+    #[allow(unsafe_code)]
+    let mut stderr = std::mem::ManuallyDrop::new(unsafe { std::fs::File::from_raw_fd(2) });
+    let _ = stderr.write_all(bytes);
 }
 
 /// The signals this process was started with ignored, as a mask (bit

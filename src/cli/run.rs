@@ -81,7 +81,18 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if !args.fresh {
         refuse_kept_copy(&args.config, &out)?;
     }
-    let interrupt = super::interrupt::Interrupt::install();
+    let interrupt = super::interrupt::Interrupt::install(format!(
+        "ended at once by a second signal: the rows that finished are kept in {}; {}",
+        out.join(RUNS).display(),
+        match (
+            args.fresh,
+            !args.redo.is_empty() || !args.redo_graph.is_empty()
+        ) {
+            (true, _) => "run the command again without --fresh to resume",
+            (false, true) => "run the command again without --redo or --redo-graph to resume",
+            (false, false) => "run the same command to resume",
+        }
+    ));
     let opts = RunOptions {
         out,
         threads,

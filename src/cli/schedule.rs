@@ -348,7 +348,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             );
         }
     }
-    let interrupt = super::interrupt::Interrupt::install();
+    let interrupt = super::interrupt::Interrupt::install(
+        "ended at once by a second signal, with no report".to_string(),
+    );
     let mut ctx = SolveContext::new(seed, time_limit);
     ctx.stop = Some(interrupt.stop());
     ctx.restarts = restarts.unwrap_or(1);
