@@ -367,11 +367,16 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .map(|(shown, _)| &**shown)
         .collect();
     if time_limit.is_none() && !searches.is_empty() && graph.node_count() >= 100 {
+        let ilp = match chosen.iter().any(|(_, s)| s.name().starts_with("ilp")) {
+            true => {
+                " (`ilp` during HiGHS's set-up or inside an LP solve, which a stop cannot \
+                 interrupt, is left behind after 5 s, with the order it had before HiGHS)"
+            }
+            false => "",
+        };
         note!(
             "note: no --time-limit, so {} may search for a long time; Ctrl-C (or SIGTERM) stops \
-             the running solver at its best so far (`ilp` during HiGHS's set-up or inside an LP \
-             solve, which a stop cannot interrupt, is left behind after 5 s, with the order it \
-             had before HiGHS) and writes the report",
+             the running solver at its best so far{ilp} and writes the report",
             searches.join(", ")
         );
     }
@@ -436,9 +441,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         note!(
             "interrupted ({cause}): the solver running stopped at its best so far, as at a time \
              limit (or, if it did not stop within {} s, was left behind, with the order it had \
-             posted before, if any), and any after it did not run; the report above is what they \
+             posted before, if any), and any after it did not run; the report {} is what they \
              had",
-            STOP_GRACE.as_secs()
+            STOP_GRACE.as_secs(),
+            match &args.out {
+                Some(path) => format!("in {path}"),
+                None => "above".to_string(),
+            }
         );
         interrupt.end_as_interrupted();
         return Ok(ExitCode::from(interrupt.exit_status()));
