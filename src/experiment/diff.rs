@@ -259,16 +259,23 @@ pub fn compare<'a>(
             (true, false) => "NEW",
             (false, true) => "OLD",
         };
-        let solvers: BTreeSet<&str> = old.iter().chain(new).map(|r| r.solver.as_str()).collect();
+        // The solvers that can be compared: those with rows on both sides.
+        let of = |rows: &'a [Row]| -> BTreeSet<&'a str> {
+            rows.iter().map(|r| r.solver.as_str()).collect()
+        };
+        let in_both: Vec<&str> = of(old).intersection(&of(new)).copied().collect();
         let names = super::first_few(
-            solvers.iter(),
+            in_both.iter(),
             12,
             |s| format!("`{s}`"),
             |k| format!("{k} more"),
         );
+        let choices = match names.is_empty() {
+            true => "OLD and NEW have no solver in common".to_string(),
+            false => format!("the solvers in both: {}", names.join(", ")),
+        };
         return Err(format!(
-            "no row of solver `{s}` in {missing}: nothing to compare it with; the solvers: {}",
-            names.join(", ")
+            "no row of solver `{s}` in {missing}: nothing to compare it with; {choices}"
         ));
     }
     for p in &opts.graphs {
@@ -542,6 +549,11 @@ mod tests {
         };
         let e = compare(&old, &more, &none, &none, &opts).unwrap_err();
         assert!(e.contains("`ilp` in OLD"), "{e}");
+        // Only the solvers that can be compared are offered.
+        assert!(e.ends_with("; the solvers in both: `kahn`"), "{e}");
+        let only_ilp = vec![feasible("tree", "ilp", 1)];
+        let e = compare(&old, &only_ilp, &none, &none, &opts).unwrap_err();
+        assert!(e.ends_with("; OLD and NEW have no solver in common"), "{e}");
         let e = compare(&[], &new, &none, &none, &Options::default()).unwrap_err();
         assert!(e.contains("OLD has no rows"), "{e}");
         let opts = Options {
