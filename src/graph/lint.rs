@@ -169,8 +169,26 @@ pub fn lint(g: &Graph) -> Vec<String> {
             }
         ));
     }
-    let (freed_early, cut_short) = inputs_freed_early(g);
-    if let Some(&(v, alloc, free)) = freed_early.first() {
+    let freed_early = inputs_freed_early(g);
+    let cut_short = match freed_early.cut_short {
+        true => " (the search stopped at its budget: there may be more)",
+        false => "",
+    };
+    if let Some(&(v, alloc, free)) = freed_early.always.first() {
+        warnings.push(format!(
+            "node {} (`{}`) lists ALLOC {} in its Inputs, but a path of Edges runs FREE node {} \
+             of that buffer before it, so {} always runs after the buffer is freed: does it \
+             read another buffer, or is an edge the wrong way round?{}{}",
+            g.id(v),
+            printable(g.op(v)),
+            g.id(alloc),
+            g.id(free),
+            g.id(v),
+            more_like_it(freed_early.always.len(), "Inputs entry", "Inputs entries"),
+            cut_short,
+        ));
+    }
+    if let Some(&(v, alloc, free)) = freed_early.may.first() {
         warnings.push(format!(
             "node {} (`{}`) lists ALLOC {} in its Inputs, but no path of Edges leads from {} \
              to FREE node {} of that buffer, so the buffer may be freed before {} reads it \
@@ -183,11 +201,8 @@ pub fn lint(g: &Graph) -> Vec<String> {
             g.id(v),
             g.id(v),
             g.id(free),
-            more_like_it(freed_early.len(), "Inputs entry", "Inputs entries"),
-            match cut_short {
-                true => " (the search stopped at its budget: there may be more)",
-                false => "",
-            }
+            more_like_it(freed_early.may.len(), "Inputs entry", "Inputs entries"),
+            cut_short,
         ));
     }
     warnings
@@ -293,16 +308,35 @@ fn unordered_inputs(g: &Graph) -> (Vec<(NodeIdx, NodeIdx)>, bool) {
             }
         }
     }
-    let (missing, cut_short) = without_path(g, pairs.iter().map(|&(v, u)| (u, v)));
-    (missing.into_iter().map(|i| pairs[i]).collect(), cut_short)
+    let (missing, undecided) = without_path(g, pairs.iter().map(|&(v, u)| (u, v)));
+    (
+        missing.into_iter().map(|i| pairs[i]).collect(),
+        undecided.is_some(),
+    )
 }
 
-/// `(node, ALLOC, FREE)` triples of `Inputs` entries that name an ALLOC
-/// whose FREE has no path of edges from the node (which may then read the
-/// buffer after its FREE), and whether the search budget ran out first.
-/// Only ALLOC entries are read: an op entry does not say which of the
-/// op's outputs the node reads.
-fn inputs_freed_early(g: &Graph) -> (Vec<(NodeIdx, NodeIdx, NodeIdx)>, bool) {
+/// Readers of freed buffers: `Inputs` entries that name an ALLOC whose
+/// FREE has no path of edges from the node.
+#[derive(Debug, Default)]
+struct FreedEarly {
+    /// `(node, ALLOC, FREE)` where the FREE may run before the node.
+    may: Vec<(NodeIdx, NodeIdx, NodeIdx)>,
+    /// `(node, ALLOC, FREE)` where a path of edges runs the FREE first.
+    always: Vec<(NodeIdx, NodeIdx, NodeIdx)>,
+    /// The search budget ran out: there may be more.
+    cut_short: bool,
+}
+
+/// The `Inputs` entries of compute nodes that name an ALLOC whose FREE no
+/// path of edges leads to from the node (which may then read the buffer
+/// after its FREE). Only ALLOC entries are read: an op entry does not say
+/// which of the op's outputs the node reads.
+///
+/// # Complexity
+/// One search back from each FREE with such readers, down to its earliest
+/// reader in topological order, within [`SEARCH_BUDGET`] predecessor
+/// entries in all.
+fn inputs_freed_early(g: &Graph) -> FreedEarly {
     let mut triples: Vec<(NodeIdx, NodeIdx, NodeIdx)> = Vec::new();
     for v in g.nodes().filter(|&v| g.kind(v) == NodeKind::Compute) {
         let Some(inputs) = g.extra(v).and_then(|x| x.get("Inputs")?.as_array()) else {
@@ -316,34 +350,82 @@ fn inputs_freed_early(g: &Graph) -> (Vec<(NodeIdx, NodeIdx, NodeIdx)>, bool) {
             }
         }
     }
-    // An edge straight to the FREE, the usual case, needs no search:
-    // mark each FREE's predecessors once.
+    let mut found = FreedEarly::default();
+    if triples.is_empty() {
+        return found;
+    }
     triples.sort_unstable_by_key(|&(v, _, free)| (free, v));
     triples.dedup_by_key(|&mut (v, _, free)| (free, v));
-    let mut pred_of = vec![NodeIdx::MAX; g.node_count()];
-    triples.retain(|&(v, _, free)| {
-        if pred_of[free as usize] != free {
-            pred_of[free as usize] = free;
-            for &p in g.preds(free) {
-                pred_of[p as usize] = free;
+    let n = g.node_count();
+    let mut position = vec![0usize; n];
+    for (i, &v) in g.topo.iter().enumerate() {
+        position[v as usize] = i;
+    }
+    // `reached[w] == free` once the search back from `free` reached `w`.
+    let mut reached = vec![NodeIdx::MAX; n];
+    let mut budget = SEARCH_BUDGET;
+    let mut stack = Vec::new();
+    for readers in triples.chunk_by(|a, b| a.2 == b.2) {
+        let free = readers[0].2;
+        // Nodes placed before the earliest reader lead to none of them.
+        let floor = readers.iter().map(|r| position[r.0 as usize]).min();
+        let floor = floor.unwrap_or(0);
+        stack.clear();
+        stack.push(free);
+        reached[free as usize] = free;
+        while let Some(w) = stack.pop() {
+            let preds = g.preds(w);
+            if preds.len() > budget {
+                found.cut_short = true;
+                break;
+            }
+            budget -= preds.len();
+            for &p in preds {
+                if reached[p as usize] != free && position[p as usize] >= floor {
+                    reached[p as usize] = free;
+                    stack.push(p);
+                }
             }
         }
-        pred_of[v as usize] != free
-    });
-    let (missing, cut_short) = without_path(g, triples.iter().map(|&(v, _, free)| (v, free)));
-    let mut found: Vec<_> = missing.into_iter().map(|i| triples[i]).collect();
-    found.sort_unstable();
-    (found, cut_short)
+        if found.cut_short {
+            break;
+        }
+        found.may.extend(
+            (readers.iter())
+                .filter(|r| reached[r.0 as usize] != free)
+                .copied(),
+        );
+    }
+    // Of those, the ones the FREE reaches: it always runs first. (One
+    // the budget left undecided stays among those it may.)
+    let (no_path, undecided) = without_path(g, found.may.iter().map(|&(v, _, free)| (free, v)));
+    found.cut_short |= undecided.is_some();
+    let mut first = vec![true; found.may.len()];
+    let undecided = undecided.map_or(0..0, |k| k..first.len());
+    for i in no_path.into_iter().chain(undecided) {
+        first[i] = false;
+    }
+    let (always, may): (Vec<_>, Vec<_>) =
+        (found.may.iter().zip(&first)).partition(|&(_, &always)| always);
+    found.always = always.into_iter().map(|(t, _)| *t).collect();
+    found.may = may.into_iter().map(|(t, _)| *t).collect();
+    found.may.sort_unstable();
+    found.always.sort_unstable();
+    found
 }
 
 /// The indices of the `(from, to)` pairs with no path of edges from
-/// `from` to `to`, and whether the search budget ran out first (the pairs
-/// left unsearched then count as having a path).
-fn without_path(g: &Graph, pairs: impl Iterator<Item = (NodeIdx, NodeIdx)>) -> (Vec<usize>, bool) {
+/// `from` to `to`, and, if the search budget ran out, the index of the
+/// first pair it left undecided (it and those after it are not among the
+/// indices).
+fn without_path(
+    g: &Graph,
+    pairs: impl Iterator<Item = (NodeIdx, NodeIdx)>,
+) -> (Vec<usize>, Option<usize>) {
     let n = g.node_count();
     let mut pairs = pairs.peekable();
     if pairs.peek().is_none() {
-        return (Vec::new(), false);
+        return (Vec::new(), None);
     }
     // A path u -> v runs forward in every topological order: a search
     // back from v stops at nodes placed before u.
@@ -367,7 +449,7 @@ fn without_path(g: &Graph, pairs: impl Iterator<Item = (NodeIdx, NodeIdx)>) -> (
         'search: while let Some(w) = stack.pop() {
             let preds = g.preds(w);
             if preds.len() > budget {
-                return (missing, true);
+                return (missing, Some(search));
             }
             budget -= preds.len();
             for &p in preds {
@@ -385,7 +467,7 @@ fn without_path(g: &Graph, pairs: impl Iterator<Item = (NodeIdx, NodeIdx)>) -> (
             missing.push(search);
         }
     }
-    (missing, false)
+    (missing, None)
 }
 
 /// The node id an `Inputs` entry names: an integer, written as one, as a
@@ -628,6 +710,50 @@ mod tests {
         assert!(lint_of(&json.replace("[4, 6]]", "[4, 6], [4, 3]]")).is_empty());
         let through = json.replace("[4, 6]]", "[4, 6], [6, 3]]");
         assert!(lint_of(&through).is_empty(), "{:?}", lint_of(&through));
+        // A FREE the edges run first is named as such: adding the edge
+        // would close a cycle.
+        let after = lint_of(
+            r#"{"Nodes": [{"Id": 0, "Op": "ALLOC", "Size": 8, "BufId": 1},
+                {"Id": 1, "Op": "A", "Inputs": [0]}, {"Id": 2, "Op": "FREE", "BufId": 1},
+                {"Id": 3, "Op": "B", "Inputs": [0, 1]}],
+                "Edges": [[0, 1], [1, 2], [2, 3]]}"#,
+        );
+        assert_eq!(after.len(), 1, "{after:?}");
+        assert!(
+            after[0].starts_with(
+                "node 3 (`B`) lists ALLOC 0 in its Inputs, but a path of Edges runs FREE node 2 \
+                 of that buffer before it"
+            ),
+            "{after:?}"
+        );
+    }
+
+    /// Many readers of one buffer in a chain take one search back from its
+    /// FREE, not one each: a reader off the chain is still found.
+    #[test]
+    fn a_long_chain_of_readers_is_searched_once() {
+        let readers = 300_000;
+        let mut b = crate::graph::GraphBuilder::new();
+        let alloc = b.alloc(8, 1);
+        let mut last = alloc;
+        for _ in 0..readers {
+            let v = b.op("read");
+            b.set_extra(v, "Inputs", serde_json::json!([alloc]));
+            b.edge(last, v);
+            last = v;
+        }
+        let free = b.free(1);
+        b.edge(last, free);
+        let side = b.op("side");
+        b.set_extra(side, "Inputs", serde_json::json!([alloc]));
+        b.edge(alloc, side);
+        let w = lint(&b.build().unwrap());
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert!(
+            w[0].starts_with(&format!("node {side} (`side`) lists ALLOC {alloc}")),
+            "{w:?}"
+        );
+        assert!(!w[0].contains("budget"), "{w:?}");
     }
 
     #[test]
