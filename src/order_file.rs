@@ -361,10 +361,10 @@ fn looks_like_toml(text: &str) -> bool {
     let header = first.strip_prefix("[[").or_else(|| first.strip_prefix('['));
     let starts_key = |s: &str| s.starts_with(|c: char| c.is_ascii_alphabetic());
     // A bare or dotted key (`a.b = 1`), spaces around its dots allowed.
-    let key = |c: char| c.is_ascii_alphanumeric() || "_-. ".contains(c);
+    let key = |c: char| c.is_ascii_alphanumeric() || "_-. \t".contains(c);
     header.is_some_and(|rest| starts_key(rest.trim_start()))
         || first.starts_with(|c: char| c.is_ascii_alphabetic())
-            && first.trim_start_matches(key).starts_with('=')
+            && first.trim_start_matches(key).trim_start().starts_with('=')
 }
 
 #[cfg(test)]
@@ -441,7 +441,12 @@ mod tests {
         assert!(parse(&config).unwrap_err().starts_with("it is a TOML file"));
         let keyed = "# A config.\ndescription = \"x\"\nsolvers = [\"kahn\"]\n";
         assert!(parse(keyed).unwrap_err().starts_with("it is a TOML file"));
-        for spaced in ["[ graphs ]\n", "[[ graphs ]]\n", "run.time_limit = 1\n"] {
+        for spaced in [
+            "[ graphs ]\n",
+            "[[ graphs ]]\n",
+            "run.time_limit = 1\n",
+            "description\t= \"x\"\n",
+        ] {
             let err = parse(spaced).unwrap_err();
             assert!(err.starts_with("it is a TOML file"), "{spaced}: {err}");
         }

@@ -261,19 +261,17 @@ fn check_command(
     seed: &str,
     command: &str,
 ) -> Result<(), StatsError> {
-    let words: Vec<&str> = command
-        .split_whitespace()
-        .map(|w| w.trim_matches(|c| c == '\'' || c == '"'))
-        .collect();
+    let words = shell_words(command);
     let after = |flag: &str| {
         words
             .iter()
-            .position(|w| *w == flag)
+            .position(|w| w == flag)
             .and_then(|i| words.get(i + 1))
+            .map(String::as_str)
     };
     let writes_file = after("-o").is_some_and(|o| Path::new(o).file_name() == Some(file.as_ref()));
-    if words.get(..3) == Some(&["memsched", "gen", spec][..])
-        && after("--seed") == Some(&seed)
+    if words.iter().take(3).eq(["memsched", "gen", spec].iter())
+        && after("--seed") == Some(seed)
         && writes_file
     {
         return Ok(());
@@ -292,6 +290,43 @@ fn check_command(
             csv_cell(&wanted)
         ),
     ))
+}
+
+/// The words of a command line as a POSIX shell splits them: at blanks
+/// outside quotes, with `'...'` taken as written, `"..."` with `\` before
+/// `"`, `\` or `$` taken as that character, and `\` outside quotes
+/// escaping the next character.
+fn shell_words(command: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut word: Option<String> = None;
+    let mut chars = command.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            c if c.is_whitespace() => words.extend(word.take()),
+            '\'' => {
+                let w = word.get_or_insert_with(String::new);
+                w.extend(chars.by_ref().take_while(|&c| c != '\''));
+            }
+            '"' => {
+                let w = word.get_or_insert_with(String::new);
+                while let Some(c) = chars.next() {
+                    match c {
+                        '"' => break,
+                        '\\' => match chars.next() {
+                            Some(e @ ('"' | '\\' | '$')) => w.push(e),
+                            Some(other) => w.extend(['\\', other]),
+                            None => w.push('\\'),
+                        },
+                        c => w.push(c),
+                    }
+                }
+            }
+            '\\' => word.get_or_insert_with(String::new).extend(chars.next()),
+            c => word.get_or_insert_with(String::new).push(c),
+        }
+    }
+    words.extend(word);
+    words
 }
 
 /// `word` as one shell word: single-quoted unless it is plain.
@@ -477,7 +512,11 @@ mod tests {
 
     #[test]
     fn the_suggested_command_cell_is_valid_csv_and_passes_the_check() {
-        let (dir, file, spec) = (Path::new("d"), "g.json", "random-layered:layers=3,width=2");
+        let (dir, file, spec) = (
+            Path::new("d s"),
+            "g.json",
+            "random-layered:layers=3,width=2",
+        );
         let err = check_command(dir, file, spec, "7", "memsched gen x").unwrap_err();
         let message = err.to_string();
         let cell = message
@@ -494,6 +533,16 @@ mod tests {
         let record = reader.records().next().unwrap().unwrap();
         assert_eq!(record.len(), 1, "{message}");
         check_command(dir, file, spec, "7", &record[0]).unwrap();
+    }
+
+    #[test]
+    fn commands_split_as_a_shell_splits_them() {
+        let words = shell_words(r#"memsched gen 'a b' --seed 0 -o "x \"y\"" z\ w ''"#);
+        assert_eq!(
+            words,
+            ["memsched", "gen", "a b", "--seed", "0", "-o", "x \"y\"", "z w", ""]
+        );
+        assert_eq!(shell_words("  "), Vec::<String>::new());
     }
 
     #[test]
