@@ -48,28 +48,22 @@ pub struct Worst {
 
 impl Worst {
     /// The time the solves left would take if each ran to the limit:
-    /// `ceil(left / threads)` limits, less the time since the last solve
-    /// ended (`since_last`), which every solve in flight has run already
-    /// (a thread starts its next solve when one ends).
-    fn left(self, done: u64, total: u64, since_last: Duration) -> Duration {
+    /// `ceil(left / threads)` limits. (Not less what the solves in flight
+    /// have run: a solve's clock starts after its graph is loaded, so no
+    /// time seen here is surely theirs.)
+    fn left(self, done: u64, total: u64) -> Duration {
         let rounds = total
             .saturating_sub(done)
             .div_ceil(self.threads.max(1) as u64);
         self.limit
             .saturating_mul(u32::try_from(rounds).unwrap_or(u32::MAX))
-            .saturating_sub(since_last.min(self.limit))
     }
 }
 
 /// ` (at most 5 min at the time limit)` when that exceeds the estimate
 /// `left` (or there is none yet); empty otherwise.
-fn at_most(
-    worst: Option<Worst>,
-    (done, total): (u64, u64),
-    since_last: Duration,
-    left: Option<Duration>,
-) -> String {
-    match worst.map(|w| w.left(done, total, since_last)) {
+fn at_most(worst: Option<Worst>, (done, total): (u64, u64), left: Option<Duration>) -> String {
+    match worst.map(|w| w.left(done, total)) {
         Some(most) if done < total && left.is_none_or(|l| most > l) => {
             format!(" (at most {} at the time limit)", duration(most))
         }
@@ -469,7 +463,7 @@ fn left_text(
         Some(left) => (format!("~{} left", duration(left)), Some(left)),
         None => ("time left unknown".to_string(), None),
     };
-    s += &at_most(worst, (done, total), since_last, left);
+    s += &at_most(worst, (done, total), left);
     s
 }
 
@@ -477,12 +471,14 @@ fn left_text(
 /// end that a solve past the mean does not keep.
 const DUE_NOW: Duration = Duration::from_millis(50);
 
-/// The time left if solves keep ending at the rate they have, one every
-/// `mean` (the wall-clock time per solve done, parallel solves included):
-/// the next one `mean` after the last one ended (`since_last` ago; 0 when
-/// that is past), then a `mean` for each other. So the estimate counts
-/// down between solves, and never below `mean` per solve after the next.
-/// `None` before the first solve ends.
+/// The time left if solves keep ending at the rate they have: the next
+/// one a mean gap after the last one ended (`since_last` ago; 0 when that
+/// is past: it is then overdue), the mean gap being the time to the last
+/// end per solve done; then, for each other, `mean`, the wall-clock time
+/// per solve done so far (parallel solves included), which counts the
+/// wait for the next one too. So the estimate counts down between solves,
+/// a solve that runs long makes it grow, and it is never below `mean` per
+/// solve after the next. `None` before the first solve ends.
 pub fn eta(elapsed: Duration, done: u64, total: u64, since_last: Duration) -> Option<Duration> {
     if done == 0 {
         return None;
@@ -492,7 +488,11 @@ pub fn eta(elapsed: Duration, done: u64, total: u64, since_last: Duration) -> Op
         return Some(Duration::ZERO);
     }
     let mean = elapsed.as_secs_f64() / done as f64;
-    let next = (mean - since_last.as_secs_f64()).max(0.0);
+    // Not `mean`, which grows with the wait itself: after a quick first
+    // solve it would put the next end that quick solve's time ahead, for
+    // as long as the next one ran.
+    let gap = elapsed.saturating_sub(since_last).as_secs_f64() / done as f64;
+    let next = (gap - since_last.as_secs_f64()).max(0.0);
     let secs = next + mean * (left - 1) as f64;
     Some(Duration::try_from_secs_f64(secs).unwrap_or(Duration::MAX))
 }
@@ -600,7 +600,8 @@ mod tests {
         let mean = 12.3 / 44.0;
         let since = Duration::from_secs_f64(0.1);
         let left = eta(e, 44, 126, since).unwrap().as_secs_f64();
-        assert!((left - (mean * 82.0 - 0.1)).abs() < 1e-6, "{left}");
+        let gap = 12.2 / 44.0;
+        assert!((left - (gap - 0.1 + mean * 81.0)).abs() < 1e-6, "{left}");
         let late = eta(e, 44, 126, Duration::from_secs(60))
             .unwrap()
             .as_secs_f64();
@@ -632,16 +633,22 @@ mod tests {
             "[memsched] 44/126 solves, 12.3 s elapsed, ~22.9 s left (at most 3 min 30 s at \
              the time limit)"
         );
-        // One quick solve ended at 0.03 s; the other has run 30 s since,
-        // on 2 threads, with a 40 s limit: due now, at most 10 s more.
+        // One solve ended at 0.2 s; the other has run 30 s since: due
+        // now, not "~0.2 s left" as long as it runs.
         let worst2 = Some(Worst {
             limit: Duration::from_secs(40),
             threads: 2,
         });
-        let times = (Duration::from_secs_f64(30.03), Duration::from_secs(30));
+        let times = (Duration::from_secs_f64(30.2), Duration::from_secs(30));
         assert_eq!(
             line(1, 2, None, times, worst2),
-            "[memsched] 1/2 solves, 30.0 s elapsed, due now (at most 10.0 s at the time limit)"
+            "[memsched] 1/2 solves, 30.2 s elapsed, due now (at most 40.0 s at the time limit)"
+        );
+        // With more left, the overdue one counts 0 and the others a mean
+        // that grows with the wait.
+        assert_eq!(
+            eta(times.0, 1, 3, times.1),
+            Some(Duration::from_secs_f64(30.2))
         );
         // Not when the estimate is already longer.
         let slow = Duration::from_secs(3600);
