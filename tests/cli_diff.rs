@@ -110,6 +110,16 @@ fn settings_that_differ_are_named() {
         "{}",
         stderr(&o)
     );
+    // `kahn` reads no budget: for it, only the time limit differs.
+    let o = run(
+        &["diff", RESULTS, after.to_str().unwrap(), "-s", "kahn"],
+        None,
+    );
+    let out = stdout(&o);
+    assert!(
+        out.contains("another `time_limit` (30 s, now 5 s) than OLD"),
+        "{out}"
+    );
 }
 
 /// The CSV has a line per solve in both, with both peaks in bytes as the

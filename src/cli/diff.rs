@@ -124,7 +124,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             new_runs.display()
         ))
     })?;
-    let solved = old_rows.iter().chain(&new_rows).map(|r| &r.solver);
+    // The solvers compared (`-s` and `--graph` select them).
+    let solved = d.pairs.iter().map(|p| &p.new.solver);
     let settings = crate::experiment::settings_differences(
         &old_runs.with_file_name(CONFIG),
         &new_runs.with_file_name(CONFIG),
