@@ -107,7 +107,9 @@ fn a_second_ctrl_c_ends_a_schedule_at_once_without_a_report() {
         interrupt_times(child, "schedule", None, "INT", 2, Duration::from_secs(1));
     assert_eq!(status.signal(), Some(2), "{status:?}\n{err}");
     assert!(
-        err.contains("[memsched] ended at once by a second signal, with no report"),
+        err.contains(
+            "[memsched] ended at once by a second signal: a report not yet written is lost"
+        ),
         "{err}"
     );
     assert!(out.is_empty(), "{out}");
@@ -136,7 +138,7 @@ fn a_second_ctrl_c_ends_a_run_at_once_and_says_what_is_kept() {
     let (status, _, err) = interrupt_times(child, "run", Some("1/2 solves"), "INT", 2, gap);
     assert_eq!(status.signal(), Some(2), "{status:?}\n{err}");
     let kept = format!(
-        "[memsched] ended at once by a second signal: the rows that finished are kept in {}; \
+        "[memsched] ended at once by a second signal: the rows that finished, if any, are kept in {}; \
          run the same command to resume",
         out_dir.join("runs.csv").display()
     );

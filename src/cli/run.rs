@@ -81,15 +81,21 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if !args.fresh {
         refuse_kept_copy(&args.config, &out)?;
     }
+    // Set before anything is written: true at every stage of the run (a
+    // signal during the graph check finds the directory as it was).
     let interrupt = super::interrupt::Interrupt::install(format!(
-        "ended at once by a second signal: the rows that finished are kept in {}; {}",
+        "ended at once by a second signal: the rows that finished, if any, are kept in {}; {}",
         out.join(RUNS).display(),
         match (
             args.fresh,
             !args.redo.is_empty() || !args.redo_graph.is_empty()
         ) {
-            (true, _) => "run the command again without --fresh to resume",
-            (false, true) => "run the command again without --redo or --redo-graph to resume",
+            (true, _) =>
+                "run the command again without --fresh to resume from them, or with it \
+                          to start over",
+            (false, true) =>
+                "run the command again without --redo or --redo-graph to resume \
+                              from them, or with them to solve those rows again",
             (false, false) => "run the same command to resume",
         }
     ));
@@ -217,18 +223,16 @@ fn report_summary(
         ),
         Some(_) if summary.ran == 0 => note!(
             "{}: stopped by {} after {:.1} s, before any solve of this run ({} already \
-             done); the directory has no README, summary or plots until a run finishes: \
-             {resume}",
+             done){}; {resume}",
             config.name,
             super::interrupt::cause(),
             start.elapsed().as_secs_f64(),
-            summary.resumed
+            summary.resumed,
+            no_final_pass(&summary.out)
         ),
         Some(not_started) => note!(
             "{}: stopped by {} after {:.1} s: {} of {} ({} run now, {} already done) are \
-             in {}; {} did not start, and the final pass did not run, so the directory \
-             has no README, summary or plots (any earlier ones were removed, as they would \
-             not describe these rows) until a run finishes: {resume}",
+             in {}; {} did not start, and the final pass did not run{}: {resume}",
             config.name,
             super::interrupt::cause(),
             start.elapsed().as_secs_f64(),
@@ -237,7 +241,8 @@ fn report_summary(
             summary.ran,
             summary.resumed,
             summary.out.join(RUNS).display(),
-            not_started
+            not_started,
+            no_final_pass(&summary.out)
         ),
     }
     if interrupt.happened() && summary.stopped.is_none() {
@@ -273,6 +278,20 @@ fn report_summary(
              cause is fixed, `--redo SOLVER` solves that solver again)",
             summary.broken
         );
+    }
+}
+
+/// What a stopped run says of the final pass's files: that the directory
+/// has none until a run finishes, when its README is gone (a run that
+/// solves removes an earlier pass's files, which would not describe its
+/// rows); nothing when a stop before that left them as they were.
+fn no_final_pass(out: &Path) -> &'static str {
+    match out.join("README.md").exists() {
+        true => "",
+        false => {
+            ", so the directory has no README, summary or plots (any earlier ones were \
+             removed, as they would not describe these rows) until a run finishes"
+        }
     }
 }
 

@@ -349,7 +349,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
     }
     let interrupt = super::interrupt::Interrupt::install(
-        "ended at once by a second signal, with no report".to_string(),
+        "ended at once by a second signal: a report not yet written is lost".to_string(),
     );
     let mut ctx = SolveContext::new(seed, time_limit);
     ctx.stop = Some(interrupt.stop());
@@ -367,7 +367,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .map(|(shown, _)| &**shown)
         .collect();
     if time_limit.is_none() && !searches.is_empty() && graph.node_count() >= 100 {
-        let ilp = match chosen.iter().any(|(_, s)| s.name().starts_with("ilp")) {
+        // `ilp`, `ilp-plain`, or one inside another (`anneal:ilp`).
+        let ilp = match chosen.iter().any(|(_, s)| s.name().contains("ilp")) {
             true => {
                 " (`ilp` during HiGHS's set-up or inside an LP solve, which a stop cannot \
                  interrupt, is left behind after 5 s, with the order it had before HiGHS)"
@@ -444,9 +445,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
              posted before, if any), and any after it did not run; the report {} is what they \
              had",
             STOP_GRACE.as_secs(),
-            match &args.out {
-                Some(path) => format!("in {path}"),
-                None => "above".to_string(),
+            match args.out.as_deref() {
+                Some(path) if path != "-" => format!("in {path}"),
+                _ => "above".to_string(),
             }
         );
         interrupt.end_as_interrupted();
