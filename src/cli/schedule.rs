@@ -114,9 +114,11 @@ pub struct Args {
     #[arg(long, allow_negative_numbers = true)]
     seed: Option<i128>,
     /// Runs of a randomized solver (`random`, `random-moves`, `noisy:EXPR`,
-    /// `noisy-moves:EXPR`, and an `anneal:START` whose START is one of
-    /// them), best kept; run in parallel. A rule that reads `random` runs
-    /// once (loop over --seed for several). At least 1; default 1.
+    /// `noisy-moves:EXPR`), best kept; run in parallel. For an
+    /// `anneal:START` whose START is one of them, the runs pick the start
+    /// and the annealing runs once from it (so a larger K need not end
+    /// lower). A rule that reads `random` runs once (loop over --seed for
+    /// several). At least 1; default 1.
     #[arg(long, value_name = "K", allow_negative_numbers = true)]
     restarts: Option<i128>,
     /// Worker threads for the solvers that work in parallel: the restarts
