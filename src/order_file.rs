@@ -5,8 +5,10 @@
 //! JSON array (`[3, 1, 2]`), as a JSON object with an `order` array (what
 //! `memsched schedule --format json` prints, or a line of an experiment's
 //! `orders.jsonl`, whose `graph` field names the graph it was saved for),
-//! as text: ids separated by whitespace or commas, or as the text report
-//! of `memsched schedule` (its `order` line). A byte-order mark is ignored.
+//! as text: ids separated by whitespace or commas, as the text report of
+//! `memsched schedule` (its `order` line), or as a trace CSV of
+//! `memsched schedule --trace` (its `id` column). A byte-order mark is
+//! ignored.
 
 use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserializer as _;
@@ -43,6 +45,9 @@ pub fn parse_at_most(text: &str, max_ids: usize) -> Result<ReadOrder, String> {
                     first and the order second"
                 .into(),
         );
+    }
+    if trimmed.starts_with("step,id,") {
+        return trace_ids(trimmed, max_ids);
     }
     if looks_like_toml(trimmed) {
         return Err(
@@ -347,6 +352,29 @@ fn is_graph(text: &str) -> bool {
     serde_json::from_str::<Probe>(text).is_ok_and(|p| p.nodes.is_some())
 }
 
+/// The `id` column of a trace CSV (`step,id,...`, as `schedule --trace`
+/// writes it), at most `max_ids` of them.
+fn trace_ids(text: &str, max_ids: usize) -> Result<ReadOrder, String> {
+    let mut reader = csv::ReaderBuilder::new()
+        .flexible(true)
+        .from_reader(text.as_bytes());
+    let mut ids = Vec::new();
+    for (line, record) in (2..).zip(reader.records()) {
+        if ids.len() >= max_ids {
+            break;
+        }
+        let record = record.map_err(|e| format!("trace CSV line {line}: {e}"))?;
+        let id = record.get(1).unwrap_or_default();
+        ids.push(id.trim().parse().map_err(|_| {
+            format!(
+                "trace CSV line {line}: the `id` cell `{}` is not an integer node id",
+                clipped(id, QUOTED_CHARS, QUOTED_CHARS)
+            )
+        })?);
+    }
+    Ok(ReadOrder { ids, graph: None })
+}
+
 /// Whether `text` starts as a TOML file does, after its comments: a
 /// `[table]` or `[[array]]` header, which no JSON array of ids starts
 /// with, or a `key = value` line.
@@ -452,6 +480,24 @@ mod tests {
         }
         // Ids are not keys.
         assert!(parse("3 = 1").unwrap_err().contains("the 2nd entry (`=`)"));
+    }
+
+    /// A trace CSV of `schedule --trace` is read by its `id` column, op
+    /// names with commas and quotes included.
+    #[test]
+    fn a_trace_csv_is_read_by_its_id_column() {
+        let trace = "step,id,op,type,delta,memory_after,ready,term1:delta\n\
+                     1,4,ALLOC,ALLOC,5,5,3,5\n\
+                     2,0,\"conv, \"\"3x3\"\"\",op,0,5,3,0\n\
+                     3,7,FREE,FREE,-5,0,1,-5\n";
+        let read = parse(trace).unwrap();
+        assert_eq!(read.ids, vec![4, 0, 7]);
+        assert_eq!(parse_at_most(trace, 2).unwrap().ids, vec![4, 0]);
+        let err = parse(&trace.replace("3,7,", "3,x,")).unwrap_err();
+        assert!(
+            err.starts_with("trace CSV line 4: the `id` cell `x`"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -30,8 +30,9 @@ pub struct Args {
     /// `memsched schedule --format json`, a line of an experiment's
     /// `orders.jsonl`, written when its config has `save_orders = true`),
     /// as plain text separated by whitespace or commas (an empty entry,
-    /// as in `0,,1`, is skipped), or as the text report of `memsched
-    /// schedule` saved with `-o` (its `order` line). `-` reads standard input. An `orders.jsonl` line names the
+    /// as in `0,,1`, is skipped), as the text report of `memsched
+    /// schedule` saved with `-o` (its `order` line), or as a trace CSV of
+    /// `memsched schedule --trace` (its `id` column). `-` reads standard input. An `orders.jsonl` line names the
     /// graph it was saved for: an error names it, and an order that checks
     /// against a graph of another name warns.
     #[arg(value_name = "ORDER")]
