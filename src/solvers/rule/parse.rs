@@ -733,7 +733,15 @@ fn meant(name: &str, term: &str) -> String {
             f.name()
         );
     }
-    if let Some(c) = name.chars().find(|c| matches!(c, ';' | '，' | '、' | '|')) {
+    // `:` only between features (`rule:rule:delta` is another slip).
+    let colon = name.contains(':')
+        && name
+            .split(':')
+            .all(|part| spelled(part.trim_start_matches(['-', '+'])).is_some());
+    if let Some(c) = name
+        .chars()
+        .find(|&c| matches!(c, ';' | '，' | '、' | '|') || c == ':' && colon)
+    {
         return format!("; `{c}` is not a separator: separate terms with `,`");
     }
     if let Some(c) = name
@@ -1126,6 +1134,7 @@ mod tests {
             ("Latency", "did you mean `latency`?"),
             ("hieght", "did you mean `height`?"),
             ("delta;id", "`;` is not a separator"),
+            ("delta:id", "`:` is not a separator"),
             ("delta\u{200b}", "it holds the character U+200B"),
             (
                 "1,000*delta",
