@@ -515,6 +515,20 @@ fn parse_term(term: &str) -> Result<Term, RuleError> {
         let sum: Vec<(f64, Feature)> = parsed.into_iter().map(|(w, f)| (w.as_f64(), f)).collect();
         let texts: Vec<&str> = summands.iter().map(|&(_, s)| s).collect();
         check_range(term, &sum, &texts)?;
+        if let Some((f, total, largest)) = nearly_cancelled(&sum).filter(|_| !constant) {
+            return Err(syntax(
+                term,
+                format!(
+                    "its weights of `{}` add up to {}, against {} for the largest: they cancel \
+                     but for rounding, so the term's value (summed in f64) ranks by rounding \
+                     noise; combine them into one weight, or drop `{}`",
+                    f.name(),
+                    readable(total),
+                    readable(largest),
+                    f.name()
+                ),
+            ));
+        }
         Term::Float(sum)
     };
     if constant {
@@ -680,10 +694,42 @@ fn is_constant(summands: &[(Weight, Feature)]) -> bool {
     })
 }
 
-/// Whether `values` add up to exactly 0, computed without rounding
-/// (Shewchuk's exact partial sums, as Python's `math.fsum` keeps them).
+/// Whether `values` add up to exactly 0, computed without rounding.
 /// An overflow on the way counts as not 0.
 fn adds_up_to_zero(values: impl Iterator<Item = f64>) -> bool {
+    exact_sum(values) == Some(0.0)
+}
+
+/// A feature of a float term whose weights cancel but for rounding
+/// (`0.1*delta+0.2*delta-0.3*delta`: 2.8e-17), or so nearly that the
+/// term's `f64` value, summed left to right, ranks by rounding (their sum
+/// at most 1e-9 of the largest): the feature, the sum and that weight.
+fn nearly_cancelled(summands: &[(f64, Feature)]) -> Option<(Feature, f64, f64)> {
+    Feature::ALL.iter().find_map(|&f| {
+        let weights: Vec<f64> = (summands.iter())
+            .filter(|&&(_, g)| g.ranks_as() == f)
+            .map(|&(w, _)| w)
+            .collect();
+        let largest = weights.iter().fold(0.0f64, |m, w| m.max(w.abs()));
+        let sum = exact_sum(weights.iter().copied())?;
+        (weights.len() > 1 && sum != 0.0 && sum.abs() <= 1e-9 * largest)
+            .then_some((f, sum, largest))
+    })
+}
+
+/// `x` shortest in plain notation from 0.001 to a million, else as
+/// `2.78e-17`.
+fn readable(x: f64) -> String {
+    match (1e-3..1e6).contains(&x.abs()) {
+        true => x.to_string(),
+        false => format!("{x:.2e}"),
+    }
+}
+
+/// The sum of `values` computed without rounding (Shewchuk's exact
+/// partial sums, as Python's `math.fsum` keeps them), rounded once at
+/// the end; `None` on an overflow on the way.
+fn exact_sum(values: impl Iterator<Item = f64>) -> Option<f64> {
     let mut partials: Vec<f64> = Vec::new();
     for value in values {
         let mut x = value;
@@ -696,7 +742,7 @@ fn adds_up_to_zero(values: impl Iterator<Item = f64>) -> bool {
             let hi = x + y;
             let lo = y - (hi - x);
             if !hi.is_finite() {
-                return false;
+                return None;
             }
             if lo != 0.0 {
                 partials[kept] = lo;
@@ -707,7 +753,8 @@ fn adds_up_to_zero(values: impl Iterator<Item = f64>) -> bool {
         partials.truncate(kept);
         partials.push(x);
     }
-    partials.iter().all(|&p| p == 0.0)
+    // Non-overlapping, largest last: summed from the smallest.
+    Some(partials.iter().sum())
 }
 
 /// A name that is a number run into a feature (`3delta`, `0.5size`): the
@@ -1171,14 +1218,9 @@ mod tests {
             assert!(err.contains("weights cancel"), "{rule}: {err}");
         }
         // A zero weight beside a live one, or a cancelled feature beside
-        // another, still orders nodes; so does a sum that only rounds to 0.
-        for rule in [
-            "delta+0*size",
-            "delta-delta+id",
-            "2*size-size",
-            "1e16*size+size-1e16*size",
-            "0.1*delta+0.2*delta-0.3*delta",
-        ] {
+        // another, still orders nodes. (A sum that only rounds to 0 is
+        // refused as ranking by rounding: see below.)
+        for rule in ["delta+0*size", "delta-delta+id", "2*size-size"] {
             assert!(parse(rule).is_ok(), "{rule}");
         }
     }
@@ -1276,6 +1318,20 @@ mod tests {
         assert!(err.contains("`1e-400` is too small"), "{err}");
         let err = parse("0e-400*delta,id").unwrap_err().to_string();
         assert!(err.contains("weights cancel (or are 0)"), "{err}");
+        // Weights that cancel but for rounding rank by it: refused too.
+        for (rule, sum) in [
+            ("0.1*delta+0.2*delta-0.3*delta,id", "2.78e-17, against 0.3"),
+            ("1e16*size+size-1e16*size,id", "1, against 1.00e16"),
+            ("size+0.1*delta+0.2*delta-0.3*delta", "2.78e-17"),
+        ] {
+            let err = parse(rule).unwrap_err().to_string();
+            assert!(
+                err.contains(&format!("add up to {sum}"))
+                    && err.contains("cancel but for rounding"),
+                "{rule}: {err}"
+            );
+        }
+        assert!(parse("0.5*size-0.5*size+delta,id").is_ok());
         let err = parse("0.7*delta+").unwrap_err().to_string();
         assert!(err.contains("ends in a sign"), "{err}");
         let err = parse("delta+-size").unwrap_err().to_string();
