@@ -140,9 +140,14 @@ pub(super) fn announce_stop(
             "Ctrl-C" => "Ctrl-C again".to_string(),
             other => format!("{other} again (or Ctrl-C)"),
         };
+        // HiGHS checks its limit between its own steps (docs/ilp.md).
+        let overrun = match (solving.inputs.plan.solvers.iter()).any(|s| s.name.contains("ilp")) {
+            true => ", which `ilp` may overrun by seconds",
+            false => "",
+        };
         format!(
             "{cause}: no more solves start; waiting for the {n} in flight (each ends by the \
-             time limit, {}); {again} to end now. Finished rows are kept",
+             time limit, {}{overrun}); {again} to end now. Finished rows are kept",
             crate::experiment::progress::duration(limit)
         )
     };
