@@ -151,7 +151,7 @@ pub fn lint(g: &Graph) -> Vec<String> {
             more_like_it(releasing.len(), "compute node", "compute nodes")
         ));
     }
-    let (unordered, cut_short) = unordered_inputs(g);
+    let (unordered, cut_short_unordered) = unordered_inputs(g);
     if let Some(&(v, u)) = unordered.first() {
         warnings.push(format!(
             "node {} (`{}`) lists {} in its Inputs, but no path of Edges leads from {} to {}, \
@@ -163,13 +163,23 @@ pub fn lint(g: &Graph) -> Vec<String> {
             g.id(v),
             g.id(v),
             more_like_it(unordered.len(), "Inputs entry", "Inputs entries"),
-            match cut_short {
+            match cut_short_unordered {
                 true => " (the search stopped at its budget: there may be more)",
                 false => "",
             }
         ));
     }
     let freed_early = inputs_freed_early(g);
+    // A budget that ran out before any finding would otherwise pass in
+    // silence.
+    if freed_early.cut_short && freed_early.may.is_empty() && freed_early.always.is_empty() {
+        warnings.push(format!(
+            "the check that each node listing an ALLOC in its Inputs runs before that \
+             buffer's FREE stopped at its search budget ({SEARCH_BUDGET} predecessor entries \
+             read) before every entry was checked: an edge missing from Edges may go \
+             unreported"
+        ));
+    }
     let cut_short = match freed_early.cut_short {
         true => " (the search stopped at its budget: there may be more)",
         false => "",
@@ -363,17 +373,45 @@ fn inputs_freed_early(g: &Graph) -> FreedEarly {
     }
     // `reached[w] == free` once the search back from `free` reached `w`.
     let mut reached = vec![NodeIdx::MAX; n];
+    // `reader[w] == free` while `w` is a reader of `free` not yet reached.
+    let mut reader = vec![NodeIdx::MAX; n];
     let mut budget = SEARCH_BUDGET;
     let mut stack = Vec::new();
     for readers in triples.chunk_by(|a, b| a.2 == b.2) {
         let free = readers[0].2;
+        // An edge straight to the FREE, the usual case, needs no search.
+        for &p in g.preds(free) {
+            reached[p as usize] = free;
+        }
+        let mut left = 0usize;
+        for r in readers.iter().filter(|r| reached[r.0 as usize] != free) {
+            reader[r.0 as usize] = free;
+            left += 1;
+        }
         // Nodes placed before the earliest reader lead to none of them.
-        let floor = readers.iter().map(|r| position[r.0 as usize]).min();
-        let floor = floor.unwrap_or(0);
+        let floor = (readers.iter())
+            .filter(|r| reader[r.0 as usize] == free)
+            .map(|r| position[r.0 as usize])
+            .min()
+            .unwrap_or(usize::MAX);
         stack.clear();
-        stack.push(free);
+        if left > 0 {
+            stack.extend(
+                g.preds(free)
+                    .iter()
+                    .filter(|&&p| position[p as usize] >= floor),
+            );
+        }
         reached[free as usize] = free;
+        // Back from the FREE until every reader is reached.
         while let Some(w) = stack.pop() {
+            if reader[w as usize] == free {
+                reader[w as usize] = NodeIdx::MAX;
+                left -= 1;
+                if left == 0 {
+                    break;
+                }
+            }
             let preds = g.preds(w);
             if preds.len() > budget {
                 found.cut_short = true;
@@ -725,6 +763,40 @@ mod tests {
                  of that buffer before it"
             ),
             "{after:?}"
+        );
+    }
+
+    /// Readers with an edge straight to their FREE take no search, so a
+    /// dense graph (300 buffers, each read by the same 300 readers) keeps
+    /// its budget for the one reader whose edge is missing.
+    #[test]
+    fn readers_with_a_direct_edge_spend_no_budget() {
+        let (buffers, readers) = (300, 300);
+        let mut b = crate::graph::GraphBuilder::new();
+        let allocs: Vec<i64> = (0..buffers).map(|i| b.alloc(8, i)).collect();
+        let ops: Vec<i64> = (0..readers).map(|_| b.op("read")).collect();
+        let frees: Vec<i64> = (0..buffers).map(|i| b.free(i)).collect();
+        for &op in &ops {
+            b.set_extra(op, "Inputs", serde_json::json!(allocs));
+            for &a in &allocs {
+                b.edge(a, op);
+            }
+        }
+        let (lost_op, lost_free) = (ops[readers - 1], frees[buffers as usize / 2]);
+        for &f in &frees {
+            for &op in &ops {
+                if (op, f) != (lost_op, lost_free) {
+                    b.edge(op, f);
+                }
+            }
+        }
+        let w = lint(&b.build().unwrap());
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert!(
+            w[0].contains(&format!(
+                "no path of Edges leads from {lost_op} to FREE node {lost_free}"
+            )),
+            "{w:?}"
         );
     }
 
