@@ -396,6 +396,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         )),
     };
     let (reports, fates) = solve_all(&chosen, &graph, &ctx, &pool, &interrupt, progress);
+    // A signal after this stopped no solver: the reports are whole.
+    let stopped_a_solve = interrupt.happened();
     let program = solvers::run(&ProgramOrder, &graph, &SolveContext::default());
     // A bound above a checked peak (another solver's, or program order's)
     // is a solver bug: its row becomes invalid rather than a proof.
@@ -441,17 +443,24 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     if interrupt.happened() {
         let cause = super::interrupt::cause();
-        note!(
-            "interrupted ({cause}): the solver running stopped at its best so far, as at a time \
-             limit (or, if it did not stop within {} s, was left behind, with the order it had \
-             posted before, if any), and any after it did not run; the report {} is what they \
-             had",
-            STOP_GRACE.as_secs(),
-            match args.out.as_deref() {
-                Some(path) if path != "-" => format!("in {path}"),
-                _ => "above".to_string(),
-            }
-        );
+        let report = match args.out.as_deref() {
+            Some(path) if path != "-" => format!("in {path}"),
+            _ => "above".to_string(),
+        };
+        if stopped_a_solve {
+            note!(
+                "interrupted ({cause}): the solver running stopped at its best so far, as at a \
+                 time limit (or, if it did not stop within {} s, was left behind, with the order \
+                 it had posted before, if any), and any after it did not run; the report \
+                 {report} is what they had",
+                STOP_GRACE.as_secs(),
+            );
+        } else {
+            note!(
+                "interrupted ({cause}) after every solver had finished: the report {report} \
+                 is whole, and the files it wrote are complete"
+            );
+        }
         interrupt.end_as_interrupted();
         return Ok(ExitCode::from(interrupt.exit_status()));
     }
