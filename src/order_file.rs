@@ -359,12 +359,17 @@ fn trace_ids(text: &str, max_ids: usize) -> Result<ReadOrder, String> {
         .flexible(true)
         .from_reader(text.as_bytes());
     let mut ids = Vec::new();
-    for (line, record) in (2..).zip(reader.records()) {
+    for record in reader.records() {
         if ids.len() >= max_ids {
             break;
         }
-        let record = record.map_err(|e| format!("trace CSV line {line}: {e}"))?;
-        let id = record.get(1).unwrap_or_default();
+        let record = record.map_err(|e| format!("trace CSV: {e}"))?;
+        let line = record.position().map_or(0, |p| p.line());
+        let Some(id) = record.get(1) else {
+            return Err(format!(
+                "trace CSV line {line}: the row has no `id` cell (cut short?)"
+            ));
+        };
         ids.push(id.trim().parse().map_err(|_| {
             format!(
                 "trace CSV line {line}: the `id` cell `{}` is not an integer node id",
@@ -493,11 +498,14 @@ mod tests {
         let read = parse(trace).unwrap();
         assert_eq!(read.ids, vec![4, 0, 7]);
         assert_eq!(parse_at_most(trace, 2).unwrap().ids, vec![4, 0]);
-        let err = parse(&trace.replace("3,7,", "3,x,")).unwrap_err();
+        // Line numbers are the file's: a quoted op name may span lines.
+        let err = parse(&trace.replace("3,7,", "3,x,").replace("conv, ", "conv,\n")).unwrap_err();
         assert!(
-            err.starts_with("trace CSV line 4: the `id` cell `x`"),
+            err.starts_with("trace CSV line 5: the `id` cell `x`"),
             "{err}"
         );
+        let err = parse(&format!("{trace}4\n")).unwrap_err();
+        assert!(err.contains("line 5: the row has no `id` cell"), "{err}");
     }
 
     #[test]

@@ -282,11 +282,12 @@ fn report_summary(
 }
 
 /// What a stopped run says of the final pass's files: that the directory
-/// has none until a run finishes, when its README is gone (a run that
-/// solves removes an earlier pass's files, which would not describe its
-/// rows); nothing when a stop before that left them as they were.
+/// has none until a run finishes, when none is there (a run that solves
+/// removes an earlier pass's files, which would not describe its rows);
+/// nothing when a stop before that left them as they were.
 fn no_final_pass(out: &Path) -> &'static str {
-    match out.join("README.md").exists() {
+    let files = results_dir::final_pass_files();
+    match files.iter().any(|name| out.join(name).exists()) {
         true => "",
         false => {
             ", so the directory has no README, summary or plots (any earlier ones were \

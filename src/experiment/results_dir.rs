@@ -248,7 +248,7 @@ fn written_files() -> Vec<String> {
 
 /// The files the final pass derives from `runs.csv`: the summaries, the
 /// README and every plot.
-pub(super) fn final_pass_files() -> Vec<String> {
+pub fn final_pass_files() -> Vec<String> {
     let derived = [super::GRAPHS, "summary.csv", "README.md"];
     let plots = config::PlotKind::ALL.iter().flat_map(|kind| {
         IMAGE_EXTENSIONS

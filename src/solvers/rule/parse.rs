@@ -519,10 +519,14 @@ fn parse_term(term: &str) -> Result<Term, RuleError> {
             return Err(syntax(
                 term,
                 format!(
-                    "its weights of `{}` add up to {}, against {} for the largest: they cancel \
-                     but for rounding, so the term's value (summed in f64) ranks by rounding \
-                     noise; combine them into one weight, or drop `{}`",
+                    "its weights of `{}`{} add up to {}, against {} for the largest: summed in \
+                     f64, terms that large cannot keep so small a total, so the term ranks by \
+                     rounding noise; combine them into one weight, or drop `{}`",
                     f.name(),
+                    match sum.iter().any(|&(_, g)| g != f && g.ranks_as() == f) {
+                        true => " (with the features that rank as it)",
+                        false => "",
+                    },
                     readable(total),
                     readable(largest),
                     f.name()
@@ -1327,7 +1331,7 @@ mod tests {
             let err = parse(rule).unwrap_err().to_string();
             assert!(
                 err.contains(&format!("add up to {sum}"))
-                    && err.contains("cancel but for rounding"),
+                    && err.contains("ranks by rounding noise"),
                 "{rule}: {err}"
             );
         }
