@@ -285,9 +285,10 @@ fn misspelt_fields(g: &Graph) -> Vec<(NodeIdx, &str, &'static str)> {
     found
 }
 
-/// Most predecessor entries the searches of [`unordered_inputs`] read in
-/// all: past it, the entries left count as ordered (a warning only when
-/// sure), and the warning says the count may be short.
+/// Most adjacency entries the searches of each Inputs check
+/// ([`unordered_inputs`], [`inputs_freed_early`]) read in all: past it,
+/// the entries left count as ordered (a warning only when sure), and the
+/// warning says the count may be short.
 const SEARCH_BUDGET: usize = 4_000_000;
 
 /// Distinct `(node, input)` pairs of `Inputs` entries with no path of
@@ -318,11 +319,22 @@ fn unordered_inputs(g: &Graph) -> (Vec<(NodeIdx, NodeIdx)>, bool) {
             }
         }
     }
-    let (missing, undecided) = without_path(g, pairs.iter().map(|&(v, u)| (u, v)));
-    (
-        missing.into_iter().map(|i| pairs[i]).collect(),
-        undecided.is_some(),
-    )
+    // One walk forward from each input, to every node that lists it.
+    pairs.sort_unstable_by_key(|&(v, u)| (u, v));
+    let mut reach = Reach::new(g);
+    let mut unordered = Vec::new();
+    for group in pairs.chunk_by(|a, b| a.1 == b.1) {
+        let nodes: Vec<NodeIdx> = group.iter().map(|&(v, _)| v).collect();
+        match reach.unreached(group[0].1, &nodes, Walk::Forward) {
+            Some(missed) => unordered.extend(missed.into_iter().map(|v| (v, group[0].1))),
+            None => {
+                unordered.sort_unstable();
+                return (unordered, true);
+            }
+        }
+    }
+    unordered.sort_unstable();
+    (unordered, false)
 }
 
 /// Readers of freed buffers: `Inputs` entries that name an ALLOC whose
@@ -366,146 +378,151 @@ fn inputs_freed_early(g: &Graph) -> FreedEarly {
     }
     triples.sort_unstable_by_key(|&(v, _, free)| (free, v));
     triples.dedup_by_key(|&mut (v, _, free)| (free, v));
-    let n = g.node_count();
-    let mut position = vec![0usize; n];
-    for (i, &v) in g.topo.iter().enumerate() {
-        position[v as usize] = i;
-    }
-    // `reached[w] == free` once the search back from `free` reached `w`.
-    let mut reached = vec![NodeIdx::MAX; n];
-    // `reader[w] == free` while `w` is a reader of `free` not yet reached.
-    let mut reader = vec![NodeIdx::MAX; n];
-    let mut budget = SEARCH_BUDGET;
-    let mut stack = Vec::new();
+    let mut reach = Reach::new(g);
+    // `direct[p] == free` when `p` has an edge straight to `free`.
+    let mut direct = vec![NodeIdx::MAX; g.node_count()];
     for readers in triples.chunk_by(|a, b| a.2 == b.2) {
         let free = readers[0].2;
         // An edge straight to the FREE, the usual case, needs no search.
         for &p in g.preds(free) {
-            reached[p as usize] = free;
+            direct[p as usize] = free;
         }
-        let mut left = 0usize;
-        for r in readers.iter().filter(|r| reached[r.0 as usize] != free) {
-            reader[r.0 as usize] = free;
-            left += 1;
-        }
-        // Nodes placed before the earliest reader lead to none of them.
-        let floor = (readers.iter())
-            .filter(|r| reader[r.0 as usize] == free)
-            .map(|r| position[r.0 as usize])
-            .min()
-            .unwrap_or(usize::MAX);
-        stack.clear();
-        if left > 0 {
-            stack.extend(
-                g.preds(free)
-                    .iter()
-                    .filter(|&&p| position[p as usize] >= floor),
-            );
-        }
-        reached[free as usize] = free;
-        // Back from the FREE until every reader is reached.
-        while let Some(w) = stack.pop() {
-            if reader[w as usize] == free {
-                reader[w as usize] = NodeIdx::MAX;
-                left -= 1;
-                if left == 0 {
-                    break;
-                }
-            }
-            let preds = g.preds(w);
-            if preds.len() > budget {
-                found.cut_short = true;
-                break;
-            }
-            budget -= preds.len();
-            for &p in preds {
-                if reached[p as usize] != free && position[p as usize] >= floor {
-                    reached[p as usize] = free;
-                    stack.push(p);
-                }
-            }
-        }
-        if found.cut_short {
+        let others: Vec<NodeIdx> = (readers.iter())
+            .map(|r| r.0)
+            .filter(|&v| direct[v as usize] != free)
+            .collect();
+        // One walk back from the FREE, until it has reached them all
+        // (`others` is in index order, as the readers are: so is `missed`).
+        let Some(missed) = reach.unreached(free, &others, Walk::Back) else {
+            found.cut_short = true;
             break;
-        }
+        };
         found.may.extend(
             (readers.iter())
-                .filter(|r| reached[r.0 as usize] != free)
+                .filter(|r| missed.binary_search(&r.0).is_ok())
                 .copied(),
         );
     }
     // Of those, the ones the FREE reaches: it always runs first. (One
     // the budget left undecided stays among those it may.)
-    let (no_path, undecided) = without_path(g, found.may.iter().map(|&(v, _, free)| (free, v)));
-    found.cut_short |= undecided.is_some();
-    let mut first = vec![true; found.may.len()];
-    let undecided = undecided.map_or(0..0, |k| k..first.len());
-    for i in no_path.into_iter().chain(undecided) {
-        first[i] = false;
+    let (mut may, mut always) = (Vec::new(), Vec::new());
+    for t @ &(v, _, free) in &found.may {
+        match reach.unreached(free, &[v], Walk::Forward) {
+            Some(missed) if missed.is_empty() => always.push(*t),
+            Some(_) => may.push(*t),
+            None => {
+                found.cut_short = true;
+                may.push(*t);
+            }
+        }
     }
-    let (always, may): (Vec<_>, Vec<_>) =
-        (found.may.iter().zip(&first)).partition(|&(_, &always)| always);
-    found.always = always.into_iter().map(|(t, _)| *t).collect();
-    found.may = may.into_iter().map(|(t, _)| *t).collect();
+    (found.may, found.always) = (may, always);
     found.may.sort_unstable();
     found.always.sort_unstable();
     found
 }
 
-/// The indices of the `(from, to)` pairs with no path of edges from
-/// `from` to `to`, and, if the search budget ran out, the index of the
-/// first pair it left undecided (it and those after it are not among the
-/// indices).
-fn without_path(
-    g: &Graph,
-    pairs: impl Iterator<Item = (NodeIdx, NodeIdx)>,
-) -> (Vec<usize>, Option<usize>) {
-    let n = g.node_count();
-    let mut pairs = pairs.peekable();
-    if pairs.peek().is_none() {
-        return (Vec::new(), None);
-    }
-    // A path u -> v runs forward in every topological order: a search
-    // back from v stops at nodes placed before u.
-    let mut position = vec![0usize; n];
-    for (i, &v) in g.topo.iter().enumerate() {
-        position[v as usize] = i;
-    }
-    let mut seen = vec![usize::MAX; n];
-    let mut budget = SEARCH_BUDGET;
-    let mut stack = Vec::new();
-    let mut missing = Vec::new();
-    for (search, (u, v)) in pairs.enumerate() {
-        if position[u as usize] > position[v as usize] {
-            missing.push(search);
-            continue;
+/// Which way a [`Reach`] walks the edges.
+#[derive(Clone, Copy, PartialEq)]
+enum Walk {
+    /// From a node to its successors: paths from the source.
+    Forward,
+    /// From a node to its predecessors: paths to the source.
+    Back,
+}
+
+/// Searches for paths of edges between one node and several, all within
+/// one budget of [`SEARCH_BUDGET`] adjacency entries read.
+struct Reach<'g> {
+    g: &'g Graph,
+    /// Each node's place in a topological order: a path runs forward in
+    /// it, so a walk need not pass the farthest of its targets.
+    position: Vec<usize>,
+    /// `seen[w] == search` once the current search visited `w`.
+    seen: Vec<u32>,
+    /// `target[w] == search` while `w` is a target not yet reached.
+    target: Vec<u32>,
+    search: u32,
+    budget: usize,
+    stack: Vec<NodeIdx>,
+}
+
+impl<'g> Reach<'g> {
+    fn new(g: &'g Graph) -> Self {
+        let n = g.node_count();
+        let mut position = vec![0usize; n];
+        for (i, &v) in g.topo.iter().enumerate() {
+            position[v as usize] = i;
         }
-        stack.clear();
-        stack.push(v);
-        seen[v as usize] = search;
-        let mut found = false;
-        'search: while let Some(w) = stack.pop() {
-            let preds = g.preds(w);
-            if preds.len() > budget {
-                return (missing, Some(search));
+        Reach {
+            g,
+            position,
+            seen: vec![0; n],
+            target: vec![0; n],
+            search: 0,
+            budget: SEARCH_BUDGET,
+            stack: Vec::new(),
+        }
+    }
+
+    /// The `targets` that no path of edges joins to `source` (from it with
+    /// [`Walk::Forward`], to it with [`Walk::Back`]), in the order given;
+    /// `None` when the budget ran out first. One walk serves all the
+    /// targets, and it ends once it has reached them.
+    fn unreached(
+        &mut self,
+        source: NodeIdx,
+        targets: &[NodeIdx],
+        walk: Walk,
+    ) -> Option<Vec<NodeIdx>> {
+        self.search += 1;
+        let search = self.search;
+        let mut left = 0usize;
+        for &t in targets {
+            if self.target[t as usize] != search {
+                self.target[t as usize] = search;
+                left += 1;
             }
-            budget -= preds.len();
-            for &p in preds {
-                if p == u {
-                    found = true;
-                    break 'search;
-                }
-                if seen[p as usize] != search && position[p as usize] > position[u as usize] {
-                    seen[p as usize] = search;
-                    stack.push(p);
+        }
+        let place = |v: NodeIdx| self.position[v as usize];
+        // The farthest target: no node past it leads to one.
+        let bound = match walk {
+            Walk::Forward => targets.iter().map(|&t| place(t)).max(),
+            Walk::Back => targets.iter().map(|&t| place(t)).min(),
+        };
+        let inside = |p: usize| match walk {
+            Walk::Forward => bound.is_some_and(|b| p <= b),
+            Walk::Back => bound.is_some_and(|b| p >= b),
+        };
+        self.stack.clear();
+        self.stack.push(source);
+        self.seen[source as usize] = search;
+        while left > 0 {
+            let Some(w) = self.stack.pop() else { break };
+            if w != source && self.target[w as usize] == search {
+                self.target[w as usize] = 0;
+                left -= 1;
+            }
+            let next = match walk {
+                Walk::Forward => self.g.succs(w),
+                Walk::Back => self.g.preds(w),
+            };
+            if next.len() > self.budget {
+                return None;
+            }
+            self.budget -= next.len();
+            for &p in next {
+                if self.seen[p as usize] != search && inside(self.position[p as usize]) {
+                    self.seen[p as usize] = search;
+                    self.stack.push(p);
                 }
             }
         }
-        if !found {
-            missing.push(search);
-        }
+        let missed = (targets.iter())
+            .filter(|&&t| self.target[t as usize] == search)
+            .copied();
+        Some(missed.collect())
     }
-    (missing, None)
 }
 
 /// The node id an `Inputs` entry names: an integer, written as one, as a
@@ -798,6 +815,35 @@ mod tests {
             )),
             "{w:?}"
         );
+    }
+
+    /// Many nodes listing one input along a chain take one walk forward
+    /// from it, not one search each: a node off the chain is still found.
+    #[test]
+    fn a_long_chain_listing_one_input_is_walked_once() {
+        let mut b = crate::graph::GraphBuilder::new();
+        let source = b.op("source");
+        let mut last = source;
+        for _ in 0..5_000 {
+            let v = b.op("read");
+            b.set_extra(v, "Inputs", serde_json::json!([source]));
+            b.edge(last, v);
+            last = v;
+        }
+        let other = b.op("other");
+        let stray = b.op("stray");
+        b.set_extra(stray, "Inputs", serde_json::json!([source]));
+        b.edge(other, stray);
+        let w = lint(&b.build().unwrap());
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert!(
+            w[0].starts_with(&format!(
+                "node {stray} (`stray`) lists {source} in its Inputs, but no path of Edges leads \
+                 from {source} to {stray}"
+            )),
+            "{w:?}"
+        );
+        assert!(!w[0].contains("budget"), "{w:?}");
     }
 
     /// Many readers of one buffer in a chain take one search back from its
