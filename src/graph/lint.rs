@@ -163,10 +163,7 @@ pub fn lint(g: &Graph) -> Vec<String> {
             g.id(v),
             g.id(v),
             more_like_it(unordered.len(), "Inputs entry", "Inputs entries"),
-            match cut_short_unordered {
-                true => " (the search stopped at its budget: there may be more)",
-                false => "",
-            }
+            budget_note(cut_short_unordered),
         ));
     }
     let freed_early = inputs_freed_early(g);
@@ -175,15 +172,12 @@ pub fn lint(g: &Graph) -> Vec<String> {
     if freed_early.cut_short && freed_early.may.is_empty() && freed_early.always.is_empty() {
         warnings.push(format!(
             "the check that each node listing an ALLOC in its Inputs runs before that \
-             buffer's FREE stopped at its search budget ({SEARCH_BUDGET} predecessor entries \
+             buffer's FREE stopped at its search budget ({SEARCH_BUDGET} adjacency entries \
              read) before every entry was checked: an edge missing from Edges may go \
              unreported"
         ));
     }
-    let cut_short = match freed_early.cut_short {
-        true => " (the search stopped at its budget: there may be more)",
-        false => "",
-    };
+    let cut_short = budget_note(freed_early.cut_short);
     if let Some(&(v, alloc, free)) = freed_early.always.first() {
         warnings.push(format!(
             "node {} (`{}`) lists ALLOC {} in its Inputs, but a path of Edges runs FREE node {} \
@@ -304,13 +298,13 @@ fn unordered_inputs(g: &Graph) -> (Vec<(NodeIdx, NodeIdx)>, bool) {
     let mut listed = vec![usize::MAX; n];
     let mut pairs: Vec<(NodeIdx, NodeIdx)> = Vec::new();
     for v in g.nodes() {
-        let Some(inputs) = g.extra(v).and_then(|x| x.get("Inputs")?.as_array()) else {
+        let Some(inputs) = listed_inputs(g, v) else {
             continue;
         };
         for &p in g.preds(v) {
             pred_of[p as usize] = v as usize;
         }
-        for u in inputs.iter().filter_map(|x| g.index_of(input_id(x)?)) {
+        for u in inputs {
             let (direct, again) = (pred_of[u as usize], listed[u as usize]);
             listed[u as usize] = v as usize;
             if u != v && direct != v as usize && again != v as usize && g.kind(u) != NodeKind::Free
@@ -319,22 +313,38 @@ fn unordered_inputs(g: &Graph) -> (Vec<(NodeIdx, NodeIdx)>, bool) {
             }
         }
     }
+    if pairs.is_empty() {
+        return (pairs, false);
+    }
     // One walk forward from each input, to every node that lists it.
     pairs.sort_unstable_by_key(|&(v, u)| (u, v));
     let mut reach = Reach::new(g);
-    let mut unordered = Vec::new();
+    let (mut unordered, mut cut_short) = (Vec::new(), false);
     for group in pairs.chunk_by(|a, b| a.1 == b.1) {
         let nodes: Vec<NodeIdx> = group.iter().map(|&(v, _)| v).collect();
-        match reach.unreached(group[0].1, &nodes, Walk::Forward) {
-            Some(missed) => unordered.extend(missed.into_iter().map(|v| (v, group[0].1))),
-            None => {
-                unordered.sort_unstable();
-                return (unordered, true);
-            }
-        }
+        let Some(missed) = reach.unreached(group[0].1, &nodes, Walk::Forward) else {
+            cut_short = true;
+            break;
+        };
+        unordered.extend(missed.into_iter().map(|v| (v, group[0].1)));
     }
     unordered.sort_unstable();
-    (unordered, false)
+    (unordered, cut_short)
+}
+
+/// The nodes `v`'s `Inputs` names (entries that name no node skipped), or
+/// `None` when it has no `Inputs` list.
+fn listed_inputs(g: &Graph, v: NodeIdx) -> Option<impl Iterator<Item = NodeIdx> + '_> {
+    let inputs = g.extra(v)?.get("Inputs")?.as_array()?;
+    Some(inputs.iter().filter_map(|x| g.index_of(input_id(x)?)))
+}
+
+/// The clause a warning ends with when its search stopped at the budget.
+fn budget_note(cut_short: bool) -> &'static str {
+    match cut_short {
+        true => " (the search stopped at its budget: there may be more)",
+        false => "",
+    }
 }
 
 /// Readers of freed buffers: `Inputs` entries that name an ALLOC whose
@@ -361,10 +371,10 @@ struct FreedEarly {
 fn inputs_freed_early(g: &Graph) -> FreedEarly {
     let mut triples: Vec<(NodeIdx, NodeIdx, NodeIdx)> = Vec::new();
     for v in g.nodes().filter(|&v| g.kind(v) == NodeKind::Compute) {
-        let Some(inputs) = g.extra(v).and_then(|x| x.get("Inputs")?.as_array()) else {
+        let Some(inputs) = listed_inputs(g, v) else {
             continue;
         };
-        for u in inputs.iter().filter_map(|x| g.index_of(input_id(x)?)) {
+        for u in inputs {
             if g.kind(u) == NodeKind::Alloc {
                 if let Some(free) = g.partner(u) {
                     triples.push((v, u, free));
@@ -379,6 +389,7 @@ fn inputs_freed_early(g: &Graph) -> FreedEarly {
     triples.sort_unstable_by_key(|&(v, _, free)| (free, v));
     triples.dedup_by_key(|&mut (v, _, free)| (free, v));
     let mut reach = Reach::new(g);
+    let mut candidates = Vec::new();
     // `direct[p] == free` when `p` has an edge straight to `free`.
     let mut direct = vec![NodeIdx::MAX; g.node_count()];
     for readers in triples.chunk_by(|a, b| a.2 == b.2) {
@@ -397,7 +408,7 @@ fn inputs_freed_early(g: &Graph) -> FreedEarly {
             found.cut_short = true;
             break;
         };
-        found.may.extend(
+        candidates.extend(
             (readers.iter())
                 .filter(|r| missed.binary_search(&r.0).is_ok())
                 .copied(),
@@ -405,18 +416,16 @@ fn inputs_freed_early(g: &Graph) -> FreedEarly {
     }
     // Of those, the ones the FREE reaches: it always runs first. (One
     // the budget left undecided stays among those it may.)
-    let (mut may, mut always) = (Vec::new(), Vec::new());
-    for t @ &(v, _, free) in &found.may {
+    for t @ (v, _, free) in candidates {
         match reach.unreached(free, &[v], Walk::Forward) {
-            Some(missed) if missed.is_empty() => always.push(*t),
-            Some(_) => may.push(*t),
+            Some(missed) if missed.is_empty() => found.always.push(t),
+            Some(_) => found.may.push(t),
             None => {
                 found.cut_short = true;
-                may.push(*t);
+                found.may.push(t);
             }
         }
     }
-    (found.may, found.always) = (may, always);
     found.may.sort_unstable();
     found.always.sort_unstable();
     found
