@@ -681,9 +681,7 @@ fn not_a_feature(term: &str, s: &str, name: &str) -> RuleError {
 /// though its weights add up to 0 in f64.
 fn is_constant(summands: &[(Weight, Feature)]) -> bool {
     Feature::ALL.iter().all(|&f| {
-        let weights = (summands.iter())
-            .filter(|&&(_, g)| g.ranks_as() == f)
-            .map(|&(w, _)| w);
+        let weights = weights_of(summands, f);
         let ints: Option<Vec<i64>> = weights
             .clone()
             .map(|w| match w {
@@ -698,6 +696,17 @@ fn is_constant(summands: &[(Weight, Feature)]) -> bool {
     })
 }
 
+/// The weights a term's `summands` give feature `f`, counting the
+/// features that rank as it (`live_after` as `delta`).
+fn weights_of<W: Copy>(
+    summands: &[(W, Feature)],
+    f: Feature,
+) -> impl Iterator<Item = W> + Clone + '_ {
+    (summands.iter())
+        .filter(move |&&(_, g)| g.ranks_as() == f)
+        .map(|&(w, _)| w)
+}
+
 /// Whether `values` add up to exactly 0, computed without rounding.
 /// An overflow on the way counts as not 0.
 fn adds_up_to_zero(values: impl Iterator<Item = f64>) -> bool {
@@ -710,10 +719,7 @@ fn adds_up_to_zero(values: impl Iterator<Item = f64>) -> bool {
 /// at most 1e-9 of the largest): the feature, the sum and that weight.
 fn nearly_cancelled(summands: &[(f64, Feature)]) -> Option<(Feature, f64, f64)> {
     Feature::ALL.iter().find_map(|&f| {
-        let weights: Vec<f64> = (summands.iter())
-            .filter(|&&(_, g)| g.ranks_as() == f)
-            .map(|&(w, _)| w)
-            .collect();
+        let weights: Vec<f64> = weights_of(summands, f).collect();
         let largest = weights.iter().fold(0.0f64, |m, w| m.max(w.abs()));
         let sum = exact_sum(weights.iter().copied())?;
         (weights.len() > 1 && sum != 0.0 && sum.abs() <= 1e-9 * largest)
