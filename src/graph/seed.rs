@@ -284,8 +284,29 @@ impl<'de> Deserialize<'de> for RawGraph {
                         )));
                     }
                 }
+                let nodes = nodes.ok_or_else(|| de::Error::missing_field("Nodes"))?;
+                // Without edges every FREE may run before its ALLOC; the
+                // validator's "not reachable" error would not say why.
+                if edges.is_none() {
+                    let allocated: std::collections::HashSet<i64> = nodes
+                        .iter()
+                        .filter(|v| v.op == "ALLOC")
+                        .filter_map(|v| v.buf_id)
+                        .collect();
+                    let paired = |v: &&RawNode| {
+                        v.op == "FREE" && v.buf_id.is_some_and(|b| allocated.contains(&b))
+                    };
+                    if let Some(free) = nodes.iter().find(paired) {
+                        return Err(de::Error::custom(format!(
+                            "the graph has no \"Edges\" key, so nothing orders FREE node {} \
+                             after its ALLOC (edges are the only ordering constraints: add \
+                             \"Edges\": [[from, to], ...])",
+                            free.id
+                        )));
+                    }
+                }
                 Ok(RawGraph {
-                    nodes: nodes.ok_or_else(|| de::Error::missing_field("Nodes"))?,
+                    nodes,
                     edges: edges.unwrap_or_default(),
                     extra,
                 })
@@ -968,6 +989,23 @@ mod tests {
         assert_eq!(misspelt("input", NODE_FIELDS), Some("Inputs"));
         // Short fields take no guess: `Ops` is not `Op`.
         assert_eq!(misspelt("Ops", NODE_FIELDS), None);
+    }
+
+    /// A graph with a buffer's ALLOC and FREE and no `Edges` key is told
+    /// so, rather than that the FREE is unreachable; without such a pair it
+    /// needs no edges (a lone FREE gets the validator's error).
+    #[test]
+    fn frees_without_an_edges_key_are_named() {
+        let text = r#"{"Nodes": [{"Id": 0, "Op": "ALLOC", "Size": 4, "BufId": 1},
+                                  {"Id": 7, "Op": "FREE", "BufId": 1}]}"#;
+        let err = parse(text.as_bytes()).unwrap_err().to_string();
+        assert!(
+            err.contains(r#"the graph has no "Edges" key, so nothing orders FREE node 7"#),
+            "{err}"
+        );
+        let text =
+            r#"{"Nodes": [{"Id": 0, "Op": "ALLOC", "Size": 4, "BufId": 1}, {"Id": 1, "Op": "x"}]}"#;
+        assert!(parse(text.as_bytes()).is_ok());
     }
 
     /// `Id` and `BufId` are i64: values beyond it name i64's range, whether
