@@ -667,7 +667,8 @@ fn a_trace_has_a_row_per_step_and_a_column_per_term() {
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(
         lines[0],
-        "step,id,op,type,delta,memory_after,ready,term1:-unlocks,term2:delta,term3:id"
+        "step,id,op,type,delta,memory_after,ready,term1:-unlocks,term2:delta,term3:id,\
+         runner_up,decided_by,runner_up_value"
     );
     assert_eq!(lines.len(), 1 + 3, "the example has three nodes: {text}");
     assert!(lines[1].starts_with("1,"), "{text}");

@@ -75,8 +75,10 @@ pub struct Args {
     /// many nodes were ready, the one run among them) and, for a `rule:EXPR`
     /// solver, one column per term of EXPR (`term1:TEXT`, ...) with the value the rule ranked
     /// the node by at that step (`live_after` ranks as `delta`; `unlocks`
-    /// and `frees_after` as of that step): to see why a rule chose what it
-    /// chose. Takes one --solver. If the solver returns no valid schedule,
+    /// and `frees_after` as of that step), then `runner_up` (the ready node
+    /// ranked next), `decided_by` (the first term the two differ on, or
+    /// `id`) and `runner_up_value`: to see why a rule chose what it chose.
+    /// Takes one --solver. If the solver returns no valid schedule,
     /// no trace is written, and a trace an earlier run left in the file is
     /// removed (as is such a plot at `--plot`).
     #[arg(long, value_name = "FILE.csv")]

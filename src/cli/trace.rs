@@ -42,6 +42,9 @@ pub(super) fn write(path: &Path, g: &Graph, report: &Report, seed: u64) -> anyho
     // `term1:delta`...: a term's text alone may repeat a column's name.
     let terms = key.as_ref().map(rule::term_texts).unwrap_or_default();
     header.extend((terms.iter().enumerate()).map(|(k, t)| format!("term{}:{t}", k + 1)));
+    if key.is_some() {
+        header.extend(["runner_up", "decided_by", "runner_up_value"].map(String::from));
+    }
     let mut out = csv::Writer::from_writer(Vec::new());
     out.write_record(&header)?;
     let mut memory = 0i64;
@@ -58,6 +61,17 @@ pub(super) fn write(path: &Path, g: &Graph, report: &Report, seed: u64) -> anyho
             step.ready.to_string(),
         ];
         record.extend(step.terms.iter().cloned());
+        if key.is_some() {
+            record.extend(match &step.runner_up {
+                Some(r) => [
+                    g.id(r.node).to_string(),
+                    r.decided_by
+                        .map_or("id".to_string(), |t| format!("term{}", t + 1)),
+                    r.value.clone(),
+                ],
+                None => Default::default(),
+            });
+        }
         out.write_record(&record)?;
     }
     let bytes = out.into_inner().context("cannot write the trace")?;
