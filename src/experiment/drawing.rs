@@ -98,9 +98,10 @@ pub(super) fn draw(
         warnings.push(format!(
             "no Tetris plot: no memory profile of the Tetris graph `{}` is recorded (profiles \
              are recorded as its solves run, so a `tetris_graph` chosen after they ran, or a \
-             first graph that became first by a change of the config, has none; `--fresh` \
-             solves them again)",
-            tetris.as_deref().unwrap_or_default()
+             first graph that became first by a change of the config, has none; \
+             `--redo-graph '{}'` solves that graph's rows again)",
+            tetris.as_deref().unwrap_or_default(),
+            tetris.as_deref().unwrap_or_default().replace('\'', r"'\''")
         ));
     }
     Ok(Drawn {
