@@ -405,6 +405,24 @@ fn empty_graph_is_optimal_at_zero() {
     assert_eq!(r.peak, Some(0));
 }
 
+/// A peak past what HiGHS's lowered bound proves (`counted as` below it)
+/// that the F4 bound meets is `optimal`, and the note says which bound
+/// proved it.
+#[test]
+fn the_note_names_the_f4_bound_when_it_closes_the_proof() {
+    let spec = GenSpec::parse("random-layered:layers=8,width=3").unwrap();
+    let g = generate(&spec, 2).unwrap();
+    let r = solvers::run(&Ilp::default(), &g, &ctx(60));
+    assert_eq!(r.status, Status::Optimal, "{r:?}");
+    let note = r.note.as_deref().unwrap_or_default();
+    assert!(note.contains("counted as"), "{note}");
+    let peak = r.peak.unwrap();
+    assert!(
+        note.ends_with(&format!("the F4 bound {peak} meets the peak, which proves it")),
+        "{note}"
+    );
+}
+
 #[test]
 fn registry_builds_ilp() {
     assert_eq!(solvers::build("ilp").unwrap().name(), "ilp");

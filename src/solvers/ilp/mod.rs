@@ -221,9 +221,14 @@ impl Scheduler for Ilp {
             Some(b) => format!("{}", b * unit as f64),
             None => "none".to_string(),
         };
+        // The combinatorial bound may close what HiGHS's lowered one leaves open.
+        let by_f4 = match !closed_by_highs && lb >= best.peak {
+            true => format!("; the F4 bound {lb} meets the peak, which proves it"),
+            false => String::new(),
+        };
         let note = format!(
             "{stopped}HiGHS: {}{again_note} (objective {}, bound {bound}{allowance}); {steps} \
-             steps from {n} nodes{coarse_note}",
+             steps from {n} nodes{coarse_note}{by_f4}",
             answer.status,
             answer.objective * unit as f64,
         );
