@@ -171,3 +171,33 @@ fn tiny_budget_on_a_hard_graph_is_feasible_with_a_proven_bound() {
         assert!(lb < peak, "a closed gap would have been optimal");
     }
 }
+
+/// Stopped while preparing its search, `exact` is still `optimal` when its
+/// upper bound meets the lower bound it took before the stop, and its note
+/// says that bound proved it (it read as "stopped" beside "optimal").
+#[test]
+fn a_stop_while_preparing_that_meets_the_bound_says_what_proved_it() {
+    // Program order peaks at the largest buffer (1.5 MiB) here.
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/datasets/models/bert_base_inference_b1_floating.json"
+    );
+    let text = std::fs::read(path).unwrap();
+    let g = Graph::from_raw(memsched::graph::seed::parse(&text).unwrap()).unwrap();
+    let exact = solvers::build("exact").unwrap();
+    let r = run(
+        exact.as_ref(),
+        &g,
+        &SolveContext::new(0, Some(Duration::ZERO)),
+    );
+    assert_eq!(r.status, Status::Optimal, "{:?}", r.note);
+    let note = r.note.unwrap_or_default();
+    assert!(
+        note.starts_with("stopped by the time limit while preparing"),
+        "{note}"
+    );
+    assert!(
+        note.ends_with("meets the lower bound 3538944 taken before the stop, which proves it"),
+        "{note}"
+    );
+}

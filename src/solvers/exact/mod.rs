@@ -632,7 +632,15 @@ impl Exact {
                     ctx.limit_cause()
                 )
             };
-            let note = format!("{why}; upper bound from {from}");
+            // The bound taken before the stop may still close the proof.
+            let note = match prep.ub <= prep.global {
+                true => format!(
+                    "{why}; upper bound from {from} meets the lower bound {} taken before \
+                     the stop, which proves it",
+                    prep.global
+                ),
+                false => format!("{why}; upper bound from {from}"),
+            };
             return Attempt {
                 stop: Some(StopCause::Preparing(why)),
                 ..known(prep.global, note)
