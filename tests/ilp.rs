@@ -418,7 +418,9 @@ fn the_note_names_the_f4_bound_when_it_closes_the_proof() {
     assert!(note.contains("counted as"), "{note}");
     let peak = r.peak.unwrap();
     assert!(
-        note.ends_with(&format!("the F4 bound {peak} meets the peak, which proves it")),
+        note.ends_with(&format!(
+            "the F4 bound {peak} meets the peak, which proves it"
+        )),
         "{note}"
     );
 }
