@@ -610,9 +610,14 @@ pub(crate) fn markdown_escape(text: &str) -> String {
     s
 }
 
-/// `text` with LaTeX's special characters escaped.
+/// `text` with LaTeX's special characters escaped; a leading `[` is
+/// shielded by `{}` (after a row's `\\` it would open an optional
+/// argument: `\\[a]`).
 fn latex_escape(text: &str) -> String {
-    let mut s = String::with_capacity(text.len());
+    let mut s = String::with_capacity(text.len() + 2);
+    if text.starts_with('[') {
+        s += "{}";
+    }
     for ch in text.chars() {
         match ch {
             '\\' => s += "\\textbackslash{}",
@@ -741,6 +746,8 @@ mod tests {
         );
         assert!(text.contains("\\textbf{2.00}$^*$"), "{text}");
         assert!(text.starts_with("% Cells: peak memory in KiB"), "{text}");
+        assert_eq!(latex_escape("[a]_b"), "{}[a]\\_b");
+        assert_eq!(latex_escape("a[b]"), "a[b]");
     }
 
     /// Solvers in the asked order, graphs by pattern; unknown ones are
