@@ -49,11 +49,17 @@ pub enum StatsError {
         #[source]
         source: GraphError,
     },
-    /// The document lacks the markers around the section to replace.
-    #[error("no `<!-- BEGIN {name} -->` ... `<!-- END {name} -->` markers in the document")]
+    /// The document lacks the markers around the section to replace, or
+    /// has them out of order.
+    #[error("{}", missing_marker(name, *begin, *end))]
     MissingMarker {
         /// The section name given to [`replace_section`].
         name: String,
+        /// The line of the BEGIN marker, if any.
+        begin: Option<usize>,
+        /// The line of the first END marker, if any (before BEGIN when
+        /// both are there).
+        end: Option<usize>,
     },
     /// The document has the section's markers more than once: which copy
     /// to rewrite is unclear, and one would be left stale.
@@ -460,10 +466,37 @@ pub fn replace_section(doc: &str, name: &str, body: &str) -> Result<String, Stat
             count,
         });
     }
-    let missing = || StatsError::MissingMarker { name: name.into() };
+    let line = |at: usize| 1 + doc[..at].matches('\n').count();
+    let missing = || StatsError::MissingMarker {
+        name: name.into(),
+        begin: doc.find(&begin).map(line),
+        end: doc.find(&end).map(line),
+    };
     let b = doc.find(&begin).ok_or_else(missing)? + begin.len();
     let e = doc[b..].find(&end).ok_or_else(missing)? + b;
     Ok(format!("{}\n{}{}", &doc[..b], body, &doc[e..]))
+}
+
+/// What is wrong with the markers of section `name`, given the lines of
+/// its BEGIN and first END markers.
+fn missing_marker(name: &str, begin: Option<usize>, end: Option<usize>) -> String {
+    let (b, e) = (
+        format!("<!-- BEGIN {name} -->"),
+        format!("<!-- END {name} -->"),
+    );
+    match (begin, end) {
+        (None, None) => format!("no `{b}` ... `{e}` markers in the document"),
+        (None, Some(e_line)) => {
+            format!("`{e}` (line {e_line}) has no `{b}` in the document: put one before it")
+        }
+        (Some(b_line), None) => {
+            format!("`{b}` (line {b_line}) has no `{e}` after it in the document")
+        }
+        (Some(b_line), Some(e_line)) => format!(
+            "`{e}` (line {e_line}) comes before `{b}` (line {b_line}): the section is \
+             between BEGIN and END, so swap them"
+        ),
+    }
 }
 
 #[cfg(test)]
@@ -499,6 +532,25 @@ mod tests {
             replace_section(doc, "u", ""),
             Err(StatsError::MissingMarker { .. })
         ));
+        // Markers out of order or alone are named with their lines.
+        for (doc, says) in [
+            (
+                "x\n<!-- END t -->\n<!-- BEGIN t -->\n",
+                "`<!-- END t -->` (line 2) comes before `<!-- BEGIN t -->` (line 3)",
+            ),
+            (
+                "<!-- BEGIN t -->\nold\n",
+                "`<!-- BEGIN t -->` (line 1) has no `<!-- END t -->` after it",
+            ),
+            (
+                "a\nb\n<!-- END t -->\n",
+                "`<!-- END t -->` (line 3) has no `<!-- BEGIN t -->`",
+            ),
+            ("a\n", "no `<!-- BEGIN t -->` ... `<!-- END t -->` markers"),
+        ] {
+            let err = replace_section(doc, "t", "new\n").unwrap_err().to_string();
+            assert!(err.contains(says), "{doc:?}: {err}");
+        }
     }
 
     #[test]
