@@ -114,14 +114,20 @@ impl FromStr for Shard {
         let (k, n) = s
             .split_once('/')
             .ok_or_else(|| format!("shard `{s}` is not K/N"))?;
-        let k: usize = k
-            .trim()
-            .parse()
-            .map_err(|_| format!("shard `{s}`: `{k}` is not a number"))?;
-        let n: usize = n
-            .trim()
-            .parse()
-            .map_err(|_| format!("shard `{s}`: `{n}` is not a number"))?;
+        // Digits past usize's range are a number, just too large.
+        let number = |part: &str| {
+            let t = part.trim();
+            t.parse::<usize>().map_err(|_| {
+                match !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()) {
+                    true => format!(
+                        "shard `{s}`: `{part}` is too large (at most {})",
+                        usize::MAX
+                    ),
+                    false => format!("shard `{s}`: `{part}` is not a whole number (0 or more)"),
+                }
+            })
+        };
+        let (k, n) = (number(k)?, number(n)?);
         if n == 0 {
             return Err(format!(
                 "shard `{s}`: need 0 <= K < N, and N = 0 has no shard"
@@ -545,6 +551,13 @@ mod tests {
         let err = "2/2".parse::<Shard>().unwrap_err();
         assert!(err.contains("the 2 of N = 2 are 0/2 to 1/2"), "{err}");
         assert!("x".parse::<Shard>().is_err());
+        let err = "1/18446744073709551616".parse::<Shard>().unwrap_err();
+        assert!(err.contains("`18446744073709551616` is too large"), "{err}");
+        let err = "1/-2".parse::<Shard>().unwrap_err();
+        assert!(
+            err.contains("`-2` is not a whole number (0 or more)"),
+            "{err}"
+        );
     }
 
     #[test]
