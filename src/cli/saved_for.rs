@@ -72,8 +72,9 @@ pub fn generated_name(path: &str) -> Option<Result<(GenSpec, u64), String>> {
 ///   differ when that file is here and is not `path`'s, or is not here
 ///   and has another stem than `path`.
 /// - `SPEC#SEED`: they differ when `graph` records a `Generator` whose
-///   family, or a parameter SPEC gives, is another (a graph with no record
-///   may be a generated graph saved or edited elsewhere: not told apart).
+///   family, or a parameter (as SPEC gives it, or its default), is another
+///   (a graph with no record may be a generated graph saved or edited
+///   elsewhere: not told apart).
 pub fn mismatch(saved: &str, path: &str, graph: &Graph) -> Option<String> {
     let stem = name_of(path);
     if stem.as_deref() == Some(saved) || saved == path {
@@ -134,13 +135,23 @@ pub fn mismatch(saved: &str, path: &str, graph: &Graph) -> Option<String> {
             printable(family)
         ));
     }
-    spec.params.iter().find_map(|(key, value)| {
-        let recorded = record.get("params")?.get(key)?.as_str()?;
+    // Every parameter of the family: one the name leaves out is at its
+    // default (`chain#1` is `chain:allocs=anchored,length=10#1`).
+    let families = crate::corpus::gen::families();
+    let info = families.iter().find(|f| f.name == spec.family)?;
+    info.params.iter().find_map(|p| {
+        let (value, default) = match spec.params.get(p.name) {
+            Some(v) => (v.as_str(), ""),
+            None => (p.default, " (the default)"),
+        };
+        let recorded = record.get("params")?.get(p.name)?.as_str()?;
         (!same_value(value, recorded)).then(|| {
             format!(
-                "graph `{saved_shown}`, with {key}={}, and {file} was generated with {key}={}",
+                "graph `{saved_shown}`, with {key}={}{default}, and {file} was generated with \
+                 {key}={}",
                 printable(value),
-                printable(recorded)
+                printable(recorded),
+                key = p.name
             )
         })
     })
@@ -191,8 +202,9 @@ mod tests {
     }
 
     /// A file stem is compared with the file's stem; a generated name with
-    /// the graph's `Generator` record (family, then the parameters the
-    /// name gives); what cannot be compared is not a mismatch.
+    /// the graph's `Generator` record (family, then every parameter, as the
+    /// name gives it or by default); what cannot be compared is not a
+    /// mismatch.
     #[test]
     fn names_differ_only_when_they_clearly_do() {
         let g = crate::graph::GraphBuilder::new().build().unwrap();
@@ -244,5 +256,17 @@ mod tests {
         assert_eq!(mismatch("chain#1", "chain:length=10#1", &c), None);
         assert!(mismatch("chain#1", "chain:length=11#1", &c).is_some());
         assert!(mismatch("chain#2", "chain:length=10#1", &c).is_some());
+        // A parameter the saved name leaves at its default is compared too.
+        let spec = crate::corpus::gen::GenSpec::parse("chain:allocs=floating").unwrap();
+        let floating = crate::corpus::gen::generate(&spec, 1).unwrap();
+        let m = mismatch("chain#1", "cf.json", &floating).unwrap();
+        assert!(
+            m.contains("with allocs=anchored (the default), and cf.json was generated with allocs=floating"),
+            "{m}"
+        );
+        assert_eq!(
+            mismatch("chain:allocs=floating#1", "cf.json", &floating),
+            None
+        );
     }
 }
