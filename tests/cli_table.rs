@@ -163,6 +163,23 @@ fn rows_without_their_final_pass_get_its_figures() {
         "{}",
         stderr(&cut)
     );
+    // A file of one line that is not the header (a graph's JSON, say) is
+    // no runs.csv; the header alone, cut, is one with no rows yet.
+    std::fs::write(&runs, r#"{"Nodes": [], "Edges": []}"#).unwrap();
+    let other = table(&runs);
+    assert_eq!(other.status.code(), Some(2), "{}", stderr(&other));
+    assert!(
+        stderr(&other).contains("its one line (with no newline) is not the header of runs.csv"),
+        "{}",
+        stderr(&other)
+    );
+    std::fs::write(&runs, "item,graph,fam").unwrap();
+    let header = table(&runs);
+    assert!(
+        stderr(&header).contains("the last, has no newline"),
+        "{}",
+        stderr(&header)
+    );
 }
 
 /// The directory's config is read for its baselines only: one naming a

@@ -328,6 +328,18 @@ fn warn_if_cut(runs: &Path) -> anyhow::Result<()> {
     let bytes = std::fs::read(runs).with_context(|| format!("cannot read {}", runs.display()))?;
     if bytes.last().is_some_and(|&b| b != b'\n') {
         let line = bytes.iter().filter(|&&b| b == b'\n').count() + 1;
+        // One line that does not start as the header: not a runs.csv at all.
+        let header = crate::experiment::rows::header();
+        let header = header.trim_end().as_bytes();
+        let prefix = &header[..header.len().min(bytes.len())];
+        if line == 1 && !bytes.starts_with(prefix) {
+            return Err(InvalidInput(format!(
+                "{}: its one line (with no newline) is not the header of runs.csv: is it the \
+                 runs.csv `memsched run` writes? Give that file, or its directory",
+                runs.display()
+            ))
+            .into());
+        }
         note!(
             "warning: {}: line {line}, the last, has no newline (a write a killed run cut \
              short, or an edit): it is left out; end it with a newline to count it",
