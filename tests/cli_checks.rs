@@ -154,6 +154,22 @@ fn cli_checks_help_that_cannot_be_written_is_an_error() {
     }
 }
 
+/// Many more worker threads than cores are warned about (they take turns
+/// on the cores and overrun time limits); one per core is not.
+#[test]
+fn threads_far_past_the_cores_are_warned_about() {
+    let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
+    let many = (4 * cores + 1).to_string();
+    let o = schedule(&["-s", "kahn", "-j", &many], EXAMPLE);
+    let err = expect_exit(&o, 0);
+    assert!(
+        err.contains(&format!("warning: {many} worker threads on")),
+        "{err}"
+    );
+    let o = schedule(&["-s", "kahn", "-j", &cores.to_string()], EXAMPLE);
+    assert!(!expect_exit(&o, 0).contains("worker threads"));
+}
+
 #[test]
 fn cli_checks_time_limit_and_seed_say_what_is_wrong() {
     let o = schedule(&["--time-limit", "1e30"], EXAMPLE);

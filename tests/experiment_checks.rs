@@ -200,6 +200,24 @@ fn a_run_into_another_experiments_directory_is_refused() {
 /// merge into it would replace its README.md, and `--fresh` has no results
 /// there to discard. One whose files memsched does not write (a lock file
 /// a killed run left, `.gitkeep`) is used.
+/// `--out -` is standard output for the other commands; `run` and
+/// `merge` write directories, so they refuse it rather than make `./-`.
+#[test]
+fn out_dash_is_refused_by_the_commands_that_write_directories() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = write(tmp.path(), "a.toml", CHAINS);
+    let done = tmp.path().join("done");
+    run_ok(&cfg, &done, &[]);
+    for args in [
+        vec!["run", &cfg, "--out", "-"],
+        vec!["merge", arg(&done), "--out", "-"],
+    ] {
+        let err = invalid(&args);
+        assert!(err.contains("writes a results directory"), "{err}");
+    }
+    assert!(!std::path::Path::new("-").exists());
+}
+
 #[test]
 fn a_directory_that_is_not_a_results_directory_is_refused() {
     let tmp = tempfile::tempdir().unwrap();

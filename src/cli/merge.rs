@@ -25,6 +25,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    super::refuse_dash_directory("merge", &args.out)?;
     let done = merge::merge(&args.dirs, &args.out).map_err(|e| match e.is_invalid_input() {
         true => anyhow::Error::from(InvalidInput(e.to_string())),
         false => e.into(),

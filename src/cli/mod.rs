@@ -63,6 +63,7 @@ mod merge;
 mod run;
 mod table;
 
+use std::path::Path;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
@@ -258,6 +259,18 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     }
 }
 
+/// Refuses `-o -` for a command that writes a directory: elsewhere `-`
+/// means standard output, so a directory named `-` would surprise.
+fn refuse_dash_directory(command: &str, out: &Path) -> Result<(), InvalidInput> {
+    match out.as_os_str() == "-" {
+        true => Err(InvalidInput(format!(
+            "--out -: `{command}` writes a results directory (runs.csv, summaries, plots), \
+             not standard output; name a directory (`--out ./-` for one named `-`)"
+        ))),
+        false => Ok(()),
+    }
+}
+
 /// A user error that is not about a graph (a bad flag value, a bad config).
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
@@ -414,6 +427,24 @@ pub(crate) fn threads_value(threads: Option<usize>) -> Result<Option<usize>, Inv
         },
     }
 }
+
+/// Warns when a pool of `n` worker threads (from `--threads` or
+/// `RAYON_NUM_THREADS`) is many times the cores: they take turns on them,
+/// so every solve slows down and time limits are overrun (a walkthrough
+/// measured 46 s for `--time-limit 1` at 4096 threads on 2 cores).
+pub(crate) fn warn_if_oversubscribed(n: usize) {
+    let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
+    if n > OVERSUBSCRIBED * cores {
+        note!(
+            "warning: {n} worker threads on {}: threads beyond the cores take turns on them, \
+             which slows every solve and overruns --time-limit (one per core is fastest)",
+            count(cores, "core")
+        );
+    }
+}
+
+/// How many threads per core [`warn_if_oversubscribed`] lets pass.
+const OVERSUBSCRIBED: usize = 4;
 
 /// Writes `text` to `path`, or standard output when `path` is `None` or `-`.
 pub(crate) fn emit(path: Option<&str>, text: &str) -> anyhow::Result<()> {

@@ -390,15 +390,18 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     let pool = match threads {
         None => None,
-        Some(n) => Some(Arc::new(
-            rayon::ThreadPoolBuilder::new()
-                .num_threads(n)
-                // A solver's panic on a worker is its report's reason (see
-                // `run_or_abandon`), not a message of the panic hook.
-                .start_handler(|_| quiet_thread())
-                .build()
-                .context("cannot start the worker threads")?,
-        )),
+        Some(n) => {
+            super::warn_if_oversubscribed(n);
+            Some(Arc::new(
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(n)
+                    // A solver's panic on a worker is its report's reason (see
+                    // `run_or_abandon`), not a message of the panic hook.
+                    .start_handler(|_| quiet_thread())
+                    .build()
+                    .context("cannot start the worker threads")?,
+            ))
+        }
     };
     let (reports, fates) = solve_all(&chosen, &graph, &ctx, &pool, &interrupt, progress);
     // A signal after this stopped no solver: the reports are whole.
