@@ -521,15 +521,18 @@ impl Config {
             return Err("`seeds` is empty".into());
         }
         // try_from: `from_secs_f64` panics beyond Duration's range (about 1.8e19 s).
-        if !(self.time_limit > 0.0 && Duration::try_from_secs_f64(self.time_limit).is_ok()) {
+        // Durations count whole nanoseconds: less would be a limit of 0.
+        let limit = Duration::try_from_secs_f64(self.time_limit).ok();
+        if !(self.time_limit > 0.0 && limit.is_some_and(|d| !d.is_zero())) {
             let t = self.time_limit;
-            let shown = if t.abs() >= 1e15 {
+            let shown = if t.abs() >= 1e15 || (t != 0.0 && t.abs() < 1e-6) {
                 format!("{t:e}")
             } else {
                 t.to_string()
             };
             return Err(format!(
-                "`time_limit` must be a positive number of seconds below 1.8e19 (got {shown})"
+                "`time_limit` must be a positive number of seconds, from 1e-9 (a nanosecond, \
+                 the clock's unit) to below 1.8e19 (got {shown})"
             ));
         }
         if self.restarts == 0 {
@@ -562,6 +565,13 @@ impl Config {
                     true => c.reduction_pct.to_string(),
                     false => format!("{:e}", c.reduction_pct),
                 }
+            ));
+        }
+        if let Some(c) = self.claims.iter().find(|c| c.source.contains(['\n', '\r'])) {
+            return Err(format!(
+                "`[[claims]]` for `{}`: `source` {:?} has a line break: it is written on one \
+                 line of the README's claims list",
+                c.graph, c.source
             ));
         }
         let mut claimed: BTreeMap<String, &Claim> = BTreeMap::new();
@@ -821,6 +831,15 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("at most 100 (got 150)"), "{err}");
+        let text = "solvers = [\"kahn\"]\n[[claims]]\ngraph = \"g\"\nreduction_pct = 10\n\
+                    source = \"a | b\\nc\"\n";
+        let err = Config::parse(text, "exp.toml", "e")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains(r#"`source` "a | b\nc" has a line break"#),
+            "{err}"
+        );
     }
 
     #[test]
@@ -976,7 +995,7 @@ mod tests {
 
     #[test]
     fn time_limits_beyond_duration_are_errors_not_panics() {
-        for bad in ["1e30", "1.9e19", "inf", "nan", "0", "-1"] {
+        for bad in ["1e30", "1.9e19", "inf", "nan", "0", "-1", "1e-10"] {
             let text = format!("solvers = [\"kahn\"]\ntime_limit = {bad}\n");
             let err = Config::parse(&text, "exp.toml", "e")
                 .unwrap_err()
