@@ -228,13 +228,16 @@ pub fn build(rows: &[Row], opts: &Options) -> Result<Table, String> {
         .filter(|g| opts.graphs.is_empty() || opts.graphs.iter().any(|p| wildcard::matches(p, g)))
         .map(|g| g.to_string())
         .collect();
-    // The best valid row of each (graph, solver): lowest peak, then seed.
+    // The best valid row of each (graph, solver): lowest peak, then a
+    // proven one (so a cell is starred when any seed proved its peak, as
+    // the results README stars it), then seed.
     let mut best: BTreeMap<(&str, &str), &Row> = BTreeMap::new();
     let mut seeds: BTreeMap<&str, BTreeSet<u64>> = BTreeMap::new();
+    let rank = |r: &Row| (r.peak_bytes, r.status != RowStatus::Optimal, r.seed);
     for r in rows.iter().filter(|r| r.valid && r.peak_bytes.is_some()) {
         seeds.entry(&r.solver).or_default().insert(r.seed);
         let slot = best.entry((&r.graph, &r.solver)).or_insert(r);
-        if (r.peak_bytes, r.seed) < (slot.peak_bytes, slot.seed) {
+        if rank(r) < rank(slot) {
             *slot = r;
         }
     }
@@ -717,6 +720,19 @@ mod tests {
         assert_eq!(lines[3], "| g2_x | **4.00** | **4.00** | - |");
         assert!(text.contains("peak memory in KiB"), "{text}");
         assert!(text.contains("its best seed"), "{text}");
+    }
+
+    /// Of two seeds at one peak, the one that proved it is the cell's
+    /// row, so the cell is starred whichever seed is lower.
+    #[test]
+    fn a_seed_that_proved_the_peak_stars_the_cell() {
+        let mut rows = rows();
+        rows.push(row("g1", "anneal", 0, "feasible", Some(2048)));
+        rows.push(row("g1", "anneal", 1, "optimal", Some(2048)));
+        let mut o = opts(Value::Peak, Format::Markdown);
+        o.solvers = vec!["anneal".into()];
+        let text = build(&rows, &o).unwrap().render(Format::Markdown);
+        assert!(text.contains("| g1 | **2.00\\*** |"), "{text}");
     }
 
     /// CSV keeps exact bytes and no marks; reductions are best when largest.
