@@ -691,6 +691,45 @@ fn a_trace_has_a_row_per_step_and_a_column_per_term() {
     );
     assert_eq!(lines.len(), 1 + 3, "the example has three nodes: {text}");
     assert!(lines[1].starts_with("1,"), "{text}");
+    // Where several nodes are ready, each row names the runner-up, the
+    // term that decided and its value there.
+    let o = run(
+        &[
+            "schedule",
+            "tensor-program:ops=8#1",
+            "-s",
+            "rule:-unlocks,delta,id",
+            "--trace",
+            p,
+        ],
+        None,
+    );
+    expect_exit(&o, 0);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let mut decided = 0;
+    for line in text.lines().skip(1) {
+        let cells: Vec<&str> = line.split(',').collect();
+        let (ready, runner_up, by, value) = (cells[6], cells[10], cells[11], cells[12]);
+        assert_eq!(runner_up.is_empty(), ready == "1", "{line}");
+        if runner_up.is_empty() {
+            assert!(by.is_empty() && value.is_empty(), "{line}");
+            continue;
+        }
+        decided += 1;
+        let column = match by {
+            "term1" => 7,
+            "term2" => 8,
+            "term3" | "id" => 9,
+            other => panic!("decided_by {other}: {line}"),
+        };
+        // The node that ran ranks below the runner-up on that term.
+        let (ran, next) = (
+            cells[column].parse::<i64>().unwrap(),
+            value.parse::<i64>().unwrap(),
+        );
+        assert!(ran < next, "{line}");
+    }
+    assert!(decided > 0, "{text}");
     let o = schedule(&["-s", "kahn", "--trace", p], EXAMPLE);
     expect_exit(&o, 0);
     let text = std::fs::read_to_string(&path).unwrap();

@@ -47,7 +47,8 @@ pub struct RunnerUp {
 /// # Complexity
 /// O((n + m) log n), plus the static tables `key` reads (`depth`,
 /// `height`): each ready node's key is kept in an ordered set, re-keyed
-/// when its `unlocks` or `frees_after` change.
+/// when its `unlocks` or `frees_after` change (once per successor at
+/// most), which are counted as the list scheduler counts them.
 pub fn trace(g: &Graph, key: Option<&Key>, seed: u64, order: &[NodeIdx]) -> Vec<TraceStep> {
     let adj = Adj::new(g);
     let statics = key.map(|key| Statics::new(g, key, seed, None));
@@ -58,19 +59,24 @@ pub fn trace(g: &Graph, key: Option<&Key>, seed: u64, order: &[NodeIdx]) -> Vec<
         adj: &adj,
         key,
         statics,
+        unlocks: vec![0; g.node_count()],
+        frees_after: vec![0; g.node_count()],
         keys: vec![None; g.node_count()],
         ready: BTreeSet::new(),
     });
     if let Some(r) = &mut ranking {
+        for w in g.nodes().filter(|&w| pending[w as usize] == 1) {
+            r.credit(w, adj.preds(w)[0]);
+        }
         for v in g.nodes().filter(|&v| pending[v as usize] == 0) {
-            r.insert(v, &pending);
+            r.insert(v);
         }
     }
     let mut ready = pending.iter().filter(|&&p| p == 0).count();
     let mut steps = Vec::with_capacity(order.len());
     for &v in order {
         let (terms, runner_up) = match &mut ranking {
-            Some(r) => (r.values(v, &pending), r.run(v, &pending)),
+            Some(r) => (r.values(v), r.run(v)),
             None => (Vec::new(), None),
         };
         steps.push(TraceStep {
@@ -90,12 +96,13 @@ pub fn trace(g: &Graph, key: Option<&Key>, seed: u64, order: &[NodeIdx]) -> Vec<
             match pending[w as usize] {
                 0 => {
                     ready += 1;
-                    r.insert(w, &pending);
+                    r.insert(w);
                 }
-                // `w`'s last unrun predecessor now unlocks it.
+                // `w`'s last unrun predecessor now unlocks it (found once
+                // per node: O(m) in all).
                 1 => {
                     let last = adj.preds(w).iter().find(|&&x| !ran[x as usize]);
-                    r.rekey(*last.expect("one predecessor is unrun"), &pending);
+                    r.credit(w, *last.expect("one predecessor is unrun"));
                 }
                 _ => {}
             }
@@ -111,6 +118,10 @@ struct Ranking<'a> {
     adj: &'a Adj<'a>,
     key: &'a Key,
     statics: &'a Statics,
+    /// Per node: the successors whose only unrun predecessor it is, and
+    /// the bytes the FREEs among them release.
+    unlocks: Vec<i64>,
+    frees_after: Vec<i64>,
     /// The current key words of each ready node (`None`: not ready).
     keys: Vec<Option<Vec<u64>>>,
     /// The ready nodes' key words; the last word is the node.
@@ -118,18 +129,29 @@ struct Ranking<'a> {
 }
 
 impl Ranking<'_> {
-    /// Node `v`'s key words given each node's unrun predecessor count.
-    fn words(&self, v: NodeIdx, pending: &[usize]) -> Vec<u64> {
-        let d = Dynamic::of_node(self.g, self.adj, v, Some(pending));
+    /// Node `v`'s state-dependent values now.
+    fn dynamic(&self, v: NodeIdx) -> Dynamic {
+        let delta = self.g.delta(v);
+        Dynamic {
+            delta,
+            rise: delta.max(0),
+            unlocks: self.unlocks[v as usize],
+            frees_after: self.frees_after[v as usize],
+        }
+    }
+
+    /// Node `v`'s key words.
+    fn words(&self, v: NodeIdx) -> Vec<u64> {
         let mut out = vec![0; stride(self.key)];
+        let d = self.dynamic(v);
         encode(self.g, self.adj, self.statics, self.key, v, &d, &mut out);
         out
     }
 
     /// Each term's value for `v`, most significant first.
-    fn values(&self, v: NodeIdx, pending: &[usize]) -> Vec<String> {
+    fn values(&self, v: NodeIdx) -> Vec<String> {
         let (g, adj, statics) = (self.g, self.adj, self.statics);
-        let d = Dynamic::of_node(g, adj, v, Some(pending));
+        let d = self.dynamic(v);
         (self.key.terms.iter())
             .map(|term| match term {
                 Term::Int(sum) => int_term(g, adj, statics, sum, v, &d).to_string(),
@@ -139,24 +161,31 @@ impl Ranking<'_> {
             .collect()
     }
 
+    /// `w` is down to one unrun predecessor, `x`: credit `x`, and re-key
+    /// it if it is ready and the rule reads what changed.
+    fn credit(&mut self, w: NodeIdx, x: NodeIdx) {
+        self.unlocks[x as usize] += 1;
+        if self.g.delta(w) < 0 {
+            self.frees_after[x as usize] += self.g.size(w) as i64;
+        }
+        if self.key.is_dynamic() {
+            if let Some(old) = self.keys[x as usize].take() {
+                self.ready.remove(&old);
+                self.insert(x);
+            }
+        }
+    }
+
     /// `v` became ready.
-    fn insert(&mut self, v: NodeIdx, pending: &[usize]) {
-        let words = self.words(v, pending);
+    fn insert(&mut self, v: NodeIdx) {
+        let words = self.words(v);
         self.ready.insert(words.clone());
         self.keys[v as usize] = Some(words);
     }
 
-    /// `v`'s dynamic features changed: its key again, if it is ready.
-    fn rekey(&mut self, v: NodeIdx, pending: &[usize]) {
-        if let Some(old) = self.keys[v as usize].take() {
-            self.ready.remove(&old);
-            self.insert(v, pending);
-        }
-    }
-
     /// `v` runs: it leaves the ready set; the node ranked first among the
     /// rest is the runner-up.
-    fn run(&mut self, v: NodeIdx, pending: &[usize]) -> Option<RunnerUp> {
+    fn run(&mut self, v: NodeIdx) -> Option<RunnerUp> {
         let ran = self.keys[v as usize]
             .take()
             .expect("a traced node is ready when it runs");
@@ -166,7 +195,7 @@ impl Ranking<'_> {
         let terms = self.key.terms.len();
         let first_difference = (0..terms).find(|&t| ran[t] != next[t]);
         let value = match first_difference {
-            Some(t) => self.values(node, pending).swap_remove(t),
+            Some(t) => self.values(node).swap_remove(t),
             None => self.g.id(node).to_string(),
         };
         Some(RunnerUp {
