@@ -429,22 +429,14 @@ pub(crate) fn threads_value(threads: Option<usize>) -> Result<Option<usize>, Inv
 }
 
 /// Warns when a pool of `n` worker threads (from `--threads` or
-/// `RAYON_NUM_THREADS`) is many times the cores: they take turns on them,
-/// so every solve slows down and time limits are overrun (a walkthrough
-/// measured 46 s for `--time-limit 1` at 4096 threads on 2 cores).
+/// `RAYON_NUM_THREADS`) is many times the cores (see
+/// [`runner::oversubscribed`](crate::experiment::runner::oversubscribed)).
 pub(crate) fn warn_if_oversubscribed(n: usize) {
     let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
-    if n > OVERSUBSCRIBED * cores {
-        note!(
-            "warning: {n} worker threads on {}: threads beyond the cores take turns on them, \
-             which slows every solve and overruns --time-limit (one per core is fastest)",
-            count(cores, "core")
-        );
+    if let Some(w) = crate::experiment::runner::oversubscribed(n, cores) {
+        note!("warning: {w}");
     }
 }
-
-/// How many threads per core [`warn_if_oversubscribed`] lets pass.
-const OVERSUBSCRIBED: usize = 4;
 
 /// Writes `text` to `path`, or standard output when `path` is `None` or `-`.
 pub(crate) fn emit(path: Option<&str>, text: &str) -> anyhow::Result<()> {

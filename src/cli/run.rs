@@ -75,11 +75,6 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         );
     }
     let threads = super::threads_value(args.threads)?;
-    if let Some(n) = threads {
-        // The runner's pool: never more threads than the solves or the cores.
-        let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
-        super::warn_if_oversubscribed(n.min(plan.shard_items(shard).len().max(cores)));
-    }
     let out = args
         .out
         .unwrap_or_else(|| RunOptions::default_out(&config, shard));
