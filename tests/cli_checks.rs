@@ -466,6 +466,27 @@ fn fractions_of_bytes_and_a_missing_datasets_folder_say_what_is_wrong() {
         None,
     );
     assert_exit_2(&o, &["<!-- BEGIN models-table -->", "markers"]);
+    // A section's markers are named with the file's own lines, though an
+    // earlier section's table (here one row, rewritten as the full
+    // table) changes the line count.
+    std::fs::write(
+        &doc,
+        "<!-- BEGIN models-table -->\n| x |\n<!-- END models-table -->\n\n\
+         <!-- BEGIN nas-table -->\nold\n",
+    )
+    .unwrap();
+    let update = [
+        "datasets",
+        "--dir",
+        datasets,
+        "--update",
+        doc.to_str().unwrap(),
+    ];
+    let o = run(&update, None);
+    assert_exit_2(
+        &o,
+        &["`<!-- BEGIN nas-table -->` (line 5) has no `<!-- END nas-table -->`"],
+    );
 }
 
 /// A graph of several nodes and no edge is valid, with a warning that its
