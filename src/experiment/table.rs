@@ -613,12 +613,13 @@ pub(crate) fn markdown_escape(text: &str) -> String {
     s
 }
 
-/// `text` with LaTeX's special characters escaped; a leading `[` is
-/// shielded by `{}` (after a row's `\\` it would open an optional
-/// argument: `\\[a]`).
+/// `text` with LaTeX's special characters escaped; a leading `[` or `*`,
+/// after any spaces, is shielded by `{}` (after a row's `\\`, which skips
+/// spaces, `[` would open an optional argument and `*` be swallowed).
 fn latex_escape(text: &str) -> String {
     let mut s = String::with_capacity(text.len() + 2);
-    if text.starts_with('[') {
+    let shown = text.trim_start_matches(|c: char| c.is_whitespace() || c.is_control());
+    if shown.starts_with(['[', '*']) {
         s += "{}";
     }
     for ch in text.chars() {
@@ -763,7 +764,10 @@ mod tests {
         assert!(text.contains("\\textbf{2.00}$^*$"), "{text}");
         assert!(text.starts_with("% Cells: peak memory in KiB"), "{text}");
         assert_eq!(latex_escape("[a]_b"), "{}[a]\\_b");
-        assert_eq!(latex_escape("a[b]"), "a[b]");
+        assert_eq!(latex_escape(" [c]"), "{} [c]");
+        assert_eq!(latex_escape("\u{1}[c]"), "{} [c]");
+        assert_eq!(latex_escape("*star"), "{}*star");
+        assert_eq!(latex_escape("a[b]*"), "a[b]*");
     }
 
     /// Solvers in the asked order, graphs by pattern; unknown ones are
