@@ -197,7 +197,7 @@ fn a_stop_while_preparing_that_meets_the_bound_says_what_proved_it() {
         "{note}"
     );
     assert!(
-        note.ends_with("meets the lower bound 3538944 taken before the stop, which proves it"),
+        note.ends_with("meets the lower bound 3538944 found without the search, which proves it"),
         "{note}"
     );
 }

@@ -632,11 +632,12 @@ impl Exact {
                     ctx.limit_cause()
                 )
             };
-            // The bound taken before the stop may still close the proof.
+            // The bound taken without the search's tables may still close
+            // the proof.
             let note = match prep.ub <= prep.global {
                 true => format!(
-                    "{why}; upper bound from {from} meets the lower bound {} taken before \
-                     the stop, which proves it",
+                    "{why}; upper bound from {from} meets the lower bound {} found without \
+                     the search, which proves it",
                     prep.global
                 ),
                 false => format!("{why}; upper bound from {from}"),
