@@ -181,10 +181,22 @@ fn parse_bytes(text: &str) -> Result<u64, String> {
         "t" | "tib" => 1 << 40,
         unit @ ("kb" | "mb" | "gb" | "tb") => {
             let binary = format!("{}iB", unit[..1].to_ascii_uppercase());
-            let shift = 10 * (1 + "kmgt".find(&unit[..1]).expect("one of kmgt") as u32);
-            let fits = digits.parse::<u64>().map(|n| n.checked_mul(1 << shift));
+            let power = 1 + "kmgt".find(&unit[..1]).expect("one of kmgt") as u32;
+            let fits = digits
+                .parse::<u64>()
+                .map(|n| n.checked_mul(1 << (10 * power)));
             if !digits.is_empty() && !matches!(fits, Ok(Some(_))) {
-                return Err(format!("too large: at most {} bytes", u64::MAX));
+                // Too large in the binary unit; in the decimal one, maybe not.
+                let decimal =
+                    (digits.parse::<u64>().ok()).and_then(|n| n.checked_mul(10u64.pow(3 * power)));
+                return Err(match decimal {
+                    Some(bytes) => format!(
+                        "`{}` is ambiguous (decimal or binary), and {digits}{binary} is too \
+                         large: write the number of bytes ({bytes} for decimal)",
+                        suffix.trim()
+                    ),
+                    None => format!("too large: at most {} bytes", u64::MAX),
+                });
             }
             // Only a spelling that would be read is suggested.
             let readable = matches!(fits, Ok(Some(b)) if b >= 1);
@@ -1263,5 +1275,11 @@ mod tests {
                 "{huge}"
             );
         }
+        // Too large in TiB but not in decimal terabytes: the bytes are suggested.
+        let err = parse_bytes("18000000TB").unwrap_err();
+        assert!(
+            err.contains("18000000TiB is too large: write the number of bytes (18000000000000000000 for decimal)"),
+            "{err}"
+        );
     }
 }
