@@ -181,8 +181,11 @@ fn cli_checks_time_limit_and_seed_say_what_is_wrong() {
         &["--time-limit 1e30 is too large", "below 1.8e19 seconds"],
     );
     // Below a nanosecond the limit would be 0 (shown as `time limit 0 s`).
-    let o = schedule(&["--time-limit", "1e-10"], EXAMPLE);
-    assert_exit_2(&o, &["--time-limit 1e-10 is below a nanosecond"]);
+    for tiny in ["1e-10", "9e-10"] {
+        let o = schedule(&["--time-limit", tiny], EXAMPLE);
+        assert_exit_2(&o, &[&format!("--time-limit {tiny} is below a nanosecond")]);
+    }
+    expect_exit(&schedule(&["--time-limit", "1e-9"], EXAMPLE), 0);
     for bad in ["-1", "-0.5", "0"] {
         let needle = "--time-limit must be a positive number of seconds";
         assert_bad_value("--time-limit", bad, needle);

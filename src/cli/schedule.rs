@@ -251,6 +251,12 @@ fn time_limit(t: Option<f64>) -> Result<Option<Duration>, InvalidInput> {
             "--time-limit must be a positive number of seconds, got {t}"
         )));
     }
+    // Durations count whole nanoseconds (and round to them).
+    if t < 1e-9 {
+        return Err(InvalidInput(format!(
+            "--time-limit {t:e} is below a nanosecond, the clock's unit: it must be at least 1e-9"
+        )));
+    }
     // try_from: `from_secs_f64` panics on values beyond Duration's range (1.8e19).
     let limit = Duration::try_from_secs_f64(t).map_err(|_| {
         let shown = if t.is_finite() { format!("{t:e}") } else { format!("{t}") };
@@ -258,12 +264,6 @@ fn time_limit(t: Option<f64>) -> Result<Option<Duration>, InvalidInput> {
             "--time-limit {shown} is too large: it must be below 1.8e19 seconds (leave the flag out for no limit)"
         ))
     })?;
-    // Durations count whole nanoseconds: less would be a limit of 0.
-    if limit.is_zero() {
-        return Err(InvalidInput(format!(
-            "--time-limit {t:e} is below a nanosecond, the clock's unit: it must be at least 1e-9"
-        )));
-    }
     Ok(Some(limit))
 }
 

@@ -521,9 +521,8 @@ impl Config {
             return Err("`seeds` is empty".into());
         }
         // try_from: `from_secs_f64` panics beyond Duration's range (about 1.8e19 s).
-        // Durations count whole nanoseconds: less would be a limit of 0.
-        let limit = Duration::try_from_secs_f64(self.time_limit).ok();
-        if !(self.time_limit > 0.0 && limit.is_some_and(|d| !d.is_zero())) {
+        // Durations count whole nanoseconds (and round to them).
+        if !(self.time_limit >= 1e-9 && Duration::try_from_secs_f64(self.time_limit).is_ok()) {
             let t = self.time_limit;
             let shown = if t.abs() >= 1e15 || (t != 0.0 && t.abs() < 1e-6) {
                 format!("{t:e}")
@@ -995,7 +994,7 @@ mod tests {
 
     #[test]
     fn time_limits_beyond_duration_are_errors_not_panics() {
-        for bad in ["1e30", "1.9e19", "inf", "nan", "0", "-1", "1e-10"] {
+        for bad in ["1e30", "1.9e19", "inf", "nan", "0", "-1", "1e-10", "9e-10"] {
             let text = format!("solvers = [\"kahn\"]\ntime_limit = {bad}\n");
             let err = Config::parse(&text, "exp.toml", "e")
                 .unwrap_err()
