@@ -196,10 +196,6 @@ fn a_run_into_another_experiments_directory_is_refused() {
     );
 }
 
-/// A directory without `config.toml` is not a results directory: a run or
-/// merge into it would replace its README.md, and `--fresh` has no results
-/// there to discard. One whose files memsched does not write (a lock file
-/// a killed run left, `.gitkeep`) is used.
 /// `--out -` is standard output for the other commands; `run` and
 /// `merge` write directories, so they refuse it rather than make `./-`.
 #[test]
@@ -218,6 +214,10 @@ fn out_dash_is_refused_by_the_commands_that_write_directories() {
     assert!(!std::path::Path::new("-").exists());
 }
 
+/// A directory without `config.toml` is not a results directory: a run or
+/// merge into it would replace its README.md, and `--fresh` has no results
+/// there to discard. One whose files memsched does not write (a lock file
+/// a killed run left, `.gitkeep`) is used.
 #[test]
 fn a_directory_that_is_not_a_results_directory_is_refused() {
     let tmp = tempfile::tempdir().unwrap();
