@@ -147,7 +147,7 @@ pub(super) fn announce_stop(
         };
         format!(
             "{cause}: no more solves start; waiting for the {n} in flight (each ends by the \
-             time limit, {}{overrun}); {again} (half a second or more later) to end now. \
+             time limit, {}{overrun}); {again}, half a second or more later, to end now. \
              Finished rows are kept",
             crate::experiment::progress::duration(limit)
         )
