@@ -166,9 +166,15 @@ fn the_manifest_names_every_graph_once() {
     }
     // So is a command column that is not the command that makes the file,
     // and a model row whose `allocs` column misnames the file's encoding.
-    std::fs::write(&manifest, text.replacen("--seed 0 -o", "--seed 7 -o", 1)).unwrap();
-    let err = String::from_utf8_lossy(&datasets().stderr).to_string();
-    assert!(err.contains("is not the one that makes it"), "{err}");
+    for wrong in [
+        text.replacen("--seed 0 -o", "--seed 7 -o", 1),
+        text.replacen("-o datasets/nas/", "-o datasets/models/", 1),
+        text.replacen("-o datasets/nas/", "-o ", 1),
+    ] {
+        std::fs::write(&manifest, wrong).unwrap();
+        let err = String::from_utf8_lossy(&datasets().stderr).to_string();
+        assert!(err.contains("is not the one that makes it"), "{err}");
+    }
     std::fs::write(&manifest, &text).unwrap();
     let models = tmp.path().join("models").join("manifest.csv");
     let text = std::fs::read_to_string(&models).unwrap();

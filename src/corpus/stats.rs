@@ -257,9 +257,10 @@ fn check_generated(
 }
 
 /// Checks that a generated graph's `command` column is the command that
-/// makes it: `memsched gen SPEC --seed SEED -o .../FILE` (quotes around a
-/// word allowed), so the table's provenance column cannot drift from the
-/// spec and seed the file was checked against.
+/// makes it: `memsched gen SPEC --seed SEED -o .../FOLDER/FILE`, FOLDER
+/// the name of `dir` (quotes around a word allowed), so the table's
+/// provenance column cannot drift from the spec and seed the file was
+/// checked against, nor write it into another folder.
 fn check_command(
     dir: &Path,
     file: &str,
@@ -275,7 +276,13 @@ fn check_command(
             .and_then(|i| words.get(i + 1))
             .map(String::as_str)
     };
-    let writes_file = after("-o").is_some_and(|o| Path::new(o).file_name() == Some(file.as_ref()));
+    // The file, in a folder of this folder's name (`datasets/nas/`): the
+    // command is run from the repository, wherever `--dir` points.
+    let writes_file = after("-o").is_some_and(|o| {
+        let o = Path::new(o);
+        o.file_name() == Some(file.as_ref())
+            && o.parent().and_then(Path::file_name) == dir.file_name()
+    });
     if words.iter().take(3).eq(["memsched", "gen", spec].iter())
         && after("--seed") == Some(seed)
         && writes_file
