@@ -61,11 +61,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let doc = std::fs::read_to_string(&path)
         .with_context(|| format!("cannot read {}", path.display()))?;
     let in_doc = || path.display().to_string();
-    // Both sections' markers are checked in the file as it is, so an
-    // error names the file's own lines.
-    let new = stats::replace_section(&doc, "models-table", &models).with_context(in_doc)?;
-    stats::replace_section(&doc, "nas-table", &nas).with_context(in_doc)?;
-    let new = stats::replace_section(&new, "nas-table", &nas).with_context(in_doc)?;
+    let new = stats::replace_sections(&doc, &[("models-table", &models), ("nas-table", &nas)])
+        .with_context(in_doc)?;
     if args.check {
         if new != doc {
             note!(

@@ -73,6 +73,22 @@ pub enum StatsError {
         /// How many times its BEGIN marker appears.
         count: usize,
     },
+    /// Two sections given to [`replace_sections`] overlap: rewriting one
+    /// would delete or cut the other's markers.
+    #[error(
+        "sections `{first}` (lines {first_lines}) and `{second}` (lines {second_lines}) \
+         overlap: end one before the other begins"
+    )]
+    OverlappingSections {
+        /// The section that begins first.
+        first: String,
+        /// Its BEGIN and END markers' lines, `A-B`.
+        first_lines: String,
+        /// The other section.
+        second: String,
+        /// Its markers' lines.
+        second_lines: String,
+    },
 }
 
 /// Figures of one graph.
@@ -464,6 +480,57 @@ pub fn nas_table(dir: &Path) -> Result<String, StatsError> {
 /// (markers kept) with `body`; an error when they are missing, or when
 /// the BEGIN marker appears more than once.
 pub fn replace_section(doc: &str, name: &str, body: &str) -> Result<String, StatsError> {
+    replace_sections(doc, &[(name, body)])
+}
+
+/// Replaces several sections of `doc` at once (see [`replace_section`]),
+/// each `(name, body)`, all found in `doc` as it is (errors name its
+/// lines); sections that overlap are an error.
+pub fn replace_sections(doc: &str, sections: &[(&str, &str)]) -> Result<String, StatsError> {
+    let mut spans = (sections.iter())
+        .map(|&(name, body)| Ok((section(doc, name)?, name, body)))
+        .collect::<Result<Vec<_>, StatsError>>()?;
+    spans.sort_by_key(|(span, _, _)| span.begin);
+    let line = |at: usize| 1 + doc[..at].matches('\n').count();
+    let lines = |s: &Span| format!("{}-{}", line(s.begin), line(s.end));
+    for pair in spans.windows(2) {
+        let ((a, first, _), (b, second, _)) = (&pair[0], &pair[1]);
+        if b.begin < a.end {
+            return Err(StatsError::OverlappingSections {
+                first: first.to_string(),
+                first_lines: lines(a),
+                second: second.to_string(),
+                second_lines: lines(b),
+            });
+        }
+    }
+    let mut out = String::with_capacity(doc.len());
+    let mut at = 0;
+    for (span, _, body) in &spans {
+        out += &doc[at..span.body];
+        out.push('\n');
+        out += body;
+        at = span.body_end;
+    }
+    out += &doc[at..];
+    Ok(out)
+}
+
+/// Where a section lies in a document (byte offsets).
+struct Span {
+    /// Its BEGIN marker's first byte.
+    begin: usize,
+    /// The first byte after the BEGIN marker.
+    body: usize,
+    /// The END marker's first byte.
+    body_end: usize,
+    /// The first byte after the END marker.
+    end: usize,
+}
+
+/// Section `name` of `doc`: an error when its markers are missing or out
+/// of order, or its BEGIN marker appears more than once.
+fn section(doc: &str, name: &str) -> Result<Span, StatsError> {
     let begin = format!("<!-- BEGIN {name} -->");
     let end = format!("<!-- END {name} -->");
     let count = doc.matches(&begin).count();
@@ -479,9 +546,15 @@ pub fn replace_section(doc: &str, name: &str, body: &str) -> Result<String, Stat
         begin: doc.find(&begin).map(line),
         end: doc.find(&end).map(line),
     };
-    let b = doc.find(&begin).ok_or_else(missing)? + begin.len();
-    let e = doc[b..].find(&end).ok_or_else(missing)? + b;
-    Ok(format!("{}\n{}{}", &doc[..b], body, &doc[e..]))
+    let start = doc.find(&begin).ok_or_else(missing)?;
+    let body = start + begin.len();
+    let body_end = doc[body..].find(&end).ok_or_else(missing)? + body;
+    Ok(Span {
+        begin: start,
+        body,
+        body_end,
+        end: body_end + end.len(),
+    })
 }
 
 /// What is wrong with the markers of section `name`, given the lines of
@@ -539,6 +612,25 @@ mod tests {
             replace_section(doc, "u", ""),
             Err(StatsError::MissingMarker { .. })
         ));
+        // Two sections are found in the document as it is, and may not
+        // overlap.
+        let two = "a\n<!-- BEGIN t -->\nold\n<!-- END t -->\n<!-- BEGIN u -->\nx\n<!-- END u -->\n";
+        assert_eq!(
+            replace_sections(two, &[("u", "U\n"), ("t", "T\n")]).unwrap(),
+            "a\n<!-- BEGIN t -->\nT\n<!-- END t -->\n<!-- BEGIN u -->\nU\n<!-- END u -->\n"
+        );
+        for nested in [
+            "<!-- BEGIN u -->\n<!-- BEGIN t -->\nx\n<!-- END t -->\n<!-- END u -->\n",
+            "<!-- BEGIN t -->\n<!-- BEGIN u -->\nx\n<!-- END t -->\n<!-- END u -->\n",
+        ] {
+            let err = replace_sections(nested, &[("t", ""), ("u", "")])
+                .unwrap_err()
+                .to_string();
+            assert!(
+                err.contains("overlap: end one before the other begins"),
+                "{err}"
+            );
+        }
         // Markers out of order or alone are named with their lines.
         for (doc, says) in [
             (
