@@ -196,6 +196,35 @@ fn a_run_into_another_experiments_directory_is_refused() {
     );
 }
 
+/// Many more threads than cores are warned about before the solves, when
+/// the run's pool has them; a run with nothing left to solve has a small
+/// pool and no warning.
+#[test]
+fn threads_far_past_the_cores_are_warned_about_before_solving() {
+    let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
+    let threads = 4 * cores + 1;
+    if threads > 4096 {
+        return; // past --threads' cap
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = write(
+        tmp.path(),
+        "many.toml",
+        &format!(
+            "solvers = [\"kahn\"]\n[graphs]\n\
+             generate = [{{ spec = \"chain:length=3\", seeds = \"0..{threads}\" }}]\n"
+        ),
+    );
+    let out = tmp.path().join("out");
+    let j = threads.to_string();
+    let err = run_ok(&cfg, &out, &["-j", &j]);
+    let warning = format!("warning: {threads} worker threads on");
+    let at = err.find(&warning).unwrap_or_else(|| panic!("{err}"));
+    assert!(at < err.find("solves").unwrap_or(usize::MAX), "{err}");
+    let err = run_ok(&cfg, &out, &["-j", &j]);
+    assert!(!err.contains("worker threads"), "{err}");
+}
+
 /// `--out -` is standard output for the other commands; `run` and
 /// `merge` write directories, so they refuse it rather than make `./-`.
 #[test]

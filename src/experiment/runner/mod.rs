@@ -219,7 +219,6 @@ fn run_with(
         .start_handler(|_| quiet_thread())
         .build()
         .map_err(|e| ExperimentError::Threads(e.to_string()))?;
-    let crowded = oversubscribed(pool.current_num_threads(), cores);
     let store = GraphStore::new(&plan.graphs, pending);
     // Without rows, old fingerprints describe nothing: every graph is loaded now.
     let old_fingerprints = if start.existing.is_empty() {
@@ -275,6 +274,11 @@ fn run_with(
         not_started: AtomicUsize::new(0),
         in_flight: AtomicUsize::new(0),
     };
+    // Said before the solves it slows, not among the run's warnings at
+    // the end.
+    if let Some(w) = oversubscribed(pool.current_num_threads(), cores) {
+        solving.bar.println(&format!("warning: {w}"));
+    }
     std::thread::scope(|scope| {
         // Dropped when the solves end, however they end: the watcher returns.
         let (done, ended) = mpsc::channel::<()>();
@@ -328,7 +332,6 @@ fn run_with(
     };
     summary.warnings.extend(prepared.damaged);
     summary.warnings.extend(stale);
-    summary.warnings.extend(crowded);
     if start.conflicting > 0 {
         summary.warnings.push(format!(
             "{} row(s) of {RUNS} repeated a solve already in it with another status, peak or \
