@@ -10,7 +10,7 @@
 use std::collections::BTreeSet;
 
 use super::features::{encode, float_term, int_term, stride, Adj, Dynamic, Statics};
-use super::{Key, Term};
+use super::{Feature, Key, Term};
 use crate::graph::{Graph, NodeIdx};
 
 /// One step of a traced order.
@@ -168,7 +168,11 @@ impl Ranking<'_> {
         if self.g.delta(w) < 0 {
             self.frees_after[x as usize] += self.g.size(w) as i64;
         }
-        if self.key.is_dynamic() {
+        // As the list scheduler: `x`'s key changes only if the rule reads
+        // `unlocks`, or `w` is a FREE (its bytes go to `frees_after`).
+        let changed = self.key.uses(Feature::Unlocks)
+            || (self.g.delta(w) < 0 && self.key.uses(Feature::FreesAfter));
+        if changed {
             if let Some(old) = self.keys[x as usize].take() {
                 self.ready.remove(&old);
                 self.insert(x);
