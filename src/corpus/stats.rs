@@ -273,10 +273,12 @@ fn check_generated(
 }
 
 /// Checks that a generated graph's `command` column is the command that
-/// makes it: `memsched gen SPEC --seed SEED -o .../FOLDER/FILE`, FOLDER
-/// the name of `dir` (quotes around a word allowed), so the table's
-/// provenance column cannot drift from the spec and seed the file was
-/// checked against, nor write it into another folder.
+/// makes it, run from the repository: `memsched gen SPEC --seed SEED -o
+/// datasets/FOLDER/FILE`, FOLDER the name of `dir` (quotes around a word
+/// allowed; the path compared after `.`, `..` and repeated `/` are
+/// resolved), each flag once, so the table's provenance column cannot
+/// drift from the spec and seed the file was checked against, nor write it
+/// elsewhere.
 fn check_command(
     dir: &Path,
     file: &str,
@@ -285,30 +287,23 @@ fn check_command(
     command: &str,
 ) -> Result<(), StatsError> {
     let words = shell_words(command);
-    let after = |flag: &str| {
-        words
-            .iter()
-            .position(|w| w == flag)
+    let once = |flag: &str| match words.iter().filter(|w| *w == flag).count() {
+        1 => (words.iter().position(|w| w == flag))
             .and_then(|i| words.get(i + 1))
-            .map(String::as_str)
+            .map(String::as_str),
+        _ => None,
     };
-    // The file, in a folder of this folder's name (`datasets/nas/`): the
-    // command is run from the repository, wherever `--dir` points.
-    let writes_file = after("-o").is_some_and(|o| {
-        let o = Path::new(o);
-        o.file_name() == Some(file.as_ref())
-            && o.parent().and_then(Path::file_name) == dir.file_name()
-    });
+    let path = repo_path(dir, file);
     if words.iter().take(3).eq(["memsched", "gen", spec].iter())
-        && after("--seed") == Some(seed)
-        && writes_file
+        && once("--seed") == Some(seed)
+        && once("-o").and_then(lexical).as_deref() == Some(path.as_str())
     {
         return Ok(());
     }
     let wanted = format!(
         "memsched gen {} --seed {seed} -o {}",
         shell_word(spec),
-        shell_word(&dir.join(file).display().to_string())
+        shell_word(&path)
     );
     Err(row_error(
         dir,
@@ -319,6 +314,33 @@ fn check_command(
             csv_cell(&wanted)
         ),
     ))
+}
+
+/// Where a manifest's command, run from the repository, writes `file` of
+/// the folder `dir`: `datasets/FOLDER/FILE`.
+fn repo_path(dir: &Path, file: &str) -> String {
+    let folder = dir.file_name().map(|f| f.to_string_lossy());
+    format!("datasets/{}/{file}", folder.unwrap_or_default())
+}
+
+/// A relative file path with `.`, `..` and repeated `/` resolved by its
+/// text alone; `None` for an absolute path, a directory (a trailing `/`)
+/// or one that climbs above its start.
+fn lexical(path: &str) -> Option<String> {
+    if path.starts_with('/') || path.ends_with('/') {
+        return None;
+    }
+    let mut parts: Vec<&str> = Vec::new();
+    for part in path.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            name => parts.push(name),
+        }
+    }
+    Some(parts.join("/"))
 }
 
 /// The words of a command line as a POSIX shell splits them: at blanks
@@ -684,6 +706,41 @@ mod tests {
         let record = reader.records().next().unwrap().unwrap();
         assert_eq!(record.len(), 1, "{message}");
         check_command(dir, file, spec, "7", &record[0]).unwrap();
+    }
+
+    /// The command's `-o` is the repository's path to the file, however
+    /// spelt; each flag is given once.
+    #[test]
+    fn a_command_writes_the_file_where_the_repository_keeps_it() {
+        let (dir, file, spec) = (Path::new("/tmp/copy/nas"), "g.json", "darts");
+        let ok = |o: &str| {
+            let command = format!("memsched gen darts --seed 0 -o {o}");
+            check_command(dir, file, spec, "0", &command).is_ok()
+        };
+        for good in [
+            "datasets/nas/g.json",
+            "./datasets/nas/g.json",
+            "datasets//nas/./g.json",
+            "datasets/models/../nas/g.json",
+        ] {
+            assert!(ok(good), "{good}");
+        }
+        for bad in [
+            "nas/g.json",
+            "models/../nas/g.json",
+            "/tmp/copy/nas/g.json",
+            "datasets/nas/g.json/",
+            "../datasets/nas/g.json",
+            "datasets/nas/g.json -o datasets/models/g.json",
+        ] {
+            assert!(!ok(bad), "{bad}");
+        }
+        let twice = "memsched gen darts --seed 0 --seed 7 -o datasets/nas/g.json";
+        assert!(check_command(dir, file, spec, "0", twice).is_err());
+        let err = check_command(dir, file, spec, "0", "x")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("-o datasets/nas/g.json"), "{err}");
     }
 
     #[test]
