@@ -4,9 +4,8 @@
 //!
 //! A cell is the solver's row on the graph; a seeded solver's best seed
 //! (lowest checked peak, then a proven row, then lowest seed) stands for
-//! it, and its value,
-//! status and time are that row's. Only valid rows count: a solver with
-//! none on a graph has an empty cell. The best cell of each graph row
+//! it, and its value, status and time are that row's. Only valid rows
+//! count: a solver with none on a graph has an empty cell. The best cell of each graph row
 //! among the columns shown is marked (bold), and a proven optimum too
 //! (`*`). The rows should be finalized ([`super::rows::finalize`]): the
 //! reductions and gaps are the final pass's.
