@@ -61,16 +61,18 @@ pub enum StatsError {
         /// both are there).
         end: Option<usize>,
     },
-    /// The document has the section's markers more than once: which copy
-    /// to rewrite is unclear, and one would be left stale.
+    /// The document has one of the section's markers more than once:
+    /// which copy to rewrite is unclear, and one would be left stale.
     #[error(
-        "`<!-- BEGIN {name} -->` appears {count} times in the document: keep one section \
+        "`<!-- {marker} {name} -->` appears {count} times in the document: keep one section \
          of that name"
     )]
     RepeatedMarker {
         /// The section name given to [`replace_section`].
         name: String,
-        /// How many times its BEGIN marker appears.
+        /// `BEGIN` or `END`.
+        marker: &'static str,
+        /// How many times that marker appears.
         count: usize,
     },
     /// Two sections given to [`replace_sections`] overlap: rewriting one
@@ -551,16 +553,19 @@ struct Span {
 }
 
 /// Section `name` of `doc`: an error when its markers are missing or out
-/// of order, or its BEGIN marker appears more than once.
+/// of order, or one of them appears more than once.
 fn section(doc: &str, name: &str) -> Result<Span, StatsError> {
     let begin = format!("<!-- BEGIN {name} -->");
     let end = format!("<!-- END {name} -->");
-    let count = doc.matches(&begin).count();
-    if count > 1 {
-        return Err(StatsError::RepeatedMarker {
-            name: name.into(),
-            count,
-        });
+    for (marker, text) in [("BEGIN", &begin), ("END", &end)] {
+        let count = doc.matches(text.as_str()).count();
+        if count > 1 {
+            return Err(StatsError::RepeatedMarker {
+                name: name.into(),
+                marker,
+                count,
+            });
+        }
     }
     let line = |at: usize| 1 + doc[..at].matches('\n').count();
     let missing = || StatsError::MissingMarker {
@@ -610,6 +615,13 @@ mod tests {
         let doc = "<!-- BEGIN t -->\na\n<!-- END t -->\n<!-- BEGIN t -->\nb\n<!-- END t -->\n";
         let err = replace_section(doc, "t", "new\n").unwrap_err();
         assert!(err.to_string().contains("appears 2 times"), "{err}");
+        // A stray END marker after the section is one too many as well.
+        let doc = "<!-- BEGIN t -->\na\n<!-- END t -->\nb\n<!-- END t -->\n";
+        let err = replace_section(doc, "t", "new\n").unwrap_err();
+        assert!(
+            err.to_string().contains("`<!-- END t -->` appears 2 times"),
+            "{err}"
+        );
     }
 
     #[test]
