@@ -830,6 +830,12 @@ mod tests {
             err.contains("option 2 of `no-split,,no-beam` is empty"),
             "{err}"
         );
+        // A repeat is a typo, as for anneal's `length`.
+        let err = build("exact:no-liu,no-liu").err().unwrap().to_string();
+        assert!(
+            err.contains("option `no-liu` is given twice in `no-liu,no-liu`"),
+            "{err}"
+        );
         let ctx = crate::solvers::SolveContext::new(0, None);
         // Graphs where the search has work to do: the series-parallel one
         // splits at a cut point, the tensor program expands states; the

@@ -170,6 +170,9 @@ impl Options {
                     ABLATIONS.join(", ")
                 )
             })?;
+            if !*on {
+                return Err(format!("option `{word}` is given twice in `{text}`"));
+            }
             *on = false;
         }
         Ok(o)
