@@ -217,6 +217,22 @@ pub(super) struct Dynamic {
 }
 
 impl Dynamic {
+    /// Node `v`'s values: its delta and rise, and its counters in `counts`
+    /// (0 without).
+    #[inline]
+    pub(super) fn counted(g: &Graph, v: NodeIdx, counts: Option<&Unlocks>) -> Self {
+        let delta = g.delta(v);
+        let (unlocks, frees_after) = counts.map_or((0, 0), |c| {
+            (c.unlocks[v as usize], c.frees_after[v as usize])
+        });
+        Dynamic {
+            delta,
+            rise: delta.max(0),
+            unlocks,
+            frees_after,
+        }
+    }
+
     /// Node `v`'s values: its delta and rise, and, given each node's count
     /// of predecessors not run yet (`pending`), the successors it would
     /// make ready and the bytes the FREEs among them release (else 0).
@@ -238,6 +254,33 @@ impl Dynamic {
             }
         }
         d
+    }
+}
+
+/// `unlocks` and `frees_after` of every node, kept current as nodes run
+/// (by the list scheduler and the trace): a node is credited when it
+/// becomes the only unrun predecessor of a successor.
+pub(super) struct Unlocks {
+    unlocks: Vec<i64>,
+    frees_after: Vec<i64>,
+}
+
+impl Unlocks {
+    /// All counters at 0, for `n` nodes.
+    pub(super) fn new(n: usize) -> Self {
+        Unlocks {
+            unlocks: vec![0; n],
+            frees_after: vec![0; n],
+        }
+    }
+
+    /// `w` is down to one unrun predecessor, `x`: credit `x`.
+    #[inline]
+    pub(super) fn credit(&mut self, g: &Graph, w: NodeIdx, x: NodeIdx) {
+        self.unlocks[x as usize] += 1;
+        if g.delta(w) < 0 {
+            self.frees_after[x as usize] += g.size(w) as i64;
+        }
     }
 }
 

@@ -26,7 +26,7 @@
 //! without their dynamic terms, which each push fills in.
 
 use super::buckets::{self, Buckets};
-use super::features::{Adj, Dynamic, Statics};
+use super::features::{Adj, Dynamic, Statics, Unlocks};
 use super::packed::{KeyInt, Mode, Packed};
 use super::parse::{Feature, Key, Term};
 use super::queue::{ArenaQueue, KeyCtx, KeyQueue, PackedQueue};
@@ -181,36 +181,15 @@ struct Waiting {
     unrun_xor: NodeIdx,
 }
 
-/// `unlocks` and `frees_after` of every node, kept current as nodes run.
-struct Unlocks {
-    unlocks: Vec<i64>,
-    frees_after: Vec<i64>,
-}
-
-impl Unlocks {
-    /// Counters at the start.
-    fn new(g: &Graph, waiting: &[Waiting]) -> Self {
-        let n = g.node_count();
-        let mut u = Unlocks {
-            unlocks: vec![0; n],
-            frees_after: vec![0; n],
-        };
-        for (w, state) in waiting.iter().enumerate() {
-            if state.pending == 1 {
-                u.credit(g, w as NodeIdx, state.unrun_xor);
-            }
-        }
-        u
-    }
-
-    /// `w` is down to one unrun predecessor, `x`: credit `x`.
-    #[inline]
-    fn credit(&mut self, g: &Graph, w: NodeIdx, x: NodeIdx) {
-        self.unlocks[x as usize] += 1;
-        if g.delta(w) < 0 {
-            self.frees_after[x as usize] += g.size(w) as i64;
+/// The counters at the start: each node with one predecessor credits it.
+fn starting_unlocks(g: &Graph, waiting: &[Waiting]) -> Unlocks {
+    let mut u = Unlocks::new(g.node_count());
+    for (w, state) in waiting.iter().enumerate() {
+        if state.pending == 1 {
+            u.credit(g, w as NodeIdx, state.unrun_xor);
         }
     }
+    u
 }
 
 /// The list scheduler over any queue.
@@ -224,20 +203,9 @@ fn run(r: &KeyCtx, mut queue: impl KeyQueue, ctx: &SolveContext) -> Option<Vec<N
             unrun_xor: adj.preds(v).iter().fold(0, |acc, &p| acc ^ p),
         })
         .collect();
-    let mut unlocks = r.key.is_dynamic().then(|| Unlocks::new(g, &waiting));
+    let mut unlocks = r.key.is_dynamic().then(|| starting_unlocks(g, &waiting));
     let reads_unlocks = r.key.uses(Feature::Unlocks);
-    let features = |unlocks: &Option<Unlocks>, v: NodeIdx| {
-        let delta = g.delta(v);
-        let (u, f) = unlocks.as_ref().map_or((0, 0), |c| {
-            (c.unlocks[v as usize], c.frees_after[v as usize])
-        });
-        Dynamic {
-            delta,
-            rise: delta.max(0),
-            unlocks: u,
-            frees_after: f,
-        }
-    };
+    let features = |unlocks: &Option<Unlocks>, v: NodeIdx| Dynamic::counted(g, v, unlocks.as_ref());
     for v in g.nodes() {
         if waiting[v as usize].pending == 0 {
             queue.push(r, v, &features(&unlocks, v));

@@ -9,7 +9,7 @@
 
 use std::collections::BTreeSet;
 
-use super::features::{encode, float_term, int_term, stride, Adj, Dynamic, Statics};
+use super::features::{encode, float_term, int_term, stride, Adj, Dynamic, Statics, Unlocks};
 use super::{Feature, Key, Term};
 use crate::graph::{Graph, NodeIdx};
 
@@ -59,8 +59,7 @@ pub fn trace(g: &Graph, key: Option<&Key>, seed: u64, order: &[NodeIdx]) -> Vec<
         adj: &adj,
         key,
         statics,
-        unlocks: vec![0; g.node_count()],
-        frees_after: vec![0; g.node_count()],
+        counts: Unlocks::new(g.node_count()),
         keys: vec![None; g.node_count()],
         ready: BTreeSet::new(),
     });
@@ -118,10 +117,8 @@ struct Ranking<'a> {
     adj: &'a Adj<'a>,
     key: &'a Key,
     statics: &'a Statics,
-    /// Per node: the successors whose only unrun predecessor it is, and
-    /// the bytes the FREEs among them release.
-    unlocks: Vec<i64>,
-    frees_after: Vec<i64>,
+    /// Per node: `unlocks` and `frees_after` as of now.
+    counts: Unlocks,
     /// The current key words of each ready node (`None`: not ready).
     keys: Vec<Option<Vec<u64>>>,
     /// The ready nodes' key words; the last word is the node.
@@ -131,13 +128,7 @@ struct Ranking<'a> {
 impl Ranking<'_> {
     /// Node `v`'s state-dependent values now.
     fn dynamic(&self, v: NodeIdx) -> Dynamic {
-        let delta = self.g.delta(v);
-        Dynamic {
-            delta,
-            rise: delta.max(0),
-            unlocks: self.unlocks[v as usize],
-            frees_after: self.frees_after[v as usize],
-        }
+        Dynamic::counted(self.g, v, Some(&self.counts))
     }
 
     /// Node `v`'s key words.
@@ -164,10 +155,7 @@ impl Ranking<'_> {
     /// `w` is down to one unrun predecessor, `x`: credit `x`, and re-key
     /// it if it is ready and the rule reads what changed.
     fn credit(&mut self, w: NodeIdx, x: NodeIdx) {
-        self.unlocks[x as usize] += 1;
-        if self.g.delta(w) < 0 {
-            self.frees_after[x as usize] += self.g.size(w) as i64;
-        }
+        self.counts.credit(self.g, w, x);
         // As the list scheduler: `x`'s key changes only if the rule reads
         // `unlocks`, or `w` is a FREE (its bytes go to `frees_after`).
         let changed = self.key.uses(Feature::Unlocks)
