@@ -182,13 +182,12 @@ fn parse_bytes(text: &str) -> Result<u64, String> {
         unit @ ("kb" | "mb" | "gb" | "tb") => {
             let binary = format!("{}iB", unit[..1].to_ascii_uppercase());
             let power = 1 + "kmgt".find(&unit[..1]).expect("one of kmgt") as u32;
-            let fits = digits
-                .parse::<u64>()
-                .map(|n| n.checked_mul(1 << (10 * power)));
-            if !digits.is_empty() && !matches!(fits, Ok(Some(_))) {
+            // Digits only: a number that does not parse is past u64.
+            let n = digits.parse::<u64>().ok();
+            let in_binary = n.and_then(|n| n.checked_mul(1 << (10 * power)));
+            if !digits.is_empty() && in_binary.is_none() {
                 // Too large in the binary unit; in the decimal one, maybe not.
-                let decimal =
-                    (digits.parse::<u64>().ok()).and_then(|n| n.checked_mul(10u64.pow(3 * power)));
+                let decimal = n.and_then(|n| n.checked_mul(10u64.pow(3 * power)));
                 return Err(match decimal {
                     Some(bytes) => format!(
                         "`{}` is ambiguous (decimal or binary), and {digits}{binary} is too \
@@ -199,7 +198,7 @@ fn parse_bytes(text: &str) -> Result<u64, String> {
                 });
             }
             // Only a spelling that would be read is suggested.
-            let readable = matches!(fits, Ok(Some(b)) if b >= 1);
+            let readable = in_binary.is_some_and(|b| b >= 1);
             let write = match readable {
                 true => format!("{digits}{binary}"),
                 false => format!("a positive number with {binary}"),
