@@ -515,7 +515,7 @@ pub fn replace_sections(doc: &str, sections: &[(&str, &str)]) -> Result<String, 
         .map(|&(name, body)| Ok((section(doc, name)?, name, body)))
         .collect::<Result<Vec<_>, StatsError>>()?;
     spans.sort_by_key(|(span, _, _)| span.begin);
-    let line = |at: usize| 1 + doc[..at].matches('\n').count();
+    let line = |at: usize| line_at(doc, at);
     let lines = |s: &Span| format!("{}-{}", line(s.begin), line(s.end));
     for pair in spans.windows(2) {
         let ((a, first, _), (b, second, _)) = (&pair[0], &pair[1]);
@@ -538,6 +538,11 @@ pub fn replace_sections(doc: &str, sections: &[(&str, &str)]) -> Result<String, 
     }
     out += &doc[at..];
     Ok(out)
+}
+
+/// The line (from 1) of byte `at` of `doc`.
+fn line_at(doc: &str, at: usize) -> usize {
+    1 + doc[..at].matches('\n').count()
 }
 
 /// Where a section lies in a document (byte offsets).
@@ -567,7 +572,7 @@ fn section(doc: &str, name: &str) -> Result<Span, StatsError> {
             });
         }
     }
-    let line = |at: usize| 1 + doc[..at].matches('\n').count();
+    let line = |at: usize| line_at(doc, at);
     let missing = || StatsError::MissingMarker {
         name: name.into(),
         begin: doc.find(&begin).map(line),
