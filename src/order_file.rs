@@ -242,9 +242,22 @@ impl Ids {
             match x.as_i64() {
                 Some(id) => ids.push(id),
                 None => {
-                    // Past i64: a u64, or a float as serde_json reads larger integers.
-                    let past = x.is_u64() || x.as_f64().is_some_and(|f| f.abs() >= 2f64.powi(63));
-                    bad = Some(bad_entry(ids.len(), &x.to_string(), past));
+                    // Past i64: a u64, or a float as serde_json reads larger
+                    // integers. -2^63 as a float is either a literal just
+                    // below it (rounded) or -2^63 written as a float.
+                    let shown = x.to_string();
+                    let edge = -(2f64.powi(63));
+                    bad = Some(match x.as_f64() {
+                        Some(f) if f == edge && !x.is_u64() => format!(
+                            "{} ({shown}) is below -2^63 or written as a float: a node id \
+                             is an integer from -2^63 to 2^63 - 1",
+                            nth_entry(ids.len())
+                        ),
+                        f => {
+                            let past = x.is_u64() || f.is_some_and(|f| f.abs() >= 2f64.powi(63));
+                            bad_entry(ids.len(), &shown, past)
+                        }
+                    });
                 }
             }
         }
@@ -540,6 +553,21 @@ mod tests {
                 "{text}: {err}"
             );
         }
+        // -2^63 as a float may be a rounded literal below it or the id
+        // written as a float: both are said.
+        for text in ["[0, -9.223372036854775808e18]", "[0, -9223372036854775809]"] {
+            let err = parse(text).unwrap_err();
+            assert!(
+                err.contains(
+                    "the 2nd entry (-9.223372036854776e+18) is below -2^63 or written as a float"
+                ),
+                "{text}: {err}"
+            );
+        }
+        assert_eq!(
+            parse("[-9223372036854775808]").map(|o| o.ids),
+            Ok(vec![i64::MIN])
+        );
         for text in ["[1, 2.5]", "[1, 2.0]", "[1, 1e2]"] {
             let err = parse(text).unwrap_err();
             assert!(
