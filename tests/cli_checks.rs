@@ -307,6 +307,15 @@ fn cli_checks_restarts_and_rule_mode_are_checked_and_warned() {
             &["--solver", "kahn", "--memory-budget", "1MiB"],
             "warning: --memory-budget has no effect on solver `kahn`",
         ),
+        // Named at its default, a flag is still the user's, as `--seed 0` is.
+        (
+            &["--solver", "kahn", "--memory-budget", "4GiB"],
+            "warning: --memory-budget has no effect on solver `kahn`",
+        ),
+        (
+            &["--solver", "kahn", "--max-states", "50000000"],
+            "warning: --max-states has no effect on solver `kahn`",
+        ),
         (
             &["-s", "rule:delta", "-s", "rule: delta"],
             "warning: `rule:delta` and `rule: delta` are the same solver `rule:delta`",

@@ -141,24 +141,29 @@ pub struct Args {
     /// the same binary units; plain number: bytes).
     /// Past it the search stops and returns its best order so far. The figure
     /// is the search's own estimate of its tables: the process uses more.
+    ///
+    /// [default: 4GiB]
+    // The default is written above rather than given to clap, so that a
+    // budget the user names (even the default) can be told from none, as
+    // --seed and --restarts are.
     #[arg(
         long,
         value_name = "BYTES",
-        default_value = "4GiB",
         value_parser = parse_bytes,
         allow_negative_numbers = true
     )]
-    memory_budget: u64,
+    memory_budget: Option<u64>,
     /// Most states a search may store before it stops (read by `exact`, `dp`,
     /// `best-heuristic`, `anneal`).
+    ///
+    /// [default: 50000000]
     #[arg(
         long,
         value_name = "N",
-        default_value_t = Budget::default().max_states,
         value_parser = parse_states,
         allow_negative_numbers = true
     )]
-    max_states: u64,
+    max_states: Option<u64>,
 }
 
 /// Reads a byte count: an integer with an optional binary suffix (`KiB`,
@@ -308,14 +313,16 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             Ok((shown.trim(), Arc::<dyn Scheduler>::from(solver)))
         })
         .collect::<anyhow::Result<Vec<_>>>()?;
+    let default = Budget::default();
     let budget = Budget {
-        max_states: args.max_states,
-        max_memory_bytes: args.memory_budget,
+        max_states: args.max_states.unwrap_or(default.max_states),
+        max_memory_bytes: args.memory_budget.unwrap_or(default.max_memory_bytes),
     };
     let given = Given {
         seed: args.seed.is_some(),
         restarts: restarts.is_some(),
-        budget,
+        max_states: args.max_states.is_some(),
+        memory_budget: args.memory_budget.is_some(),
     };
     warn_unread_flags(&chosen, args.rule_mode, given);
     warn_repeated_solvers(&chosen);
@@ -843,7 +850,8 @@ pub(super) fn plot_orders(
 struct Given {
     seed: bool,
     restarts: bool,
-    budget: Budget,
+    max_states: bool,
+    memory_budget: bool,
 }
 
 /// Warns about flags that none of the `chosen` solvers reads (`--rule-mode moves`,
@@ -868,7 +876,8 @@ fn warn_unread_flags(chosen: &[(&str, Arc<dyn Scheduler>)], rule_mode: RuleMode,
     let Given {
         seed,
         restarts,
-        budget,
+        max_states,
+        memory_budget,
     } = given;
     let named = || {
         let names: Vec<String> = chosen.iter().map(|(s, _)| format!("`{s}`")).collect();
@@ -908,12 +917,8 @@ fn warn_unread_flags(chosen: &[(&str, Arc<dyn Scheduler>)], rule_mode: RuleMode,
             named()
         );
     }
-    if budget != Budget::default() && none(&|_, s| s.abilities().budgeted) {
-        let default = Budget::default();
-        let given = match (
-            budget.max_states != default.max_states,
-            budget.max_memory_bytes != default.max_memory_bytes,
-        ) {
+    if (max_states || memory_budget) && none(&|_, s| s.abilities().budgeted) {
+        let given = match (max_states, memory_budget) {
             (true, true) => "--max-states and --memory-budget have",
             (true, false) => "--max-states has",
             _ => "--memory-budget has",
@@ -1234,6 +1239,21 @@ mod tests {
     #[test]
     fn memory_budget_default_is_the_library_default_and_units_parse() {
         assert_eq!(parse_bytes("4GiB"), Ok(Budget::default().max_memory_bytes));
+        // The help states both defaults, which clap does not check.
+        use clap::CommandFactory;
+        #[derive(clap::Parser)]
+        struct Cli {
+            #[command(flatten)]
+            args: Args,
+        }
+        let help = Cli::command().render_long_help().to_string();
+        let states = Budget::default().max_states;
+        for default in [
+            "[default: 4GiB]".to_string(),
+            format!("[default: {states}]"),
+        ] {
+            assert!(help.contains(&default), "{default}: {help}");
+        }
         assert_eq!(parse_bytes("512MiB"), Ok(512 << 20));
         assert_eq!(parse_bytes("3k"), Ok(3 << 10));
         assert_eq!(parse_bytes("1000"), Ok(1000));
