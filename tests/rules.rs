@@ -489,6 +489,19 @@ fn a_saturating_term_is_named_in_the_note() {
     for name in ["rule:size,id", "rule:1000*size,-id", "moves:delta,type,id"] {
         assert!(!note(name).contains("64-bit"), "{name}: {}", note(name));
     }
+    // `-id` saturates only at the id -2^63, whose negation is past i64.
+    let json = r#"{"Nodes":[{"Id":-9223372036854775807,"Op":"a"},{"Id":-9223372036854775808,"Op":"b"},{"Id":5,"Op":"c"}],"Edges":[]}"#;
+    let g =
+        memsched::Graph::from_raw(memsched::graph::seed::parse(json.as_bytes()).unwrap()).unwrap();
+    for name in ["rule:-id", "rule:-1*id", "moves:-id"] {
+        let s = solvers::build(name).unwrap();
+        let r = solvers::run(s.as_ref(), &g, &SolveContext::default());
+        let note = r.note.unwrap_or_default();
+        assert!(
+            note.contains("pass the range of a 64-bit integer"),
+            "{name}: {note}"
+        );
+    }
 }
 
 /// The noise of `noisy:` is continuous, so its later terms never decide

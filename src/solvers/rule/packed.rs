@@ -248,7 +248,7 @@ fn pulled_bytes(g: &Graph, mode: Mode) -> Option<i64> {
 ///
 /// # Complexity
 /// O(n + m) per weighted or summed integer term (the features' bounds);
-/// nothing for terms of one feature at weight 1 or -1.
+/// nothing for terms of one feature at weight 1, or -1 but on `id`.
 pub(super) fn saturation_note(
     g: &Graph,
     adj: &Adj,
@@ -265,10 +265,15 @@ pub(super) fn saturation_note(
             Some((lo.checked_add(x.min(y))?, hi.checked_add(x.max(y))?))
         })
     };
-    // One feature at weight 1 or -1 cannot pass it (a feature's values are
-    // `i64`s): only weighted or summed terms are scanned, so the common
-    // rules pay nothing.
-    let may_pass = |sum: &[(i64, Feature)]| !matches!(sum, [(1 | -1, _)]);
+    // One feature at weight 1 cannot pass it (a feature's values are
+    // `i64`s), nor at -1 but `id` (the one feature that can be -2^63): only
+    // weighted or summed terms and `-id` are scanned, so the common rules
+    // pay nothing.
+    let may_pass = |sum: &[(i64, Feature)]| match sum {
+        [(1, _)] => false,
+        [(-1, f)] => *f == Feature::Id,
+        _ => true,
+    };
     let texts = key.term_texts();
     let saturated: Vec<String> = key
         .terms
