@@ -9,7 +9,7 @@
 //! post-order of the search that found them) and then `v`. While some delta
 //! <= 0 node is unrun, some move exists (take one that is minimal among the
 //! unrun delta <= 0 nodes); once none is left, the remaining positive nodes
-//! run in the graph's topological order.
+//! run in the graph's topological order (Kahn's, as `kahn` gives it).
 //!
 //! The key of a move is EXPR evaluated on `v`, with move-aware meanings:
 //! `delta` is the net delta of the move (the pulled ALLOCs plus `v`'s own),
