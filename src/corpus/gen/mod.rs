@@ -507,7 +507,8 @@ fn thousands(n: u128) -> String {
     out
 }
 
-/// Finishes a generated program: records spec and seed in the graph.
+/// Finishes a generated program: records its spec (family and parameters,
+/// not the seed) in the graph's `Generator` field.
 pub(crate) fn finish(
     program: &TensorProgram,
     params: &Params,
