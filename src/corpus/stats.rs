@@ -501,7 +501,8 @@ pub fn nas_table(dir: &Path) -> Result<String, StatsError> {
 }
 
 /// Replaces the text between `<!-- BEGIN name -->` and `<!-- END name -->`
-/// (markers kept) with `body`; an error when they are missing, or when
+/// (markers kept) with `body` (its line breaks written as the document's
+/// first one is, `\n` or `\r\n`); an error when they are missing, or when
 /// the BEGIN marker appears more than once.
 pub fn replace_section(doc: &str, name: &str, body: &str) -> Result<String, StatsError> {
     replace_sections(doc, &[(name, body)])
@@ -528,12 +529,20 @@ pub fn replace_sections(doc: &str, sections: &[(&str, &str)]) -> Result<String, 
             });
         }
     }
+    // A document with Windows line breaks keeps them in the new sections.
+    let eol = match doc.find('\n') {
+        Some(i) if doc[..i].ends_with('\r') => "\r\n",
+        _ => "\n",
+    };
     let mut out = String::with_capacity(doc.len());
     let mut at = 0;
     for (span, _, body) in &spans {
         out += &doc[at..span.body];
-        out.push('\n');
-        out += body;
+        out += eol;
+        match eol {
+            "\n" => out += body,
+            _ => out += &body.replace("\r\n", "\n").replace('\n', eol),
+        }
         at = span.body_end;
     }
     out += &doc[at..];
@@ -647,6 +656,14 @@ mod tests {
         let out = replace_section(doc, "t", "new\n").unwrap();
         assert_eq!(out, "a\n<!-- BEGIN t -->\nnew\n<!-- END t -->\nz\n");
         assert_eq!(replace_section(&out, "t", "new\n").unwrap(), out);
+        // Windows line breaks stay so, and a second update changes nothing.
+        let crlf = doc.replace('\n', "\r\n");
+        let out = replace_section(&crlf, "t", "new\nrow\n").unwrap();
+        assert_eq!(
+            out,
+            "a\r\n<!-- BEGIN t -->\r\nnew\r\nrow\r\n<!-- END t -->\r\nz\r\n"
+        );
+        assert_eq!(replace_section(&out, "t", "new\nrow\n").unwrap(), out);
         assert!(matches!(
             replace_section(doc, "u", ""),
             Err(StatsError::MissingMarker { .. })
