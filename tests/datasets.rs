@@ -178,6 +178,22 @@ fn the_manifest_names_every_graph_once() {
     std::fs::write(&manifest, &text).unwrap();
     let models = tmp.path().join("models").join("manifest.csv");
     let text = std::fs::read_to_string(&models).unwrap();
+    // A model row's command must be the exporter's for its columns.
+    for wrong in [
+        text.replacen("--batch 1 -o", "--batch 32 -o", 1),
+        text.replacen(
+            "-o datasets/models/bert_base",
+            "-o datasets/nas/bert_base",
+            1,
+        ),
+    ] {
+        assert_ne!(wrong, text);
+        std::fs::write(&models, wrong).unwrap();
+        let out = datasets();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(err.contains("is not the exporter's for this row"), "{err}");
+    }
     let first_row = text.lines().nth(1).unwrap();
     assert!(first_row.contains(",anchored,"), "{first_row}");
     let flipped = text.replacen(
