@@ -28,6 +28,15 @@ impl Graph {
             edges,
             extra: graph_extra,
         } = raw;
+        if let Some(key) = super::seed::GRAPH_FIELDS
+            .into_iter()
+            .find(|&k| graph_extra.contains_key(k))
+        {
+            return Err(GraphError::ReservedField {
+                id: None,
+                key: key.into(),
+            });
+        }
         let n = nodes.len();
         if n >= NONE as usize {
             return Err(GraphError::Capacity {
@@ -267,12 +276,21 @@ fn pair_buffers(
     Ok(partner)
 }
 
-/// Refuses an extra key of node `id` that is a field of the format in
-/// another case (`"latency"`, `"Inputs "`): see [`seed::miscased`].
+/// Refuses an extra key of node `id` that is a field the format reads
+/// itself (`"Id"`), or one of its fields in another case (`"latency"`,
+/// `"Inputs "`): see [`seed::miscased`].
 ///
 /// [`seed::miscased`]: super::seed::miscased
 fn check_field_names(id: i64, extra: Option<&Map<String, Value>>) -> Result<(), GraphError> {
     for key in extra.into_iter().flat_map(|e| e.keys()) {
+        // The parser takes these itself: only a builder or a hand-made
+        // `RawGraph` can put them among the extras.
+        if matches!(key.as_str(), "Id" | "Op" | "Size" | "BufId") {
+            return Err(GraphError::ReservedField {
+                id: Some(id),
+                key: key.clone(),
+            });
+        }
         if let Some(expected) = super::seed::miscased(key, &super::seed::NODE_FIELDS) {
             return Err(GraphError::FieldCase {
                 id,
@@ -768,6 +786,53 @@ mod tests {
         ));
     }
 
+    /// A builder cannot give a node or the graph an extra field the format
+    /// reads itself: the file written from it would not read back.
+    #[test]
+    fn a_field_of_the_format_is_no_extra_field() {
+        for key in ["Id", "Op", "Size", "BufId"] {
+            let mut b = GraphBuilder::new();
+            let v = b.op("x");
+            b.set_extra(v, key, Value::from(5.5));
+            let err = b.build().unwrap_err();
+            assert_eq!(
+                err,
+                GraphError::ReservedField {
+                    id: Some(0),
+                    key: key.into()
+                }
+            );
+            assert!(
+                err.to_string().starts_with(&format!(
+                    "node 0: an extra field may not be named \"{key}\""
+                )),
+                "{err}"
+            );
+        }
+        for key in ["Nodes", "Edges"] {
+            let mut b = GraphBuilder::new();
+            b.op("x");
+            b.set_graph_extra(key, Value::from(1));
+            assert_eq!(
+                b.build().unwrap_err(),
+                GraphError::ReservedField {
+                    id: None,
+                    key: key.into()
+                }
+            );
+        }
+        // `Inputs` and `Latency` are extras the format keeps as they are.
+        let mut b = GraphBuilder::new();
+        let v = b.op("x");
+        b.set_extra(v, "Inputs", Value::from(Vec::<i64>::new()));
+        b.set_extra(v, "Latency", Value::from(2.5));
+        let g = b.build().unwrap();
+        let mut out = Vec::new();
+        crate::graph::seed::write(&g, &mut out).unwrap();
+        let back = parse(std::str::from_utf8(&out).unwrap()).unwrap();
+        assert_eq!(back.latency(0), 2.5);
+    }
+
     #[test]
     fn latency_beyond_2_pow_63_is_an_error_naming_the_node() {
         let graph = |latency: &str| {
@@ -827,6 +892,10 @@ mod tests {
         assert!(back.extra(1).unwrap().contains_key("Note"));
         let err = g.clone().with_latencies(&[0.0, f64::NAN]).unwrap_err();
         assert!(matches!(err, GraphError::BadLatency { id: 7, .. }), "{err}");
+        assert_eq!(
+            g.clone().with_latencies(&[1.0]).unwrap_err(),
+            GraphError::LatencyCount { given: 1, nodes: 2 }
+        );
         let err = g.with_latencies(&[1e19, 0.0]).unwrap_err();
         assert!(
             matches!(err, GraphError::LatencyOutOfRange { id: 3, .. }),

@@ -74,6 +74,21 @@ pub enum GraphError {
         /// The spelling meant: `"ALLOC"` or `"FREE"`.
         expected: &'static str,
     },
+    /// An extra field (of a node, or of the graph when `id` is `None`)
+    /// named as a field the format reads itself (`Id`, `Op`, `Size`,
+    /// `BufId`; `Nodes`, `Edges`): written out, the file would hold the key
+    /// twice and not read back. Only a graph built in code can have one.
+    #[error(
+        "{}an extra field may not be named {key:?}: it is a field of the format, which \
+         the graph holds itself (a file written from it would hold the key twice)",
+        match id { Some(id) => format!("node {id}: "), None => String::new() }
+    )]
+    ReservedField {
+        /// The node's id; `None` for a top-level field.
+        id: Option<i64>,
+        /// The key, e.g. `"Id"`.
+        key: String,
+    },
     /// A node key that is a field of the format in another case or with
     /// spaces around it (`"latency"` for `Latency`): field names are
     /// case-sensitive, and such a key would be kept as an extra field that
@@ -185,6 +200,15 @@ pub enum GraphError {
         id: i64,
         /// That ALLOC's `Size`.
         size: i128,
+    },
+    /// [`Graph::with_latencies`](crate::Graph::with_latencies) given a
+    /// slice whose length is not the graph's node count.
+    #[error("{given} latencies for a graph of {nodes} nodes: give one per node, in node order")]
+    LatencyCount {
+        /// The slice's length.
+        given: usize,
+        /// The graph's node count.
+        nodes: usize,
     },
     /// More nodes or edges than the compact storage holds.
     #[error("graph too large: {what} (at most {max})")]

@@ -208,10 +208,8 @@ impl Graph {
     /// feature `latency`. An error names the first node whose value is not
     /// finite ([`GraphError::BadLatency`]) or exceeds
     /// [`MAX_LATENCY`] in magnitude ([`GraphError::LatencyOutOfRange`]),
-    /// as reading such a `Latency` from a file would.
-    ///
-    /// # Panics
-    /// If `latencies` does not have one value per node.
+    /// as reading such a `Latency` from a file would; a slice without one
+    /// value per node is [`GraphError::LatencyCount`].
     ///
     /// ```
     /// use memsched::graph::GraphBuilder;
@@ -228,7 +226,12 @@ impl Graph {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn with_latencies(mut self, latencies: &[f64]) -> Result<Graph, GraphError> {
-        assert_eq!(latencies.len(), self.node_count(), "one latency per node");
+        if latencies.len() != self.node_count() {
+            return Err(GraphError::LatencyCount {
+                given: latencies.len(),
+                nodes: self.node_count(),
+            });
+        }
         for (v, &latency) in latencies.iter().enumerate() {
             let id = self.ids[v];
             if !latency.is_finite() {
