@@ -47,6 +47,9 @@ impl Rng {
     }
 
     /// A uniform integer in `0..n` (`n > 0`), without modulo bias.
+    ///
+    /// # Panics
+    /// If `n` is 0 (the range is empty).
     pub fn below(&mut self, n: u64) -> u64 {
         assert!(n > 0, "Rng::below(0)");
         // Lemire's multiply-shift with rejection.
@@ -59,9 +62,16 @@ impl Rng {
         }
     }
 
-    /// A uniform integer in `lo..=hi`.
+    /// A uniform integer in `lo..=hi`; the whole of `u64` is one draw.
+    ///
+    /// # Panics
+    /// If `lo > hi` (the range is empty).
     pub fn range(&mut self, lo: u64, hi: u64) -> u64 {
-        lo + self.below(hi - lo + 1)
+        assert!(lo <= hi, "Rng::range({lo}, {hi}): lo > hi");
+        match (hi - lo).checked_add(1) {
+            Some(n) => lo + self.below(n),
+            None => self.next_u64(),
+        }
     }
 
     /// A uniform float in `[0, 1)`.
@@ -182,5 +192,17 @@ mod tests {
             seen[x] = true;
         }
         assert!(seen.iter().all(|&s| s));
+    }
+
+    /// `range` covers its ends, and the whole of `u64` is one draw.
+    #[test]
+    fn range_takes_every_span_up_to_all_of_u64() {
+        let mut r = Rng::new(1);
+        assert_eq!(r.range(5, 5), 5);
+        let drawn: Vec<u64> = (0..200).map(|_| r.range(u64::MAX - 2, u64::MAX)).collect();
+        assert!(drawn.iter().all(|&x| x >= u64::MAX - 2));
+        assert!(drawn.contains(&u64::MAX) && drawn.contains(&(u64::MAX - 2)));
+        let (mut a, mut b) = (Rng::new(9), Rng::new(9));
+        assert_eq!(a.range(0, u64::MAX), b.next_u64());
     }
 }
