@@ -90,7 +90,23 @@ fn a_registered_solver_is_built_listed_and_refuses_clashes() {
     // `name:` names no argument; the maker never sees an empty one.
     let err = solvers::build("kahn-again:").err().unwrap().to_string();
     assert!(err.contains("`kahn-again:` names no argument"), "{err}");
-    for name in ["kahn", "Kahn", "kahn-again", "KAHN-again", "", "a:b", "a b"] {
+    // A registered name is guessed at as a built-in one is.
+    let err = solvers::build("KAHN_again").err().unwrap().to_string();
+    assert!(err.contains("did you mean `kahn-again`?"), "{err}");
+    for name in [
+        "kahn",
+        "Kahn",
+        "kahn-again",
+        "KAHN-again",
+        "",
+        "a:b c",
+        "a b",
+        "a:",
+        "a[:b",
+        "a[:]",
+        "a[b]:c",
+        ":b",
+    ] {
         let err = solvers::register(name, "", |_| Ok(Box::new(Kahn)))
             .err()
             .unwrap();
@@ -109,7 +125,7 @@ fn a_maker_may_use_the_registry() {
     let make = |arg: Option<&str>| {
         let inner = solvers::build(&format!("rule:{}", arg.unwrap_or("delta,id")))
             .map_err(|e| e.to_string())?;
-        assert!(solvers::list().iter().any(|i| i.name == "wraps"));
+        assert!(solvers::list().iter().any(|i| i.name == "wraps:EXPR"));
         // Registering from inside a maker is refused or accepted, never stuck.
         let made = |_: Option<&str>| Ok(Box::new(Spelled("made-by-wraps".into())) as Box<_>);
         let _ = solvers::register("made-by-wraps", "", made);
@@ -118,12 +134,34 @@ fn a_maker_may_use_the_registry() {
             inner.name().trim_start_matches("rule:")
         ))) as Box<dyn Scheduler>)
     };
-    solvers::register("wraps", "a rule under another name", make).unwrap();
+    solvers::register("wraps:EXPR", "a rule under another name", make).unwrap();
+    // It needs its argument: listed so, and refused bare before the maker runs.
+    assert!(solvers::list()
+        .iter()
+        .any(|i| i.name == "wraps:EXPR" && i.bare_name().is_none()));
+    assert!(matches!(
+        solvers::build("wraps"),
+        Err(SolverError::MissingArgument { name, param }) if name == "wraps" && param == "EXPR"
+    ));
     assert_eq!(
         solvers::build("wraps:size,id").unwrap().name(),
         "wraps:size,id"
     );
     assert!(solvers::build("made-by-wraps").is_ok());
+    // One that may take an argument is listed with it in brackets.
+    let either = |arg: Option<&str>| {
+        Ok(Box::new(Spelled(
+            arg.map_or("maybe".into(), |a| format!("maybe:{a}")),
+        )) as Box<_>)
+    };
+    solvers::register("maybe[:N]", "", either).unwrap();
+    let info = solvers::list()
+        .into_iter()
+        .find(|i| i.name == "maybe[:N]")
+        .unwrap();
+    assert_eq!(info.bare_name(), Some("maybe"));
+    assert_eq!(solvers::build("maybe").unwrap().name(), "maybe");
+    assert_eq!(solvers::build("maybe:3").unwrap().name(), "maybe:3");
     let err = solvers::build("wraps:bogus").err().unwrap().to_string();
     assert!(err.contains("bogus"), "{err}");
 }

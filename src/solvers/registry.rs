@@ -89,6 +89,10 @@ pub(crate) type Maker = dyn Fn(Option<&str>) -> Result<Box<dyn Scheduler>, Strin
 /// A solver registered by a program using memsched as a library.
 struct Registered {
     name: String,
+    /// The argument's placeholder, and whether the solver needs one
+    /// (`mine:EXPR`) or may take one (`mine[:EXPR]`); `None` when the name
+    /// was registered bare, so the maker alone decides.
+    param: Option<(String, bool)>,
     summary: String,
     /// Shared so that [`build_registered`] can call it with the lock
     /// released: a maker may itself build, list or register solvers.
@@ -110,6 +114,10 @@ static REGISTERED: std::sync::RwLock<Vec<Registered>> = std::sync::RwLock::new(V
 /// The name must be new (not a built-in solver's or one registered
 /// before, in any case), non-empty, and without `:`, whitespace or `,`.
 /// `name:` with nothing after the colon is refused before `make` sees it.
+/// Registered as `mine:ARG`, the solver needs an argument: [`list`] shows
+/// `mine:ARG`, and `build("mine")` is [`SolverError::MissingArgument`]
+/// without calling `make`; as `mine[:ARG]` it may take one, and [`list`]
+/// shows that (ARG any placeholder without spaces, `:` or `,`).
 ///
 /// ```
 /// use memsched::graph::Graph;
@@ -145,8 +153,26 @@ pub fn register(
         name: name.to_string(),
         reason: reason.to_string(),
     };
-    if name.is_empty() || name.contains([':', ',']) || name.contains(char::is_whitespace) {
-        return Err(refuse("a name is non-empty, without `:`, `,` or spaces"));
+    let word =
+        |w: &str| !w.is_empty() && !w.contains([':', ',']) && !w.contains(char::is_whitespace);
+    let (base, param) = match name.split_once(':') {
+        None => (name, None),
+        Some((base, arg)) => match base.strip_suffix('[') {
+            Some(base) => match arg.strip_suffix(']') {
+                Some(p) if word(p) => (base, Some((p.to_string(), false))),
+                _ => return Err(refuse("an optional argument is written `NAME[:ARG]`")),
+            },
+            None if word(arg) => (base, Some((arg.to_string(), true))),
+            None => return Err(refuse(
+                "an argument is written `NAME:ARG` or `NAME[:ARG]`, ARG without spaces, `:` or `,`",
+            )),
+        },
+    };
+    let name = base;
+    if !word(name) || name.contains(['[', ']']) {
+        return Err(refuse(
+            "a name is non-empty, without `:`, `,`, `[`, `]` or spaces",
+        ));
     }
     // Names that differ only in case would read as one in configs and tables.
     let same = |other: &str| other.eq_ignore_ascii_case(name);
@@ -161,6 +187,7 @@ pub fn register(
     }
     registered.push(Registered {
         name: name.to_string(),
+        param,
         summary: summary.to_string(),
         make: Arc::new(make),
     });
@@ -172,18 +199,22 @@ fn build_registered(
     base: &str,
     arg: Option<&str>,
 ) -> Option<Result<Box<dyn Scheduler>, SolverError>> {
-    let make = Arc::clone(
-        &REGISTERED
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .iter()
-            .find(|r| r.name == base)?
-            .make,
-    );
+    let (make, needs) = {
+        let registered = REGISTERED.read().unwrap_or_else(|e| e.into_inner());
+        let r = registered.iter().find(|r| r.name == base)?;
+        let needs = (r.param.as_ref()).and_then(|(p, needed)| needed.then(|| p.clone()));
+        (Arc::clone(&r.make), needs)
+    };
     let bad = |message: String| SolverError::BadArgument {
         name: base.to_string(),
         message,
     };
+    if let (Some(param), None) = (needs, arg) {
+        return Some(Err(SolverError::MissingArgument {
+            name: base.to_string(),
+            param,
+        }));
+    }
     if arg == Some("") {
         let message = format!("`{base}:` names no argument: write `{base}` or `{base}:ARG`");
         return Some(Err(bad(message)));
@@ -623,7 +654,11 @@ pub fn list() -> Vec<SolverInfo> {
         .collect();
     let registered = REGISTERED.read().unwrap_or_else(|e| e.into_inner());
     infos.extend(registered.iter().map(|r| SolverInfo {
-        name: r.name.clone(),
+        name: match &r.param {
+            Some((p, true)) => format!("{}:{p}", r.name),
+            Some((p, false)) => format!("{}[:{p}]", r.name),
+            None => r.name.clone(),
+        },
         summary: r.summary.clone(),
     }));
     infos
@@ -666,8 +701,14 @@ fn meant(base: &str) -> String {
         }
     }
     let respelled = base.to_ascii_lowercase().replace('_', "-");
-    let names = ENTRIES.iter().map(|e| e.name);
-    match names.clone().find(|&n| n == respelled) {
+    // Copied out: the registered names are guessed at too.
+    let registered: Vec<String> = (REGISTERED.read().unwrap_or_else(|e| e.into_inner()))
+        .iter()
+        .map(|r| r.name.clone())
+        .collect();
+    let names = (ENTRIES.iter().map(|e| e.name)).chain(registered.iter().map(String::as_str));
+    let same = |n: &str| n.to_ascii_lowercase().replace('_', "-") == respelled;
+    match names.clone().find(|&n| same(n)) {
         Some(n) => crate::spelling::did_you_mean(&[n]),
         None => crate::spelling::did_you_mean(&crate::spelling::near_or_begun(&respelled, names)),
     }
