@@ -16,7 +16,8 @@ pub struct Evaluation {
     pub peak: u64,
     /// Memory after the last node (the graph outputs).
     pub final_memory: i64,
-    /// First step (0-based) at which the peak is reached; `None` for an
+    /// First step at which the peak is reached, counted from 0 (an index
+    /// into the order; the command line's reports add 1); `None` for an
     /// empty order or a peak of 0 never exceeded.
     pub peak_step: Option<usize>,
 }
@@ -63,9 +64,10 @@ pub enum ScheduleError {
         /// Original id of the edge's target.
         to: i64,
         /// The step that runs `to`: the earliest that runs a node before
-        /// one of its predecessors.
+        /// one of its predecessors. Counted from 1, as the message and the
+        /// command line's reports count (unlike [`Evaluation::peak_step`]).
         to_step: usize,
-        /// The later step that runs `from`.
+        /// The later step that runs `from`, counted from 1.
         from_step: usize,
     },
 }

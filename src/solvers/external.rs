@@ -470,7 +470,8 @@ impl Scheduler for ExternalOrders {
     fn solve(&self, g: &Graph, ctx: &SolveContext) -> Outcome {
         let Some(name) = ctx.graph_name.as_deref() else {
             return Outcome::failed(
-                "orders: the graph has no name to look its order up by (read it from a file)",
+                "orders: the graph has no name to look its order up by (read it from a file; \
+                 in code, set `SolveContext::graph_name`)",
             );
         };
         let (ids, file) = match self.ids_for(name, ctx.seed) {

@@ -133,7 +133,9 @@ impl GenSpec {
                 .all(|p| value(self, p) == value(other, p))
     }
 
-    /// Parses `FAMILY[:key=value,...]`.
+    /// Parses `FAMILY[:key=value,...]`: its syntax only. The family and
+    /// parameter names are checked by [`GenSpec::check_names`], the values
+    /// by [`generate`].
     pub fn parse(spec: &str) -> Result<GenSpec, GenError> {
         let spec = spec.trim();
         let (family, rest) = spec.split_once(':').unwrap_or((spec, ""));
