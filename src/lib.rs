@@ -5,7 +5,9 @@
 //! [`schedule::check`] -> result row -> CSV, plots, tables.
 //!
 //! - [`graph`] holds the model (compressed adjacency, per-node memory delta),
-//!   the seed JSON reader and writer, validation, and analyses.
+//!   the seed JSON reader and writer (`graph::seed::read` for JSON text,
+//!   `read_path` for a file), validation, and analyses; `graph::lint`
+//!   gives the warnings `memsched validate` prints about a valid graph.
 //! - [`schedule`] is the independent checker: the only code that turns an
 //!   order into a recorded peak.
 //! - [`solvers`] holds every scheduler behind one trait and a registry by name.

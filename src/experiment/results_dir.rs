@@ -416,7 +416,7 @@ pub(super) fn check_shard_placement(
 /// Writes `shards.toml`: the shards, sorted, each once (just [`ALL_SHARDS`]
 /// if an unsharded run is among them), placed as `placement` says
 /// ([`SHARD_PLACEMENT`] for this version's, 0 for an older one's).
-pub fn write_shards(dir: &Path, mut shards: Vec<String>, placement: u32) -> io::Result<()> {
+pub(crate) fn write_shards(dir: &Path, mut shards: Vec<String>, placement: u32) -> io::Result<()> {
     if shards.iter().any(|s| s == ALL_SHARDS) {
         shards = vec![ALL_SHARDS.to_string()];
     }

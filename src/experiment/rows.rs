@@ -373,7 +373,7 @@ fn csv_line(record: &csv::ByteRecord) -> Vec<u8> {
 /// Appends `lines` (CSV lines; empty ones and those the file already
 /// holds skipped, so a merge done again adds nothing) to `path`, after the
 /// header when the file is new.
-pub fn append_lines(path: &Path, lines: &[Vec<u8>]) -> io::Result<()> {
+pub(crate) fn append_lines(path: &Path, lines: &[Vec<u8>]) -> io::Result<()> {
     let held = match fs::read(path) {
         Ok(bytes) => bytes,
         Err(e) if e.kind() == io::ErrorKind::NotFound => Vec::new(),

@@ -551,7 +551,7 @@ fn input_id(x: &serde_json::Value) -> Option<i64> {
 /// The tail of a warning that names the first of `count` cases:
 /// ` (1 more FREE like it)`, ` (3 more FREEs like it)`, or nothing when it
 /// is the only one.
-pub fn more_like_it(count: usize, one: &str, many: &str) -> String {
+pub(crate) fn more_like_it(count: usize, one: &str, many: &str) -> String {
     match count {
         0 | 1 => String::new(),
         2 => format!(" (1 more {one} like it)"),
@@ -562,7 +562,7 @@ pub fn more_like_it(count: usize, one: &str, many: &str) -> String {
 /// `text` as a warning may print it: with control characters (an escape
 /// sequence, a line break) escaped, so a graph's strings cannot redraw the
 /// terminal or forge a line of output.
-pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
+pub(crate) fn printable(text: &str) -> std::borrow::Cow<'_, str> {
     match text.chars().any(char::is_control) {
         true => text.escape_debug().to_string().into(),
         false => text.into(),

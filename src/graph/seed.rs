@@ -35,7 +35,7 @@ pub const GRAPH_FIELDS: [&str; 2] = ["Nodes", "Edges"];
 /// key would otherwise be kept as an extra field that nothing reads, and
 /// the field it means would silently be absent. A key that is exactly a
 /// field is not miscased.
-pub fn miscased<'a>(key: &str, fields: &[&'a str]) -> Option<&'a str> {
+pub(crate) fn miscased<'a>(key: &str, fields: &[&'a str]) -> Option<&'a str> {
     let t = key.trim();
     fields
         .iter()
@@ -46,7 +46,7 @@ pub fn miscased<'a>(key: &str, fields: &[&'a str]) -> Option<&'a str> {
 /// The field of `fields` that `key` is a near misspelling of (`"Edgs"`,
 /// `"Lantency"`), if exactly one; case is ignored (a field in another case
 /// is [`miscased`]).
-pub fn misspelt<'a>(key: &str, fields: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+pub(crate) fn misspelt<'a>(key: &str, fields: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
     let fields: Vec<&'a str> = fields.into_iter().collect();
     let lower: Vec<String> = fields.iter().map(|f| f.to_ascii_lowercase()).collect();
     match crate::spelling::near(key.trim(), lower.iter().map(String::as_str))[..] {
@@ -109,10 +109,25 @@ pub fn parse(text: &[u8]) -> Result<RawGraph, GraphError> {
     Ok(raw)
 }
 
+/// Parses seed-format JSON text and validates it: [`parse`], then
+/// [`Graph::from_raw`].
+///
+/// ```
+/// let g = memsched::graph::seed::read(br#"{"Nodes": [
+///     {"Id": 0, "Op": "ALLOC", "Size": 8, "BufId": 0},
+///     {"Id": 1, "Op": "matmul"},
+///     {"Id": 2, "Op": "FREE", "BufId": 0}],
+///   "Edges": [[0, 1], [1, 2]]}"#)?;
+/// assert_eq!(g.node_count(), 3);
+/// # Ok::<(), memsched::GraphError>(())
+/// ```
+pub fn read(text: &[u8]) -> Result<Graph, GraphError> {
+    Graph::from_raw(parse(text)?)
+}
+
 /// Reads a seed-format file (`-` is standard input) and validates it.
 pub fn read_path(path: impl AsRef<Path>) -> Result<Graph, GraphError> {
-    let bytes = read_bytes(path)?;
-    Graph::from_raw(parse(&bytes)?)
+    read(&read_bytes(path)?)
 }
 
 /// Reads a graph file, or standard input for `-`, of at most

@@ -65,7 +65,9 @@ pub struct RunOptions {
     /// Output directory; empty (the default) means
     /// [`RunOptions::default_out`]'s.
     pub out: PathBuf,
-    /// Worker threads (default: all cores).
+    /// Worker threads; `None` or `Some(0)`: rayon's default, one per core
+    /// (or `RAYON_NUM_THREADS`). At most the solves to run or the cores,
+    /// whichever is larger, are started.
     pub threads: Option<usize>,
     /// No progress on standard error (see [`super::progress`]); a row that
     /// failed or was refused by the checker is still named there, as it
