@@ -46,7 +46,10 @@ pub(crate) fn miscased<'a>(key: &str, fields: &[&'a str]) -> Option<&'a str> {
 /// The field of `fields` that `key` is a near misspelling of (`"Edgs"`,
 /// `"Lantency"`), if exactly one; case is ignored (a field in another case
 /// is [`miscased`]).
-pub(crate) fn misspelt<'a>(key: &str, fields: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+pub(crate) fn misspelt<'a>(
+    key: &str,
+    fields: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
     let fields: Vec<&'a str> = fields.into_iter().collect();
     let lower: Vec<String> = fields.iter().map(|f| f.to_ascii_lowercase()).collect();
     match crate::spelling::near(key.trim(), lower.iter().map(String::as_str))[..] {

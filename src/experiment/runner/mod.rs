@@ -179,6 +179,11 @@ pub struct RunSummary {
 }
 
 /// Runs an experiment (resuming), then the final pass.
+///
+/// A solver's panic becomes a `failed` row. To keep such panics off
+/// standard error, the first run wraps the process's panic hook, once and
+/// for good: the hook installed before it still reports every panic
+/// outside a solve; one installed after it replaces the wrapper.
 pub fn run(config: &Config, opts: &RunOptions) -> Result<RunSummary, ExperimentError> {
     run_with(config, opts, registry_build)
 }
