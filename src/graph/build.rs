@@ -35,6 +35,8 @@ impl Graph {
             return Err(GraphError::ReservedField {
                 id: None,
                 key: key.into(),
+                why:
+                    "the graph holds that field itself, so a written file would hold the key twice",
             });
         }
         let n = nodes.len();
@@ -78,7 +80,6 @@ impl Graph {
                 buf_id,
                 extra,
             } = node;
-            check_field_names(id, extra.as_deref())?;
             let kind = match op.as_str() {
                 "ALLOC" => NodeKind::Alloc,
                 "FREE" => NodeKind::Free,
@@ -93,6 +94,7 @@ impl Graph {
                     NodeKind::Compute
                 }
             };
+            check_field_names(id, kind, extra.as_deref())?;
             let mut extra = extra;
             match kind {
                 NodeKind::Alloc => {
@@ -276,19 +278,40 @@ fn pair_buffers(
     Ok(partner)
 }
 
-/// Refuses an extra key of node `id` that is a field the format reads
-/// itself (`"Id"`), or one of its fields in another case (`"latency"`,
-/// `"Inputs "`): see [`seed::miscased`].
+/// Refuses an extra key of node `id` (of kind `kind`) that a written file
+/// would not read back ([`GraphError::ReservedField`]: only a builder or a
+/// hand-made `RawGraph` can have one), or that is one of the format's
+/// fields in another case (`"latency"`, `"Inputs "`): see
+/// [`seed::miscased`].
 ///
 /// [`seed::miscased`]: super::seed::miscased
-fn check_field_names(id: i64, extra: Option<&Map<String, Value>>) -> Result<(), GraphError> {
-    for key in extra.into_iter().flat_map(|e| e.keys()) {
-        // The parser takes these itself: only a builder or a hand-made
-        // `RawGraph` can put them among the extras.
-        if matches!(key.as_str(), "Id" | "Op" | "Size" | "BufId") {
+fn check_field_names(
+    id: i64,
+    kind: NodeKind,
+    extra: Option<&Map<String, Value>>,
+) -> Result<(), GraphError> {
+    const HELD: &str =
+        "the graph holds that field itself, so a written file would hold the key twice";
+    for (key, value) in extra.into_iter().flatten() {
+        // The reader keeps a FREE's or a compute node's `Size`, and a
+        // compute node's `BufId`, among its extras, as integers.
+        let why = match (key.as_str(), kind) {
+            ("Id" | "Op", _)
+            | ("Size", NodeKind::Alloc)
+            | ("BufId", NodeKind::Alloc | NodeKind::Free) => Some(HELD),
+            ("Size", _) if value.as_u64().is_none_or(|x| x > i64::MAX as u64) => {
+                Some("a Size must be an integer from 0 to 2^63 - 1")
+            }
+            ("BufId", _) if value.as_i64().is_none() => {
+                Some("a BufId must be an integer from -2^63 to 2^63 - 1")
+            }
+            _ => None,
+        };
+        if let Some(why) = why {
             return Err(GraphError::ReservedField {
                 id: Some(id),
                 key: key.clone(),
+                why,
             });
         }
         if let Some(expected) = super::seed::miscased(key, &super::seed::NODE_FIELDS) {
@@ -790,37 +813,74 @@ mod tests {
     /// reads itself: the file written from it would not read back.
     #[test]
     fn a_field_of_the_format_is_no_extra_field() {
-        for key in ["Id", "Op", "Size", "BufId"] {
+        // A graph of an ALLOC, an op and a FREE with `key: value` set on node `at`.
+        let built = |at: i64, key: &str, value: Value| {
             let mut b = GraphBuilder::new();
-            let v = b.op("x");
-            b.set_extra(v, key, Value::from(5.5));
-            let err = b.build().unwrap_err();
-            assert_eq!(
-                err,
-                GraphError::ReservedField {
-                    id: Some(0),
-                    key: key.into()
-                }
-            );
+            let (a, x, f) = (b.alloc(4, 0), b.op("x"), b.free(0));
+            b.edge(a, x);
+            b.edge(x, f);
+            b.set_extra(at, key, value);
+            b.build()
+        };
+        let held = |at: i64, key: &str| {
+            let err = built(at, key, Value::from(5)).unwrap_err();
+            let is_held = matches!(&err, GraphError::ReservedField { id: Some(i), key: k, why }
+                if *i == at && k == key && why.contains("holds that field itself"));
+            assert!(is_held, "node {at}, {key}: {err:?}");
             assert!(
-                err.to_string().starts_with(&format!(
-                    "node 0: an extra field may not be named \"{key}\""
-                )),
+                err.to_string()
+                    .starts_with(&format!("node {at}: extra field \"{key}\": ")),
                 "{err}"
             );
+        };
+        for at in 0..3 {
+            held(at, "Id");
+            held(at, "Op");
+        }
+        held(0, "Size");
+        held(0, "BufId");
+        held(2, "BufId");
+        // A FREE's or an op's `Size`, and an op's `BufId`, are kept as the
+        // reader keeps them: integers that read back.
+        for (at, key) in [(1, "Size"), (2, "Size"), (1, "BufId")] {
+            for good in [Value::from(7), Value::from(0)] {
+                let g = built(at, key, good.clone()).unwrap();
+                let mut out = Vec::new();
+                crate::graph::seed::write(&g, &mut out).unwrap();
+                parse(std::str::from_utf8(&out).unwrap()).unwrap();
+            }
+            for bad in [
+                Value::from(5.5),
+                Value::from("7"),
+                Value::Null,
+                Value::from(-1),
+            ] {
+                if key == "BufId" && bad == -1 {
+                    continue;
+                }
+                let err = built(at, key, bad.clone()).unwrap_err();
+                assert!(
+                    matches!(&err, GraphError::ReservedField { why, .. } if why.contains("must be an integer")),
+                    "node {at}, {key} = {bad}: {err:?}"
+                );
+            }
         }
         for key in ["Nodes", "Edges"] {
             let mut b = GraphBuilder::new();
             b.op("x");
             b.set_graph_extra(key, Value::from(1));
-            assert_eq!(
+            assert!(matches!(
                 b.build().unwrap_err(),
-                GraphError::ReservedField {
-                    id: None,
-                    key: key.into()
-                }
-            );
+                GraphError::ReservedField { id: None, key: k, .. } if k == key
+            ));
         }
+        // A parsed graph's kept fields go through `to_raw` and back (as a
+        // transform rebuilds a graph).
+        let g = parse(
+            r#"{"Nodes": [{"Id": 0, "Op": "ALLOC", "Size": 10, "BufId": 1}, {"Id": 1, "Op": "conv", "Size": 3, "BufId": 9}, {"Id": 2, "Op": "FREE", "BufId": 1, "Size": 10}], "Edges": [[0, 1], [1, 2]]}"#,
+        )
+        .unwrap();
+        Graph::from_raw(g.to_raw()).unwrap();
         // `Inputs` and `Latency` are extras the format keeps as they are.
         let mut b = GraphBuilder::new();
         let v = b.op("x");

@@ -75,12 +75,14 @@ pub enum GraphError {
         expected: &'static str,
     },
     /// An extra field (of a node, or of the graph when `id` is `None`)
-    /// named as a field the format reads itself (`Id`, `Op`, `Size`,
-    /// `BufId`; `Nodes`, `Edges`): written out, the file would hold the key
-    /// twice and not read back. Only a graph built in code can have one.
+    /// that a file written from the graph would not read back: a field the
+    /// graph holds itself (`Id`, `Op`; an ALLOC's `Size` and `BufId`, a
+    /// FREE's `BufId`; `Nodes`, `Edges`), whose key the file would hold
+    /// twice, or a `Size` or `BufId` kept on another node that is not the
+    /// integer the format reads there. Only a graph built in code can have
+    /// one: a parsed graph's extras read back.
     #[error(
-        "{}an extra field may not be named {key:?}: it is a field of the format, which \
-         the graph holds itself (a file written from it would hold the key twice)",
+        "{}extra field {key:?}: {why} (a file written from this graph would not read back)",
         match id { Some(id) => format!("node {id}: "), None => String::new() }
     )]
     ReservedField {
@@ -88,6 +90,8 @@ pub enum GraphError {
         id: Option<i64>,
         /// The key, e.g. `"Id"`.
         key: String,
+        /// What is wrong with it.
+        why: &'static str,
     },
     /// A node key that is a field of the format in another case or with
     /// spaces around it (`"latency"` for `Latency`): field names are
