@@ -268,9 +268,11 @@ pub fn default_iterations(n: usize) -> u64 {
 /// with [`Anneal::with_length`], or the number set with
 /// [`Anneal::with_iterations`]); the temperature follows the fraction of
 /// that budget spent. A time limit caps it: past 90% of the time left after
-/// the start it stops, and the schedule then follows whichever budget is
-/// further along. When the iterations finish first (the usual case below a
-/// few hundred thousand nodes), the result depends on the seed only.
+/// the start it stops. After 1/64 of the moves it times them: if all of
+/// them would take more than half of that time, the temperature follows
+/// whichever is further along from then on, the moves or the clock, and
+/// the note says so; otherwise (the usual case below a few hundred
+/// thousand nodes) the result depends on the seed only.
 ///
 /// Wrong on any graph where the optimum needs two nodes to move at once: a
 /// single shift that helps only after another one is never accepted at low
@@ -453,22 +455,31 @@ impl Scheduler for Anneal {
         let mut current = energy(state.tree.query(0, n));
         let (mut proposed, mut accepted) = (0u64, 0u64);
         let mut time_fraction = 0.0f64;
+        // The cooling follows the moves alone, so that the result depends on
+        // the seed only, unless the limit cannot fit them: at the checkpoint
+        // the moves so far are timed, and if all of them would take more
+        // than half the time left, the cooling follows the clock too from
+        // then on (a machine's hiccup could otherwise change the schedule).
+        let checkpoint = (iterations / CHECKPOINT_SHARE).max(1);
+        let mut clocked = false;
         loop {
             if proposed >= iterations || (proposed % 256 == 0 && ctx.stopped()) {
                 break;
             }
-            let mut fraction = proposed as f64 / iterations as f64;
             if let Some((began, stop, span)) = timed {
-                if proposed % 256 == 0 {
+                if proposed % 256 == 0 || proposed == checkpoint {
                     let now = Instant::now();
                     if now >= stop {
                         break;
                     }
                     time_fraction = (now - began).as_secs_f64()
                         / span.max(Duration::from_nanos(1)).as_secs_f64();
+                    if proposed == checkpoint {
+                        clocked = time_fraction * (iterations as f64 / proposed as f64) > 0.5;
+                    }
                 }
-                fraction = fraction.max(time_fraction);
             }
+            let fraction = cooled(proposed, iterations, clocked.then_some(time_fraction));
             proposed += 1;
             let v = rng.below(n as u64) as NodeIdx;
             let (lo, hi) = state.window(v);
@@ -504,11 +515,18 @@ impl Scheduler for Anneal {
                 }
             }
         }
-        // Cut short: its cooling ran on the clock, over fewer moves.
+        // Cut short: fewer moves than planned.
         let note = match proposed < iterations {
             true => format!(
                 "{note}; {} ended it after {proposed} of {iterations} moves",
                 ctx.limit_cause()
+            ),
+            false => note,
+        };
+        let note = match clocked {
+            true => format!(
+                "{note}; the time limit could not fit all {iterations} moves, so the cooling \
+                 followed the clock (the result depends on the machine's speed)"
             ),
             false => note,
         };
@@ -518,10 +536,49 @@ impl Scheduler for Anneal {
     }
 }
 
+/// The share of the move budget after which `anneal` times its moves
+/// (1/64: the clock is read once there, besides every 256 moves).
+const CHECKPOINT_SHARE: u64 = 64;
+
+/// The share of the cooling done after `proposed` of `iterations` moves:
+/// the moves' share, or the clock's `time_fraction` when the cooling
+/// follows it too and it is further along.
+fn cooled(proposed: u64, iterations: u64, time_fraction: Option<f64>) -> f64 {
+    let moves = proposed as f64 / iterations as f64;
+    time_fraction.map_or(moves, |t| moves.max(t))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::corpus::gen::{generate, GenSpec};
+
+    /// The cooling reads the clock only when asked to: a moment lost to
+    /// the machine early on cannot change a run whose moves fit the limit.
+    #[test]
+    fn cooling_follows_the_moves_unless_clocked() {
+        assert_eq!(cooled(10, 100, None), 0.1);
+        assert_eq!(cooled(10, 100, Some(0.5)), 0.5);
+        assert_eq!(cooled(60, 100, Some(0.5)), 0.6);
+    }
+
+    /// With a time limit the moves fit, the result is the seed's alone:
+    /// the same order as with no limit.
+    #[test]
+    fn a_limit_the_moves_fit_does_not_change_the_result() {
+        let g = generate(&GenSpec::parse("tensor-program:ops=60").unwrap(), 4).unwrap();
+        let solver = crate::solvers::build("anneal:length=0.5,kahn").unwrap();
+        for seed in 0..3 {
+            let free = SolveContext::new(seed, None);
+            let limited = SolveContext::new(seed, Some(Duration::from_secs(60)));
+            let (a, b) = (
+                crate::solvers::run(solver.as_ref(), &g, &free),
+                crate::solvers::run(solver.as_ref(), &g, &limited),
+            );
+            assert_eq!(a.order, b.order, "seed {seed}");
+            assert!(!b.note.unwrap_or_default().contains("clock"));
+        }
+    }
 
     /// `anneal:START` where START refuses the graph fails with START's
     /// reason; it used to start from Kahn's order and look like a result.
