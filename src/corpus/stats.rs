@@ -324,10 +324,13 @@ fn check_command(
 /// `scripts/export_torch.py` writes it): `python scripts/export_torch.py
 /// --model MODEL --mode MODE --batch BATCH [--allocs floating]
 /// [--include-params] -o datasets/FOLDER/FILE`, with `python3` for
-/// `python`, flags in any order and each once, `--mode`, `--batch` and
+/// `python`, flags in any order and each once (spelt in full, as
+/// `--flag VALUE`, `--flag=VALUE` or `-oPATH`), `--mode`, `--batch` and
 /// `--allocs` left out at the exporter's defaults (`inference`, 1,
-/// `anchored`), `--output` for `-o` and the path compared as
-/// [`check_command`] does; no other word. The table's command column then
+/// `anchored`), `--output` for `-o`, the paths compared as
+/// [`check_command`] does, `-o` left out when the exporter's own name for
+/// the row is FILE in `datasets/models`, and `--no-manifest` allowed; no
+/// other word. The table's command column then
 /// cannot name another model, mode, batch, encoding or file than the row's.
 fn check_model_command(
     dir: &Path,
@@ -345,21 +348,30 @@ fn check_model_command(
     let path = repo_path(dir, file);
     let words = shell_words(command);
     let mut given: BTreeMap<&str, &str> = BTreeMap::new();
-    let mut params = false;
+    let (mut params, mut no_manifest) = (false, false);
     let mut ok = words.len() >= 2
         && matches!(words[0].as_str(), "python" | "python3")
-        && words[1] == "scripts/export_torch.py";
+        && lexical(&words[1]).as_deref() == Some("scripts/export_torch.py");
     let mut rest = words.iter().skip(2);
     while ok {
         let Some(word) = rest.next() else { break };
-        let flag = match word.as_str() {
-            "--output" => "-o",
-            w => w,
+        // `--flag=value` and `-oPATH`, as argparse reads them.
+        let (flag, attached) = match word.split_once('=') {
+            Some((flag, value)) if flag.starts_with("--") => (flag, Some(value)),
+            _ => match word.strip_prefix("-o") {
+                Some(value) if !value.is_empty() && !word.starts_with("--") => ("-o", Some(value)),
+                _ => (word.as_str(), None),
+            },
         };
-        match flag {
-            "--include-params" => ok = !std::mem::replace(&mut params, true),
-            "--model" | "--mode" | "--batch" | "--allocs" | "-o" => {
-                ok = match rest.next() {
+        let flag = match flag {
+            "--output" => "-o",
+            f => f,
+        };
+        match (flag, attached) {
+            ("--include-params", None) => ok = !std::mem::replace(&mut params, true),
+            ("--no-manifest", None) => ok = !std::mem::replace(&mut no_manifest, true),
+            ("--model" | "--mode" | "--batch" | "--allocs" | "-o", value) => {
+                ok = match value.or_else(|| rest.next().map(String::as_str)) {
                     Some(value) => given.insert(flag, value).is_none(),
                     None => false,
                 }
@@ -368,12 +380,27 @@ fn check_model_command(
         }
     }
     let has = |flag: &str| given.get(flag).copied();
+    let number = |b: &str| b.parse::<u64>().ok();
+    // Without `-o` the exporter names the file from the row.
+    let default_file = {
+        let mut name = format!("{model}_{mode}_b{batch}");
+        if allocs == "floating" {
+            name += "_floating";
+        }
+        if params {
+            name += "_params";
+        }
+        name + ".json"
+    };
     ok = ok
         && has("--model") == Some(model)
         && has("--mode").unwrap_or("inference") == mode
-        && has("--batch").unwrap_or("1") == batch
+        && number(has("--batch").unwrap_or("1")).is_some_and(|b| Some(b) == number(batch))
         && has("--allocs").unwrap_or("anchored") == allocs
-        && has("-o").and_then(lexical).as_deref() == Some(path.as_str());
+        && match has("-o") {
+            Some(o) => lexical(o).as_deref() == Some(path.as_str()),
+            None => default_file == file && dir.file_name().is_some_and(|f| f == "models"),
+        };
     if ok {
         return Ok(());
     }
@@ -585,8 +612,8 @@ pub fn nas_table(dir: &Path) -> Result<String, StatsError> {
 }
 
 /// Replaces the text between `<!-- BEGIN name -->` and `<!-- END name -->`
-/// (markers kept) with `body` (its line breaks written as the document's
-/// first one is, `\n` or `\r\n`); an error when they are missing, or when
+/// (markers kept) with `body` (its line breaks written as the BEGIN
+/// marker's line ends, `\n` or `\r\n`); an error when they are missing, or when
 /// the BEGIN marker appears more than once.
 pub fn replace_section(doc: &str, name: &str, body: &str) -> Result<String, StatsError> {
     replace_sections(doc, &[(name, body)])
@@ -613,14 +640,14 @@ pub fn replace_sections(doc: &str, sections: &[(&str, &str)]) -> Result<String, 
             });
         }
     }
-    // A document with Windows line breaks keeps them in the new sections.
-    let eol = match doc.find('\n') {
-        Some(i) if doc[..i].ends_with('\r') => "\r\n",
-        _ => "\n",
-    };
     let mut out = String::with_capacity(doc.len());
     let mut at = 0;
     for (span, _, body) in &spans {
+        // Windows line breaks stay so: a section's are its BEGIN line's.
+        let eol = match doc[span.body..].starts_with("\r\n") {
+            true => "\r\n",
+            false => "\n",
+        };
         out += &doc[at..span.body];
         out += eol;
         match eol {
@@ -748,6 +775,13 @@ mod tests {
             "a\r\n<!-- BEGIN t -->\r\nnew\r\nrow\r\n<!-- END t -->\r\nz\r\n"
         );
         assert_eq!(replace_section(&out, "t", "new\nrow\n").unwrap(), out);
+        // A first line ending in `\n` does not decide for the rest.
+        let mixed = format!("title\n{}", crlf);
+        let out = replace_section(&mixed, "t", "new\n").unwrap();
+        assert_eq!(
+            out,
+            format!("title\n{}", replace_section(&crlf, "t", "new\n").unwrap())
+        );
         assert!(matches!(
             replace_section(doc, "u", ""),
             Err(StatsError::MissingMarker { .. })
@@ -884,6 +918,13 @@ mod tests {
         for (allocs, good) in [
             ("anchored", format!("{base} -o datasets/models/r.json")),
             ("anchored", format!("{base} --allocs anchored -o ./datasets/models/r.json")),
+            ("anchored", format!("{base} --allocs=anchored --output=datasets/models/r.json")),
+            ("anchored", format!("{base} -odatasets/models/r.json --no-manifest")),
+            ("anchored", base.replace("--batch 32", "--batch=032") + " -o datasets/models/r.json"),
+            (
+                "anchored",
+                base.replace("python scripts/", "python ./scripts/") + " -o datasets/models/r.json",
+            ),
             ("floating", format!("{base} --allocs floating -o datasets/models/r.json")),
             ("floating", format!("{base} --include-params --allocs floating --output datasets/models/r.json")),
             (
@@ -922,6 +963,16 @@ mod tests {
                 format!("{base} --check -o datasets/models/r.json"),
             ),
             ("anchored", format!("{base} -o")),
+            ("anchored", format!("{base} --out datasets/models/r.json")),
+            (
+                "anchored",
+                format!("{base} --model=x -o datasets/models/r.json"),
+            ),
+            (
+                "anchored",
+                format!("{base} --include-params=1 -o datasets/models/r.json"),
+            ),
+            ("anchored", base.to_string()),
             (
                 "anchored",
                 "python other.py --model resnet50 -o datasets/models/r.json".to_string(),
