@@ -139,10 +139,15 @@ fn a_maker_may_use_the_registry() {
     assert!(solvers::list()
         .iter()
         .any(|i| i.name == "wraps:EXPR" && i.bare_name().is_none()));
-    assert!(matches!(
-        solvers::build("wraps"),
-        Err(SolverError::MissingArgument { name, param }) if name == "wraps" && param == "EXPR"
-    ));
+    for bare in ["wraps", "wraps:", "wraps: "] {
+        assert!(
+            matches!(
+                solvers::build(bare),
+                Err(SolverError::MissingArgument { name, param }) if name == "wraps" && param == "EXPR"
+            ),
+            "{bare}"
+        );
+    }
     assert_eq!(
         solvers::build("wraps:size,id").unwrap().name(),
         "wraps:size,id"
@@ -162,6 +167,8 @@ fn a_maker_may_use_the_registry() {
     assert_eq!(info.bare_name(), Some("maybe"));
     assert_eq!(solvers::build("maybe").unwrap().name(), "maybe");
     assert_eq!(solvers::build("maybe:3").unwrap().name(), "maybe:3");
+    let err = solvers::build("maybe:").err().unwrap().to_string();
+    assert!(err.contains("write `maybe` or `maybe:N`"), "{err}");
     let err = solvers::build("wraps:bogus").err().unwrap().to_string();
     assert!(err.contains("bogus"), "{err}");
 }

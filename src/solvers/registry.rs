@@ -112,8 +112,9 @@ static REGISTERED: std::sync::RwLock<Vec<Registered>> = std::sync::RwLock::new(V
 /// or a canonical spelling of it: `mine:FAST` may call itself `mine:fast`
 /// when the solver built for `mine:fast` calls itself that too.
 /// The name must be new (not a built-in solver's or one registered
-/// before, in any case), non-empty, and without `:`, whitespace or `,`.
-/// `name:` with nothing after the colon is refused before `make` sees it.
+/// before, in any case), non-empty, and without `:`, `[`, `]`, whitespace
+/// or `,`, but for the argument forms below. `name:` with nothing after
+/// the colon is refused before `make` sees it.
 /// Registered as `mine:ARG`, the solver needs an argument: [`list`] shows
 /// `mine:ARG`, and `build("mine")` is [`SolverError::MissingArgument`]
 /// without calling `make`; as `mine[:ARG]` it may take one, and [`list`]
@@ -199,25 +200,29 @@ fn build_registered(
     base: &str,
     arg: Option<&str>,
 ) -> Option<Result<Box<dyn Scheduler>, SolverError>> {
-    let (make, needs) = {
+    let (make, param) = {
         let registered = REGISTERED.read().unwrap_or_else(|e| e.into_inner());
         let r = registered.iter().find(|r| r.name == base)?;
-        let needs = (r.param.as_ref()).and_then(|(p, needed)| needed.then(|| p.clone()));
-        (Arc::clone(&r.make), needs)
+        (Arc::clone(&r.make), r.param.clone())
     };
     let bad = |message: String| SolverError::BadArgument {
         name: base.to_string(),
         message,
     };
-    if let (Some(param), None) = (needs, arg) {
-        return Some(Err(SolverError::MissingArgument {
-            name: base.to_string(),
-            param,
-        }));
-    }
-    if arg == Some("") {
-        let message = format!("`{base}:` names no argument: write `{base}` or `{base}:ARG`");
-        return Some(Err(bad(message)));
+    match (param, arg) {
+        (Some((param, true)), None | Some("")) => {
+            return Some(Err(SolverError::MissingArgument {
+                name: base.to_string(),
+                param,
+            }));
+        }
+        (param, Some("")) => {
+            let param = param.map_or("ARG".to_string(), |(p, _)| p);
+            let message =
+                format!("`{base}:` names no argument: write `{base}` or `{base}:{param}`");
+            return Some(Err(bad(message)));
+        }
+        _ => {}
     }
     // Rows, resumes and reports know a solver by the name it gives: the
     // name asked for, or a spelling of it that builds itself (`mine:FAST`
