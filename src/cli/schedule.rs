@@ -141,7 +141,6 @@ pub struct Args {
     /// the same binary units; plain number: bytes).
     /// Past it the search stops and returns its best order so far. The figure
     /// is the search's own estimate of its tables: the process uses more.
-    ///
     /// [default: 4GiB]
     // The default is written above rather than given to clap, so that a
     // budget the user names (even the default) can be told from none, as
@@ -154,9 +153,7 @@ pub struct Args {
     )]
     memory_budget: Option<u64>,
     /// Most states a search may store before it stops (read by `exact`, `dp`,
-    /// `best-heuristic`, `anneal`).
-    ///
-    /// [default: 50000000]
+    /// `best-heuristic`, `anneal`). [default: 50000000]
     #[arg(
         long,
         value_name = "N",
@@ -1246,13 +1243,19 @@ mod tests {
             #[command(flatten)]
             args: Args,
         }
-        let help = Cli::command().render_long_help().to_string();
+        // In `--help` and in `-h`, which shows a flag's first paragraph.
         let states = Budget::default().max_states;
-        for default in [
-            "[default: 4GiB]".to_string(),
-            format!("[default: {states}]"),
+        for help in [
+            Cli::command().render_long_help().to_string(),
+            Cli::command().render_help().to_string(),
         ] {
-            assert!(help.contains(&default), "{default}: {help}");
+            let help: String = help.split_whitespace().collect::<Vec<_>>().join(" ");
+            for default in [
+                "[default: 4GiB]".to_string(),
+                format!("[default: {states}]"),
+            ] {
+                assert!(help.contains(&default), "{default}: {help}");
+            }
         }
         assert_eq!(parse_bytes("512MiB"), Ok(512 << 20));
         assert_eq!(parse_bytes("3k"), Ok(3 << 10));
