@@ -254,6 +254,9 @@ pub struct ReadRows {
     /// or bound differs from the kept row's (a file edited or joined by
     /// hand: a run writes a solve's row once).
     pub conflicting: usize,
+    /// Whether the file ended in a line cut short (a run killed while
+    /// writing it), which was dropped.
+    pub cut: bool,
 }
 
 impl ReadRows {
@@ -290,6 +293,8 @@ pub fn read_rows_checked(path: &Path) -> io::Result<ReadRows> {
         Some(i) => &bytes[..=i],
         None => &[],
     };
+    // A cut header alone (an empty run killed at once) is no lost row.
+    let cut = complete.len() < bytes.len() && !complete.is_empty();
     let mut reader = csv::ReaderBuilder::new()
         .flexible(true)
         .from_reader(complete);
@@ -297,7 +302,10 @@ pub fn read_rows_checked(path: &Path) -> io::Result<ReadRows> {
     let has_header = headers.iter().any(|h| h == b"graph");
     // Each key's row in `read.rows`.
     let mut seen = BTreeMap::new();
-    let mut read = ReadRows::default();
+    let mut read = ReadRows {
+        cut,
+        ..ReadRows::default()
+    };
     for record in reader.byte_records() {
         let record = match record {
             Ok(record) => record,

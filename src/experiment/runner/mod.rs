@@ -348,6 +348,12 @@ fn run_with(
             start.conflicting
         ));
     }
+    if start.cut {
+        summary.warnings.push(format!(
+            "the last line of {RUNS} was cut short (a run killed while writing it): it was \
+             dropped, and its solve is run again"
+        ));
+    }
     if stopped {
         return Ok(summary);
     }

@@ -61,6 +61,8 @@ pub(super) struct Start {
     pub(super) rejected: Vec<Vec<u8>>,
     /// Rows dropped as repeats of a solve with another outcome.
     pub(super) conflicting: usize,
+    /// Whether `runs.csv` ended in a cut line, dropped.
+    pub(super) cut: bool,
     /// Keys of the rows `--redo` discards.
     pub(super) redone: BTreeSet<Key>,
     /// `shards.toml` as it was.
@@ -96,6 +98,7 @@ impl Start {
             rows: mut existing,
             rejected,
             conflicting,
+            cut,
             ..
         } = read;
         let items = plan.shard_items(opts.shard);
@@ -166,6 +169,7 @@ impl Start {
             existing,
             rejected,
             conflicting,
+            cut,
             redone,
             shards_file,
             pending,

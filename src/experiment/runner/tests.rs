@@ -641,6 +641,37 @@ fn the_readme_counts_rows_of_seeds_the_config_no_longer_has() {
     );
 }
 
+/// A last line cut short (a run killed while writing it) is dropped with a
+/// warning, and its item solved again; a whole file says nothing.
+#[test]
+fn a_cut_last_line_is_dropped_with_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let (config, opts) = six_chains(dir.path(), "");
+    let first = run_with(&config, &opts, registry_build).unwrap();
+    assert!(
+        !first.warnings.iter().any(|w| w.contains("cut short")),
+        "{:?}",
+        first.warnings
+    );
+    let runs = dir.path().join(RUNS);
+    let text = fs::read_to_string(&runs).unwrap();
+    fs::write(&runs, &text[..text.len() - 5]).unwrap();
+    let again = run_with(&config, &opts, registry_build).unwrap();
+    assert_eq!((again.ran, again.malformed), (1, 0));
+    assert!(
+        again
+            .warnings
+            .iter()
+            .any(|w| w.contains("last line of runs.csv was cut short")),
+        "{:?}",
+        again.warnings
+    );
+    assert_eq!(
+        fs::read_to_string(&runs).unwrap().lines().count(),
+        text.lines().count()
+    );
+}
+
 /// A line of `runs.csv` that is not a row is moved to `REJECTED` and
 /// its item solved again; `valid` reads in any case (a spreadsheet's
 /// `TRUE`); a file most of whose lines are not rows is refused, and
