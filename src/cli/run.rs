@@ -285,8 +285,12 @@ fn report_summary(
 /// What a stopped run says of the final pass's files: that the directory
 /// has none until a run finishes, when none is there (a run that solves
 /// removes an earlier pass's files, which would not describe its rows);
-/// nothing when a stop before that left them as they were.
+/// nothing when a stop before that left them as they were; that there is
+/// no directory when a stop during the graph checks came before it was made.
 fn no_final_pass(out: &Path) -> &'static str {
+    if !out.is_dir() {
+        return ", and made no directory";
+    }
     let files = results_dir::final_pass_files();
     match files.iter().any(|name| out.join(name).exists()) {
         true => "",
