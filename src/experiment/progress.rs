@@ -218,7 +218,9 @@ impl Progress {
             Mode::Bar { bar, shared } => {
                 shared.stopping.store(true, Ordering::Relaxed);
                 bar.set_length(begun as u64);
-                bar.set_prefix(format!("stopping, {not_started} not started: "));
+                bar.set_prefix(format!(
+                    "stopping, {not_started} not started; of the rest, "
+                ));
             }
             Mode::Plain { plain, .. } => plain.set_stopping(begun, not_started),
         }
@@ -412,7 +414,7 @@ fn due(
 
 /// `[memsched] 44/126 solves, 12.3 s elapsed, ~20 s left (at most 5 min
 /// at the time limit)`; after a stop, `[memsched] stopping, 82 not
-/// started: 44/46 solves, ...`. `since_last`: the time since the last
+/// started; of the rest, 44/46 solves, ...`. `since_last`: the time since the last
 /// solve ended (see [`eta`]).
 fn line(
     done: usize,
@@ -422,7 +424,7 @@ fn line(
     worst: Option<Worst>,
 ) -> String {
     let stopping = match not_started {
-        Some(n) => format!("stopping, {n} not started: "),
+        Some(n) => format!("stopping, {n} not started; of the rest, "),
         None => String::new(),
     };
     let mut s = format!(
@@ -616,7 +618,7 @@ mod tests {
         // foretells them (it said 19.9 s left 0.1 s before the end).
         assert_eq!(
             line(2, 4, Some(16), (Duration::from_secs(40), zero), None),
-            "[memsched] stopping, 16 not started: 2/4 solves, 40.0 s elapsed, waiting for 2 \
+            "[memsched] stopping, 16 not started; of the rest, 2/4 solves, 40.0 s elapsed, waiting for 2 \
              in flight"
         );
         assert_eq!(
@@ -731,11 +733,11 @@ mod tests {
         p.finish();
         let text = out.text();
         assert!(
-            text.contains("[memsched] stopping, 16 not started: 3/4 solves, "),
+            text.contains("[memsched] stopping, 16 not started; of the rest, 3/4 solves, "),
             "{text}"
         );
         assert!(
-            text.contains("[memsched] stopping, 16 not started: 4/4 solves, "),
+            text.contains("[memsched] stopping, 16 not started; of the rest, 4/4 solves, "),
             "{text}"
         );
     }
