@@ -25,6 +25,9 @@ pub enum GraphError {
         path: String,
         /// The operating system's reason.
         message: String,
+        /// Its kind (`NotFound`, `PermissionDenied`, ...), for a caller
+        /// that acts on it.
+        kind: std::io::ErrorKind,
     },
     /// The file cannot be a graph, as its first bytes or its size show
     /// before it is read whole (a binary file, `/dev/zero`, a file beyond

@@ -150,6 +150,10 @@ pub fn read_bytes_limited(path: impl AsRef<Path>, limit: u64) -> Result<Vec<u8>,
         e => GraphError::Io {
             path: path.display().to_string(),
             message: e.to_string(),
+            kind: match &e {
+                ReadError::Io(io) => io.kind(),
+                _ => io::ErrorKind::InvalidData,
+            },
         },
     })
 }
@@ -1066,5 +1070,24 @@ mod tests {
             err.contains("Id -9.223372036854776e18 is below -2^63 or written as a float"),
             "{err}"
         );
+    }
+
+    /// A file that cannot be read says why, with the error's kind for
+    /// code that acts on it.
+    #[test]
+    fn an_unreadable_file_names_its_io_error_kind() {
+        let dir = tempfile::tempdir().unwrap();
+        let missing = dir.path().join("missing.json");
+        match read_path(&missing).unwrap_err() {
+            GraphError::Io {
+                path,
+                kind,
+                message,
+            } => {
+                assert_eq!(kind, io::ErrorKind::NotFound, "{message}");
+                assert_eq!(path, missing.display().to_string());
+            }
+            e => panic!("{e:?}"),
+        }
     }
 }
