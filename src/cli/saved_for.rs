@@ -4,9 +4,10 @@
 //! field as the experiment names graphs: a file's stem (`resnet50_...` for
 //! `datasets/models/resnet50_....json`), or `SPEC#SEED` for a generated graph
 //! (`tree#1`, `random-layered:layers=4#3`). A generated graph's file can be
-//! named anything, but records its family and every parameter in its
-//! top-level `Generator` field, which is what [`mismatch`] compares. The
-//! seed is not recorded, so two seeds of one spec are not told apart.
+//! named anything, but records its family, every parameter and its seed
+//! in its top-level `Generator` field, which is what [`mismatch`] compares
+//! (a file written before the seed was recorded has none: its seed is not
+//! compared).
 
 use std::path::Path;
 
@@ -72,9 +73,9 @@ pub fn generated_name(path: &str) -> Option<Result<(GenSpec, u64), String>> {
 ///   differ when that file is here and is not `path`'s, or is not here
 ///   and has another stem than `path`.
 /// - `SPEC#SEED`: they differ when `graph` records a `Generator` whose
-///   family, or a parameter (as SPEC gives it, or its default), is another
-///   (a graph with no record may be a generated graph saved or edited
-///   elsewhere: not told apart).
+///   family, a parameter (as SPEC gives it, or its default), or its seed
+///   is another (a graph with no record may be a generated graph saved or
+///   edited elsewhere: not told apart).
 pub fn mismatch(saved: &str, path: &str, graph: &Graph) -> Option<String> {
     let stem = name_of(path);
     if stem.as_deref() == Some(saved) || saved == path {
@@ -122,7 +123,7 @@ pub fn mismatch(saved: &str, path: &str, graph: &Graph) -> Option<String> {
             });
         }
     }
-    let Some(spec) = generated_spec(saved) else {
+    let Some((spec, seed)) = generated_spec(saved) else {
         // Standard input has no name to compare.
         return stem.map(|_| format!("graph `{saved_shown}`, and the graph given is {file}"));
     };
@@ -139,7 +140,11 @@ pub fn mismatch(saved: &str, path: &str, graph: &Graph) -> Option<String> {
     // default (`chain#1` is `chain:allocs=anchored,length=10#1`).
     let families = crate::corpus::gen::families();
     let info = families.iter().find(|f| f.name == spec.family)?;
-    info.params.iter().find_map(|p| {
+    let recorded_seed = record.get("seed").and_then(Value::as_u64);
+    let other_seed = recorded_seed
+        .filter(|&r| Some(r) != seed)
+        .map(|r| format!("graph `{saved_shown}`, and {file} was generated with seed {r}"));
+    let other_param = info.params.iter().find_map(|p| {
         let (value, default) = match spec.params.get(p.name) {
             Some(v) => (v.as_str(), ""),
             None => (p.default, " (the default)"),
@@ -154,17 +159,19 @@ pub fn mismatch(saved: &str, path: &str, graph: &Graph) -> Option<String> {
                 key = p.name
             )
         })
-    })
+    });
+    other_param.or(other_seed)
 }
 
-/// The spec of an experiment's name for a generated graph (`SPEC#SEED`),
-/// or `None` if `name` is not one.
-fn generated_spec(name: &str) -> Option<GenSpec> {
+/// The spec and seed of an experiment's name for a generated graph
+/// (`SPEC#SEED`; the seed `None` past a `u64`), or `None` if `name` is
+/// not one.
+fn generated_spec(name: &str) -> Option<(GenSpec, Option<u64>)> {
     let (spec, seed) = name.rsplit_once('#')?;
     if seed.is_empty() || !seed.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
-    GenSpec::parse(spec).ok()
+    Some((GenSpec::parse(spec).ok()?, seed.parse().ok()))
 }
 
 /// Whether two spellings of a parameter value are one value (`4` and
@@ -217,7 +224,17 @@ mod tests {
 
         let t = tree("");
         assert_eq!(mismatch("tree#1", "any.json", &t), None);
-        assert_eq!(mismatch("tree#7", "-", &t), None, "seeds are not recorded");
+        let m = mismatch("tree#7", "-", &t).unwrap();
+        assert!(m.ends_with("was generated with seed 1"), "{m}");
+        // A record without a seed (a file from before it was recorded) is
+        // not compared by seed.
+        let mut old = t.clone();
+        old.graph_extra
+            .get_mut("Generator")
+            .and_then(|r| r.as_object_mut())
+            .unwrap()
+            .remove("seed");
+        assert_eq!(mismatch("tree#7", "-", &old), None);
         let m = mismatch("chain#1", "any.json", &t).unwrap();
         assert!(
             m.contains("a `chain` graph") && m.contains("by `tree`"),

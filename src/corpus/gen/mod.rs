@@ -486,7 +486,17 @@ pub fn generate(spec: &GenSpec, seed: u64) -> Result<Graph, GenError> {
         given: &spec.params,
     };
     let mut rng = Rng::new(seed);
-    make(&params, &mut rng)
+    let mut g = make(&params, &mut rng)?;
+    // The record names the graph whole, seed included (`check` compares a
+    // saved order's graph name with it).
+    if let Some(record) = g
+        .graph_extra
+        .get_mut("Generator")
+        .and_then(|r| r.as_object_mut())
+    {
+        record.insert("seed".into(), json!(seed));
+    }
+    Ok(g)
 }
 
 /// The most ops a generated graph may have (`tree` and the chain's
@@ -509,8 +519,8 @@ fn thousands(n: u128) -> String {
     out
 }
 
-/// Finishes a generated program: records its spec (family and parameters,
-/// not the seed) in the graph's `Generator` field.
+/// Finishes a generated program: records its spec (family and parameters;
+/// [`generate`] adds the seed) in the graph's `Generator` field.
 pub(crate) fn finish(
     program: &TensorProgram,
     params: &Params,
