@@ -299,11 +299,13 @@ fn check_field_names(
             ("Id" | "Op", _)
             | ("Size", NodeKind::Alloc)
             | ("BufId", NodeKind::Alloc | NodeKind::Free) => Some(HELD),
-            ("Size", _) if value.as_u64().is_none_or(|x| x > i64::MAX as u64) => {
-                Some("a Size must be an integer from 0 to 2^63 - 1")
+            // The reader keeps any integer literal there (a negative one,
+            // one up to 2^64 - 1), with a warning.
+            ("Size", _) if !(value.is_i64() || value.is_u64()) => {
+                Some("a kept Size must be an integer from -2^63 to 2^64 - 1")
             }
             ("BufId", _) if value.as_i64().is_none() => {
-                Some("a BufId must be an integer from -2^63 to 2^63 - 1")
+                Some("a kept BufId must be an integer from -2^63 to 2^63 - 1")
             }
             _ => None,
         };
@@ -843,21 +845,19 @@ mod tests {
         // A FREE's or an op's `Size`, and an op's `BufId`, are kept as the
         // reader keeps them: integers that read back.
         for (at, key) in [(1, "Size"), (2, "Size"), (1, "BufId")] {
-            for good in [Value::from(7), Value::from(0)] {
+            // As the reader keeps them: a negative Size too, or one past
+            // i64 (with a warning), and any i64 BufId.
+            let goods = match key {
+                "Size" => vec![Value::from(7), Value::from(-3), Value::from(u64::MAX)],
+                _ => vec![Value::from(7), Value::from(i64::MIN)],
+            };
+            for good in goods {
                 let g = built(at, key, good.clone()).unwrap();
                 let mut out = Vec::new();
                 crate::graph::seed::write(&g, &mut out).unwrap();
                 parse(std::str::from_utf8(&out).unwrap()).unwrap();
             }
-            for bad in [
-                Value::from(5.5),
-                Value::from("7"),
-                Value::Null,
-                Value::from(-1),
-            ] {
-                if key == "BufId" && bad == -1 {
-                    continue;
-                }
+            for bad in [Value::from(5.5), Value::from("7"), Value::Null] {
                 let err = built(at, key, bad.clone()).unwrap_err();
                 assert!(
                     matches!(&err, GraphError::ReservedField { why, .. } if why.contains("must be an integer")),
