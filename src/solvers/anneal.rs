@@ -269,7 +269,7 @@ pub fn default_iterations(n: usize) -> u64 {
 /// [`Anneal::with_iterations`]); the temperature follows the fraction of
 /// that budget spent. A time limit caps it: past 90% of the time left after
 /// the start it stops. After 1/64 of the moves it times them: if all of
-/// them would take more than half of that time, the temperature follows
+/// them would take more than half of that 90%, the temperature follows
 /// whichever is further along from then on, the moves or the clock, and
 /// the note says so; otherwise (the usual case below a few hundred
 /// thousand nodes) the result depends on the seed only.
@@ -525,8 +525,9 @@ impl Scheduler for Anneal {
         };
         let note = match clocked {
             true => format!(
-                "{note}; the time limit could not fit all {iterations} moves, so the cooling \
-                 followed the clock (the result depends on the machine's speed)"
+                "{note}; timed after 1/{CHECKPOINT_SHARE} of its {iterations} moves, the \
+                 rest were projected past the time limit, so the cooling followed the clock \
+                 (the result depends on the machine's speed)"
             ),
             false => note,
         };
@@ -560,6 +561,37 @@ mod tests {
         assert_eq!(cooled(10, 100, None), 0.1);
         assert_eq!(cooled(10, 100, Some(0.5)), 0.5);
         assert_eq!(cooled(60, 100, Some(0.5)), 0.6);
+    }
+
+    /// A limit far too short for the budget makes the cooling follow the
+    /// clock, and the note says so, once the checkpoint is reached (a slow
+    /// build may reach the deadline first, and then it is only cut short).
+    #[test]
+    fn a_limit_the_moves_cannot_fit_is_said_in_the_note() {
+        let g = generate(&GenSpec::parse("tensor-program:ops=200").unwrap(), 1).unwrap();
+        let solver = crate::solvers::build("anneal:length=1000,kahn").unwrap();
+        let ctx = SolveContext::new(0, Some(Duration::from_millis(300)));
+        let r = crate::solvers::run(solver.as_ref(), &g, &ctx);
+        let note = r.note.clone().unwrap_or_default();
+        // "... ended it after P of N moves".
+        let counts: Vec<u64> = note
+            .split_once("ended it after ")
+            .map(|(_, rest)| {
+                rest.split(' ')
+                    .filter_map(|w| w.parse().ok())
+                    .take(2)
+                    .collect()
+            })
+            .unwrap_or_default();
+        let [proposed, planned] = counts[..] else {
+            panic!("{note}")
+        };
+        let reached = proposed > planned / CHECKPOINT_SHARE;
+        assert_eq!(
+            note.contains("the cooling followed the clock"),
+            reached,
+            "{note}"
+        );
     }
 
     /// With a time limit the moves fit, the result is the seed's alone:
