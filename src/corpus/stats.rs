@@ -355,11 +355,15 @@ fn check_model_command(
     let mut rest = words.iter().skip(2);
     while ok {
         let Some(word) = rest.next() else { break };
-        // `--flag=value` and `-oPATH`, as argparse reads them.
+        // `--flag=value`, `-oPATH` and `-o=PATH`, as argparse reads them
+        // (flags spelt in full: not its abbreviations).
         let (flag, attached) = match word.split_once('=') {
             Some((flag, value)) if flag.starts_with("--") => (flag, Some(value)),
             _ => match word.strip_prefix("-o") {
-                Some(value) if !value.is_empty() && !word.starts_with("--") => ("-o", Some(value)),
+                // `-o=PATH` is PATH to argparse.
+                Some(value) if !value.is_empty() && !word.starts_with("--") => {
+                    ("-o", Some(value.strip_prefix('=').unwrap_or(value)))
+                }
                 _ => (word.as_str(), None),
             },
         };
@@ -920,6 +924,7 @@ mod tests {
             ("anchored", format!("{base} --allocs anchored -o ./datasets/models/r.json")),
             ("anchored", format!("{base} --allocs=anchored --output=datasets/models/r.json")),
             ("anchored", format!("{base} -odatasets/models/r.json --no-manifest")),
+            ("anchored", format!("{base} -o=datasets/models/r.json")),
             ("anchored", base.replace("--batch 32", "--batch=032") + " -o datasets/models/r.json"),
             (
                 "anchored",

@@ -218,9 +218,7 @@ impl Progress {
             Mode::Bar { bar, shared } => {
                 shared.stopping.store(true, Ordering::Relaxed);
                 bar.set_length(begun as u64);
-                bar.set_prefix(format!(
-                    "stopping, {not_started} not started; of the rest, "
-                ));
+                bar.set_prefix(stopping_prefix(not_started));
             }
             Mode::Plain { plain, .. } => plain.set_stopping(begun, not_started),
         }
@@ -412,6 +410,15 @@ fn due(
     done >= total || (tenth(done) > tenth(before) && since_last >= min_gap) || since_last >= period
 }
 
+/// What the progress line starts with after a stop with `not_started`
+/// solves held back: the count after it is of the solves that started.
+fn stopping_prefix(not_started: usize) -> String {
+    match not_started {
+        0 => "stopping, every solve started: ".into(),
+        n => format!("stopping, {n} not started; of the rest, "),
+    }
+}
+
 /// `[memsched] 44/126 solves, 12.3 s elapsed, ~20 s left (at most 5 min
 /// at the time limit)`; after a stop, `[memsched] stopping, 82 not
 /// started; of the rest, 44/46 solves, ...`. `since_last`: the time since the last
@@ -424,7 +431,7 @@ fn line(
     worst: Option<Worst>,
 ) -> String {
     let stopping = match not_started {
-        Some(n) => format!("stopping, {n} not started; of the rest, "),
+        Some(n) => stopping_prefix(n),
         None => String::new(),
     };
     let mut s = format!(
@@ -545,6 +552,14 @@ fn solves(n: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// After a late stop (every solve started) the line does not call the
+    /// solves left "the rest".
+    #[test]
+    fn a_stop_after_every_start_says_so() {
+        assert_eq!(stopping_prefix(0), "stopping, every solve started: ");
+        assert_eq!(stopping_prefix(3), "stopping, 3 not started; of the rest, ");
+    }
 
     /// A writer the test reads back.
     #[derive(Clone, Default)]

@@ -216,10 +216,15 @@ fn build_registered(
                 param,
             }));
         }
-        (param, Some("")) => {
-            let param = param.map_or("ARG".to_string(), |(p, _)| p);
-            let message =
-                format!("`{base}:` names no argument: write `{base}` or `{base}:{param}`");
+        (Some((param, _)), Some("")) => {
+            let message = format!("`{base}:` names no {param}: write `{base}` or `{base}:{param}`");
+            return Some(Err(bad(message)));
+        }
+        (None, Some("")) => {
+            let message = format!(
+                "`{base}:` names no argument: write `{base}`, or an argument after the colon \
+                 if it takes one"
+            );
             return Some(Err(bad(message)));
         }
         _ => {}

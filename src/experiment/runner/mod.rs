@@ -350,8 +350,8 @@ fn run_with(
     }
     if start.cut {
         summary.warnings.push(format!(
-            "the last line of {RUNS} was cut short (a run killed while writing it): it was \
-             dropped, and its solve is run again"
+            "the last line of {RUNS} had no line break at its end (cut short by a killed run, or \
+             an edit): it was dropped, and its solve, if this run has it, runs again"
         ));
     }
     if stopped {

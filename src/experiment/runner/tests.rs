@@ -649,7 +649,7 @@ fn a_cut_last_line_is_dropped_with_a_warning() {
     let (config, opts) = six_chains(dir.path(), "");
     let first = run_with(&config, &opts, registry_build).unwrap();
     assert!(
-        !first.warnings.iter().any(|w| w.contains("cut short")),
+        !first.warnings.iter().any(|w| w.contains("line break")),
         "{:?}",
         first.warnings
     );
@@ -662,7 +662,7 @@ fn a_cut_last_line_is_dropped_with_a_warning() {
         again
             .warnings
             .iter()
-            .any(|w| w.contains("last line of runs.csv was cut short")),
+            .any(|w| w.contains("last line of runs.csv had no line break")),
         "{:?}",
         again.warnings
     );
