@@ -140,7 +140,7 @@ pub fn mismatch(saved: &str, path: &str, graph: &Graph) -> Option<String> {
     // default (`chain#1` is `chain:allocs=anchored,length=10#1`).
     let families = crate::corpus::gen::families();
     let info = families.iter().find(|f| f.name == spec.family)?;
-    let recorded_seed = record.get("seed").and_then(Value::as_u64);
+    let recorded_seed = record.get("seed").and_then(seed_of);
     let other_seed = recorded_seed
         .filter(|&r| Some(r) != seed)
         .map(|r| format!("graph `{saved_shown}`, and {file} was generated with seed {r}"));
@@ -172,6 +172,23 @@ fn generated_spec(name: &str) -> Option<(GenSpec, Option<u64>)> {
         return None;
     }
     Some((GenSpec::parse(spec).ok()?, seed.parse().ok()))
+}
+
+/// A recorded seed as a number: an integer, or one spelt as a whole float
+/// (`2.0`, exact below 2^53) or as text (`"2"`), as a hand-edited record
+/// may have it; `None` for anything else (not compared).
+fn seed_of(v: &Value) -> Option<u64> {
+    let whole =
+        |f: f64| (f.fract() == 0.0 && (0.0..9007199254740992.0).contains(&f)).then_some(f as u64);
+    match v {
+        Value::Number(n) => n.as_u64().or_else(|| n.as_f64().and_then(whole)),
+        Value::String(t) => t
+            .trim()
+            .parse()
+            .ok()
+            .or_else(|| t.trim().parse().ok().and_then(whole)),
+        _ => None,
+    }
 }
 
 /// Whether two spellings of a parameter value are one value (`4` and
@@ -235,6 +252,23 @@ mod tests {
             .unwrap()
             .remove("seed");
         assert_eq!(mismatch("tree#7", "-", &old), None);
+        // A seed spelt otherwise by hand is still compared.
+        for spelt in [
+            serde_json::json!(2.0),
+            serde_json::json!("2"),
+            serde_json::json!(2),
+        ] {
+            let mut edited = t.clone();
+            edited
+                .graph_extra
+                .get_mut("Generator")
+                .and_then(|r| r.as_object_mut())
+                .unwrap()
+                .insert("seed".into(), spelt.clone());
+            assert_eq!(mismatch("tree#2", "-", &edited), None, "{spelt}");
+            let m = mismatch("tree#1", "-", &edited).unwrap();
+            assert!(m.ends_with("was generated with seed 2"), "{spelt}: {m}");
+        }
         let m = mismatch("chain#1", "any.json", &t).unwrap();
         assert!(
             m.contains("a `chain` graph") && m.contains("by `tree`"),

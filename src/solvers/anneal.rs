@@ -458,7 +458,8 @@ impl Scheduler for Anneal {
         // The cooling follows the moves alone, so that the result depends on
         // the seed only, unless the limit cannot fit them: the first moves,
         // up to the checkpoint, are timed, and once they project all of them
-        // past half the time left, the cooling follows the clock too (a
+        // past half of `span` (90% of the time left), the cooling follows
+        // the clock too (a
         // machine's hiccup could otherwise change the schedule). The clock
         // only grows, so deciding before the checkpoint decides as the
         // checkpoint would, and a search the limit cuts short before it
@@ -528,9 +529,9 @@ impl Scheduler for Anneal {
         };
         let note = match clocked {
             true => format!(
-                "{note}; its first 1/{CHECKPOINT_SHARE} of {iterations} moves took long \
-                 enough to project the rest past the time limit, so the cooling followed the \
-                 clock (the result depends on the machine's speed)"
+                "{note}; its first 1/{CHECKPOINT_SHARE} of {iterations} moves projected all \
+                 of them past 45% of the time left, so the cooling followed the clock (the \
+                 result depends on the machine's speed)"
             ),
             false => note,
         };
