@@ -249,8 +249,7 @@ impl Ids {
                     let edge = -(2f64.powi(63));
                     bad = Some(match x.as_f64() {
                         Some(f) if f == edge && !x.is_u64() => format!(
-                            "{} ({shown}) is below -2^63 or written as a float: a node id \
-                             is an integer from -2^63 to 2^63 - 1",
+                            "{} ({shown}) is below -2^63 or written as a float: {ID_RANGE}",
                             nth_entry(ids.len())
                         ),
                         f => {
@@ -308,14 +307,15 @@ impl<'de> Visitor<'de> for Ids {
     }
 }
 
+/// What a node id may be, as the errors about an entry past it say.
+const ID_RANGE: &str = "a node id is an integer from -2^63 to 2^63 - 1";
+
 /// Why entry `i` (0-based), shown as `shown`, is no node id: an integer
 /// `past` the 64-bit range, or no integer at all.
 fn bad_entry(i: usize, shown: &str, past: bool) -> String {
     let entry = nth_entry(i);
     match past {
-        true => format!(
-            "{entry} ({shown}) is out of range: a node id is an integer from -2^63 to 2^63 - 1"
-        ),
+        true => format!("{entry} ({shown}) is out of range: {ID_RANGE}"),
         false => format!("{entry} ({shown}) is not an integer node id"),
     }
 }

@@ -35,8 +35,7 @@ impl Graph {
             return Err(GraphError::ReservedField {
                 id: None,
                 key: key.into(),
-                why:
-                    "the graph holds that field itself, so a written file would hold the key twice",
+                why: HELD,
             });
         }
         let n = nodes.len();
@@ -278,6 +277,10 @@ fn pair_buffers(
     Ok(partner)
 }
 
+/// Why an extra field named as a field the graph holds (`Id`, `Nodes`, ...)
+/// is refused.
+const HELD: &str = "the graph holds that field itself, so a written file would hold the key twice";
+
 /// Refuses an extra key of node `id` (of kind `kind`) that a written file
 /// would not read back ([`GraphError::ReservedField`]: only a builder or a
 /// hand-made `RawGraph` can have one), or that is one of the format's
@@ -290,8 +293,6 @@ fn check_field_names(
     kind: NodeKind,
     extra: Option<&Map<String, Value>>,
 ) -> Result<(), GraphError> {
-    const HELD: &str =
-        "the graph holds that field itself, so a written file would hold the key twice";
     for (key, value) in extra.into_iter().flatten() {
         // The reader keeps a FREE's or a compute node's `Size`, and a
         // compute node's `BufId`, among its extras, as integers.
