@@ -216,10 +216,7 @@ fn build_registered(
                 param,
             }));
         }
-        (Some((param, _)), Some("")) => {
-            let message = format!("`{base}:` names no {param}: write `{base}` or `{base}:{param}`");
-            return Some(Err(bad(message)));
-        }
+        (Some((param, _)), Some("")) => return Some(Err(names_no(base, &param))),
         (None, Some("")) => {
             let message = format!(
                 "`{base}:` names no argument: write `{base}`, or an argument after the colon \
@@ -284,11 +281,24 @@ type Make = fn(Option<&str>) -> Result<Box<dyn Scheduler>, SolverError>;
 /// Whether a solver takes an argument after a colon, and its placeholder.
 #[derive(Clone, Copy)]
 enum Param {
+    /// `kahn`: no argument.
     No,
     /// `rule:EXPR`: the argument must be given.
     Required(&'static str),
     /// `anneal[:START]`: the solver runs with or without it.
     Optional(&'static str),
+}
+
+impl Param {
+    /// The placeholder and whether the argument is needed, as [`usage`]
+    /// takes them.
+    fn placeholder(self) -> Option<(&'static str, bool)> {
+        match self {
+            Param::No => None,
+            Param::Required(p) => Some((p, true)),
+            Param::Optional(p) => Some((p, false)),
+        }
+    }
 }
 
 struct Entry {
@@ -654,24 +664,39 @@ pub fn list() -> Vec<SolverInfo> {
     let mut infos: Vec<SolverInfo> = ENTRIES
         .iter()
         .map(|e| SolverInfo {
-            name: match e.param {
-                Param::Required(p) => format!("{}:{p}", e.name),
-                Param::Optional(p) => format!("{}[:{p}]", e.name),
-                Param::No => e.name.to_string(),
-            },
+            name: usage(e.name, e.param.placeholder()),
             summary: e.summary.to_string(),
         })
         .collect();
     let registered = REGISTERED.read().unwrap_or_else(|e| e.into_inner());
     infos.extend(registered.iter().map(|r| SolverInfo {
-        name: match &r.param {
-            Some((p, true)) => format!("{}:{p}", r.name),
-            Some((p, false)) => format!("{}[:{p}]", r.name),
-            None => r.name.clone(),
-        },
+        name: usage(
+            &r.name,
+            r.param.as_ref().map(|(p, needed)| (p.as_str(), *needed)),
+        ),
         summary: r.summary.clone(),
     }));
     infos
+}
+
+/// A solver's name as [`list`] shows it: `name:ARG` when `param` is an
+/// argument it needs (`true`), `name[:ARG]` when it may take one, `name`
+/// without one.
+fn usage(name: &str, param: Option<(&str, bool)>) -> String {
+    match param {
+        Some((p, true)) => format!("{name}:{p}"),
+        Some((p, false)) => format!("{name}[:{p}]"),
+        None => name.to_string(),
+    }
+}
+
+/// The error for `base:` with nothing after the colon, where `base` may
+/// take an argument `param` but needs none.
+fn names_no(base: &str, param: &str) -> SolverError {
+    SolverError::BadArgument {
+        name: base.to_string(),
+        message: format!("`{base}:` names no {param}: write `{base}` or `{base}:{param}`"),
+    }
 }
 
 /// Solvers left out of this build, each with the cargo feature that adds it
@@ -743,10 +768,7 @@ pub fn build(name: &str) -> Result<Box<dyn Scheduler>, SolverError> {
         return build_registered(base, arg).unwrap_or_else(|| Err(unknown()));
     };
     match (entry.param, arg) {
-        (Param::Optional(param), Some("")) => Err(SolverError::BadArgument {
-            name: base.to_string(),
-            message: format!("`{base}:` names no {param}: write `{base}` or `{base}:{param}`"),
-        }),
+        (Param::Optional(param), Some("")) => Err(names_no(base, param)),
         (Param::Required(param), Some("") | None) => Err(SolverError::MissingArgument {
             name: base.to_string(),
             param: param.to_string(),
