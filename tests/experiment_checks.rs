@@ -187,8 +187,12 @@ fn a_run_into_another_experiments_directory_is_refused() {
     fs::write(&a, CHAINS.replace("\"kahn\"", "\"kahn\", \"seed-greedy\"")).unwrap();
     let err = run_ok(&a, &out, &[]);
     assert!(err.contains("3 run now, 6 already done"), "{err}");
-    // --fresh discards the other experiment's results.
-    run_ok(&b, &out, &["--fresh"]);
+    // --fresh discards the other experiment's results, and says how many.
+    let err = run_ok(&b, &out, &["--fresh"]);
+    assert!(
+        err.contains("--fresh discarded the 9 rows of earlier runs"),
+        "{err}"
+    );
     let rows = runs_csv(&out);
     assert!(
         rows.contains("length=5") && !rows.contains("length=3"),

@@ -36,7 +36,8 @@ pub struct Args {
     /// moves no finished item; join shards with `memsched merge`.
     #[arg(long, value_name = "K/N")]
     shard: Option<String>,
-    /// Discard existing results instead of resuming.
+    /// Discard existing results instead of resuming (the run reports at
+    /// its end how many rows).
     #[arg(long)]
     fresh: bool,
     /// Solve this solver's items again (its rows, orders and profiles are
@@ -197,6 +198,13 @@ fn report_summary(
         }
         (false, false) => "run the same command to resume",
     };
+    if summary.discarded > 0 {
+        note!(
+            "{}: --fresh discarded the {} of earlier runs (and their profiles and saved orders)",
+            config.name,
+            super::count(summary.discarded, "row")
+        );
+    }
     if summary.redone + summary.dropped > 0 {
         let dropped = match summary.dropped {
             0 => String::new(),

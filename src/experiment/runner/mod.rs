@@ -159,6 +159,9 @@ pub struct RunSummary {
     /// Rows they discarded whose items this run does not solve (another
     /// shard's, or a graph or seed no longer in the config).
     pub dropped: usize,
+    /// Rows of earlier runs that [`RunOptions::fresh`] discarded (with
+    /// their profiles and orders).
+    pub discarded: usize,
     /// Rows that show a solver bug: status `invalid` (including bounds the
     /// final pass refuted by another row's checked peak) or a panic.
     pub broken: usize,
@@ -330,6 +333,7 @@ fn run_with(
         ran: pending.len() - not_started,
         redone: start.redone.intersection(&start.ours).count(),
         dropped: start.redone.difference(&start.ours).count(),
+        discarded: start.discarded,
         broken: broken.into_inner(),
         out: out.clone(),
         restored,

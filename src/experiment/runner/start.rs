@@ -65,6 +65,8 @@ pub(super) struct Start {
     pub(super) cut: bool,
     /// Keys of the rows `--redo` discards.
     pub(super) redone: BTreeSet<Key>,
+    /// Rows of `runs.csv` that `--fresh` discards.
+    pub(super) discarded: usize,
     /// `shards.toml` as it was.
     shards_file: Option<ShardsFile>,
     /// This run's items without a row.
@@ -82,7 +84,11 @@ impl Start {
     ) -> Result<Start, ExperimentError> {
         let out = &opts.out;
         let runs_path = out.join(RUNS);
+        // `--fresh` reads the rows only to count what it discards (a file
+        // it cannot read is no reason to refuse discarding it).
+        let mut discarded = 0;
         let read = if opts.fresh {
+            discarded = rows::read_rows(&runs_path).map_or(0, |rows| rows.len());
             rows::ReadRows::default()
         } else {
             rows::read_rows_checked(&runs_path)
@@ -171,6 +177,7 @@ impl Start {
             conflicting,
             cut,
             redone,
+            discarded,
             shards_file,
             pending,
         })
