@@ -499,9 +499,9 @@ impl<'de> Visitor<'de> for NodeVisitor {
                 }
                 "Size" => {
                     once(&size, "Size")?;
-                    let seed = Integer::size();
-                    let value = map.next_value_seed(seed);
-                    size = Some(at.integer(value, seed)?.0)
+                    // Judged once `Op` is known: an ALLOC's range is not
+                    // what a FREE or an op may hold.
+                    size = Some(at.number(map.next_value_seed(Integer::size()), "Size")?)
                 }
                 "BufId" => {
                     once(&buf_id, "BufId")?;
@@ -526,10 +526,19 @@ impl<'de> Visitor<'de> for NodeVisitor {
             id,
             index: self.index,
         };
+        let id = id.ok_or_else(|| missing("Id", &extra, at))?;
+        let op = op.ok_or_else(|| missing("Op", &extra, at))?;
+        let range = match op.as_str() {
+            "ALLOC" => Range::Size,
+            _ => Range::Kept,
+        };
+        let size = size
+            .transpose()
+            .map_err(|refused| at.judged(refused.message("Size", range)))?;
         Ok(RawNode {
-            id: id.ok_or_else(|| missing("Id", &extra, at))?,
-            op: op.ok_or_else(|| missing("Op", &extra, at))?,
-            size,
+            id,
+            op,
+            size: size.map(|s| s.0),
             buf_id,
             extra,
         })
@@ -593,16 +602,23 @@ impl FieldAt {
     /// named with [`read`](Self::read), one refusing it with [`judged`](Self::judged).
     fn integer<E: de::Error>(
         self,
-        value: Result<Result<Integer, String>, E>,
+        value: Result<Result<Integer, Refused>, E>,
         IntegerField(field, range): IntegerField,
     ) -> Result<Integer, E> {
+        (self.number(value, field)?).map_err(|refused| self.judged(refused.message(field, range)))
+    }
+
+    /// The number of the integer field `field` as read, or the number
+    /// refused (judged by the caller); an error reading it is named with
+    /// [`read`](Self::read).
+    fn number<E: de::Error>(
+        self,
+        value: Result<Result<Integer, Refused>, E>,
+        field: &str,
+    ) -> Result<Result<Integer, Refused>, E> {
         match value {
-            Ok(Ok(value)) => Ok(value),
-            Ok(Err(msg)) => Err(self.judged(msg)),
-            Err(e) if e.to_string().starts_with(NUMBER_OUT_OF_RANGE) => Err(self.judged(format!(
-                "{field} is out of range: it must be {}",
-                range.describe()
-            ))),
+            Ok(number) => Ok(number),
+            Err(e) if e.to_string().starts_with(NUMBER_OUT_OF_RANGE) => Ok(Err(Refused::Beyond)),
             Err(e) => Err(self.read(e, field)),
         }
     }
@@ -641,14 +657,17 @@ fn once<T, E: de::Error>(seen: &Option<T>, field: &'static str) -> Result<(), E>
 /// A JSON integer of any sign that fits i128 (floats and strings rejected).
 struct Integer(i128);
 
-/// The range of integers a field accepts: `Id` and `BufId` are i64, `Size`
-/// a byte count from 0 to 2^63 - 1 (integer literals up to 2^64 - 1 and
-/// negative ones are read, so that validation can reject them naming the
-/// node: a negative size, or sizes whose sum exceeds 2^63 - 1).
+/// The range of integers a field accepts: `Id` and `BufId` are i64, an
+/// ALLOC's `Size` a byte count from 0 to 2^63 - 1 (integer literals up to
+/// 2^64 - 1 and negative ones are read, so that validation can reject them
+/// naming the node: a negative size, or sizes whose sum exceeds 2^63 - 1),
+/// and the `Size` of a FREE or an op, kept as written, any integer literal
+/// serde_json reads as one (-2^63 to 2^64 - 1).
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Range {
     I64,
     Size,
+    Kept,
 }
 
 impl Range {
@@ -656,7 +675,64 @@ impl Range {
         match self {
             Range::I64 => "an integer from -2^63 to 2^63 - 1",
             Range::Size => "an integer from 0 to 2^63 - 1",
+            Range::Kept => {
+                "an integer from -2^63 to 2^64 - 1 (a FREE's or an op's Size is not used, but kept)"
+            }
         }
+    }
+
+    /// The lowest value and the first past the highest, as floats.
+    fn bounds(self) -> (f64, f64) {
+        let i64_min = -(2f64.powi(63));
+        match self {
+            Range::I64 => (i64_min, 2f64.powi(63)),
+            Range::Size => (0.0, 2f64.powi(63)),
+            Range::Kept => (i64_min, 2f64.powi(64)),
+        }
+    }
+}
+
+/// A number an integer field read and refused; why, and what to write
+/// instead, depends on the field's [`Range`].
+#[derive(Clone, Copy, Debug)]
+enum Refused {
+    /// A whole float (`2.0`, `1e19`, `-0`).
+    Float(f64),
+    /// A number beyond f64's range (`1e400`).
+    Beyond,
+}
+
+impl Refused {
+    /// Why `field`, of `range`, cannot hold the number.
+    fn message(self, field: &str, range: Range) -> String {
+        let must = range.describe();
+        let Refused::Float(v) = self else {
+            return format!("{field} is out of range: it must be {must}");
+        };
+        // serde_json hands integer literals in [-2^63, 2^64) over as i64 or
+        // u64, and only those beyond as floats (rounded). So a whole float
+        // beyond the field's range is out of range however it was written,
+        // and one inside it was written as a float (`1e18`, `2.0`): the fix
+        // is to write the integer. -2^63 itself is either: a literal just
+        // below -2^63 rounds to it. `-0` is a float in JSON (negative zero).
+        let shown = shown_float(v);
+        let v = v + 0.0; // -0.0 is 0
+        let (min, max) = range.bounds();
+        let problem = if range != Range::Size && v == min {
+            "is below -2^63 or written as a float"
+        } else if range == Range::Size && v < 0.0 {
+            "is negative"
+        } else if v < min || v >= max {
+            "is out of range"
+        } else if shown == "-0" {
+            return format!("{field} -0 is negative zero, which JSON reads as a float: write 0");
+        } else {
+            return format!(
+                "{field} {shown} is written as a float: write it as an integer ({})",
+                v as i128
+            );
+        };
+        format!("{field} {shown} {problem}: it must be {must}")
     }
 }
 
@@ -683,14 +759,13 @@ impl Integer {
 
 /// Reads an [`Integer`]. A value of the wrong type is an error of
 /// reading (`invalid type: string "0", expected an integer for Id`); a
-/// number the field refuses (a whole float, one out of range) is read and
-/// returned as `Err(why)`, the why naming the field, so that the caller can
-/// tell the two apart.
+/// whole float is read and returned as [`Refused`], so that the caller can
+/// tell the two apart and judge it.
 #[derive(Clone, Copy)]
 struct IntegerField(&'static str, Range);
 
 impl<'de> de::DeserializeSeed<'de> for IntegerField {
-    type Value = Result<Integer, String>;
+    type Value = Result<Integer, Refused>;
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
         d.deserialize_any(self)
     }
@@ -707,7 +782,7 @@ fn shown_float(v: f64) -> String {
 }
 
 impl<'de> Visitor<'de> for IntegerField {
-    type Value = Result<Integer, String>;
+    type Value = Result<Integer, Refused>;
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         write!(f, "an integer for {}", self.0)
     }
@@ -721,42 +796,12 @@ impl<'de> Visitor<'de> for IntegerField {
         Ok(Ok(Integer(v)))
     }
     fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
-        // serde_json hands integer literals in [-2^63, 2^64) over as i64 or
-        // u64, and only those beyond as floats (rounded). So a whole float
-        // beyond the field's range is out of range however it was written,
-        // and one inside it was written as a float (`1e18`, `2.0`): the fix
-        // is to write the integer. -2^63 itself is either: a literal just
-        // below -2^63 rounds to it. `-0` is a float in JSON (negative zero).
-        // Fractions (`1.5`) are type errors.
-        let (field, range) = (self.0, self.1);
+        // Fractions (`1.5`) are type errors; whole floats are judged by
+        // the field's range.
         if !(v.is_finite() && v.fract() == 0.0) {
             return Err(E::invalid_type(de::Unexpected::Float(v), &self));
         }
-        let shown = shown_float(v);
-        let v = v + 0.0; // -0.0 is 0
-        let must = range.describe();
-        let i64_min = -(2f64.powi(63));
-        let (min, max) = match range {
-            Range::I64 => (i64_min, 2f64.powi(63)),
-            Range::Size => (0.0, 2f64.powi(63)),
-        };
-        let problem = if range == Range::I64 && v == i64_min {
-            "is below -2^63 or written as a float"
-        } else if range == Range::Size && v < 0.0 {
-            "is negative"
-        } else if v < min || v >= max {
-            "is out of range"
-        } else if shown == "-0" {
-            return Ok(Err(format!(
-                "{field} -0 is negative zero, which JSON reads as a float: write 0"
-            )));
-        } else {
-            return Ok(Err(format!(
-                "{field} {shown} is written as a float: write it as an integer ({})",
-                v as i128
-            )));
-        };
-        Ok(Err(format!("{field} {shown} {problem}: it must be {must}")))
+        Ok(Err(Refused::Float(v)))
     }
 }
 
@@ -776,6 +821,62 @@ mod tests {
 
     fn size_of(fields: &str) -> Option<i128> {
         one_alloc(fields).unwrap().nodes[0].size
+    }
+
+    /// A FREE's or an op's `Size` is kept, not used: the reader takes any
+    /// integer literal there (validation warns), and a number it refuses
+    /// is named with that range, not an ALLOC's, whatever the field order.
+    #[test]
+    fn a_refused_size_of_a_free_or_an_op_names_their_range() {
+        let node = |fields: &str| {
+            let text = format!(r#"{{"Nodes": [{{"Id": 1, {fields}}}], "Edges": []}}"#);
+            parse(text.as_bytes()).map_err(|e| e.to_string())
+        };
+        let kept = "an integer from -2^63 to 2^64 - 1 (a FREE's or an op's Size is not used";
+        for op in ["FREE", "conv"] {
+            for (size, problem) in [
+                ("1e20", "Size 1e20 is out of range"),
+                ("-1e30", "Size -1e30 is out of range"),
+                ("1e400", "Size is out of range"),
+                (
+                    "-9.223372036854775808e18",
+                    "Size -9.223372036854776e18 is below -2^63 or written as a float",
+                ),
+            ] {
+                for fields in [
+                    format!(r#""Op": "{op}", "BufId": 1, "Size": {size}"#),
+                    format!(r#""Size": {size}, "BufId": 1, "Op": "{op}""#),
+                ] {
+                    let err = node(&fields).unwrap_err();
+                    assert!(
+                        err.contains(&format!("node 1: {problem}: it must be {kept}")),
+                        "{fields}: {err}"
+                    );
+                }
+            }
+            let err = node(&format!(r#""Op": "{op}", "Size": 1.5e19"#)).unwrap_err();
+            assert!(
+                err.contains("Size 1.5e19 is written as a float: write it as an integer (15000000000000000000)"),
+                "{err}"
+            );
+            for (size, read) in [("-3", -3), ("18446744073709551615", u64::MAX as i128)] {
+                let graph = node(&format!(r#""Size": {size}, "Op": "{op}""#)).unwrap();
+                assert_eq!(graph.nodes[0].size, Some(read));
+            }
+        }
+        // An ALLOC's Size, the field before or after its Op, keeps its range.
+        for fields in [
+            r#""Op": "ALLOC", "BufId": 1, "Size": -1e30"#,
+            r#""Size": -1e30, "BufId": 1, "Op": "ALLOC""#,
+        ] {
+            let err = node(fields).unwrap_err();
+            assert!(
+                err.contains(
+                    "node 1: Size -1e30 is negative: it must be an integer from 0 to 2^63 - 1"
+                ),
+                "{err}"
+            );
+        }
     }
 
     /// A whole float literal inside Size's range (`1e18`) is wrong because
