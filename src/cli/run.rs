@@ -191,6 +191,8 @@ fn report_summary(
     // discard the redone solver's or graph's new rows (--redo, --redo-graph).
     let redid = !opts.redo.is_empty() || !opts.redo_graphs.is_empty();
     let resume = match (opts.fresh, redid) {
+        // Stopped during the graph checks, before the directory was made.
+        _ if !summary.out.is_dir() => "run the same command to start it",
         (true, _) => "run the command again without --fresh to resume (with it, it starts over)",
         (false, true) => {
             "run the command again without --redo or --redo-graph to resume (with them, the \
