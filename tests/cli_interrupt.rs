@@ -143,6 +143,8 @@ fn a_second_ctrl_c_ends_a_run_at_once_and_says_what_is_kept() {
         out_dir.join("runs.csv").display()
     );
     assert!(err.contains(&kept), "{err}");
+    // Standard error is a pipe, not a terminal: no blank line before it.
+    assert!(!err.contains("\n\n[memsched] ended at once"), "{err}");
     let rows = std::fs::read_to_string(out_dir.join("runs.csv")).unwrap();
     assert_eq!(rows.lines().count(), 1 + 1, "the program row: {rows}");
 }

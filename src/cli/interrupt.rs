@@ -72,7 +72,13 @@ impl Interrupt {
     /// script's background job. `on_second` is the line written when a
     /// second signal ends the process at once (what is kept, how to go on).
     pub fn install(on_second: String) -> Interrupt {
-        let _ = ON_SECOND.set(format!("\n[memsched] {on_second}\n").into_boxed_str());
+        // On a terminal the line may follow `^C` or a progress bar's line;
+        // a log gets no blank line.
+        let start = match std::io::IsTerminal::is_terminal(&std::io::stderr()) {
+            true => "\n",
+            false => "",
+        };
+        let _ = ON_SECOND.set(format!("{start}[memsched] {on_second}\n").into_boxed_str());
         let flag = Arc::new(AtomicBool::new(false));
         #[cfg(unix)]
         {
