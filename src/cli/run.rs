@@ -257,9 +257,12 @@ fn report_summary(
         ),
     }
     if interrupt.happened() && summary.stopped.is_none() {
+        let when = match summary.ran {
+            0 => "when no solve was left to run:",
+            _ => "after the last solve had started: every solve finished and",
+        };
         note!(
-            "{} came after the last solve had started: every solve finished and the final \
-             pass was written",
+            "{} came {when} the final pass was written",
             super::interrupt::cause()
         );
     }

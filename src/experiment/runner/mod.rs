@@ -292,7 +292,9 @@ fn run_with(
     std::thread::scope(|scope| {
         // Dropped when the solves end, however they end: the watcher returns.
         let (done, ended) = mpsc::channel::<()>();
-        if opts.stop.is_some() {
+        // With nothing to solve, a stop has nothing to announce: the
+        // final pass runs (the caller says the stop came late).
+        if opts.stop.is_some() && !pending.is_empty() {
             let solving = &solving;
             scope.spawn(move || announce_stop(solving, ended, worst.limit));
         }
