@@ -270,6 +270,14 @@ impl GraphError {
             Some(i) => message[..i].to_string(),
             None => message,
         };
+        // serde_json's two surrogate messages name neither the cause nor
+        // the fix (a lone low one is a "leading surrogate").
+        let message = [
+            "unexpected end of hex escape",
+            "lone leading surrogate in hex escape",
+        ]
+        .iter()
+        .fold(message, |m, said| m.replace(said, LONE_SURROGATE));
         GraphError::Json {
             line: err.line(),
             column: err.column(),
@@ -277,6 +285,11 @@ impl GraphError {
         }
     }
 }
+
+/// What a `\uD800`-`\uDFFF` escape without its other half is.
+const LONE_SURROGATE: &str = "a \\u escape of half a UTF-16 surrogate pair (D800 to DFFF) \
+     without the other half: a \\uD800-\\uDBFF escape must be followed by a \\uDC00-\\uDFFF one, \
+     and text read as UTF-8 cannot hold either alone (write the character itself, or drop it)";
 
 /// [`GraphError::TooLarge`]'s message: the one `Size` that passes the limit
 /// alone, or the sum that passes it.
@@ -298,6 +311,35 @@ fn too_large(max: i64, id: i64, size: i128) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A lone surrogate escape, high or low, anywhere in the text, is named
+    /// as one, with the fix (serde_json says "unexpected end of hex
+    /// escape" or calls a low one "leading").
+    #[test]
+    fn a_lone_surrogate_escape_is_named_with_its_fix() {
+        for escape in [
+            r"\ud800",
+            r"\ud800x",
+            r"\ud800\n",
+            r"\ud800\u0041",
+            r"\udfff",
+        ] {
+            for text in [
+                format!(
+                    r#"{{"Nodes": [{{"Id": 0, "Op": "conv", "Name": "a{escape}"}}], "Edges": []}}"#
+                ),
+                format!(r#"{{"Nodes": [], "Edges": [], "Note{escape}": 1}}"#),
+            ] {
+                let err = crate::graph::seed::parse(text.as_bytes())
+                    .unwrap_err()
+                    .to_string();
+                assert!(
+                    err.contains("half a UTF-16 surrogate pair") && !err.contains("hex escape"),
+                    "{text}: {err}"
+                );
+            }
+        }
+    }
 
     #[test]
     fn long_cycles_are_cut_short() {
