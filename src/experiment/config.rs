@@ -324,6 +324,50 @@ fn default_plots() -> Vec<PlotKind> {
 }
 
 impl Config {
+    /// A config named `name` that runs `solvers`, every other setting at
+    /// the default a TOML file gets by leaving it out (seed 0, 60 s per
+    /// solve, one restart, the default `[budget]`, `program` as the
+    /// baseline, every plot, no saved orders) and no graphs yet: add files,
+    /// globs or generated graphs to [`graphs`](Self::graphs).
+    /// [`validate`](Self::validate) checks it; [`run`](super::run) checks
+    /// it too and reads its solver names as a parsed file's (`rule: delta,
+    /// id` as `rule:delta,id`), so it runs as the same config written as
+    /// a file would:
+    ///
+    /// ```
+    /// use memsched::experiment::{config::GenerateEntry, Config, Seeds};
+    /// let mut config = Config::new("mine", ["kahn", "rule:-unlocks,delta,id"]);
+    /// config.time_limit = 10.0;
+    /// config.graphs.generate.push(GenerateEntry {
+    ///     spec: "tensor-program:ops=40".into(),
+    ///     seeds: Seeds::Range("0..5".into()),
+    ///     family: None,
+    /// });
+    /// config.validate().unwrap();
+    /// let text = "name = \"mine\"\nsolvers = [\"kahn\", \"rule:-unlocks,delta,id\"]\n\
+    ///             time_limit = 10.0\n[graphs]\n\
+    ///             generate = [{ spec = \"tensor-program:ops=40\", seeds = \"0..5\" }]\n";
+    /// assert_eq!(config, Config::parse(text, "mine.toml", "mine").unwrap());
+    /// ```
+    pub fn new<S: Into<String>>(name: &str, solvers: impl IntoIterator<Item = S>) -> Config {
+        Config {
+            name: name.to_string(),
+            description: String::new(),
+            graphs: GraphsSection::default(),
+            solvers: solvers.into_iter().map(Into::into).collect(),
+            seeds: Seeds::zero(),
+            time_limit: default_time_limit(),
+            restarts: default_restarts(),
+            budget: BudgetSection::default(),
+            baselines: default_baselines(),
+            plots: default_plots(),
+            tetris_graph: None,
+            tetris_solvers: Vec::new(),
+            save_orders: false,
+            claims: Vec::new(),
+        }
+    }
+
     /// The top-level `seeds`, expanded ([`Seeds::expand`]); an error says
     /// it is about them.
     pub fn seed_list(&self) -> Result<Vec<u64>, String> {
@@ -369,25 +413,46 @@ impl Config {
                 )));
             }
         }
-        // Rows, baselines and the report compare names as written.
-        for name in (config.solvers.iter_mut())
-            .chain(&mut config.baselines)
-            .chain(&mut config.tetris_solvers)
+        config.trim_names();
+        config.validate().map_err(invalid)?;
+        config.canonical_names();
+        Ok(config)
+    }
+
+    /// This config with its solver names as [`parse`](Self::parse) leaves
+    /// them, once it has passed [`validate`](Self::validate) (which sees
+    /// them as given but trimmed, to refuse two spellings of one solver).
+    pub(crate) fn checked_as_parsed(&self) -> Result<Config, String> {
+        let mut config = self.clone();
+        config.trim_names();
+        config.validate()?;
+        config.canonical_names();
+        Ok(config)
+    }
+
+    /// Rows, baselines and the report compare names as written: no blanks
+    /// at either end.
+    fn trim_names(&mut self) {
+        for name in (self.solvers.iter_mut())
+            .chain(&mut self.baselines)
+            .chain(&mut self.tetris_solvers)
         {
             *name = name.trim().to_string();
         }
-        config.validate().map_err(invalid)?;
-        // One solver, one name: `rule: delta, id` and `rule:delta,id` key
-        // the same rows (validate refused two spellings in `solvers`).
-        for name in (config.solvers.iter_mut())
-            .chain(&mut config.baselines)
-            .chain(&mut config.tetris_solvers)
+    }
+
+    /// One solver, one name: `rule: delta, id` and `rule:delta,id` key the
+    /// same rows (after [`validate`](Self::validate), which refuses two
+    /// spellings in `solvers`).
+    fn canonical_names(&mut self) {
+        for name in (self.solvers.iter_mut())
+            .chain(&mut self.baselines)
+            .chain(&mut self.tetris_solvers)
         {
             if let Ok(built) = solvers::build(name) {
                 *name = built.name();
             }
         }
-        Ok(config)
     }
 
     /// The checks [`Config::parse`] makes, for a config built or changed

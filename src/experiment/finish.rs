@@ -34,9 +34,14 @@ pub struct Finished {
 
 /// The final pass over a results directory: recomputes the per-graph columns
 /// of `runs.csv` and rewrites it sorted, then writes `graphs.csv`,
-/// `summary.csv`, the plots and `README.md`.
+/// `summary.csv`, the plots and `README.md`. A config built or changed
+/// in code is checked, and its solver names read, as a parsed one's (as
+/// [`run`](super::run) does).
 pub fn finish(out: &Path, config: &Config) -> Result<Finished, ExperimentError> {
-    finish_with(out, config, None, None)
+    let config = config
+        .checked_as_parsed()
+        .map_err(ExperimentError::Config)?;
+    finish_with(out, &config, None, None)
 }
 
 /// [`finish`], given the config's plan if the caller has it (so that it

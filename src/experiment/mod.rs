@@ -61,6 +61,7 @@ pub use plan::{Plan, Shard};
 pub use resume::settings_differences;
 pub use rows::Row;
 pub use runner::{run, RunOptions, RunSummary};
+pub use seeds::Seeds;
 
 /// Why an experiment could not run or finish.
 #[derive(Debug, Error)]

@@ -198,8 +198,11 @@ fn run_with(
     build: Build,
 ) -> Result<RunSummary, ExperimentError> {
     // A config built or changed in code gets the checks of a parsed one
-    // (a negative time limit would otherwise run without one).
-    config.validate().map_err(ExperimentError::Config)?;
+    // (a negative time limit would otherwise run without one), and its
+    // names (a baseline `program ` would match no row).
+    let config = &config
+        .checked_as_parsed()
+        .map_err(ExperimentError::Config)?;
     let defaulted;
     let opts = match opts.out.as_os_str().is_empty() {
         true => {

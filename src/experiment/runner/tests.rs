@@ -230,6 +230,48 @@ fn a_config_changed_in_code_is_checked() {
     );
 }
 
+/// A config built with [`Config::new`], its names spelt loosely, runs as
+/// the same config parsed from a file: the same rows, the same recorded
+/// config, and its baseline (`" program"` as given) is each graph's.
+#[test]
+fn a_config_built_in_code_runs_as_the_parsed_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut built = Config::new("t", ["kahn", "rule: delta , type, id "]);
+    built.baselines = vec![" program".into()];
+    built
+        .graphs
+        .generate
+        .push(crate::experiment::config::GenerateEntry {
+            spec: "chain:length=3".into(),
+            seeds: crate::experiment::Seeds::Range("0..3".into()),
+            family: None,
+        });
+    let (parsed, opts) = quiet_run(
+        &dir.path().join("parsed"),
+        "solvers = [\"kahn\", \"rule:delta,type,id\"]\n[graphs]\n\
+         generate = [{ spec = \"chain:length=3\", seeds = \"0..3\" }]\n",
+    );
+    run(&parsed, &opts).unwrap();
+    let code = RunOptions {
+        out: dir.path().join("code"),
+        ..opts.clone()
+    };
+    run(&built, &code).unwrap();
+    let rows = |opts: &RunOptions| {
+        let mut rows = rows::read_rows(&opts.out.join(RUNS)).unwrap();
+        for r in &mut rows {
+            r.time_ms = 0.0;
+        }
+        rows
+    };
+    let (a, b) = (rows(&opts), rows(&code));
+    assert_eq!(a.len(), 9);
+    assert_eq!(a, b);
+    assert!(b.iter().all(|r| r.baseline == "program"), "{b:?}");
+    let config = |opts: &RunOptions| fs::read_to_string(opts.out.join("config.toml")).unwrap();
+    assert_eq!(config(&opts), config(&code));
+}
+
 /// A run config over six small chains, and options writing to `dir`.
 fn six_chains(dir: &Path, extra: &str) -> (Config, RunOptions) {
     quiet_run(
