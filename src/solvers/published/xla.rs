@@ -29,7 +29,8 @@ const NOT_READY: u32 = u32::MAX;
 /// `std::multimap` and takes `end() - 1`; equal keys sit in insertion
 /// order); the initial ready list is in program order, and the ops a step
 /// makes ready are inserted in the order of the scheduled op's users (XLA
-/// walks `best->users()`), in either ALLOC encoding. When a buffer is left
+/// walks `best->users()`, made in program order; here in program order,
+/// whatever the order of the file's `Edges`), in either ALLOC encoding. When a buffer is left
 /// with one unscheduled user, that user's priority is recomputed and, if it
 /// changed, it is re-inserted, as XLA does it: through the scheduled op's
 /// operands in program order (XLA: operand order) and each operand's users
