@@ -212,11 +212,19 @@ impl OpView {
     fn with_pair_limit(g: &Graph, limit: usize) -> Result<OpView, String> {
         let numbers = Numbering::new(g);
         let direct = numbers.rows_are_direct(g);
-        let (mut rows, defined) = match direct {
-            true => (direct_rows(g, &numbers, limit)?, numbers.regular_defined()),
-            false => searched_rows(g, &numbers, limit)?,
+        let (mut rows, defined, sorted) = match direct {
+            true => {
+                let (rows, sorted) = direct_rows(g, &numbers, limit)?;
+                (rows, numbers.regular_defined(), sorted)
+            }
+            false => {
+                let (rows, defined) = searched_rows(g, &numbers, limit)?;
+                (rows, defined, false)
+            }
         };
-        sort_rows(&rows.user_offsets, &mut rows.user_targets);
+        if !sorted {
+            sort_rows(&rows.user_offsets, &mut rows.user_targets);
+        }
         let user_count = rows.user_offsets.windows(2).map(|w| w[1] - w[0]).collect();
         let Numbering {
             ops,
@@ -676,9 +684,7 @@ impl Rows {
 
 /// Sorts each row of a CSR (`offsets`, `targets`) not sorted yet: op
 /// numbers follow program order, so the users rows come out in program
-/// order however the graph's edges were listed. Rows read off sorted
-/// edges (every generated and lowered graph) cost one comparison per
-/// pair.
+/// order however the graph's edges were listed.
 fn sort_rows(offsets: &[u32], targets: &mut [u32]) {
     for w in offsets.windows(2) {
         let row = &mut targets[w[0] as usize..w[1] as usize];
@@ -710,8 +716,10 @@ fn too_many_pairs(g: &Graph, u: NodeIdx, limit: usize) -> String {
 /// Without branches on the kind: each successor's number is written to
 /// both rows, and each row's length moves on only for its kind (the kinds
 /// of successors alternate unpredictably, and a mispredicted branch per
-/// edge cost more than the writes).
-fn direct_rows(g: &Graph, numbers: &Numbering, limit: usize) -> Result<Rows, String> {
+/// edge cost more than the writes). Also says whether every users row came
+/// out sorted (edges listed in order, as every generated and lowered graph
+/// lists them), which spares [`sort_rows`] its pass.
+fn direct_rows(g: &Graph, numbers: &Numbering, limit: usize) -> Result<(Rows, bool), String> {
     // Every pair is an edge out of an op. The vectors are locals, not
     // `Rows`' fields, so that the loop keeps them in registers.
     let bound = g.edge_count();
@@ -723,14 +731,19 @@ fn direct_rows(g: &Graph, numbers: &Numbering, limit: usize) -> Result<Rows, Str
     user_offsets.push(0);
     use_offsets.push(0);
     let (mut users, mut uses) = (0usize, 0usize);
+    let mut unsorted = false;
     for &u in &numbers.ops {
+        let mut last_user = 0;
         for &x in g.succs(u) {
             // One lookup tells the kind and the number; NO_OP (an ALLOC)
             // has FREE_BIT set and is neither.
             let v = index_of[x as usize];
+            let user = v & FREE_BIT == 0;
             user_targets[users] = v;
             use_targets[uses] = v & !FREE_BIT;
-            users += usize::from(v & FREE_BIT == 0);
+            unsorted |= user & (v < last_user);
+            last_user = if user { v } else { last_user };
+            users += usize::from(user);
             uses += usize::from(v & FREE_BIT != 0 && v != NO_OP);
         }
         if users.max(uses) > limit {
@@ -743,12 +756,13 @@ fn direct_rows(g: &Graph, numbers: &Numbering, limit: usize) -> Result<Rows, Str
         targets.truncate(len);
         targets.shrink_to_fit();
     }
-    Ok(Rows {
+    let rows = Rows {
         user_offsets,
         user_targets,
         use_offsets,
         use_targets,
-    })
+    };
+    Ok((rows, !unsorted))
 }
 
 /// The rows and bytes defined of any graph: from each op, a search forward
@@ -1335,8 +1349,9 @@ pub(crate) mod tests {
             }
             direct += 1;
             let (searched, defined) = searched_rows(&g, &numbers, MAX_PAIRS).unwrap();
-            let rows = direct_rows(&g, &numbers, MAX_PAIRS).unwrap();
+            let (rows, sorted) = direct_rows(&g, &numbers, MAX_PAIRS).unwrap();
             assert_eq!(rows, searched, "{name}");
+            assert!(sorted, "{name}: generated graphs list edges in order");
             assert_eq!(numbers.regular_defined(), defined, "{name}");
         }
         assert_eq!(direct, 36, "every generated graph takes the direct path");
