@@ -173,7 +173,8 @@ pub struct OpView {
     user_count: Vec<u32>,
     /// Bytes of the ALLOCs each op owns ("bytes defined").
     defined: Vec<i64>,
-    /// Users of each op, in discovery order.
+    /// Users of each op, in program order (sorted where the rows came
+    /// out of order).
     users: Csr,
     /// Buffers each op uses, in discovery order.
     uses: Csr,
@@ -1389,9 +1390,16 @@ pub(crate) mod tests {
         ] {
             b.edge(u, v);
         }
-        let example = b.build().unwrap();
+        // The same with `A -> C` twice: parallel edges, so the view
+        // searches its rows (the sort must cover that path too).
+        let mut repeated = b.clone();
+        repeated.edge(a, c);
+        let (example, repeated) = (b.build().unwrap(), repeated.build().unwrap());
+        assert!(OpView::new(&example).unwrap().direct);
+        assert!(!OpView::new(&repeated).unwrap().direct);
         let mut graphs = in_both_encodings(&SMALL_FAMILIES, 2);
         graphs.push(("xla-list example with a root".into(), example));
+        graphs.push(("the same with a repeated edge".into(), repeated));
         let mut rng = crate::rng::Rng::new(7);
         let names = [
             "xla-list",
