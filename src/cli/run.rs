@@ -191,8 +191,9 @@ fn report_summary(
     // discard the redone solver's or graph's new rows (--redo, --redo-graph).
     let redid = !opts.redo.is_empty() || !opts.redo_graphs.is_empty();
     let resume = match (opts.fresh, redid) {
-        // Stopped during the graph checks, before the directory was made.
-        _ if !summary.out.is_dir() => "run the same command to start it",
+        // Stopped during the graph checks: nothing made or discarded yet.
+        _ if summary.untouched && !summary.out.is_dir() => "run the same command to start it",
+        _ if summary.untouched => "nothing in the directory changed: run the same command again",
         (true, _) => "run the command again without --fresh to resume (with it, it starts over)",
         (false, true) => {
             "run the command again without --redo or --redo-graph to resume (with them, the \

@@ -179,6 +179,10 @@ pub struct RunSummary {
     /// Set when [`RunOptions::stop`] held solves back: how many did not
     /// start. The final pass did not run; a resume runs them and it.
     pub stopped: Option<usize>,
+    /// Whether a stop during the graph checks left the output directory as
+    /// it was (not made, or not changed: `fresh` and `redo` discarded
+    /// nothing yet).
+    pub untouched: bool,
 }
 
 /// Runs an experiment (resuming), then the final pass.
@@ -253,6 +257,7 @@ fn run_with(
             out: out.clone(),
             warnings: shown_lints(lints),
             stopped: Some(pending.len()),
+            untouched: true,
             ..RunSummary::default()
         });
     }
@@ -345,6 +350,7 @@ fn run_with(
         malformed: start.rejected.len(),
         warnings: shown_lints(lints),
         stopped: stopped.then_some(not_started),
+        untouched: false,
     };
     summary.warnings.extend(prepared.damaged);
     summary.warnings.extend(stale);
