@@ -321,6 +321,9 @@ impl Plan {
     /// O(G * S * K) items for G graphs, S solvers and K seeds, plus one
     /// directory listing per glob.
     pub fn new(config: &Config) -> Result<Plan, String> {
+        // A config built in code: checked, its names read as parsed (the
+        // keys of the rows `run` writes).
+        let config = &config.checked_as_parsed()?;
         let graphs = graph_entries(config)?;
         check_references(config, &graphs)?;
         let solvers = solver_entries(config)?;
