@@ -93,11 +93,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             !args.redo.is_empty() || !args.redo_graph.is_empty()
         ) {
             (true, _) =>
-                "run the command again without --fresh to resume from them, or with it \
-                          to start over",
+                "if the first signal came while the graphs were checked (\"nothing is \
+                 written\"), nothing in the directory changed: run the same command again; \
+                 otherwise run it without --fresh to resume from them, or with it to start \
+                 over",
             (false, true) =>
-                "run the command again without --redo or --redo-graph to resume \
-                              from them, or with them to solve those rows again",
+                "if the first signal came while the graphs were checked (\"nothing is \
+                 written\"), nothing in the directory changed: run the same command again; \
+                 otherwise run it without --redo or --redo-graph to resume from them, or \
+                 with them to solve those rows again",
             (false, false) => "run the same command to resume",
         }
     ));
@@ -240,7 +244,7 @@ fn report_summary(
             super::interrupt::cause(),
             start.elapsed().as_secs_f64(),
             summary.resumed,
-            no_final_pass(&summary.out)
+            no_final_pass(&summary.out, summary.untouched)
         ),
         Some(not_started) => note!(
             "{}: stopped by {} after {:.1} s: {} of {} ({} run now, {} already done) are \
@@ -254,7 +258,7 @@ fn report_summary(
             summary.resumed,
             summary.out.join(RUNS).display(),
             not_started,
-            no_final_pass(&summary.out)
+            no_final_pass(&summary.out, summary.untouched)
         ),
     }
     if interrupt.happened() && summary.stopped.is_none() {
@@ -300,15 +304,21 @@ fn report_summary(
 /// has none until a run finishes, when none is there (a run that solves
 /// removes an earlier pass's files, which would not describe its rows);
 /// nothing when a stop before that left them as they were; that there is
-/// no directory when a stop during the graph checks came before it was made.
-fn no_final_pass(out: &Path) -> &'static str {
+/// no directory when a stop during the graph checks came before it was made
+/// (`untouched`: such a stop changed nothing, so an earlier run removed
+/// what is missing).
+fn no_final_pass(out: &Path, untouched: bool) -> &'static str {
     if !out.is_dir() {
         return ", and made no directory";
     }
     let files = results_dir::final_pass_files();
-    match files.iter().any(|name| out.join(name).exists()) {
-        true => "",
-        false => {
+    match (files.iter().any(|name| out.join(name).exists()), untouched) {
+        (true, _) => "",
+        (false, true) => {
+            ", and the directory has no README, summary or plots (gone before this run; \
+             a stopped run removes them) until a run finishes"
+        }
+        (false, false) => {
             ", so the directory has no README, summary or plots (any earlier ones were \
              removed, as they would not describe these rows) until a run finishes"
         }

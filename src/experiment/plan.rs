@@ -313,7 +313,11 @@ fn solver_entries(config: &Config) -> Result<Vec<SolverEntry>, String> {
 impl Plan {
     /// Resolves files, globs and generator specs and numbers the items.
     ///
-    /// Errors (a missing file, an empty glob, two graphs with one name, a
+    /// A config built or changed in code is first checked as a parsed one
+    /// is ([`Config::validate`]: every setting, not only the graphs) and
+    /// its solver names read as parsed (`rule: delta , id` as
+    /// `rule:delta,id`, the keys of the rows `run` writes). Errors (those
+    /// checks', a missing file, an empty glob, two graphs with one name, a
     /// file listed twice, a `tetris_graph` that is none of the graphs) name
     /// the offending entry. No graph is loaded or generated here.
     ///
@@ -513,8 +517,32 @@ mod tests {
         assert!(p.items.iter().enumerate().all(|(k, i)| i.id == k));
     }
 
-    /// A config built in code skips `Config::parse`'s checks: the plan still
-    /// names the repeated seed and the generator entry, not the whole list.
+    /// A config changed in code after `Config::parse`: the plan's checks
+    /// name the repeated seed and the generator entry, not the whole list.
+    /// A config built in code is planned as the same config parsed: names
+    /// read as parsed, settings checked.
+    #[test]
+    fn a_config_built_in_code_is_planned_as_parsed() {
+        let mut built = Config::new("t", ["kahn", "rule: delta , type, id "]);
+        built
+            .graphs
+            .generate
+            .push(crate::experiment::config::GenerateEntry {
+                spec: "chain".into(),
+                seeds: Seeds::One(0),
+                family: None,
+            });
+        let plan = Plan::new(&built).unwrap();
+        let names: Vec<&str> = plan.solvers.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["program", "kahn", "rule:delta,type,id"]);
+        built.time_limit = -1.0;
+        let err = Plan::new(&built).unwrap_err();
+        assert!(
+            err.contains("`time_limit` must be a positive number"),
+            "{err}"
+        );
+    }
+
     #[test]
     fn a_repeated_generator_seed_names_the_entry() {
         let mut config = Config::parse(

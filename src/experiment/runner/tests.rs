@@ -199,7 +199,18 @@ fn a_run_stopped_before_its_solves_writes_nothing() {
     let summary = run_with(&config, &opts, registry_build).unwrap();
     assert_eq!(summary.stopped, Some(summary.items));
     assert_eq!(summary.ran, 0);
+    assert!(summary.untouched);
     assert!(!out.exists());
+    // Into a finished directory with `fresh`: nothing is discarded yet.
+    let stop = opts.stop.take();
+    let done = run_with(&config, &opts, registry_build).unwrap();
+    assert!(!done.untouched);
+    let before = fs::read(out.join(RUNS)).unwrap();
+    opts.stop = stop;
+    opts.fresh = true;
+    let summary = run_with(&config, &opts, registry_build).unwrap();
+    assert!(summary.untouched && summary.discarded == 0, "{summary:?}");
+    assert_eq!(fs::read(out.join(RUNS)).unwrap(), before);
 }
 
 /// A config changed in code is checked as a parsed one is, before
