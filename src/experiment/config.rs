@@ -430,13 +430,18 @@ impl Config {
         Ok(config)
     }
 
+    /// Every solver name the config gives: `solvers`, `baselines` and
+    /// `tetris_solvers`.
+    fn solver_names_mut(&mut self) -> impl Iterator<Item = &mut String> {
+        (self.solvers.iter_mut())
+            .chain(&mut self.baselines)
+            .chain(&mut self.tetris_solvers)
+    }
+
     /// Rows, baselines and the report compare names as written: no blanks
     /// at either end.
     fn trim_names(&mut self) {
-        for name in (self.solvers.iter_mut())
-            .chain(&mut self.baselines)
-            .chain(&mut self.tetris_solvers)
-        {
+        for name in self.solver_names_mut() {
             *name = name.trim().to_string();
         }
     }
@@ -445,10 +450,7 @@ impl Config {
     /// same rows (after [`validate`](Self::validate), which refuses two
     /// spellings in `solvers`).
     fn canonical_names(&mut self) {
-        for name in (self.solvers.iter_mut())
-            .chain(&mut self.baselines)
-            .chain(&mut self.tetris_solvers)
-        {
+        for name in self.solver_names_mut() {
             if let Ok(built) = solvers::build(name) {
                 *name = built.name();
             }

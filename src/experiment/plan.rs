@@ -327,7 +327,13 @@ impl Plan {
     pub fn new(config: &Config) -> Result<Plan, String> {
         // A config built in code: checked, its names read as parsed (the
         // keys of the rows `run` writes).
-        let config = &config.checked_as_parsed()?;
+        Self::of_checked(&config.checked_as_parsed()?)
+    }
+
+    /// [`Plan::new`] of a config already checked and read as parsed
+    /// ([`Config::checked_as_parsed`]): `run`'s, which need not be
+    /// checked again.
+    pub(crate) fn of_checked(config: &Config) -> Result<Plan, String> {
         let graphs = graph_entries(config)?;
         check_references(config, &graphs)?;
         let solvers = solver_entries(config)?;

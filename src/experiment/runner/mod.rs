@@ -218,7 +218,7 @@ fn run_with(
         }
         false => opts,
     };
-    let plan = Plan::new(config).map_err(ExperimentError::Config)?;
+    let plan = Plan::of_checked(config).map_err(ExperimentError::Config)?;
     let out = &opts.out;
     // Everything is checked before the directory is touched; an existing
     // one is locked from before the rows are read.
