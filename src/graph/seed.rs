@@ -501,7 +501,7 @@ impl<'de> Visitor<'de> for NodeVisitor {
                     once(&size, "Size")?;
                     // Judged once `Op` is known: an ALLOC's range is not
                     // what a FREE or an op may hold.
-                    size = Some(at.number(map.next_value_seed(Integer::size()), "Size")?)
+                    size = Some(at.number(map.next_value_seed(Integer::field("Size")), "Size")?)
                 }
                 "BufId" => {
                     once(&buf_id, "BufId")?;
@@ -598,14 +598,16 @@ impl FieldAt {
         })
     }
 
-    /// The integer of an integer field as read: an error reading it is
-    /// named with [`read`](Self::read), one refusing it with [`judged`](Self::judged).
+    /// The integer of an i64 field (`Id`, `BufId`) as read: an error
+    /// reading it is named with [`read`](Self::read), one refusing it with
+    /// [`judged`](Self::judged).
     fn integer<E: de::Error>(
         self,
         value: Result<Result<Integer, Refused>, E>,
-        IntegerField(field, range): IntegerField,
+        IntegerField(field): IntegerField,
     ) -> Result<Integer, E> {
-        (self.number(value, field)?).map_err(|refused| self.judged(refused.message(field, range)))
+        (self.number(value, field)?)
+            .map_err(|refused| self.judged(refused.message(field, Range::I64)))
     }
 
     /// The number of the integer field `field` as read, or the number
@@ -737,13 +739,9 @@ impl Refused {
 }
 
 impl Integer {
-    /// A seed that reads the i64 field `name` (named in type errors).
+    /// A seed that reads the integer field `name` (named in type errors).
     fn field(name: &'static str) -> IntegerField {
-        IntegerField(name, Range::I64)
-    }
-    /// A seed that reads `Size`, whose largest value is u64::MAX.
-    fn size() -> IntegerField {
-        IntegerField("Size", Range::Size)
+        IntegerField(name)
     }
     /// The value as an i64, or why not (naming `field`).
     fn to_i64(&self, field: &str) -> Result<i64, String> {
@@ -762,7 +760,7 @@ impl Integer {
 /// whole float is read and returned as [`Refused`], so that the caller can
 /// tell the two apart and judge it.
 #[derive(Clone, Copy)]
-struct IntegerField(&'static str, Range);
+struct IntegerField(&'static str);
 
 impl<'de> de::DeserializeSeed<'de> for IntegerField {
     type Value = Result<Integer, Refused>;

@@ -86,13 +86,13 @@ impl Start {
         let runs_path = out.join(RUNS);
         // `--fresh` reads the rows only to count what it discards (a file
         // it cannot read is no reason to refuse discarding it).
-        let mut discarded = 0;
-        let read = if opts.fresh {
-            discarded = rows::read_rows(&runs_path).map_or(0, |rows| rows.len());
-            rows::ReadRows::default()
+        let (read, discarded) = if opts.fresh {
+            let rows = rows::read_rows(&runs_path).map_or(0, |rows| rows.len());
+            (rows::ReadRows::default(), rows)
         } else {
-            rows::read_rows_checked(&runs_path)
-                .map_err(|e| ExperimentError::io("read", &runs_path, e))?
+            let read = rows::read_rows_checked(&runs_path)
+                .map_err(|e| ExperimentError::io("read", &runs_path, e))?;
+            (read, 0)
         };
         read.refuse_if_mostly_rejected(
             &runs_path,
