@@ -15,17 +15,6 @@ use memsched::solvers::published::{self, OpView};
 use memsched::solvers::{build, run, Anneal, Report, Scheduler, SolveContext};
 use proptest::prelude::*;
 
-const NEW: &[&str] = &[
-    "xla-list",
-    "xla-dfs",
-    "xla-postorder",
-    "xla-default",
-    "inductor-lpmf",
-    "inductor-bfs",
-    "inductor-dfs",
-    "inductor-default",
-];
-
 /// A random DAG off the lowering pattern: nodes of every kind with random
 /// edges, ALLOCs feeding several nodes or none, FREEs with extra edges,
 /// compute nodes without ALLOCs; nodes inserted in a shuffled order when
@@ -185,7 +174,7 @@ fn op_view_expansion_and_peak_match_the_expander() {
 #[test]
 fn every_published_scheduler_passes_the_checker() {
     for (label, g) in corpus() {
-        for name in NEW {
+        for name in published::NAMES {
             let r = solve(name, &g);
             assert!(r.valid(), "{name} on {label}: {}", r.status);
         }
@@ -341,7 +330,7 @@ fn solvers_command_lists_the_new_solvers() {
         .into_iter()
         .map(|i| i.name)
         .collect();
-    for name in NEW.iter() {
+    for name in published::NAMES.iter() {
         assert!(names.iter().any(|n| n == name), "{name} not listed");
         assert_eq!(build(name).unwrap().name(), *name);
     }
@@ -366,7 +355,7 @@ fn a_buffer_of_i64_max_bytes_is_scheduled() {
     b.edge(a, op);
     b.edge(op, f);
     let g = b.build().unwrap();
-    for name in NEW {
+    for name in published::NAMES {
         let r = solve(name, &g);
         assert_eq!(r.peak, Some(i64::MAX as u64), "{name}: {r:?}");
     }

@@ -46,6 +46,19 @@ use std::sync::OnceLock;
 
 use crate::graph::{Csr, Graph, NodeIdx, NodeKind};
 
+/// The registry names of the eight published schedulers, XLA's then
+/// Inductor's, each family's best-of last.
+pub const NAMES: [&str; 8] = [
+    "xla-list",
+    "xla-dfs",
+    "xla-postorder",
+    "xla-default",
+    "inductor-lpmf",
+    "inductor-bfs",
+    "inductor-dfs",
+    "inductor-default",
+];
+
 /// `xla-default`: XLA's `DefaultMemoryScheduler`, the lowest peak of list,
 /// DFS and post-order (ties in that order, as XLA breaks them).
 pub fn xla_default() -> BestOf {
@@ -1401,16 +1414,6 @@ pub(crate) mod tests {
         graphs.push(("xla-list example with a root".into(), example));
         graphs.push(("the same with a repeated edge".into(), repeated));
         let mut rng = crate::rng::Rng::new(7);
-        let names = [
-            "xla-list",
-            "xla-dfs",
-            "xla-postorder",
-            "xla-default",
-            "inductor-lpmf",
-            "inductor-bfs",
-            "inductor-dfs",
-            "inductor-default",
-        ];
         // Op ids in schedule order, and the peak.
         let ops_and_peak = |g: &Graph, name: &str| {
             let out = run(&*build(name).unwrap(), g, &SolveContext::default());
@@ -1429,7 +1432,7 @@ pub(crate) mod tests {
             rng.shuffle(&mut shuffled.edges);
             for other in [reversed, shuffled] {
                 let h = Graph::from_raw(other).unwrap();
-                for name in names {
+                for name in NAMES {
                     assert_eq!(
                         ops_and_peak(g, name),
                         ops_and_peak(&h, name),
