@@ -13,7 +13,8 @@
 
 use super::bfs_queue::BfsQueue;
 use super::lpmf_tree::LpmfTree;
-use super::{op_scheduler, post_order_by, Decision, OpScheduler, OpView, Readiness, NO_OP};
+use super::view::NO_OP;
+use super::{op_scheduler, post_order_by, Decision, OpScheduler, OpView, Readiness};
 use crate::graph::Graph;
 use crate::solvers::{enc_int, DeadlineTicker, Outcome, SolveContext};
 
@@ -67,7 +68,7 @@ fn lpmf(g: &Graph, view: &OpView, ctx: &SolveContext, scan_max: usize) -> Decisi
     // Per buffer, its users that have not run: how many, and the XOR of
     // their op numbers, which names the last one (an op uses a buffer
     // once).
-    let mut left = vec![(0u32, 0u32); view.buffers.len()];
+    let mut left = vec![(0u32, 0u32); view.buffers().len()];
     for op in 0..m as u32 {
         for &b in view.uses().neighbors(op) {
             let (count, xor) = &mut left[b as usize];
@@ -82,9 +83,9 @@ fn lpmf(g: &Graph, view: &OpView, ctx: &SolveContext, scan_max: usize) -> Decisi
             to_free[user as usize] += view.buffer_size(b as u32);
         }
     }
-    let net = |op: u32, to_free: &[i64]| view.defined[op as usize] - to_free[op as usize];
+    let net = |op: u32, to_free: &[i64]| view.defined()[op as usize] - to_free[op as usize];
     let mut live: i64 = 0;
-    let mut peak: i64 = live.max(view.output_bytes);
+    let mut peak: i64 = live.max(view.output_bytes());
     let mut ready: Vec<u32> = readiness.initially_ready().collect();
     let mut tree: Option<LpmfTree> = None;
     let mut steps = view.step_writer(g);
@@ -92,7 +93,7 @@ fn lpmf(g: &Graph, view: &OpView, ctx: &SolveContext, scan_max: usize) -> Decisi
     let mut ticker = DeadlineTicker::new(1 << 12);
     loop {
         if tree.is_none() && ready.len() > scan_max {
-            let mut t = LpmfTree::new(&view.defined);
+            let mut t = LpmfTree::new(view.defined());
             for op in ready.drain(..) {
                 t.set(op, net(op, &to_free));
             }
@@ -106,7 +107,7 @@ fn lpmf(g: &Graph, view: &OpView, ctx: &SolveContext, scan_max: usize) -> Decisi
                     return Decision::Stopped(Outcome::timed_out());
                 }
                 let slot = lowest_key(&ready, |op| {
-                    let size = view.defined[op as usize];
+                    let size = view.defined()[op as usize];
                     ((live + size).max(peak), net(op, &to_free))
                 });
                 ready.swap_remove(slot)
@@ -125,7 +126,7 @@ fn lpmf(g: &Graph, view: &OpView, ctx: &SolveContext, scan_max: usize) -> Decisi
         if let Some(steps) = &mut steps {
             steps.op(sel);
         }
-        live += view.defined[sel as usize];
+        live += view.defined()[sel as usize];
         peak = peak.max(live);
         live -= to_free[sel as usize];
         readiness.run(sel, |op| match &mut tree {
@@ -251,7 +252,7 @@ impl OpScheduler for InductorDfs {
                 .filter(|&&b| !skip_own || self_user[b as usize] != op)
                 // Saturating: on a general graph an op may own, through a
                 // chain of ALLOCs, a buffer it also uses.
-                .fold(view.defined[op as usize], |acc, &b| {
+                .fold(view.defined()[op as usize], |acc, &b| {
                     acc.saturating_add(view.buffer_size(b))
                 })
         };

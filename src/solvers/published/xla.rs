@@ -82,8 +82,8 @@ fn list_schedule<K: ListKey>(
             .map(|&b| view.buffer_size(b))
             .sum();
         (
-            freed - view.defined[op as usize],
-            view.user_count[op as usize] as i64,
+            freed - view.defined()[op as usize],
+            view.user_count()[op as usize] as i64,
         )
     };
     for op in readiness.initially_ready() {
@@ -394,15 +394,15 @@ impl KeyLayout {
     fn compact(view: &OpView) -> Option<KeyLayout> {
         let bits = |range: u128| 128 - range.leading_zeros();
         let m = view.op_count();
-        let most_defined = view.defined.iter().copied().max().unwrap_or(0).max(0);
+        let most_defined = view.defined().iter().copied().max().unwrap_or(0).max(0);
         let largest_buffer = view.buffer_bytes.iter().copied().max().unwrap_or(0).max(0);
         let most_uses = (0..m as u32)
             .map(|op| view.uses().neighbors(op).len())
             .max();
-        let most_users = view.user_count.iter().copied().max().unwrap_or(0);
+        let most_users = view.user_count().iter().copied().max().unwrap_or(0);
         let first_range =
             most_defined as u128 + largest_buffer as u128 * most_uses.unwrap_or(0) as u128;
-        let seq_bits = bits((m + view.buffers.len()) as u128);
+        let seq_bits = bits((m + view.buffers().len()) as u128);
         let first_shift = bits(most_users as u128) + seq_bits;
         (first_shift + bits(first_range).max(1) <= 64).then_some(KeyLayout {
             bias: most_defined,
@@ -462,7 +462,7 @@ impl<K: ListKey> ReadyList<K> {
 /// instruction order, then the computation root (our graphs name none; the
 /// last user-less op plays it).
 fn roots(view: &OpView) -> impl Iterator<Item = u32> + '_ {
-    (0..view.op_count() as u32).filter(|&o| view.user_count[o as usize] == 0)
+    (0..view.op_count() as u32).filter(|&o| view.user_count()[o as usize] == 0)
 }
 
 /// XLA's `MakeInstructionPostOrder` over ops: from each user-less op in
@@ -529,8 +529,8 @@ impl OpScheduler for XlaDfs {
         // Over the instruction post-order, each op as the DFS finishes it.
         let cumulate = |op: u32| {
             let o = op as usize;
-            let mut extra = (view.user_count[o] as i64 - 1).max(0);
-            let own = view.defined[o];
+            let mut extra = (view.user_count()[o] as i64 - 1).max(0);
+            let own = view.defined()[o];
             let mut total = own;
             cumulative = cumulative.saturating_add(own);
             for &p in view.operands().neighbors(op) {
