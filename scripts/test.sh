@@ -8,5 +8,8 @@ cargo clippy --all-targets --locked -- -D warnings
 # The library as a dependency without default features (no command line,
 # plots or progress bar; Cargo.toml's features): ~15 s more here.
 cargo clippy --lib --no-default-features --locked -- -D warnings
+# Links in the private modules' docs too (most modules are private), then
+# the public docs, whose links must not lead to private items.
+RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --locked --document-private-items
 RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --locked
 cargo test --locked

@@ -7,7 +7,7 @@
 //! `tetris_graph`, `tetris_solvers`, claims) are taken from the first directory. Rows are
 //! united by (graph, solver, seed), the first directory winning a duplicate;
 //! Tetris profiles likewise; then the final pass
-//! ([`super::finish`]) recomputes baselines, best known peaks and gaps over
+//! ([`super::finish()`]) recomputes baselines, best known peaks and gaps over
 //! the union and draws the plots. Items of the plan with no row (a shard left
 //! out or interrupted) are reported in [`Finished::warnings`], with the
 //! missing shards named from the directories' `shards.toml`. The graphs'

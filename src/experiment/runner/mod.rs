@@ -22,7 +22,7 @@
 //!   [`crate::solvers::run`], a panicking solver recorded as a `failed` row.
 //! - `sink`: appends and flushes each row behind a mutex.
 //!
-//! The final pass ([`super::finish`]) ends the run. One item failing never
+//! The final pass ([`super::finish()`]) ends the run. One item failing never
 //! stops the others; the stop flag of [`RunOptions::stop`] (Ctrl-C) starts
 //! no more solves, records those in flight and leaves the final pass to the
 //! resume.

@@ -4,7 +4,7 @@
 //! By F2 a positive node (an ALLOC) can wait until just before its first
 //! successor without raising the peak, so from a state `S` some optimal
 //! completion starts with a block: the unexecuted ancestors of one node `w`
-//! with delta <= 0, all of them positive, then `w`. [`Moves::candidates`]
+//! with delta <= 0, all of them positive, then `w`. [`candidates`]
 //! lists exactly those `w` (the ones whose unexecuted ancestors are all
 //! positive); the block's peak is `mem(S) + sum(block)`, reached just before
 //! `w` runs.

@@ -1,7 +1,9 @@
 //! Priority rules and their randomized variants, all registry solvers.
 //!
-//! - [`parse`]: the rule language (`rule:delta,type,id`, `-height`,
+//! - [`parse()`]: the rule language (`rule:delta,type,id`, `-height`,
 //!   `0.7*delta+0.3*latency`), parsed into a [`Key`]; errors are [`RuleError`].
+//! - [`check_decisive`], [`check_noise_room`]: what a parsed key must also
+//!   pass (every term can decide a tie; `noisy:`'s noise fits on the first).
 //! - [`features`]: what each feature means and how a key is encoded.
 //! - [`Rule`] (`rule:EXPR`): list scheduling of ready nodes by the key.
 //! - [`Moves`] (`moves:EXPR`): the key applied to moves (a delta <= 0 node
@@ -14,6 +16,7 @@
 //! The language and every feature are documented in `docs/rules.md`.
 
 mod buckets;
+mod checks;
 mod features;
 mod heap;
 mod list;
@@ -26,13 +29,13 @@ mod random;
 mod tiered_heap;
 mod trace;
 
+pub use checks::{
+    check_decisive, check_decisive_as_written, check_noise_room, check_noise_room_as_written,
+};
 pub use list::Rule;
 pub use moves::Moves;
 pub use noisy::Noisy;
-pub use parse::{
-    check_decisive, check_decisive_as_written, check_noise_room, check_noise_room_as_written,
-    feature_list, parse, Feature, Key, RuleError, Term,
-};
+pub use parse::{feature_list, parse, Feature, Key, RuleError, Term};
 pub use random::RandomOrder;
 pub use trace::{term_texts, trace, TraceStep};
 
