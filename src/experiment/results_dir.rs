@@ -281,8 +281,8 @@ pub(super) fn remove_if_present(path: &Path) -> Result<(), ExperimentError> {
 /// Refuses an output directory that is not a results directory and holds
 /// a file a run would replace (`README.md`, `summary.csv`, the plots, a
 /// `config.toml` of something else...). A results directory has an
-/// experiment's `config.toml` ([`name_in`]: a run writes it first, right
-/// after taking the lock), or the `config.toml` being run, or a
+/// experiment's `config.toml` ([`name_in`]: a run writes it before the
+/// first row of a new directory), or the `config.toml` being run, or a
 /// `runs.csv` of ours beside any `config.toml`. Other files (`.gitkeep`,
 /// notes) are left alone, so such a directory is used. `--fresh` does not
 /// lift this: there are no results of ours to discard.

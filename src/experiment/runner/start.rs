@@ -192,10 +192,18 @@ pub(super) struct Prepared {
     pub(super) damaged: Vec<String>,
 }
 
-/// Readies the (locked) directory for the solves: writes the config,
-/// `shards.toml` and the fingerprints, removes what `--fresh` discards
-/// and the summaries the solves will outdate, and rewrites the record
-/// files with the rows, profiles and orders that stay.
+/// Readies the (locked) directory for the solves: removes what `--fresh`
+/// discards and the summaries the solves will outdate, rewrites the
+/// record files with the rows, profiles and orders that stay, then writes
+/// the config, `shards.toml` and the fingerprints.
+///
+/// In that order, so that a run killed part-way leaves no discarded row
+/// beside the settings or fingerprints of this run: a resume would take
+/// it as current. Settings and fingerprints describe rows only (a
+/// directory without rows is checked against nothing), so the old ones
+/// left beside fewer rows are harmless. A new directory's `runs.csv` is
+/// written after its `config.toml`, which marks it as a results
+/// directory.
 pub(super) fn prepare_dir(
     config: &Config,
     opts: &RunOptions,
@@ -206,12 +214,13 @@ pub(super) fn prepare_dir(
 ) -> Result<Prepared, ExperimentError> {
     let out = &opts.out;
     let paths = RecordPaths::new(out);
-    let config_path = out.join(CONFIG);
-    let text = recorded_config_text(&config_path, config);
-    crate::output::write_file(&config_path, |w| w.write_all(text.as_bytes()))
-        .map_err(|e| ExperimentError::io("write", &config_path, e))?;
     if opts.fresh {
-        for p in [&paths.runs, &paths.profiles, &paths.orders] {
+        for p in [
+            &paths.runs,
+            &paths.profiles,
+            &paths.orders,
+            &out.join(SHARDS),
+        ] {
             remove_if_present(p)?;
         }
     }
@@ -221,6 +230,30 @@ pub(super) fn prepare_dir(
     if opts.fresh || !start.pending.is_empty() {
         remove_final_pass(out)?;
     }
+    // Lines that were not rows are kept aside, not lost with the rewrite.
+    if !start.rejected.is_empty() {
+        let path = out.join(REJECTED);
+        rows::append_lines(&path, &start.rejected)
+            .map_err(|e| ExperimentError::io("write", &path, e))?;
+    }
+    killed_after("discard")?;
+    let records = rewrite_records(config, start, &paths, tetris)?;
+    killed_after("records")?;
+    // Rewrite the rows that survived (appends then start on a clean line).
+    let write_rows = || {
+        rows::write_rows(&paths.runs, &start.existing)
+            .map_err(|e| ExperimentError::io("write", &paths.runs, e))
+    };
+    let new_dir = !paths.runs.exists();
+    if !new_dir {
+        write_rows()?;
+    }
+    killed_after("rows")?;
+    let config_path = out.join(CONFIG);
+    let text = recorded_config_text(&config_path, config);
+    crate::output::write_file(&config_path, |w| w.write_all(text.as_bytes()))
+        .map_err(|e| ExperimentError::io("write", &config_path, e))?;
+    killed_after("config")?;
     let mut shards = start
         .shards_file
         .as_ref()
@@ -232,22 +265,55 @@ pub(super) fn prepare_dir(
     );
     write_shards(out, shards, SHARD_PLACEMENT)
         .map_err(|e| ExperimentError::io("write", &out.join(SHARDS), e))?;
+    killed_after("shards")?;
     // Graphs not loaded now (no pending items) keep their old entry; a run
     // that loads nothing (everything done) leaves the file as it was.
     if !loaded.is_empty() || opts.fresh {
         fingerprints.extend(loaded);
         fingerprint::write(out, &fingerprints)?;
     }
-    // Lines that were not rows are kept aside, not lost with the rewrite.
-    if !start.rejected.is_empty() {
-        let path = out.join(REJECTED);
-        rows::append_lines(&path, &start.rejected)
-            .map_err(|e| ExperimentError::io("write", &path, e))?;
+    if new_dir {
+        write_rows()?;
     }
-    // Rewrite what survived so appends start on a clean line.
-    rows::write_rows(&paths.runs, &start.existing)
-        .map_err(|e| ExperimentError::io("write", &paths.runs, e))?;
-    // The same for the profiles (the final pass picks the Tetris graph's),
+    Ok(records)
+}
+
+/// The points of [`prepare_dir`] after which a test can end it as a kill
+/// would (see [`KILL_AFTER`]), in the order it passes them.
+#[cfg(test)]
+pub(super) const KILL_POINTS: [&str; 5] = ["discard", "records", "rows", "config", "shards"];
+
+#[cfg(test)]
+thread_local! {
+    /// The point of [`KILL_POINTS`] at which this thread's next
+    /// [`prepare_dir`] ends, with an error and nothing more written.
+    pub(super) static KILL_AFTER: std::cell::Cell<Option<&'static str>> =
+        const { std::cell::Cell::new(None) };
+}
+
+/// Ends [`prepare_dir`] after `point` when a test asks it to; nothing in
+/// a build without tests.
+fn killed_after(point: &'static str) -> Result<(), ExperimentError> {
+    #[cfg(test)]
+    if KILL_AFTER.get() == Some(point) {
+        return Err(ExperimentError::Directory(format!("killed after {point}")));
+    }
+    let _ = point;
+    Ok(())
+}
+
+/// Rewrites `tetris.jsonl` and `orders.jsonl` without the records of the
+/// solves done again (and, with `save_orders`, keeps only the orders of
+/// rows that stay), before `runs.csv` loses those rows: a run killed in
+/// between leaves rows without their records, which a resume names,
+/// never records of rows solved again.
+fn rewrite_records(
+    config: &Config,
+    start: &Start,
+    paths: &RecordPaths,
+    tetris: Option<usize>,
+) -> Result<Prepared, ExperimentError> {
+    // The profiles (the final pass picks the Tetris graph's),
     // less those of the solves done again. Each record file's damaged lines
     // (count, and whether the rewrite dropped them) go into a warning.
     let redone = &start.redone;

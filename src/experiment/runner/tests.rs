@@ -807,6 +807,88 @@ fn redo_graph_names_a_spec_in_any_order_and_takes_every_shard() {
     assert!(err.contains("not a graph of this experiment"), "{err}");
 }
 
+/// Runs `run` as if killed after `point` of readying the directory.
+fn killed_after(point: &'static str, run: impl FnOnce() -> Result<RunSummary, ExperimentError>) {
+    super::start::KILL_AFTER.set(Some(point));
+    let killed = run();
+    super::start::KILL_AFTER.set(None);
+    let e = killed.expect_err(point).to_string();
+    assert!(e.contains(&format!("killed after {point}")), "{e}");
+}
+
+/// A run killed anywhere while it readies its directory, then run
+/// without its flag, keeps no row the killed run discarded: the plain
+/// run refuses, or solves the discarded items again. A helper's crash
+/// campaign found both cases below kept: the fingerprints of an edited
+/// graph were written before its old rows went (`--redo-graph`), and a
+/// changed config before `--fresh` removed the rows of the old one.
+#[test]
+fn a_kill_while_the_directory_is_readied_keeps_no_discarded_row() {
+    let graph = |size: u64| {
+        format!(
+            r#"{{"Nodes": [{{"Id": 0, "Op": "ALLOC", "Size": {size}, "BufId": 1}},
+                    {{"Id": 1, "Op": "FREE", "Size": {size}, "BufId": 1}}], "Edges": [[0, 1]]}}"#
+        )
+    };
+    for point in super::start::KILL_POINTS {
+        // An edited graph file, solved again with --redo-graph.
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("out");
+        fs::write(dir.path().join("a.json"), graph(8)).unwrap();
+        fs::write(dir.path().join("b.json"), graph(5)).unwrap();
+        let (config, opts) = quiet_run(
+            &out,
+            &format!(
+                "solvers = [\"kahn\"]\n[graphs]\nfiles = [\"{0}/a.json\", \"{0}/b.json\"]\n",
+                dir.path().display()
+            ),
+        );
+        run_with(&config, &opts, registry_build).unwrap();
+        fs::write(dir.path().join("a.json"), graph(9)).unwrap();
+        let redo = RunOptions {
+            redo_graphs: vec!["a".into()],
+            ..opts.clone()
+        };
+        killed_after(point, || run_with(&config, &redo, registry_build));
+        match run_with(&config, &opts, registry_build) {
+            Err(e) => assert!(e.to_string().contains("differs"), "{point}: {e}"),
+            Ok(_) => {
+                let rows = rows::read_rows(&out.join(RUNS)).unwrap();
+                let peaks: Vec<_> = rows
+                    .iter()
+                    .filter(|r| r.graph == "a")
+                    .map(|r| r.peak_bytes)
+                    .collect();
+                assert_eq!(
+                    peaks,
+                    [Some(9), Some(9)],
+                    "{point}: kahn and program on the edited file"
+                );
+            }
+        }
+        // A changed time limit, over the old rows with --fresh.
+        let out = dir.path().join("fresh");
+        let (old, opts) = six_chains(&out, "time_limit = 3\n");
+        let (new, _) = six_chains(&out, "time_limit = 5\n");
+        run_with(&old, &opts, registry_build).unwrap();
+        let fresh = RunOptions {
+            fresh: true,
+            ..opts.clone()
+        };
+        killed_after(point, || run_with(&new, &fresh, registry_build));
+        match run_with(&new, &opts, registry_build) {
+            Err(e) => assert!(
+                e.to_string().contains("another `time_limit`"),
+                "{point}: {e}"
+            ),
+            Ok(summary) => assert_eq!(
+                summary.resumed, 0,
+                "{point}: every row of the old limit goes"
+            ),
+        }
+    }
+}
+
 /// `--redo` solves one solver's items again and keeps the others':
 /// one row, one order and one profile per solve afterwards, and a name
 /// the experiment does not run is refused before anything is touched.
