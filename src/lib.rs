@@ -66,8 +66,12 @@
 //! `ilp` if wanted: an experiment then writes its CSV files and README, and
 //! says that its plots were not drawn.
 //!
-//! The only `unsafe` is a cache prefetch hint (`prefetch.rs`), which cannot
-//! fault or change a result; everything else is denied it.
+//! `unsafe` is denied everywhere but in three places, each block with its
+//! `SAFETY` comment: a cache prefetch hint (`prefetch.rs`), which cannot
+//! fault or change a result; HiGHS's C API, for its interrupt callback and
+//! its count of MIP nodes (`solvers/ilp`, feature `ilp`); and the signal
+//! handler of the command line, its registration and its lock-free write
+//! to standard error (`cli/interrupt.rs`, feature `cli`).
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 // Module docs map their private submodules and constants for readers of

@@ -1,11 +1,12 @@
-//! A cache prefetch hint: the crate's one `unsafe` block.
+//! A cache prefetch hint: one of the crate's few `unsafe` blocks (the
+//! crate's docs list them).
 //!
 //! A list scheduler whose key orders nodes far from memory order (the
 //! article's greedy runs the floating encoding's ALLOCs smallest first)
 //! waits on a cache miss for each array it reads per node. When the ready
 //! set knows which nodes it pops next, the loop asks for their cache lines
-//! some pops early and the misses overlap (see [`crate::solvers`]'s
-//! `list_schedule`). A prefetch is only a hint: it never faults, whatever
+//! some pops early and the misses overlap (see `list_schedule` in
+//! `solvers/kahn.rs`). A prefetch is only a hint: it never faults, whatever
 //! the address, and changes no result.
 
 /// Asks the CPU to bring the cache line holding `data[i]` into its caches;

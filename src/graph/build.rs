@@ -1,11 +1,12 @@
 //! Validation: turns a [`RawGraph`] into a [`Graph`] or a typed error.
 //!
-//! Checks, in this order: node count, duplicate ids, field names (`latency`
-//! is an error, not an unread extra field), `Op` spelling (`alloc` or
-//! `Free` is an error, not a compute node), ALLOC/FREE fields,
-//! buffers (one ALLOC, at most one FREE, no FREE without ALLOC), edge
-//! endpoints, numeric `Latency` fields, cycles, the total size, and that
-//! every FREE is reachable from its ALLOC.
+//! Checks, in this order: no top-level field the format reserves, the
+//! node and edge counts, duplicate ids; then node by node, `Op` spelling
+//! (`alloc` or `Free` is an error, not a compute node), field names
+//! (`latency` is an error, not an unread extra field), ALLOC/FREE fields
+//! and the running total of ALLOC sizes; then buffers (one ALLOC, at most
+//! one FREE, no FREE without ALLOC), edge endpoints, numeric `Latency`
+//! fields, cycles, and that every FREE is reachable from its ALLOC.
 
 use std::collections::HashMap;
 

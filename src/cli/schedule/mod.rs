@@ -285,9 +285,6 @@ struct Given {
     memory_budget: bool,
 }
 
-/// Warns about flags that none of the `chosen` solvers reads (`--rule-mode moves`,
-/// `--seed`, `--restarts`, the budgets), naming them: such a flag is ignored.
-/// A flag that one of several solvers reads is meant for that one.
 /// Two `-s` that build the same solver (`rule:delta` and `rule: delta`, or
 /// `rule:E` and `moves:E` under `--rule-mode moves`) run it twice, each
 /// with its own row: said, as an experiment config refuses them.
@@ -303,6 +300,9 @@ fn warn_repeated_solvers(chosen: &[(&str, Arc<dyn Scheduler>)]) {
     }
 }
 
+/// Warns about flags that none of the `chosen` solvers reads (`--rule-mode moves`,
+/// `--seed`, `--restarts`, the budgets), naming them: such a flag is ignored.
+/// A flag that one of several solvers reads is meant for that one.
 fn warn_unread_flags(chosen: &[(&str, Arc<dyn Scheduler>)], rule_mode: RuleMode, given: Given) {
     let Given {
         seed,

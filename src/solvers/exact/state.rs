@@ -64,10 +64,10 @@ impl Zobrist {
 
 /// F1 closure: runs every ready node with delta <= 0 until none is left.
 ///
-/// `ready_from` are the nodes whose readiness may have changed (the nodes
-/// just added; for the empty set, pass every source). Each node added is
-/// reported to `added` in the order it ran (a valid order). Returns the sum of
-/// their deltas (<= 0).
+/// `seeds` are the nodes just added: only their successors can have become
+/// ready (for the empty set, whose ready nodes are the sources, use
+/// [`close_empty`]). Each node added is reported to `added` in the order it
+/// ran (a valid order). Returns the sum of their deltas (<= 0).
 ///
 /// # Complexity
 /// O(sum of in-degrees of the nodes examined).
@@ -81,11 +81,7 @@ pub(crate) fn close(
     let mut sum = 0;
     stack.clear();
     stack.extend_from_slice(seeds);
-    while let Some(u) = stack.pop() {
-        for &v in g.succs(u) {
-            try_run(g, set, v, stack, &mut sum, &mut added);
-        }
-    }
+    run_successors(g, set, stack, &mut sum, &mut added);
     sum
 }
 
@@ -103,12 +99,25 @@ pub(crate) fn close_empty(
             try_run(g, set, v, stack, &mut sum, &mut added);
         }
     }
+    run_successors(g, set, stack, &mut sum, &mut added);
+    sum
+}
+
+/// Pops the nodes on `stack` and runs each successor that is ready with
+/// delta <= 0 (pushing it in turn), until the stack is empty.
+#[inline]
+fn run_successors(
+    g: &Graph,
+    set: &mut [u64],
+    stack: &mut Vec<NodeIdx>,
+    sum: &mut i64,
+    added: &mut impl FnMut(NodeIdx),
+) {
     while let Some(u) = stack.pop() {
         for &v in g.succs(u) {
-            try_run(g, set, v, stack, &mut sum, &mut added);
+            try_run(g, set, v, stack, sum, added);
         }
     }
-    sum
 }
 
 #[inline]
