@@ -8,6 +8,10 @@
 //! move's new peak costs O(log n + degree) to evaluate, an accepted move
 //! O(distance + log n) to apply; nothing is ever re-evaluated from scratch.
 
+mod arg;
+
+pub(crate) use arg::make_anneal;
+
 use std::time::{Duration, Instant};
 
 use super::{Abilities, Outcome, Scheduler, SolveContext, Status};
