@@ -13,6 +13,8 @@ pub mod gen;
 /// [`gen`] under a name that is not a keyword: `gen` is reserved in the
 /// 2024 edition, where it must be written `r#gen`.
 pub use self::gen as generators;
+mod manifest;
 pub mod program;
+mod sections;
 pub mod stats;
 pub mod transform;
