@@ -5,7 +5,7 @@
 use super::{Graph, NodeIdx, NodeKind};
 
 /// What looks wrong in `g`, one message per kind, naming the first node of
-/// each and counting the others:
+/// each and counting the others, in this order:
 /// - no node at all: every solver returns the empty schedule, of peak 0;
 /// - several nodes and no edge: every order is then a schedule, which
 ///   usually means the dependencies were not exported as `Edges`;
@@ -14,161 +14,217 @@ use super::{Graph, NodeIdx, NodeKind};
 /// - a compute node with a `Size`: ignored too (only ALLOCs allocate; an
 ///   op's output is an ALLOC feeding it);
 /// - an `Inputs` entry that is not the id of a node;
-/// - an `Inputs` entry (not a FREE) with no path of edges to its node: the
-///   node may then run first, which an export that lost an edge did not
-///   mean;
-/// - an `Inputs` entry that is an ALLOC whose FREE has no path of edges
-///   from the node: the buffer may then be freed before the node reads it;
-/// - a field that is a near misspelling of one the node lacks
-///   (`"Lantency"`): kept as metadata nothing reads;
+/// - `Inputs` that is not a list (`"Inputs": "0"`), which nothing checks;
 /// - an empty `Op` (or only blanks): a compute node, as any name other
 ///   than `ALLOC` and `FREE` is, which an export that lost the name did
 ///   not mean;
 /// - an edge listed more than once: the repeat orders nothing, but the
 ///   edge count counts it;
-/// - `Inputs` that is not a list (`"Inputs": "0"`), which nothing checks;
+/// - a field that is a near misspelling of one the node lacks
+///   (`"Lantency"`): kept as metadata nothing reads;
 /// - a compute node whose `BufId` names a buffer no FREE releases (a
-///   release under another Op name, `DEALLOC`): the buffer stays live.
+///   release under another Op name, `DEALLOC`): the buffer stays live;
+/// - an `Inputs` entry (not a FREE) with no path of edges to its node: the
+///   node may then run first, which an export that lost an edge did not
+///   mean;
+/// - an `Inputs` entry that is an ALLOC whose FREE has a path of edges to
+///   the node (it always runs after the buffer is freed), or none from it
+///   (the buffer may be freed before the node reads it).
 pub fn lint(g: &Graph) -> Vec<String> {
-    let mut warnings = Vec::new();
-    if g.node_count() == 0 {
-        warnings.push(
-            "it has no nodes, so its one schedule is the empty one, of peak 0: is `Nodes` \
-             the list it was meant to be?"
-                .to_string(),
-        );
-    }
-    if g.edge_count() == 0 && g.node_count() > 1 {
-        warnings.push(format!(
+    let checks: [fn(&Graph) -> Option<String>; 11] = [
+        empty_graph,
+        edgeless_graph,
+        free_sizes_ignored,
+        op_sizes_ignored,
+        dangling_inputs,
+        inputs_not_lists,
+        empty_op_names,
+        repeated_edge,
+        misspelt_field,
+        op_naming_an_unfreed_buffer,
+        unordered_input,
+    ];
+    let mut warnings: Vec<String> = checks.iter().filter_map(|check| check(g)).collect();
+    warnings.extend(inputs_freed_early_warnings(g));
+    warnings
+}
+
+/// No node at all.
+fn empty_graph(g: &Graph) -> Option<String> {
+    (g.node_count() == 0).then(|| {
+        "it has no nodes, so its one schedule is the empty one, of peak 0: is `Nodes` \
+         the list it was meant to be?"
+            .to_string()
+    })
+}
+
+/// Several nodes and no edge.
+fn edgeless_graph(g: &Graph) -> Option<String> {
+    (g.edge_count() == 0 && g.node_count() > 1).then(|| {
+        format!(
             "it has {} nodes and no edge, so any order of them is a schedule: are its \
              dependencies missing from `Edges`?",
             g.node_count()
-        ));
-    }
-    let sized = |kind: NodeKind| -> Vec<(NodeIdx, &serde_json::Value)> {
-        g.nodes()
-            .filter(|&v| g.kind(v) == kind)
-            .filter_map(|v| Some((v, g.extra(v)?.get("Size")?)))
-            .collect()
-    };
-    let mut frees = sized(NodeKind::Free);
+        )
+    })
+}
+
+/// The nodes of `kind` with a `Size` kept among their extra fields.
+fn sized(g: &Graph, kind: NodeKind) -> Vec<(NodeIdx, &serde_json::Value)> {
+    g.nodes()
+        .filter(|&v| g.kind(v) == kind)
+        .filter_map(|v| Some((v, g.extra(v)?.get("Size")?)))
+        .collect()
+}
+
+/// FREEs whose `Size` is not their ALLOC's.
+fn free_sizes_ignored(g: &Graph) -> Option<String> {
+    let mut frees = sized(g, NodeKind::Free);
     frees.retain(|&(v, size)| size.as_i64() != Some(-g.delta(v)));
-    if let Some(&(v, size)) = frees.first() {
-        warnings.push(format!(
-            "FREE node {} has Size {size}, but a FREE releases its ALLOC's {} B; its Size is \
-             ignored{}",
-            g.id(v),
-            -g.delta(v),
-            more_like_it(frees.len(), "FREE", "FREEs")
-        ));
-    }
-    let mut ops = sized(NodeKind::Compute);
+    let &(v, size) = frees.first()?;
+    Some(format!(
+        "FREE node {} has Size {size}, but a FREE releases its ALLOC's {} B; its Size is \
+         ignored{}",
+        g.id(v),
+        -g.delta(v),
+        more_like_it(frees.len(), "FREE", "FREEs")
+    ))
+}
+
+/// Compute nodes with a `Size` other than 0.
+fn op_sizes_ignored(g: &Graph) -> Option<String> {
+    let mut ops = sized(g, NodeKind::Compute);
     // `"Size": 0` on an op (a common export habit) changes nothing.
     ops.retain(|&(_, size)| size.as_u64() != Some(0));
-    if let Some(&(v, size)) = ops.first() {
-        warnings.push(format!(
-            "compute node {} (`{}`) has Size {size}, which is ignored: only ALLOC nodes \
-             allocate (an op's output is an ALLOC with an edge into the op){}",
-            g.id(v),
-            printable(g.op(v)),
-            more_like_it(ops.len(), "compute node", "compute nodes")
-        ));
-    }
-    // `Inputs` is metadata (the article's own example lists the FREE after
-    // its op among them, so it is not read as predecessors), but an id that
-    // names no node is a writer's slip worth a word.
+    let &(v, size) = ops.first()?;
+    Some(format!(
+        "compute node {} (`{}`) has Size {size}, which is ignored: only ALLOC nodes \
+         allocate (an op's output is an ALLOC with an edge into the op){}",
+        g.id(v),
+        printable(g.op(v)),
+        more_like_it(ops.len(), "compute node", "compute nodes")
+    ))
+}
+
+/// `Inputs` entries that name no node. `Inputs` is metadata (the
+/// article's own example lists the FREE after its op among them, so it is
+/// not read as predecessors), but an id that names no node is a writer's
+/// slip worth a word.
+fn dangling_inputs(g: &Graph) -> Option<String> {
     let dangling: Vec<(NodeIdx, &serde_json::Value)> = g
         .nodes()
         .filter_map(|v| Some((v, g.extra(v)?.get("Inputs")?.as_array()?)))
         .flat_map(|(v, inputs)| inputs.iter().map(move |x| (v, x)))
         .filter(|&(_, x)| input_id(x).and_then(|id| g.index_of(id)).is_none())
         .collect();
-    if let Some(&(v, x)) = dangling.first() {
-        warnings.push(format!(
-            "node {} lists {x} in its Inputs, which is not the id of a node (Inputs is kept \
-             as metadata; only Edges order the nodes){}",
-            g.id(v),
-            more_like_it(dangling.len(), "Inputs entry", "Inputs entries")
-        ));
-    }
+    let &(v, x) = dangling.first()?;
+    Some(format!(
+        "node {} lists {x} in its Inputs, which is not the id of a node (Inputs is kept \
+         as metadata; only Edges order the nodes){}",
+        g.id(v),
+        more_like_it(dangling.len(), "Inputs entry", "Inputs entries")
+    ))
+}
+
+/// `Inputs` fields that are not lists.
+fn inputs_not_lists(g: &Graph) -> Option<String> {
     let not_lists: Vec<(NodeIdx, &serde_json::Value)> = g
         .nodes()
         .filter_map(|v| Some((v, g.extra(v)?.get("Inputs")?)))
         .filter(|(_, inputs)| !inputs.is_array())
         .collect();
-    if let Some(&(v, inputs)) = not_lists.first() {
-        warnings.push(format!(
-            "node {} has Inputs {}, which is not a list of node ids (`[0, 3]`); it is kept \
-             as metadata, and no Inputs check reads it{}",
-            g.id(v),
-            printable(&inputs.to_string()),
-            more_like_it(not_lists.len(), "node", "nodes")
-        ));
-    }
+    let &(v, inputs) = not_lists.first()?;
+    Some(format!(
+        "node {} has Inputs {}, which is not a list of node ids (`[0, 3]`); it is kept \
+         as metadata, and no Inputs check reads it{}",
+        g.id(v),
+        printable(&inputs.to_string()),
+        more_like_it(not_lists.len(), "node", "nodes")
+    ))
+}
+
+/// Nodes whose `Op` is empty or blank.
+fn empty_op_names(g: &Graph) -> Option<String> {
     let unnamed: Vec<NodeIdx> = g.nodes().filter(|&v| g.op(v).trim().is_empty()).collect();
-    if let Some(&v) = unnamed.first() {
-        warnings.push(format!(
-            "node {} has an empty Op, so it is a compute node (only `ALLOC` and `FREE` \
-             allocate and release){}",
-            g.id(v),
-            more_like_it(unnamed.len(), "node", "nodes")
-        ));
-    }
+    let &v = unnamed.first()?;
+    Some(format!(
+        "node {} has an empty Op, so it is a compute node (only `ALLOC` and `FREE` \
+         allocate and release){}",
+        g.id(v),
+        more_like_it(unnamed.len(), "node", "nodes")
+    ))
+}
+
+/// Edges listed more than once.
+fn repeated_edge(g: &Graph) -> Option<String> {
     let repeated = repeated_edges(g);
-    if let Some(&(u, v, times)) = repeated.first() {
-        let others = match repeated.len() - 1 {
-            0 => String::new(),
-            1 => " (1 other edge is listed more than once too)".to_string(),
-            k => format!(" ({k} other edges are listed more than once too)"),
-        };
-        warnings.push(format!(
-            "the edge [{}, {}] is listed {times} times in `Edges`: a repeat adds no \
-             constraint, though the edge count counts it{others}",
-            g.id(u),
-            g.id(v),
-        ));
-    }
+    let &(u, v, times) = repeated.first()?;
+    let others = match repeated.len() - 1 {
+        0 => String::new(),
+        1 => " (1 other edge is listed more than once too)".to_string(),
+        k => format!(" ({k} other edges are listed more than once too)"),
+    };
+    Some(format!(
+        "the edge [{}, {}] is listed {times} times in `Edges`: a repeat adds no \
+         constraint, though the edge count counts it{others}",
+        g.id(u),
+        g.id(v),
+    ))
+}
+
+/// Fields that look like a misspelling of one the node lacks.
+fn misspelt_field(g: &Graph) -> Option<String> {
     let misspelt = misspelt_fields(g);
-    if let Some(&(v, key, field)) = misspelt.first() {
-        warnings.push(format!(
-            "node {} has a field `{}`, which memsched does not read: did you mean `{field}`?{}",
-            g.id(v),
-            printable(key),
-            more_like_it(misspelt.len(), "field", "fields")
-        ));
-    }
+    let &(v, key, field) = misspelt.first()?;
+    Some(format!(
+        "node {} has a field `{}`, which memsched does not read: did you mean `{field}`?{}",
+        g.id(v),
+        printable(key),
+        more_like_it(misspelt.len(), "field", "fields")
+    ))
+}
+
+/// Compute nodes whose `BufId` names a buffer no FREE releases.
+fn op_naming_an_unfreed_buffer(g: &Graph) -> Option<String> {
     let releasing = ops_naming_unfreed_buffers(g);
-    if let Some(&(v, alloc)) = releasing.first() {
-        warnings.push(format!(
-            "compute node {} (`{}`) has BufId {}, the buffer of ALLOC node {}, which no FREE \
-             releases: only a node whose Op is `FREE` releases memory, so the buffer stays \
-             live to the end; is node {} meant to be a FREE?{}",
-            g.id(v),
-            printable(g.op(v)),
-            g.buf_id(alloc).unwrap_or_default(),
-            g.id(alloc),
-            g.id(v),
-            more_like_it(releasing.len(), "compute node", "compute nodes")
-        ));
-    }
-    let (unordered, cut_short_unordered) = unordered_inputs(g);
-    if let Some(&(v, u)) = unordered.first() {
-        warnings.push(format!(
-            "node {} (`{}`) lists {} in its Inputs, but no path of Edges leads from {} to {}, \
-             so {} may run first (only Edges order the nodes): is an edge missing?{}{}",
-            g.id(v),
-            printable(g.op(v)),
-            g.id(u),
-            g.id(u),
-            g.id(v),
-            g.id(v),
-            more_like_it(unordered.len(), "Inputs entry", "Inputs entries"),
-            budget_note(cut_short_unordered),
-        ));
-    }
+    let &(v, alloc) = releasing.first()?;
+    Some(format!(
+        "compute node {} (`{}`) has BufId {}, the buffer of ALLOC node {}, which no FREE \
+         releases: only a node whose Op is `FREE` releases memory, so the buffer stays \
+         live to the end; is node {} meant to be a FREE?{}",
+        g.id(v),
+        printable(g.op(v)),
+        g.buf_id(alloc).unwrap_or_default(),
+        g.id(alloc),
+        g.id(v),
+        more_like_it(releasing.len(), "compute node", "compute nodes")
+    ))
+}
+
+/// `Inputs` entries with no path of edges to their node.
+fn unordered_input(g: &Graph) -> Option<String> {
+    let (unordered, cut_short) = unordered_inputs(g);
+    let &(v, u) = unordered.first()?;
+    Some(format!(
+        "node {} (`{}`) lists {} in its Inputs, but no path of Edges leads from {} to {}, \
+         so {} may run first (only Edges order the nodes): is an edge missing?{}{}",
+        g.id(v),
+        printable(g.op(v)),
+        g.id(u),
+        g.id(u),
+        g.id(v),
+        g.id(v),
+        more_like_it(unordered.len(), "Inputs entry", "Inputs entries"),
+        budget_note(cut_short),
+    ))
+}
+
+/// ALLOCs in a node's `Inputs` whose FREE always runs before it, or may;
+/// or, when the search's budget ran out before any finding, a word that
+/// the check did not finish (it would otherwise pass in silence).
+fn inputs_freed_early_warnings(g: &Graph) -> Vec<String> {
+    let mut warnings = Vec::new();
     let freed_early = inputs_freed_early(g);
-    // A budget that ran out before any finding would otherwise pass in
-    // silence.
     if freed_early.cut_short && freed_early.may.is_empty() && freed_early.always.is_empty() {
         warnings.push(format!(
             "the check that each node listing an ALLOC in its Inputs runs before that \
