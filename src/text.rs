@@ -1,5 +1,6 @@
-//! How messages shorten what they show: long lists cut to their first
-//! few, long text to its start, multi-line text put on one line.
+//! How messages show what they quote: long lists cut to their first few,
+//! long text to its start, multi-line text put on one line, control
+//! characters escaped, and the others like the first counted.
 
 /// The first `shown` of `items` as `show` writes them, then `more(k)` for
 /// the `k` left out, if any: how messages cut a long list short.
@@ -31,6 +32,27 @@ pub(crate) fn clipped(text: &str, whole: usize, keep: usize) -> String {
 /// `s` on one line, runs of whitespace (newlines too) made one space.
 pub(crate) fn one_line(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The tail of a warning that names the first of `count` cases:
+/// ` (1 more FREE like it)`, ` (3 more FREEs like it)`, or nothing when it
+/// is the only one.
+pub(crate) fn more_like_it(count: usize, one: &str, many: &str) -> String {
+    match count {
+        0 | 1 => String::new(),
+        2 => format!(" (1 more {one} like it)"),
+        n => format!(" ({} more {many} like it)", n - 1),
+    }
+}
+
+/// `text` as a warning may print it: with control characters (an escape
+/// sequence, a line break) escaped, so a graph's strings cannot redraw the
+/// terminal or forge a line of output.
+pub(crate) fn printable(text: &str) -> std::borrow::Cow<'_, str> {
+    match text.chars().any(char::is_control) {
+        true => text.escape_debug().to_string().into(),
+        false => text.into(),
+    }
 }
 
 #[cfg(test)]

@@ -106,7 +106,7 @@ fn saved_for_hint(saved: &str, path: &str, graph: &Graph) -> String {
         Some(clause) => format!(" (the order was saved for {clause})"),
         None => format!(
             " (the order was saved for graph `{}`; the graph given is {})",
-            crate::graph::lint::printable(saved),
+            crate::text::printable(saved),
             saved_for::shown(path)
         ),
     }

@@ -14,7 +14,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use crate::corpus::gen::{parse_graph_name, GenSpec};
-use crate::graph::lint::printable;
+use crate::text::printable;
 use crate::Graph;
 
 /// How the graph file `path` is named in messages (`-`: standard input).

@@ -65,7 +65,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             } else {
                 "an ALLOC"
             },
-            crate::graph::lint::more_like_it(dropped.len(), "edge", "edges")
+            crate::text::more_like_it(dropped.len(), "edge", "edges")
         );
     }
     let out = args.out.as_deref().unwrap_or("-");
