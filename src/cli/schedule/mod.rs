@@ -27,6 +27,7 @@ use crate::experiment::catch::quiet_thread;
 use crate::solvers::{
     self, rule, Abilities, Budget, ProgramOrder, Report, Scheduler, SolveContext, Status,
 };
+use crate::Graph;
 
 use super::{
     check_out_file, check_output_is_not_an_input, compare, emit, is_broken_pipe, read_graph,
@@ -39,15 +40,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let time_limit = time_limit(args.time_limit)?;
     let seed = seed_value(args.seed.unwrap_or(0))?;
     let threads = threads_value(args.threads)?;
-    let restarts = match args.restarts {
-        None => None,
-        Some(k) if k < 1 => {
-            return Err(InvalidInput(format!("--restarts must be at least 1, got {k}")).into())
-        }
-        Some(k) => Some(u32::try_from(k).map_err(|_| {
-            InvalidInput(format!("--restarts must be at most {}, got {k}", u32::MAX))
-        })?),
-    };
+    let restarts = restarts_value(args.restarts)?;
     let chosen = args
         .solver
         .iter()
@@ -81,48 +74,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         args.trace.as_deref(),
     )?;
     if let Some(trace) = &args.trace {
-        if trace.as_os_str() == "-" {
-            return Err(InvalidInput(
-                "--trace needs a file name (`-` is not standard output here: the report is)".into(),
-            )
-            .into());
-        }
-        if chosen.len() > 1 {
-            return Err(InvalidInput(format!(
-                "--trace takes one --solver ({} given): trace each in its own run",
-                chosen.len()
-            ))
-            .into());
-        }
-        check_output_is_not_an_input("--trace", trace, &[("graph", &args.graph)])?;
-        check_out_file("--trace", trace)?;
-        let others = [
-            ("--out", args.out.as_deref().map(Path::new)),
-            ("--plot", args.plot.as_deref()),
-        ];
-        for (flag, other) in others {
-            if other.is_some_and(|o| o.as_os_str() != "-" && super::same_output(o, trace)) {
-                return Err(InvalidInput(format!(
-                    "--trace and {flag} name one file ({}): give each its own",
-                    trace.display()
-                ))
-                .into());
-            }
-        }
+        check_trace(trace, &args, chosen.len())?;
     }
     let graph = Arc::new(read_graph(&args.graph)?);
-    if !graph.has_latencies() {
-        for (shown, _) in chosen
-            .iter()
-            .filter(|(shown, _)| rule::reads_latency(shown))
-        {
-            note!(
-                "warning: no node of {} has a `Latency` value (a number), so `latency` is 0 for every \
-                 node in `{shown}`",
-                super::saved_for::shown(&args.graph)
-            );
-        }
-    }
+    warn_if_no_latency(&graph, &args.graph, &chosen);
     let interrupt = super::interrupt::Interrupt::install(
         "ended at once by a second signal: a report not yet written is lost".to_string(),
     );
@@ -132,45 +87,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     ctx.budget = budget;
     ctx.graph_name = super::saved_for::name_of(&args.graph);
     let progress = chosen.len() > 1 && std::io::stderr().is_terminal();
-    // A search with no limit may run for hours without a word on a large
-    // graph: say how to stop it, on a terminal or in a script's log (a
-    // caller without a terminal waits as long). `brute` refuses graphs past
-    // a dozen nodes.
-    let searches: Vec<&str> = chosen
-        .iter()
-        .filter(|(_, s)| s.abilities().exact && s.name() != "brute")
-        .map(|(shown, _)| &**shown)
-        .collect();
-    if time_limit.is_none() && !searches.is_empty() && graph.node_count() >= 100 {
-        // `ilp`, `ilp-plain`, or one inside another (`anneal:ilp`).
-        let ilp = match chosen.iter().any(|(_, s)| s.name().contains("ilp")) {
-            true => {
-                " (`ilp` during HiGHS's set-up or inside an LP solve, which a stop cannot \
-                 interrupt, is left behind after 5 s, with the order it had before HiGHS)"
-            }
-            false => "",
-        };
-        note!(
-            "note: no --time-limit, so {} may search for a long time; Ctrl-C (or SIGTERM) stops \
-             the running solver at its best so far{ilp} and writes the report",
-            searches.join(", ")
-        );
+    if time_limit.is_none() {
+        note_unlimited_searches(&chosen, &graph);
     }
-    let pool = match threads {
-        None => None,
-        Some(n) => {
-            super::warn_if_oversubscribed(n);
-            Some(Arc::new(
-                rayon::ThreadPoolBuilder::new()
-                    .num_threads(n)
-                    // A solver's panic on a worker is its report's reason (see
-                    // `run_or_abandon`), not a message of the panic hook.
-                    .start_handler(|_| quiet_thread())
-                    .build()
-                    .context("cannot start the worker threads")?,
-            ))
-        }
-    };
+    let pool = worker_pool(threads)?;
     let (reports, fates) = solve_all(&chosen, &graph, &ctx, &pool, &interrupt, progress);
     // A signal after this stopped no solver: the reports are whole.
     let stopped_a_solve = interrupt.happened();
@@ -189,20 +109,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let format = args
         .format
         .unwrap_or_else(|| default_format(args.out.as_deref()));
-    let text = match (format, reports.as_slice()) {
-        (Format::Json, _) => {
-            let objects: Vec<String> = (reports.iter())
-                .map(|r| to_json(&graph, r, program.peak, &about))
-                .collect();
-            json_document(&objects, args.out.as_deref())
-        }
-        (Format::Text, [report]) => {
-            let on_terminal = args.out.is_none() && std::io::stdout().is_terminal();
-            let shown = on_terminal.then_some(TERMINAL_ORDER_IDS);
-            to_text(&graph, report, program.peak, shown, &about)
-        }
-        (Format::Text, _) => compare::to_table(&graph, &reports, program.peak, &about),
-    };
+    let text = report_text(
+        format,
+        args.out.as_deref(),
+        &graph,
+        &reports,
+        program.peak,
+        &about,
+    );
     match emit(args.out.as_deref(), &text) {
         Ok(()) => {}
         // The reader stopped early: it has what it wanted, and the exit
@@ -218,29 +132,168 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         super::trace::write(path, &graph, report, seed)?;
     }
     if interrupt.happened() {
-        let cause = super::interrupt::cause();
-        let report = match args.out.as_deref() {
-            Some(path) if path != "-" => format!("in {path}"),
-            _ => "above".to_string(),
-        };
-        if stopped_a_solve {
-            note!(
-                "interrupted ({cause}): the solver running stopped at its best so far, as at a \
-                 time limit (or, if it did not stop within {} s, was left behind, with the order \
-                 it had posted before, if any), and any after it did not run; the report \
-                 {report} is what they had",
-                STOP_GRACE.as_secs(),
-            );
-        } else {
-            note!(
-                "interrupted ({cause}) after every solver had finished: the report {report} \
-                 is whole, and the files it wrote are complete"
-            );
-        }
+        note_interrupted(args.out.as_deref(), stopped_a_solve);
         interrupt.end_as_interrupted();
         return Ok(ExitCode::from(interrupt.exit_status()));
     }
     Ok(code)
+}
+
+/// `--restarts K`: at least 1, and at most `u32::MAX`.
+fn restarts_value(restarts: Option<i128>) -> Result<Option<u32>, InvalidInput> {
+    match restarts {
+        None => Ok(None),
+        Some(k) if k < 1 => Err(InvalidInput(format!(
+            "--restarts must be at least 1, got {k}"
+        ))),
+        Some(k) => u32::try_from(k)
+            .map(Some)
+            .map_err(|_| InvalidInput(format!("--restarts must be at most {}, got {k}", u32::MAX))),
+    }
+}
+
+/// Refuses a `--trace` file that cannot be written beside the rest: `-`,
+/// with several solvers, one of the inputs, or the `--out` or `--plot`
+/// file.
+fn check_trace(trace: &Path, args: &Args, solvers: usize) -> Result<(), InvalidInput> {
+    if trace.as_os_str() == "-" {
+        return Err(InvalidInput(
+            "--trace needs a file name (`-` is not standard output here: the report is)".into(),
+        ));
+    }
+    if solvers > 1 {
+        return Err(InvalidInput(format!(
+            "--trace takes one --solver ({solvers} given): trace each in its own run"
+        )));
+    }
+    check_output_is_not_an_input("--trace", trace, &[("graph", &args.graph)])?;
+    check_out_file("--trace", trace)?;
+    let others = [
+        ("--out", args.out.as_deref().map(Path::new)),
+        ("--plot", args.plot.as_deref()),
+    ];
+    for (flag, other) in others {
+        if other.is_some_and(|o| o.as_os_str() != "-" && super::same_output(o, trace)) {
+            return Err(InvalidInput(format!(
+                "--trace and {flag} name one file ({}): give each its own",
+                trace.display()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Warns, for each chosen rule that reads `latency`, when no node of the
+/// graph (read from `path`) has a `Latency`: the feature is then 0.
+fn warn_if_no_latency(graph: &Graph, path: &str, chosen: &[(&str, Arc<dyn Scheduler>)]) {
+    if graph.has_latencies() {
+        return;
+    }
+    for (shown, _) in chosen
+        .iter()
+        .filter(|(shown, _)| rule::reads_latency(shown))
+    {
+        note!(
+            "warning: no node of {} has a `Latency` value (a number), so `latency` is 0 for every \
+             node in `{shown}`",
+            super::saved_for::shown(path)
+        );
+    }
+}
+
+/// Without a time limit, a search may run for hours without a word on a
+/// large graph: says how to stop it, on a terminal or in a script's log
+/// (a caller without a terminal waits as long). `brute` refuses graphs
+/// past a dozen nodes.
+fn note_unlimited_searches(chosen: &[(&str, Arc<dyn Scheduler>)], graph: &Graph) {
+    let searches: Vec<&str> = chosen
+        .iter()
+        .filter(|(_, s)| s.abilities().exact && s.name() != "brute")
+        .map(|(shown, _)| &**shown)
+        .collect();
+    if searches.is_empty() || graph.node_count() < 100 {
+        return;
+    }
+    // `ilp`, `ilp-plain`, or one inside another (`anneal:ilp`).
+    let ilp = match chosen.iter().any(|(_, s)| s.name().contains("ilp")) {
+        true => {
+            " (`ilp` during HiGHS's set-up or inside an LP solve, which a stop cannot \
+             interrupt, is left behind after 5 s, with the order it had before HiGHS)"
+        }
+        false => "",
+    };
+    note!(
+        "note: no --time-limit, so {} may search for a long time; Ctrl-C (or SIGTERM) stops \
+         the running solver at its best so far{ilp} and writes the report",
+        searches.join(", ")
+    );
+}
+
+/// The pool of `--threads N` (none: rayon's global pool, one thread per
+/// core).
+fn worker_pool(threads: Option<usize>) -> anyhow::Result<Option<Arc<rayon::ThreadPool>>> {
+    let Some(n) = threads else {
+        return Ok(None);
+    };
+    super::warn_if_oversubscribed(n);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(n)
+        // A solver's panic on a worker is its report's reason (see
+        // `run_or_abandon`), not a message of the panic hook.
+        .start_handler(|_| quiet_thread())
+        .build()
+        .context("cannot start the worker threads")?;
+    Ok(Some(Arc::new(pool)))
+}
+
+/// The report in `format`: JSON objects, one solver's text report (its
+/// order cut short on a terminal), or the comparison table of several.
+fn report_text(
+    format: Format,
+    out: Option<&str>,
+    graph: &Graph,
+    reports: &[Report],
+    program_peak: Option<u64>,
+    about: &About,
+) -> String {
+    match (format, reports) {
+        (Format::Json, _) => {
+            let objects: Vec<String> = (reports.iter())
+                .map(|r| to_json(graph, r, program_peak, about))
+                .collect();
+            json_document(&objects, out)
+        }
+        (Format::Text, [report]) => {
+            let on_terminal = out.is_none() && std::io::stdout().is_terminal();
+            let shown = on_terminal.then_some(TERMINAL_ORDER_IDS);
+            to_text(graph, report, program_peak, shown, about)
+        }
+        (Format::Text, _) => compare::to_table(graph, reports, program_peak, about),
+    }
+}
+
+/// Says what a stop (Ctrl-C, SIGTERM) left: a solver stopped at its best
+/// so far (`stopped_a_solve`), or whole reports, written to `out` or above.
+fn note_interrupted(out: Option<&str>, stopped_a_solve: bool) {
+    let cause = super::interrupt::cause();
+    let report = match out {
+        Some(path) if path != "-" => format!("in {path}"),
+        _ => "above".to_string(),
+    };
+    if stopped_a_solve {
+        note!(
+            "interrupted ({cause}): the solver running stopped at its best so far, as at a \
+             time limit (or, if it did not stop within {} s, was left behind, with the order \
+             it had posted before, if any), and any after it did not run; the report \
+             {report} is what they had",
+            STOP_GRACE.as_secs(),
+        );
+    } else {
+        note!(
+            "interrupted ({cause}) after every solver had finished: the report {report} \
+             is whole, and the files it wrote are complete"
+        );
+    }
 }
 
 /// The exit code of the solves: 1 when one returned no valid schedule or a
