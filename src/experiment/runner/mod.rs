@@ -36,16 +36,18 @@ mod store;
 #[cfg(test)]
 mod tests;
 
+use std::borrow::Cow;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicUsize};
 use std::sync::{mpsc, Mutex};
+use std::time::Duration;
 
 use rayon::prelude::*;
 
 use super::catch::quiet_thread;
 use super::config::Config;
 use super::fingerprint::{self, Fingerprints};
-use super::plan::{Plan, Shard};
+use super::plan::{Item, Plan, Shard};
 use super::progress::{Progress, Worst};
 use super::results_dir::{claim, ORDERS, RUNS};
 use super::resume::Recorded;
@@ -207,17 +209,7 @@ fn run_with(
     let config = &config
         .checked_as_parsed()
         .map_err(ExperimentError::Config)?;
-    let defaulted;
-    let opts = match opts.out.as_os_str().is_empty() {
-        true => {
-            defaulted = RunOptions {
-                out: RunOptions::default_out(config, opts.shard),
-                ..opts.clone()
-            };
-            &defaulted
-        }
-        false => opts,
-    };
+    let opts = &with_default_out(opts, config);
     let plan = Plan::of_checked(config).map_err(ExperimentError::Config)?;
     let out = &opts.out;
     // Everything is checked before the directory is touched; an existing
@@ -230,12 +222,7 @@ fn run_with(
     let stale = stale::stale_orders_warning(&start.existing, &out.join(RUNS));
     let pending = &start.pending;
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(pool_size(opts.threads, pending.len(), cores))
-        // Every job below catches its panics and reports them.
-        .start_handler(|_| quiet_thread())
-        .build()
-        .map_err(|e| ExperimentError::Threads(e.to_string()))?;
+    let pool = worker_pool(pool_size(opts.threads, pending.len(), cores))?;
     let store = GraphStore::new(&plan.graphs, pending);
     // Without rows, old fingerprints describe nothing: every graph is loaded now.
     let old_fingerprints = if start.existing.is_empty() {
@@ -297,23 +284,7 @@ fn run_with(
     if let Some(w) = oversubscribed(pool.current_num_threads(), cores) {
         solving.bar.println(&format!("warning: {w}"));
     }
-    std::thread::scope(|scope| {
-        // Dropped when the solves end, however they end: the watcher returns.
-        let (done, ended) = mpsc::channel::<()>();
-        // With nothing to solve, a stop has nothing to announce: the
-        // final pass runs (the caller says the stop came late).
-        if opts.stop.is_some() && !pending.is_empty() {
-            let solving = &solving;
-            scope.spawn(move || announce_stop(solving, ended, worst.limit));
-        }
-        pool.install(|| {
-            pending
-                .par_iter()
-                .with_max_len(1)
-                .for_each(|item| solving.solve(item))
-        });
-        drop(done);
-    });
+    solve_all(&solving, &pool, pending, worst.limit);
     let Solving {
         sink,
         bar,
@@ -354,21 +325,7 @@ fn run_with(
     };
     summary.warnings.extend(prepared.damaged);
     summary.warnings.extend(stale);
-    if start.conflicting > 0 {
-        summary.warnings.push(format!(
-            "{} row(s) of {RUNS} repeated a solve already in it with another status, peak or \
-             bound (the file edited or joined by hand? a run writes each solve once): only \
-             each solve's first row was read (its first that ran, if the first could not load \
-             its graph), and the file was rewritten without the repeats",
-            start.conflicting
-        ));
-    }
-    if start.cut {
-        summary.warnings.push(format!(
-            "the last line of {RUNS} had no line break at its end (cut short by a killed run, or \
-             an edit): it was dropped, and its solve, if this run has it, runs again"
-        ));
-    }
+    summary.warnings.extend(rows_file_warnings(&start));
     if stopped {
         return Ok(summary);
     }
@@ -382,24 +339,106 @@ fn run_with(
             )
         })?;
     summary.warnings.extend(finished.warnings);
-    let holds_orders = std::fs::metadata(&paths.orders).is_ok_and(|m| m.len() > 0);
-    if !config.save_orders && holds_orders && !pending.is_empty() {
-        summary.warnings.push(format!(
-            "{ORDERS} holds only orders of earlier solves: `save_orders` is off, so the \
-             orders of this run's {} solves are not in it",
-            pending.len()
-        ));
-    }
-    if prepared.unsaved > 0 {
-        summary.warnings.push(format!(
-            "{} valid rows have no order in {ORDERS} (solved while `save_orders` was off, or \
-             lines lost from the file): pass --fresh to solve them again and keep every order",
-            prepared.unsaved
-        ));
-    }
+    summary.warnings.extend(orders_warnings(
+        config,
+        &paths,
+        pending.len(),
+        prepared.unsaved,
+    ));
     // The final pass may have found more: a bound above a checked peak.
     summary.broken = summary.broken.max(finished.broken);
     Ok(summary)
+}
+
+/// `opts`, writing to the config's default directory when they name none.
+fn with_default_out<'a>(opts: &'a RunOptions, config: &Config) -> Cow<'a, RunOptions> {
+    match opts.out.as_os_str().is_empty() {
+        true => Cow::Owned(RunOptions {
+            out: RunOptions::default_out(config, opts.shard),
+            ..opts.clone()
+        }),
+        false => Cow::Borrowed(opts),
+    }
+}
+
+/// The run's pool of `threads` worker threads (0: one per core).
+fn worker_pool(threads: usize) -> Result<rayon::ThreadPool, ExperimentError> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        // Every job below catches its panics and reports them.
+        .start_handler(|_| quiet_thread())
+        .build()
+        .map_err(|e| ExperimentError::Threads(e.to_string()))
+}
+
+/// Solves the `pending` items on `pool`, one item per task; a watcher
+/// thread announces a stop (how many solves are in flight, for at most
+/// `limit`), and ends with the solves however they end.
+fn solve_all(solving: &Solving, pool: &rayon::ThreadPool, pending: &[Item], limit: Duration) {
+    std::thread::scope(|scope| {
+        // Dropped when the solves end, however they end: the watcher returns.
+        let (done, ended) = mpsc::channel::<()>();
+        // With nothing to solve, a stop has nothing to announce: the
+        // final pass runs (the caller says the stop came late).
+        if solving.opts.stop.is_some() && !pending.is_empty() {
+            scope.spawn(move || announce_stop(solving, ended, limit));
+        }
+        pool.install(|| {
+            pending
+                .par_iter()
+                .with_max_len(1)
+                .for_each(|item| solving.solve(item))
+        });
+        drop(done);
+    });
+}
+
+/// What the read of `runs.csv` dropped: rows repeating a solve with
+/// another outcome, and a cut last line.
+fn rows_file_warnings(start: &Start) -> Vec<String> {
+    let mut warnings = Vec::new();
+    if start.conflicting > 0 {
+        warnings.push(format!(
+            "{} row(s) of {RUNS} repeated a solve already in it with another status, peak or \
+             bound (the file edited or joined by hand? a run writes each solve once): only \
+             each solve's first row was read (its first that ran, if the first could not load \
+             its graph), and the file was rewritten without the repeats",
+            start.conflicting
+        ));
+    }
+    if start.cut {
+        warnings.push(format!(
+            "the last line of {RUNS} had no line break at its end (cut short by a killed run, or \
+             an edit): it was dropped, and its solve, if this run has it, runs again"
+        ));
+    }
+    warnings
+}
+
+/// What `orders.jsonl` lacks: this run's `solved` orders with
+/// `save_orders` off, or the orders of `unsaved` valid rows kept.
+fn orders_warnings(
+    config: &Config,
+    paths: &RecordPaths,
+    solved: usize,
+    unsaved: usize,
+) -> Vec<String> {
+    let mut warnings = Vec::new();
+    let holds_orders = std::fs::metadata(&paths.orders).is_ok_and(|m| m.len() > 0);
+    if !config.save_orders && holds_orders && solved > 0 {
+        warnings.push(format!(
+            "{ORDERS} holds only orders of earlier solves: `save_orders` is off, so the \
+             orders of this run's {solved} solves are not in it"
+        ));
+    }
+    if unsaved > 0 {
+        warnings.push(format!(
+            "{unsaved} valid rows have no order in {ORDERS} (solved while `save_orders` was \
+             off, or lines lost from the file): pass --fresh to solve them again and keep every \
+             order"
+        ));
+    }
+    warnings
 }
 
 /// Threads per core past which a pool is oversubscribed.
