@@ -55,6 +55,21 @@ pub(crate) fn printable(text: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
+/// `1 node`, `2 nodes`: a count and its noun, plural unless the count is 1
+/// (`s` added; [`count_of`] for other plurals).
+pub(crate) fn count(n: usize, noun: &str) -> String {
+    count_of(n, noun, &format!("{noun}s"))
+}
+
+/// `1 directory`, `2 directories`: a count and the noun's form for it.
+pub(crate) fn count_of(n: usize, one: &str, many: &str) -> String {
+    if n == 1 {
+        format!("1 {one}")
+    } else {
+        format!("{n} {many}")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::first_few;

@@ -324,7 +324,7 @@ fn its_or_their(n: usize) -> &'static str {
 
 /// The first `shown` of `names` as inline code, then how many more.
 fn quoted_few(names: &[impl AsRef<str>], shown: usize) -> String {
-    let names = crate::experiment::first_few(
+    let names = crate::text::first_few(
         names.iter(),
         shown,
         |n| code(n.as_ref()),

@@ -77,8 +77,9 @@ use clap::{Parser, Subcommand};
 use crate::graph::GraphError;
 use crate::solvers::SolverError;
 
+pub(crate) use crate::text::{count, count_of};
 pub(crate) use input::{read_graph, seed_value, threads_value, warn_if_oversubscribed};
-pub(crate) use numbers::{count, count_of, human_bytes, percent};
+pub(crate) use numbers::{human_bytes, percent};
 pub(crate) use paths::{
     check_out_file, check_output_is_not_an_input, check_parent_dir, emit, is_broken_pipe,
     output_name, print_stdout, remove_stale_output, same_file, same_output,

@@ -1,19 +1,5 @@
-//! Counts, percentages and byte sizes as the commands print them.
-
-/// `1 node`, `2 nodes`: a count and its noun, plural unless the count is 1
-/// (`s` added; [`count_of`] for other plurals).
-pub(crate) fn count(n: usize, noun: &str) -> String {
-    count_of(n, noun, &format!("{noun}s"))
-}
-
-/// `1 directory`, `2 directories`: a count and the noun's form for it.
-pub(crate) fn count_of(n: usize, one: &str, many: &str) -> String {
-    if n == 1 {
-        format!("1 {one}")
-    } else {
-        format!("{n} {many}")
-    }
-}
+//! Percentages and byte sizes as the commands print them (counts:
+//! [`crate::text::count`]).
 
 /// Formats a percentage with two decimals (`12.35%`), or two significant
 /// digits when it is not zero but would show as `0.00%` (`0.0040%`, and

@@ -264,7 +264,7 @@ pub fn compare<'a>(
             rows.iter().map(|r| r.solver.as_str()).collect()
         };
         let in_both: Vec<&str> = of(old).intersection(&of(new)).copied().collect();
-        let names = super::first_few(
+        let names = crate::text::first_few(
             in_both.iter(),
             12,
             |s| format!("`{s}`"),

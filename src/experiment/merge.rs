@@ -175,7 +175,7 @@ impl Outcomes {
                 self.inputs[input].display()
             )
         };
-        let listed = super::first_few(
+        let listed = crate::text::first_few(
             self.conflicts.iter(),
             3,
             |((g, s, seed), (a, b))| {
@@ -744,7 +744,7 @@ fn completeness(
              and run with --shard? run it again without --shard to finish)",
         );
     }
-    let first = super::first_few(
+    let first = crate::text::first_few(
         missing.iter(),
         MISSING_SHOWN,
         |it| {

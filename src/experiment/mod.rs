@@ -51,12 +51,10 @@ use std::path::Path;
 
 use thiserror::Error;
 
-pub use config::{Config, ConfigError, PlotKind};
-pub use finish::{finish, Finished, GRAPHS};
-// For `runner` and `merge`, which pass the plan and what the rows lack.
-pub(crate) use crate::text::first_few;
 use crate::text::one_line;
+pub use config::{Config, ConfigError, PlotKind};
 use finish::finish_with;
+pub use finish::{finish, Finished, GRAPHS};
 pub use plan::{Plan, Shard};
 pub use resume::settings_differences;
 pub use rows::Row;

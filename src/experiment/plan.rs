@@ -453,7 +453,7 @@ pub fn canonical_name(name: &str) -> String {
 /// long list).
 fn unknown_graph(key: &str, name: &str, graphs: &[GraphEntry]) -> String {
     const SHOWN: usize = 12;
-    let known = super::first_few(
+    let known = crate::text::first_few(
         graphs.iter(),
         SHOWN,
         |g| format!("`{}`", g.name),

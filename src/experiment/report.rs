@@ -8,6 +8,7 @@ use super::config::{Config, Seeds};
 use super::graphs::{GraphSummary, Optimality};
 use super::rows::{Row, RowStatus};
 use super::summary::SolverSummary;
+use crate::text::{count, count_of};
 
 /// Above this many graphs the main table shows one line per family.
 pub const MAX_TABLE_GRAPHS: usize = 40;
@@ -269,13 +270,13 @@ pub fn optimality(graphs: &[GraphSummary], solvers: &[String]) -> String {
     }
     let mut parts = vec![format!(
         "{} proven optimal (the best known peak meets a lower bound some solver proved)",
-        plural(o.proven, "is", "are")
+        count_of(o.proven, "is", "are")
     )];
     if o.open > 0 {
         parts.push(format!(
             "{} open: the best known peak is above the best lower bound, by at most {}% \
              (median {}%) of the bound, so at most that far above the optimum",
-            plural(o.open, "is", "are"),
+            count_of(o.open, "is", "are"),
             o.max_gap_pct.map_or("-".into(), two),
             o.median_gap_pct.map_or("-".into(), two)
         ));
@@ -305,7 +306,7 @@ pub fn optimality(graphs: &[GraphSummary], solvers: &[String]) -> String {
                 0 => String::new(),
                 n => format!(
                     "; {} no valid order at all",
-                    plural(n, "graph has", "graphs have")
+                    count_of(n, "graph has", "graphs have")
                 ),
             }
         );
@@ -314,7 +315,7 @@ pub fn optimality(graphs: &[GraphSummary], solvers: &[String]) -> String {
         parts.push(format!(
             "{} no lower bound (no valid row of the graph has one): {} best known peak is \
              not known to be optimal",
-            plural(o.boundless, "has", "have"),
+            count_of(o.boundless, "has", "have"),
             if o.boundless == 1 { "its" } else { "their" }
         ));
     }
@@ -323,14 +324,14 @@ pub fn optimality(graphs: &[GraphSummary], solvers: &[String]) -> String {
         parts.push(format!(
             "{} no usable lower bound (the highest is 0): {} best known peak is not known to \
              be optimal",
-            plural(unusable, "has", "have"),
+            count_of(unusable, "has", "have"),
             if unusable == 1 { "its" } else { "their" }
         ));
     }
     if o.unsolved > 0 {
         parts.push(format!(
             "{} no valid order at all",
-            plural(o.unsolved, "has", "have")
+            count_of(o.unsolved, "has", "have")
         ));
     }
     format!(
@@ -338,11 +339,6 @@ pub fn optimality(graphs: &[GraphSummary], solvers: &[String]) -> String {
          bound`, per graph in `graphs.csv` and in the table below.\n",
         parts.join("; ")
     )
-}
-
-/// `n` with the verb agreeing (`1 is`, `2 are`).
-fn plural(n: usize, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 /// What the README says about its rows besides their figures.
@@ -423,9 +419,9 @@ fn intro(s: &mut String, config: &Config, rows: &[Row], graphs: usize, caveats: 
          {} over {} and {}{}, time limit {} s per solve, seeds {} for \
          randomized solvers{restarts}. Raw rows: `runs.csv`; per-graph figures (best known peak, best \
          lower bound, gap): `graphs.csv`; per-solver figures: `summary.csv`{}.\n",
-        plural(rows.len(), "run", "runs"),
-        plural(graphs, "graph", "graphs"),
-        plural(row_solvers.len(), "solver", "solvers"),
+        count(rows.len(), "run"),
+        count(graphs, "graph"),
+        count_of(row_solvers.len(), "solver", "solvers"),
         caveats
             .leftover
             .as_ref()

@@ -293,7 +293,7 @@ pub(super) fn redo_graphs(
             Err(ExperimentError::Options(format!(
                 "--redo-graph `{name}`: not a graph of this experiment{hint} (its graphs: {}; \
                  names as in runs.csv's `graph` column)",
-                super::first_few(
+                crate::text::first_few(
                     plan.graphs.iter(),
                     5,
                     |g| format!("`{}`", g.name),

@@ -211,7 +211,7 @@ pub fn build(rows: &[Row], opts: &Options) -> Result<Table, String> {
     };
     for p in &opts.graphs {
         if !all_graphs.iter().any(|g| wildcard::matches(p, g)) {
-            let names = super::first_few(
+            let names = crate::text::first_few(
                 all_graphs.iter(),
                 5,
                 |g| format!("`{g}`"),

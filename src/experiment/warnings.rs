@@ -5,7 +5,8 @@
 use std::path::Path;
 
 use super::rows::Row;
-use super::{fingerprint, first_few, Config, Plan};
+use super::{fingerprint, Config, Plan};
+use crate::text::first_few;
 
 /// Graphs of the rows that are one graph under several names (equal
 /// fingerprints: a generator that ignores the seed, such as `darts`, or

@@ -11,8 +11,9 @@ use crate::experiment::catch::catch_panic;
 use crate::experiment::fingerprint::{self, Fingerprint, Fingerprints};
 use crate::experiment::plan::{GraphSource, Item, Plan};
 use crate::experiment::resume::Recorded;
-use crate::experiment::{first_few, one_line, ExperimentError};
+use crate::experiment::{one_line, ExperimentError};
 use crate::graph::lint::lint;
+use crate::text::first_few;
 
 /// A graph that loaded and matched its record.
 struct Checked {
