@@ -1,6 +1,7 @@
 //! How messages show what they quote: long lists cut to their first few,
 //! long text to its start, multi-line text put on one line, control
-//! characters escaped, and the others like the first counted.
+//! characters escaped, counts with their noun in the right number, and
+//! the others like the first counted.
 
 /// The first `shown` of `items` as `show` writes them, then `more(k)` for
 /// the `k` left out, if any: how messages cut a long list short.

@@ -193,13 +193,15 @@ pub(super) struct Prepared {
 }
 
 /// Readies the (locked) directory for the solves: removes what `--fresh`
-/// discards and the summaries the solves will outdate, rewrites the
-/// record files with the rows, profiles and orders that stay, then writes
-/// the config, `shards.toml` and the fingerprints.
+/// discards and the summaries the solves will outdate, rewrites `runs.csv`
+/// with the rows that stay and the record files with their profiles and
+/// orders, then writes the config, `shards.toml` and the fingerprints.
 ///
 /// In that order, so that a run killed part-way leaves no discarded row
-/// beside the settings or fingerprints of this run: a resume would take
-/// it as current. Settings and fingerprints describe rows only (a
+/// beside the settings or fingerprints of this run (a resume would take
+/// it as current), and no row without the records it had (records of a
+/// discarded row left behind are dropped or replaced when its solve runs
+/// again). Settings and fingerprints describe rows only (a
 /// directory without rows is checked against nothing), so the old ones
 /// left beside fewer rows are harmless. A new directory's `runs.csv` is
 /// written after its `config.toml`, which marks it as a results
@@ -237,8 +239,6 @@ pub(super) fn prepare_dir(
             .map_err(|e| ExperimentError::io("write", &path, e))?;
     }
     killed_after("discard")?;
-    let records = rewrite_records(config, start, &paths, tetris)?;
-    killed_after("records")?;
     // Rewrite the rows that survived (appends then start on a clean line).
     let write_rows = || {
         rows::write_rows(&paths.runs, &start.existing)
@@ -249,6 +249,8 @@ pub(super) fn prepare_dir(
         write_rows()?;
     }
     killed_after("rows")?;
+    let records = rewrite_records(config, start, &paths, tetris)?;
+    killed_after("records")?;
     let config_path = out.join(CONFIG);
     let text = recorded_config_text(&config_path, config);
     crate::output::write_file(&config_path, |w| w.write_all(text.as_bytes()))
@@ -281,7 +283,7 @@ pub(super) fn prepare_dir(
 /// The points of [`prepare_dir`] after which a test can end it as a kill
 /// would (see [`KILL_AFTER`]), in the order it passes them.
 #[cfg(test)]
-pub(super) const KILL_POINTS: [&str; 5] = ["discard", "records", "rows", "config", "shards"];
+pub(super) const KILL_POINTS: [&str; 5] = ["discard", "rows", "records", "config", "shards"];
 
 #[cfg(test)]
 thread_local! {
@@ -304,40 +306,47 @@ fn killed_after(point: &'static str) -> Result<(), ExperimentError> {
 
 /// Rewrites `tetris.jsonl` and `orders.jsonl` without the records of the
 /// solves done again (and, with `save_orders`, keeps only the orders of
-/// rows that stay), before `runs.csv` loses those rows: a run killed in
-/// between leaves rows without their records, which a resume names,
-/// never records of rows solved again.
+/// rows that stay), after `runs.csv` lost those rows.
 fn rewrite_records(
     config: &Config,
     start: &Start,
     paths: &RecordPaths,
     tetris: Option<usize>,
 ) -> Result<Prepared, ExperimentError> {
-    // The profiles (the final pass picks the Tetris graph's),
-    // less those of the solves done again. Each record file's damaged lines
-    // (count, and whether the rewrite dropped them) go into a warning.
-    let redone = &start.redone;
-    let not_redone = |key: Key| !redone.contains(&key);
-    let profiles_damaged = match tetris.is_some() || !redone.is_empty() {
+    // A record is stale when its solve is done again: `--redo` discarded
+    // its row, or it is one of this run's items and has no row (a run
+    // killed after `runs.csv` lost the row and before this rewrite).
+    let kept: BTreeSet<Key> = start.existing.iter().map(Row::key).collect();
+    let stale = |key: Key| {
+        start.redone.contains(&key) || (start.ours.contains(&key) && !kept.contains(&key))
+    };
+    // The profiles (the final pass picks the Tetris graph's), less the
+    // stale ones. Each record file's damaged lines (count, and whether the
+    // rewrite dropped them) go into a warning.
+    let profiles_damaged = match tetris.is_some() || !start.redone.is_empty() {
         true => (
-            rewrite_jsonl::<Profile>(&paths.profiles, |p| not_redone(p.key()))?,
+            rewrite_jsonl::<Profile>(&paths.profiles, |p| !stale(p.key()))?,
             true,
         ),
         false => (damaged_lines::<Profile>(&paths.profiles), false),
     };
-    // Orders of the solves done again go whatever `save_orders` says: an
-    // order from before a fix must not be served as the solver's. Valid
-    // rows of earlier runs whose order was not kept (`save_orders` turned
-    // on since) are named in a warning at the end.
+    // Stale orders go whatever `save_orders` says: an order from before a
+    // fix must not be served as the solver's. Valid rows of earlier runs
+    // whose order was not kept (`save_orders` turned on since) are named
+    // in a warning at the end.
     let (unsaved, orders_damaged) = if config.save_orders {
         let (unsaved, damaged) =
             keep_orders_of_valid_rows(&paths.orders, &start.existing, &start.ours)?;
         (unsaved, (damaged, true))
-    } else if !redone.is_empty() {
-        let damaged = rewrite_jsonl::<SavedOrder>(&paths.orders, |o| not_redone(o.key()))?;
-        (0, (damaged, true))
     } else {
-        (0, (damaged_lines::<SavedOrder>(&paths.orders), false))
+        let (orders, damaged) = read_jsonl_counting::<SavedOrder>(&paths.orders);
+        match orders.iter().any(|o| stale(o.key())) {
+            true => {
+                rewrite_jsonl::<SavedOrder>(&paths.orders, |o| !stale(o.key()))?;
+                (0, (damaged, true))
+            }
+            false => (0, (damaged, false)),
+        }
     };
     Ok(Prepared {
         unsaved,

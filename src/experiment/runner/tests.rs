@@ -1,7 +1,7 @@
 use super::solve::SolveInputs;
 use super::*;
 use crate::experiment::plan::{GraphEntry, GraphSource, Item};
-use crate::experiment::records::Profile;
+use crate::experiment::records::{Profile, SavedOrder};
 use crate::experiment::results_dir::{
     read_shards_file, ALL_SHARDS, CONFIG, PROFILES, REJECTED, SHARDS,
 };
@@ -886,6 +886,41 @@ fn a_kill_while_the_directory_is_readied_keeps_no_discarded_row() {
                 "{point}: every row of the old limit goes"
             ),
         }
+        // --redo with orders kept: no row loses its order (a rewrite of
+        // orders.jsonl before runs.csv lost those of the rows to redo).
+        let out = dir.path().join("orders");
+        let (config, opts) = six_chains(&out, "save_orders = true\n");
+        run_with(&config, &opts, registry_build).unwrap();
+        let redo = RunOptions {
+            redo: vec!["kahn".into()],
+            ..opts.clone()
+        };
+        killed_after(point, || run_with(&config, &redo, registry_build));
+        let summary = run_with(&config, &opts, registry_build).unwrap();
+        assert!(
+            !summary.warnings.iter().any(|w| w.contains("have no order")),
+            "{point}: {:?}",
+            summary.warnings
+        );
+        let orders = crate::experiment::records::read_jsonl::<SavedOrder>(&out.join(ORDERS));
+        assert_eq!(orders.len(), 12, "{point}: kahn and program, 6 graphs");
+        // With orders no longer kept, the orders of the solves done again
+        // go, even when the run was killed after runs.csv lost their rows
+        // (killed before, it discarded nothing: rows and orders stay).
+        let off = Config {
+            save_orders: false,
+            ..config.clone()
+        };
+        killed_after(point, || run_with(&off, &redo, registry_build));
+        let resumed = run_with(&off, &opts, registry_build).unwrap();
+        let orders = crate::experiment::records::read_jsonl::<SavedOrder>(&out.join(ORDERS));
+        let kahn = orders.iter().filter(|o| o.solver == "kahn").count();
+        assert_eq!(
+            kahn,
+            if resumed.ran == 0 { 6 } else { 0 },
+            "{point}: {} solved again",
+            resumed.ran
+        );
     }
 }
 
