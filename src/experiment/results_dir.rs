@@ -116,7 +116,7 @@ impl Claim<'_> {
 /// appended to `runs.csv` and only the final pass, whose files are written
 /// whole through temporaries, would fail.
 fn check_can_create_files(out: &Path) -> Result<(), ExperimentError> {
-    let probe = out.join(format!(".memsched-probe-{}", std::process::id()));
+    let probe = out.join(format!("{PROBE}{}", std::process::id()));
     let made = OpenOptions::new().write(true).create_new(true).open(&probe);
     match made {
         Ok(file) => {
@@ -130,10 +130,14 @@ fn check_can_create_files(out: &Path) -> Result<(), ExperimentError> {
     }
 }
 
+/// How the file [`check_can_create_files`] makes begins (the process id
+/// follows).
+const PROBE: &str = ".memsched-probe-";
+
 /// Removes the temporary files (see [`crate::output::is_temporary_of`])
-/// that a killed run or merge left in `out` beside its files: only the
-/// lock holder writes there, so none is in use. Best effort: one that
-/// cannot be removed stays.
+/// and probe files that a killed run or merge left in `out` beside its
+/// files: only the lock holder writes there, so none is in use. Best
+/// effort: one that cannot be removed stays.
 fn remove_temporaries(out: &Path) {
     let mut names = written_files();
     names.extend([CONFIG.to_string(), REJECTED.to_string()]);
@@ -145,10 +149,10 @@ fn remove_temporaries(out: &Path) {
         let Some(file) = file.to_str() else {
             continue;
         };
-        if names
+        let temporary = names
             .iter()
-            .any(|name| crate::output::is_temporary_of(file, name))
-        {
+            .any(|name| crate::output::is_temporary_of(file, name));
+        if temporary || file.starts_with(PROBE) {
             let _ = fs::remove_file(entry.path());
         }
     }
@@ -557,8 +561,9 @@ mod tests {
         assert!(claim(&fresh, &config, None).is_ok());
     }
 
-    /// The temporaries a killed writer left beside the directory's files
-    /// go when the next run or merge takes the directory; other files stay.
+    /// The temporaries and probe files a killed writer left beside the
+    /// directory's files go when the next run or merge takes the
+    /// directory; other files stay.
     #[test]
     fn a_claim_removes_the_temporaries_a_killed_writer_left() {
         let dir = tempfile::tempdir().unwrap();
@@ -568,6 +573,7 @@ mod tests {
             ".runs.csv.4242-0.tmp",
             ".graphs.csv.7-12.tmp",
             ".config.toml.1-0.tmp",
+            ".memsched-probe-4242",
         ];
         let kept = [
             ".runs.csv.42x-0.tmp",
