@@ -13,7 +13,7 @@
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
 
-use super::moves::{self, Move, Reach};
+use super::moves::{self, Move, MoveOrder, Reach};
 use super::state::{self, IdHasher, Zobrist};
 use crate::graph::{Graph, NodeIdx};
 use crate::solvers::{DeadlineTicker, SolveContext};
@@ -133,26 +133,11 @@ fn replay(g: &Graph, reach: &Reach, steps: &[(u32, NodeIdx)], mut step: u32) -> 
         step = steps[step as usize].0;
     }
     ws.reverse();
-    let n = g.node_count();
-    let pos = crate::graph::analysis::positions(g.topo_order(), n);
-    let mut set = vec![0u64; state::words(n)];
-    let mut order = Vec::with_capacity(n);
-    let mut stack = Vec::new();
-    state::close_empty(g, &mut set, &mut stack, |v| order.push(v));
+    let mut order = MoveOrder::new(g, reach);
     for w in ws {
-        let mut block = Vec::new();
-        moves::apply(reach, &mut set, w, |v| block.push(v));
-        let seeds = block.clone();
-        block.pop();
-        block.sort_by_key(|&v| pos[v as usize]);
-        order.extend(block);
-        order.push(w);
-        state::close(g, &mut set, &seeds, &mut stack, |v| order.push(v));
+        order.run(w);
     }
-    let mut rest: Vec<NodeIdx> = g.nodes().filter(|&v| !state::has(&set, v)).collect();
-    rest.sort_by_key(|&v| pos[v as usize]);
-    order.extend(rest);
-    order
+    order.finish()
 }
 
 #[cfg(test)]

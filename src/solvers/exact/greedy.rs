@@ -1,8 +1,7 @@
 //! `MoveGreedy`: the F2-repaired greedy that seeds `exact`'s upper bound.
 
-use super::moves::{self, Move, Reach};
-use super::state;
-use crate::graph::{Graph, NodeIdx};
+use super::moves::{self, Move, MoveOrder, Reach};
+use crate::graph::Graph;
 use crate::solvers::{Outcome, Scheduler, SolveContext};
 
 /// At each F1-closed state, commits to the move (a node with delta <= 0 plus
@@ -53,18 +52,14 @@ impl Scheduler for MoveGreedy {
                 Outcome::failed("graph too large for the ancestor bitsets")
             };
         };
-        let pos = crate::graph::analysis::positions(g.topo_order(), n);
-        let mut set = vec![0u64; state::words(n)];
-        let mut order: Vec<NodeIdx> = Vec::with_capacity(n);
-        let mut stack = Vec::new();
-        state::close_empty(g, &mut set, &mut stack, |v| order.push(v));
+        let mut order = MoveOrder::new(g, &reach);
         let mut cands: Vec<Move> = Vec::new();
         loop {
             // A step scans every node's bitset: the clock costs nothing next to it.
             if ctx.expired() {
                 return Outcome::timed_out();
             }
-            moves::candidates(g, &reach, &set, &mut cands);
+            moves::candidates(g, &reach, order.set(), &mut cands);
             let Some(best) = cands
                 .iter()
                 .min_by_key(|m| (m.block, m.block + g.delta(m.w), m.w))
@@ -72,19 +67,9 @@ impl Scheduler for MoveGreedy {
             else {
                 break;
             };
-            let mut block = Vec::new();
-            moves::apply(&reach, &mut set, best.w, |v| block.push(v));
-            let seeds = block.clone();
-            block.pop(); // w runs after its block
-            block.sort_by_key(|&v| pos[v as usize]);
-            order.extend(block);
-            order.push(best.w);
-            state::close(g, &mut set, &seeds, &mut stack, |v| order.push(v));
+            order.run(best.w);
         }
         // Only positive nodes are left: they run last, in topological order.
-        let mut rest: Vec<NodeIdx> = g.nodes().filter(|&v| !state::has(&set, v)).collect();
-        rest.sort_by_key(|&v| pos[v as usize]);
-        order.extend(rest);
-        Outcome::feasible(order)
+        Outcome::feasible(order.finish())
     }
 }

@@ -152,6 +152,67 @@ pub(crate) fn apply(reach: &Reach, set: &mut [u64], w: NodeIdx, mut added: impl 
     added(w);
 }
 
+/// A node order written move by move: the F1 closure of the empty set,
+/// then per move its block (in the graph's topological order), its node and
+/// the closure that follows; the positive nodes still missing run last.
+pub(crate) struct MoveOrder<'a> {
+    g: &'a Graph,
+    reach: &'a Reach,
+    /// Each node's position in the graph's topological order.
+    pos: Vec<u32>,
+    set: Vec<u64>,
+    order: Vec<NodeIdx>,
+    stack: Vec<NodeIdx>,
+}
+
+impl<'a> MoveOrder<'a> {
+    /// The closure of the empty set, written.
+    pub(crate) fn new(g: &'a Graph, reach: &'a Reach) -> Self {
+        let n = g.node_count();
+        let mut w = MoveOrder {
+            g,
+            reach,
+            pos: crate::graph::analysis::positions(g.topo_order(), n),
+            set: vec![0u64; state::words(n)],
+            order: Vec::with_capacity(n),
+            stack: Vec::new(),
+        };
+        let order = &mut w.order;
+        state::close_empty(g, &mut w.set, &mut w.stack, |v| order.push(v));
+        w
+    }
+
+    /// The nodes written so far, as a bitset.
+    pub(crate) fn set(&self) -> &[u64] {
+        &self.set
+    }
+
+    /// Writes the move of `w`: its block, `w`, then the closure.
+    pub(crate) fn run(&mut self, w: NodeIdx) {
+        let mut block = Vec::new();
+        apply(self.reach, &mut self.set, w, |v| block.push(v));
+        let seeds = block.clone();
+        block.pop(); // w runs after its block
+        block.sort_by_key(|&v| self.pos[v as usize]);
+        self.order.extend(block);
+        self.order.push(w);
+        let order = &mut self.order;
+        state::close(self.g, &mut self.set, &seeds, &mut self.stack, |v| {
+            order.push(v)
+        });
+    }
+
+    /// The whole order: the positive nodes left run last, in topological
+    /// order.
+    pub(crate) fn finish(mut self) -> Vec<NodeIdx> {
+        let g = self.g;
+        let mut rest: Vec<NodeIdx> = g.nodes().filter(|&v| !has(&self.set, v)).collect();
+        rest.sort_by_key(|&v| self.pos[v as usize]);
+        self.order.extend(rest);
+        self.order
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
