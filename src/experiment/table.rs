@@ -178,56 +178,8 @@ pub fn build(rows: &[Row], opts: &Options) -> Result<Table, String> {
     if rows.is_empty() {
         return Err("there are no rows to tabulate".into());
     }
-    // The config's order where it is known: the first graph's rows may
-    // lack a solver (a run cut short, a shard), which would move it last.
-    let planned_at = |s: &str| opts.planned.iter().position(|p| p == s);
-    all_solvers.sort_by_key(|s| planned_at(s).unwrap_or(usize::MAX));
-    let solvers: Vec<String> = if opts.solvers.is_empty() {
-        all_solvers.iter().map(|s| s.to_string()).collect()
-    } else {
-        for s in &opts.solvers {
-            if !all_solvers.contains(&s.as_str()) && !opts.planned.contains(s) {
-                let unrun: Vec<&str> = (opts.planned.iter())
-                    .map(String::as_str)
-                    .filter(|p| !all_solvers.contains(p))
-                    .collect();
-                let also = match unrun.is_empty() {
-                    true => String::new(),
-                    false => format!("; the config's, with no row yet: {}", unrun.join(", ")),
-                };
-                return Err(format!(
-                    "no row of solver `{s}`; the rows' solvers: {}{also}",
-                    all_solvers.join(", ")
-                ));
-            }
-        }
-        let mut asked: Vec<String> = Vec::new();
-        for s in &opts.solvers {
-            if !asked.contains(s) {
-                asked.push(s.clone());
-            }
-        }
-        asked
-    };
-    for p in &opts.graphs {
-        if !all_graphs.iter().any(|g| wildcard::matches(p, g)) {
-            let names = crate::text::first_few(
-                all_graphs.iter(),
-                5,
-                |g| format!("`{g}`"),
-                |k| format!("{k} more"),
-            );
-            return Err(format!(
-                "no graph matches `{p}` (`*` matches any run of characters); the graphs: {}",
-                names.join(", ")
-            ));
-        }
-    }
-    let graphs: Vec<String> = all_graphs
-        .iter()
-        .filter(|g| opts.graphs.is_empty() || opts.graphs.iter().any(|p| wildcard::matches(p, g)))
-        .map(|g| g.to_string())
-        .collect();
+    let solvers = chosen_solvers(all_solvers, opts)?;
+    let graphs = chosen_graphs(&all_graphs, opts)?;
     // The best valid row of each (graph, solver): lowest peak, then a
     // proven one (so a cell is starred when any seed proved its peak, as
     // the results README stars it), then seed.
@@ -314,6 +266,67 @@ pub fn build(rows: &[Row], opts: &Options) -> Result<Table, String> {
         seeded,
         missing,
     })
+}
+
+/// The columns: the solvers `opts` asks for (each once, in its order), else
+/// every solver of the rows (`all`, in the order they first appear) in the
+/// config's order where it is known: the first graph's rows may lack a
+/// solver (a run cut short, a shard), which would move it last. An error
+/// names a solver asked for that has no row and is not planned.
+fn chosen_solvers(mut all: Vec<&str>, opts: &Options) -> Result<Vec<String>, String> {
+    let planned_at = |s: &str| opts.planned.iter().position(|p| p == s);
+    all.sort_by_key(|s| planned_at(s).unwrap_or(usize::MAX));
+    if opts.solvers.is_empty() {
+        return Ok(all.iter().map(|s| s.to_string()).collect());
+    }
+    for s in &opts.solvers {
+        if !all.contains(&s.as_str()) && !opts.planned.contains(s) {
+            let unrun: Vec<&str> = (opts.planned.iter())
+                .map(String::as_str)
+                .filter(|p| !all.contains(p))
+                .collect();
+            let also = match unrun.is_empty() {
+                true => String::new(),
+                false => format!("; the config's, with no row yet: {}", unrun.join(", ")),
+            };
+            return Err(format!(
+                "no row of solver `{s}`; the rows' solvers: {}{also}",
+                all.join(", ")
+            ));
+        }
+    }
+    let mut asked: Vec<String> = Vec::new();
+    for s in &opts.solvers {
+        if !asked.contains(s) {
+            asked.push(s.clone());
+        }
+    }
+    Ok(asked)
+}
+
+/// The rows of the table: the graphs of the rows (`all`) that match one of
+/// `opts`' patterns, or all of them; an error names a pattern that
+/// matches none.
+fn chosen_graphs(all: &[&str], opts: &Options) -> Result<Vec<String>, String> {
+    for p in &opts.graphs {
+        if !all.iter().any(|g| wildcard::matches(p, g)) {
+            let names = crate::text::first_few(
+                all.iter(),
+                5,
+                |g| format!("`{g}`"),
+                |k| format!("{k} more"),
+            );
+            return Err(format!(
+                "no graph matches `{p}` (`*` matches any run of characters); the graphs: {}",
+                names.join(", ")
+            ));
+        }
+    }
+    Ok(all
+        .iter()
+        .filter(|g| opts.graphs.is_empty() || opts.graphs.iter().any(|p| wildcard::matches(p, g)))
+        .map(|g| g.to_string())
+        .collect())
 }
 
 /// The per-graph `cells` (rows `graphs`) folded into one row per family
