@@ -24,7 +24,7 @@ use super::args::Format;
 /// Refuses, before anything is read or solved, an `--out` or `--plot` file
 /// that is one of the `inputs` (see [`check_output_is_not_an_input`]) and a
 /// `--plot` file that cannot be drawn (see [`check_plot_path`]).
-pub(crate) fn check_outputs(
+pub(in crate::cli) fn check_outputs(
     out: Option<&str>,
     plot: Option<&Path>,
     inputs: &[(&str, &str)],
@@ -120,7 +120,7 @@ pub(super) fn plot(path: &Path, name: &str, g: &Graph, reports: &[Report]) -> an
 /// Draws the memory profile of each labelled order of `g` (read from the
 /// file `name`) into `path`; warns and draws nothing when there is none.
 /// Each order is checked again on the way (an invalid one is left out).
-pub(crate) fn plot_orders(
+pub(in crate::cli) fn plot_orders(
     path: &Path,
     name: &str,
     g: &Graph,
@@ -167,7 +167,7 @@ pub(super) fn json_document(objects: &[String], out: Option<&str>) -> String {
 
 /// The format `--out` asks for by its extension: JSON for `.json` and
 /// `.jsonl`, else text.
-pub(crate) fn default_format(out: Option<&str>) -> Format {
+pub(in crate::cli) fn default_format(out: Option<&str>) -> Format {
     let ext = out
         .and_then(|o| Path::new(o).extension())
         .map(|e| e.to_ascii_lowercase());
@@ -231,7 +231,7 @@ impl About {
     }
 
     /// `g.json: 24 nodes, 47 edges` (without the name when not shown).
-    pub(crate) fn graph_line(&self, g: &Graph) -> String {
+    pub(in crate::cli) fn graph_line(&self, g: &Graph) -> String {
         let size = format!(
             "{}, {}",
             count(g.node_count(), "node"),
@@ -247,7 +247,7 @@ impl About {
 /// The reduction of `peak` against `base`, in percent; 0 against a 0 B
 /// base (every peak of such a graph is 0), as an experiment's
 /// `reduction_pct` has it.
-pub(crate) fn reduction_pct(peak: Option<u64>, base: Option<u64>) -> Option<f64> {
+pub(in crate::cli) fn reduction_pct(peak: Option<u64>, base: Option<u64>) -> Option<f64> {
     match (peak, base) {
         (Some(p), Some(b)) if b > 0 => Some(100.0 * (b as f64 - p as f64) / b as f64),
         (Some(_), Some(_)) => Some(0.0),

@@ -6,9 +6,9 @@
 //! other files; locked if it exists), the rows already in `runs.csv`, and
 //! every graph. Its parts, in the order they act:
 //! - `start`: reads the rows already in `runs.csv` (resume) and the items
-//!   left; after the check, readies the directory (the config,
-//!   `shards.toml` and the graphs' fingerprints written beside the
-//!   results).
+//!   left; after the check, readies the directory (the rows, profiles
+//!   and orders that stay rewritten, then the config, `shards.toml` and
+//!   the graphs' fingerprints written beside them).
 //! - `check`: before any solve, loads and fingerprints every graph with
 //!   pending items (and every graph file with a recorded fingerprint); a
 //!   graph that cannot be loaded, or that differs from the graph its rows

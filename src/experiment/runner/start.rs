@@ -5,14 +5,15 @@ use std::collections::BTreeSet;
 use std::io::Write;
 use std::path::Path;
 
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
 use super::sink::RecordPaths;
 use super::RunOptions;
 use crate::experiment::config::Config;
 use crate::experiment::fingerprint::{self, Fingerprints};
 use crate::experiment::plan::{Item, Plan};
-use crate::experiment::records::{
-    damaged_lines, read_jsonl_counting, rewrite_jsonl, write_jsonl, Keyed, Profile, SavedOrder,
-};
+use crate::experiment::records::{read_jsonl_counting, write_jsonl, Keyed, Profile, SavedOrder};
 use crate::experiment::results_dir::{
     check_shard_placement, read_shards_file, remove_final_pass, remove_if_present, write_shards,
     ShardsFile, ALL_SHARDS, CONFIG, ORDERS, PROFILES, REJECTED, RUNS, SHARDS, SHARD_PLACEMENT,
@@ -185,6 +186,7 @@ impl Start {
 }
 
 /// What [`prepare_dir`] found in the record files, for the warnings.
+#[derive(Default)]
 pub(super) struct Prepared {
     /// Valid rows kept without an order while `save_orders` is on.
     pub(super) unsaved: usize,
@@ -199,13 +201,13 @@ pub(super) struct Prepared {
 ///
 /// In that order, so that a run killed part-way leaves no discarded row
 /// beside the settings or fingerprints of this run (a resume would take
-/// it as current), and no row without the records it had (records of a
-/// discarded row left behind are dropped or replaced when its solve runs
-/// again). Settings and fingerprints describe rows only (a
-/// directory without rows is checked against nothing), so the old ones
-/// left beside fewer rows are harmless. A new directory's `runs.csv` is
-/// written after its `config.toml`, which marks it as a results
-/// directory.
+/// it as current), and no row without the records it had (records left
+/// without their row go at the next run's rewrite). Settings and
+/// fingerprints describe rows only (a directory without rows is checked
+/// against nothing), so the old ones left beside fewer rows are harmless.
+/// `runs.csv` always stands beside `config.toml` (`--fresh` empties it, a
+/// new directory's is written last), so the directory stays recognisably
+/// a results directory, even with a damaged `config.toml`.
 pub(super) fn prepare_dir(
     config: &Config,
     opts: &RunOptions,
@@ -216,16 +218,6 @@ pub(super) fn prepare_dir(
 ) -> Result<Prepared, ExperimentError> {
     let out = &opts.out;
     let paths = RecordPaths::new(out);
-    if opts.fresh {
-        for p in [
-            &paths.runs,
-            &paths.profiles,
-            &paths.orders,
-            &out.join(SHARDS),
-        ] {
-            remove_if_present(p)?;
-        }
-    }
     // The summaries of an earlier pass would describe rows this run
     // discards or adds to: an interrupted run must not leave them looking
     // current. The final pass writes them again.
@@ -239,7 +231,9 @@ pub(super) fn prepare_dir(
             .map_err(|e| ExperimentError::io("write", &path, e))?;
     }
     killed_after("discard")?;
-    // Rewrite the rows that survived (appends then start on a clean line).
+    // Rewrite the rows that survived (appends then start on a clean line);
+    // `--fresh` keeps none, and keeps the file (with its header, it marks
+    // the directory as ours beside a damaged `config.toml`).
     let write_rows = || {
         rows::write_rows(&paths.runs, &start.existing)
             .map_err(|e| ExperimentError::io("write", &paths.runs, e))
@@ -249,7 +243,15 @@ pub(super) fn prepare_dir(
         write_rows()?;
     }
     killed_after("rows")?;
-    let records = rewrite_records(config, start, &paths, tetris)?;
+    let records = match opts.fresh {
+        true => {
+            for p in [&paths.profiles, &paths.orders, &out.join(SHARDS)] {
+                remove_if_present(p)?;
+            }
+            Prepared::default()
+        }
+        false => rewrite_records(config, start, &paths, tetris)?,
+    };
     killed_after("records")?;
     let config_path = out.join(CONFIG);
     let text = recorded_config_text(&config_path, config);
@@ -274,6 +276,7 @@ pub(super) fn prepare_dir(
         fingerprints.extend(loaded);
         fingerprint::write(out, &fingerprints)?;
     }
+    killed_after("fingerprints")?;
     if new_dir {
         write_rows()?;
     }
@@ -283,12 +286,20 @@ pub(super) fn prepare_dir(
 /// The points of [`prepare_dir`] after which a test can end it as a kill
 /// would (see [`KILL_AFTER`]), in the order it passes them.
 #[cfg(test)]
-pub(super) const KILL_POINTS: [&str; 5] = ["discard", "rows", "records", "config", "shards"];
+pub(super) const KILL_POINTS: [&str; 6] = [
+    "discard",
+    "rows",
+    "records",
+    "config",
+    "shards",
+    "fingerprints",
+];
 
 #[cfg(test)]
 thread_local! {
-    /// The point of [`KILL_POINTS`] at which this thread's next
-    /// [`prepare_dir`] ends, with an error and nothing more written.
+    /// The point of [`KILL_POINTS`] at which this thread's calls of
+    /// [`prepare_dir`] end, with an error and nothing more written, until
+    /// it is set back to `None`.
     pub(super) static KILL_AFTER: std::cell::Cell<Option<&'static str>> =
         const { std::cell::Cell::new(None) };
 }
@@ -313,23 +324,16 @@ fn rewrite_records(
     paths: &RecordPaths,
     tetris: Option<usize>,
 ) -> Result<Prepared, ExperimentError> {
-    // A record is stale when its solve is done again: `--redo` discarded
-    // its row, or it is one of this run's items and has no row (a run
-    // killed after `runs.csv` lost the row and before this rewrite).
+    // A record is stale when no row kept has its key: `--redo` discarded
+    // the row, or a run killed after `runs.csv` lost the row and before
+    // this rewrite. Its solve, if this run has it, runs again.
     let kept: BTreeSet<Key> = start.existing.iter().map(Row::key).collect();
-    let stale = |key: Key| {
-        start.redone.contains(&key) || (start.ours.contains(&key) && !kept.contains(&key))
-    };
+    let stale = |key: Key| !kept.contains(&key);
     // The profiles (the final pass picks the Tetris graph's), less the
-    // stale ones. Each record file's damaged lines (count, and whether the
-    // rewrite dropped them) go into a warning.
-    let profiles_damaged = match tetris.is_some() || !start.redone.is_empty() {
-        true => (
-            rewrite_jsonl::<Profile>(&paths.profiles, |p| !stale(p.key()))?,
-            true,
-        ),
-        false => (damaged_lines::<Profile>(&paths.profiles), false),
-    };
+    // stale ones; rewritten whenever the Tetris plot reads them. Each
+    // record file's damaged lines (count, and whether the rewrite dropped
+    // them) go into a warning.
+    let profiles_damaged = drop_stale::<Profile>(&paths.profiles, tetris.is_some(), &stale)?;
     // Stale orders go whatever `save_orders` says: an order from before a
     // fix must not be served as the solver's. Valid rows of earlier runs
     // whose order was not kept (`save_orders` turned on since) are named
@@ -339,19 +343,29 @@ fn rewrite_records(
             keep_orders_of_valid_rows(&paths.orders, &start.existing, &start.ours)?;
         (unsaved, (damaged, true))
     } else {
-        let (orders, damaged) = read_jsonl_counting::<SavedOrder>(&paths.orders);
-        match orders.iter().any(|o| stale(o.key())) {
-            true => {
-                rewrite_jsonl::<SavedOrder>(&paths.orders, |o| !stale(o.key()))?;
-                (0, (damaged, true))
-            }
-            false => (0, (damaged, false)),
-        }
+        (0, drop_stale::<SavedOrder>(&paths.orders, false, &stale)?)
     };
     Ok(Prepared {
         unsaved,
         damaged: damaged_record_warnings(profiles_damaged, orders_damaged),
     })
+}
+
+/// Rewrites the `.jsonl` file at `path` without its `stale` records, when
+/// it holds one or `always`; returns its damaged lines' count and whether
+/// the rewrite dropped them.
+fn drop_stale<T: Serialize + DeserializeOwned + Keyed>(
+    path: &Path,
+    always: bool,
+    stale: impl Fn(Key) -> bool,
+) -> Result<(usize, bool), ExperimentError> {
+    let (records, damaged) = read_jsonl_counting::<T>(path);
+    if !path.exists() || !(always || records.iter().any(|r| stale(r.key()))) {
+        return Ok((damaged, false));
+    }
+    let kept: Vec<T> = records.into_iter().filter(|r| !stale(r.key())).collect();
+    write_jsonl(path, &kept).map_err(|e| ExperimentError::io("write", path, e))?;
+    Ok((damaged, true))
 }
 
 /// Warnings about the damaged lines of `tetris.jsonl` and `orders.jsonl`

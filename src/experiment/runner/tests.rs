@@ -1,7 +1,7 @@
 use super::solve::SolveInputs;
 use super::*;
 use crate::experiment::plan::{GraphEntry, GraphSource, Item};
-use crate::experiment::records::{Profile, SavedOrder};
+use crate::experiment::records::{Keyed, Profile, SavedOrder};
 use crate::experiment::results_dir::{
     read_shards_file, ALL_SHARDS, CONFIG, PROFILES, REJECTED, SHARDS,
 };
@@ -915,13 +915,81 @@ fn a_kill_while_the_directory_is_readied_keeps_no_discarded_row() {
         let resumed = run_with(&off, &opts, registry_build).unwrap();
         let orders = crate::experiment::records::read_jsonl::<SavedOrder>(&out.join(ORDERS));
         let kahn = orders.iter().filter(|o| o.solver == "kahn").count();
+        let discarded = point != "discard";
+        assert_eq!(resumed.ran, if discarded { 6 } else { 0 }, "{point}");
+        assert_eq!(kahn, if discarded { 0 } else { 6 }, "{point}");
+    }
+}
+
+/// A new directory, or one whose `config.toml` is damaged (the settings
+/// check then says to pass `--fresh`), killed anywhere while it is readied:
+/// the next run takes it (it stays a results directory) and solves all.
+#[test]
+fn a_directory_killed_while_readied_is_still_taken() {
+    for point in super::start::KILL_POINTS {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("new");
+        let (config, opts) = six_chains(&out, "save_orders = true\n");
+        killed_after(point, || run_with(&config, &opts, registry_build));
+        let summary = run_with(&config, &opts, registry_build).unwrap();
+        assert_eq!(summary.ran, 12, "{point}: a new directory");
+        fs::write(out.join(CONFIG), "name = [broken\n").unwrap();
+        let fresh = RunOptions {
+            fresh: true,
+            ..opts.clone()
+        };
+        killed_after(point, || run_with(&config, &fresh, registry_build));
+        let again = run_with(&config, &fresh, registry_build);
         assert_eq!(
-            kahn,
-            if resumed.ran == 0 { 6 } else { 0 },
-            "{point}: {} solved again",
-            resumed.ran
+            again.map(|s| s.ran).map_err(|e| e.to_string()),
+            Ok(12),
+            "{point}"
         );
     }
+}
+
+/// Records whose row a killed run removed go at the next run, though the
+/// row was another shard's: no order or profile outlives its row.
+#[test]
+fn records_of_rows_another_shard_lost_go() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("shards");
+    let (config, opts) = six_chains(&out, "save_orders = true\n");
+    let shard = |index| RunOptions {
+        shard: Some(Shard { index, count: 2 }),
+        ..opts.clone()
+    };
+    for index in 0..2 {
+        run_with(&config, &shard(index), registry_build).unwrap();
+    }
+    let off = Config {
+        save_orders: false,
+        ..config.clone()
+    };
+    let graphs = Plan::new(&off)
+        .unwrap()
+        .graphs
+        .iter()
+        .map(|g| g.name.clone())
+        .collect();
+    let redo = RunOptions {
+        redo_graphs: graphs,
+        ..shard(0)
+    };
+    killed_after("rows", || run_with(&off, &redo, registry_build));
+    run_with(&off, &shard(0), registry_build).unwrap();
+    let rows: std::collections::BTreeSet<_> = rows::read_rows(&out.join(RUNS))
+        .unwrap()
+        .iter()
+        .map(Row::key)
+        .collect();
+    let orders = crate::experiment::records::read_jsonl::<SavedOrder>(&out.join(ORDERS));
+    assert!(orders.iter().all(|o| rows.contains(&o.key())), "orders");
+    let profiles = crate::experiment::records::read_jsonl::<Profile>(&out.join(PROFILES));
+    assert!(
+        !profiles.is_empty() && profiles.iter().all(|p| rows.contains(&p.key())),
+        "profiles"
+    );
 }
 
 /// `--redo` solves one solver's items again and keeps the others':
