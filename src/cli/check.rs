@@ -179,28 +179,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let (parsed, order, eval) = match checked {
         Ok(ok) => ok,
         Err(e) => {
-            // A JSON consumer reads the verdict on standard output too,
-            // and a report file says it (an earlier report there would
-            // otherwise stand); standard output's text report is the error.
-            let to_file = args.out.as_deref().is_some_and(|o| o != "-");
-            let report = match format {
-                Format::Json => Some(
-                    json!({
-                        "valid": false,
-                        "error": e.0,
-                        "nodes": graph.node_count(),
-                        "edges": graph.edge_count(),
-                    })
-                    .to_string(),
-                ),
-                Format::Text => to_file.then(|| format!("invalid      {}", e.0)),
-            };
-            if let Some(report) = report {
-                match emit(args.out.as_deref(), &format!("{report}\n")) {
-                    Err(e) if !is_broken_pipe(&e) => return Err(e),
-                    _ => {}
-                }
-            }
+            report_invalid(format, args.out.as_deref(), &graph, &e)?;
             return Err(e.into());
         }
     };
@@ -212,11 +191,62 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
              same (ignore this if both are one graph)"
         );
     }
-    let program = solvers::run(&ProgramOrder, &graph, &SolveContext::default()).peak;
+    let text = valid_report(format, &graph, &order, &eval);
+    match emit(args.out.as_deref(), &text) {
+        Err(e) if !is_broken_pipe(&e) => return Err(e),
+        _ => {}
+    }
+    if let Some(path) = &args.plot {
+        plot_beside_program(path, name, &args.graph, &graph, &order)?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Writes the verdict on an order that is not a schedule where a reader
+/// looks for it: JSON on standard output too, and a report file says it
+/// (an earlier report there would otherwise stand); standard output's
+/// text report is the error itself.
+fn report_invalid(
+    format: Format,
+    out: Option<&str>,
+    graph: &Graph,
+    e: &InvalidInput,
+) -> anyhow::Result<()> {
+    let to_file = out.is_some_and(|o| o != "-");
+    let report = match format {
+        Format::Json => Some(
+            json!({
+                "valid": false,
+                "error": e.0,
+                "nodes": graph.node_count(),
+                "edges": graph.edge_count(),
+            })
+            .to_string(),
+        ),
+        Format::Text => to_file.then(|| format!("invalid      {}", e.0)),
+    };
+    if let Some(report) = report {
+        match emit(out, &format!("{report}\n")) {
+            Err(e) if !is_broken_pipe(&e) => return Err(e),
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// The report on a valid `order` of `graph`: its peak, where it is first
+/// reached, program order's peak and the reduction, and the final memory.
+fn valid_report(
+    format: Format,
+    graph: &Graph,
+    order: &[NodeIdx],
+    eval: &schedule::Evaluation,
+) -> String {
+    let program = solvers::run(&ProgramOrder, graph, &SolveContext::default()).peak;
     let reduction = reduction_pct(Some(eval.peak), program);
     // The node that reaches the peak first, and its step (1-based).
     let at_peak = eval.peak_step.map(|k| (k + 1, graph.id(order[k])));
-    let text = match format {
+    match format {
         Format::Json => {
             let value = json!({
                 "valid": true,
@@ -256,22 +286,25 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             );
             s
         }
-    };
-    match emit(args.out.as_deref(), &text) {
-        Err(e) if !is_broken_pipe(&e) => return Err(e),
-        _ => {}
     }
-    if let Some(path) = &args.plot {
-        let program: Vec<NodeIdx> = graph.nodes().collect();
-        let label = std::path::Path::new(name)
-            .file_name()
-            .map_or(name.to_string(), |f| f.to_string_lossy().into_owned());
-        let mut orders = vec![(label.as_str(), order.as_slice())];
-        // Program order beside it, when it is a schedule.
-        if graph.program_order_is_topological() {
-            orders.push(("program order", program.as_slice()));
-        }
-        plot_orders(path, &args.graph, &graph, &orders)?;
+}
+
+/// Plots the memory profile of `order` (read from `name`) and, when it is
+/// a schedule, program order's beside it.
+fn plot_beside_program(
+    path: &std::path::Path,
+    name: &str,
+    graph_arg: &str,
+    graph: &Graph,
+    order: &[NodeIdx],
+) -> anyhow::Result<()> {
+    let program: Vec<NodeIdx> = graph.nodes().collect();
+    let label = std::path::Path::new(name)
+        .file_name()
+        .map_or(name.to_string(), |f| f.to_string_lossy().into_owned());
+    let mut orders = vec![(label.as_str(), order)];
+    if graph.program_order_is_topological() {
+        orders.push(("program order", program.as_slice()));
     }
-    Ok(ExitCode::SUCCESS)
+    plot_orders(path, graph_arg, graph, &orders)
 }
