@@ -123,19 +123,25 @@ pub fn write_jsonl<T: Serialize>(path: &Path, records: &[T]) -> io::Result<()> {
 }
 
 /// Rewrites the `.jsonl` file `path` (if it exists) with the records
-/// [`read_jsonl`] finds in it that `keep` accepts, in key order; returns
-/// how many damaged lines (see [`read_jsonl_counting`]) it dropped.
+/// [`read_jsonl`] finds in it less those `drop` takes, in key order: when
+/// `always`, else only when `drop` takes one. Returns how many damaged
+/// lines (see [`read_jsonl_counting`]) it read, and whether it rewrote the
+/// file (dropping them).
 pub(super) fn rewrite_jsonl<T: Serialize + serde::de::DeserializeOwned + Keyed>(
     path: &Path,
-    keep: impl Fn(&T) -> bool,
-) -> Result<usize, ExperimentError> {
+    always: bool,
+    drop: impl Fn(&T) -> bool,
+) -> Result<(usize, bool), ExperimentError> {
     if !path.exists() {
-        return Ok(0);
+        return Ok((0, false));
     }
-    let (mut records, damaged) = read_jsonl_counting::<T>(path);
-    records.retain(keep);
-    write_jsonl(path, &records).map_err(|e| ExperimentError::io("write", path, e))?;
-    Ok(damaged)
+    let (records, damaged) = read_jsonl_counting::<T>(path);
+    if !always && !records.iter().any(&drop) {
+        return Ok((damaged, false));
+    }
+    let kept: Vec<T> = records.into_iter().filter(|r| !drop(r)).collect();
+    write_jsonl(path, &kept).map_err(|e| ExperimentError::io("write", path, e))?;
+    Ok((damaged, true))
 }
 
 /// Reads a `.jsonl` file of records: the last one per key wins, and a line

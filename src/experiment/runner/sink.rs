@@ -133,10 +133,10 @@ pub(super) fn close_records(
     }
     drop(sink);
     if tetris.is_some() {
-        rewrite_jsonl::<Profile>(&paths.profiles, |_| true)?;
+        rewrite_jsonl::<Profile>(&paths.profiles, true, |_| false)?;
     }
     if orders_appended {
-        rewrite_jsonl::<SavedOrder>(&paths.orders, |_| true)?;
+        rewrite_jsonl::<SavedOrder>(&paths.orders, true, |_| false)?;
     }
     Ok(restored)
 }

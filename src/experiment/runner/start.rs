@@ -5,15 +5,14 @@ use std::collections::BTreeSet;
 use std::io::Write;
 use std::path::Path;
 
-use serde::de::DeserializeOwned;
-use serde::Serialize;
-
 use super::sink::RecordPaths;
 use super::RunOptions;
 use crate::experiment::config::Config;
 use crate::experiment::fingerprint::{self, Fingerprints};
 use crate::experiment::plan::{Item, Plan};
-use crate::experiment::records::{read_jsonl_counting, write_jsonl, Keyed, Profile, SavedOrder};
+use crate::experiment::records::{
+    read_jsonl_counting, rewrite_jsonl, write_jsonl, Keyed, Profile, SavedOrder,
+};
 use crate::experiment::results_dir::{
     check_shard_placement, read_shards_file, remove_final_pass, remove_if_present, write_shards,
     ShardsFile, ALL_SHARDS, CONFIG, ORDERS, PROFILES, REJECTED, RUNS, SHARDS, SHARD_PLACEMENT,
@@ -333,7 +332,8 @@ fn rewrite_records(
     // stale ones; rewritten whenever the Tetris plot reads them. Each
     // record file's damaged lines (count, and whether the rewrite dropped
     // them) go into a warning.
-    let profiles_damaged = drop_stale::<Profile>(&paths.profiles, tetris.is_some(), &stale)?;
+    let profiles_damaged =
+        rewrite_jsonl::<Profile>(&paths.profiles, tetris.is_some(), |p| stale(p.key()))?;
     // Stale orders go whatever `save_orders` says: an order from before a
     // fix must not be served as the solver's. Valid rows of earlier runs
     // whose order was not kept (`save_orders` turned on since) are named
@@ -343,29 +343,15 @@ fn rewrite_records(
             keep_orders_of_valid_rows(&paths.orders, &start.existing, &start.ours)?;
         (unsaved, (damaged, true))
     } else {
-        (0, drop_stale::<SavedOrder>(&paths.orders, false, &stale)?)
+        (
+            0,
+            rewrite_jsonl::<SavedOrder>(&paths.orders, false, |o| stale(o.key()))?,
+        )
     };
     Ok(Prepared {
         unsaved,
         damaged: damaged_record_warnings(profiles_damaged, orders_damaged),
     })
-}
-
-/// Rewrites the `.jsonl` file at `path` without its `stale` records, when
-/// it holds one or `always`; returns its damaged lines' count and whether
-/// the rewrite dropped them.
-fn drop_stale<T: Serialize + DeserializeOwned + Keyed>(
-    path: &Path,
-    always: bool,
-    stale: impl Fn(Key) -> bool,
-) -> Result<(usize, bool), ExperimentError> {
-    let (records, damaged) = read_jsonl_counting::<T>(path);
-    if !path.exists() || !(always || records.iter().any(|r| stale(r.key()))) {
-        return Ok((damaged, false));
-    }
-    let kept: Vec<T> = records.into_iter().filter(|r| !stale(r.key())).collect();
-    write_jsonl(path, &kept).map_err(|e| ExperimentError::io("write", path, e))?;
-    Ok((damaged, true))
 }
 
 /// Warnings about the damaged lines of `tetris.jsonl` and `orders.jsonl`
