@@ -39,6 +39,15 @@ pub fn quiet_thread() {
     CATCHING.with(|c| c.set(c.get() + 1));
 }
 
+/// A pool of `threads` workers (0: one per core) whose threads are
+/// [quiet](quiet_thread): every job given to it must catch its own panics.
+pub fn quiet_pool(threads: usize) -> Result<rayon::ThreadPool, rayon::ThreadPoolBuildError> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .start_handler(|_| quiet_thread())
+        .build()
+}
+
 /// Wraps the process-wide hook, once.
 fn wrap_hook() {
     static WRAP_HOOK: Once = Once::new();

@@ -23,7 +23,7 @@ use std::sync::Arc;
 
 use anyhow::Context as _;
 
-use crate::experiment::catch::quiet_thread;
+use crate::experiment::catch::quiet_pool;
 use crate::solvers::{
     self, rule, Abilities, Budget, ProgramOrder, Report, Scheduler, SolveContext, Status,
 };
@@ -236,13 +236,9 @@ fn worker_pool(threads: Option<usize>) -> anyhow::Result<Option<Arc<rayon::Threa
         return Ok(None);
     };
     super::warn_if_oversubscribed(n);
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(n)
-        // A solver's panic on a worker is its report's reason (see
-        // `run_or_abandon`), not a message of the panic hook.
-        .start_handler(|_| quiet_thread())
-        .build()
-        .context("cannot start the worker threads")?;
+    // A solver's panic on a worker is its report's reason (see
+    // `run_or_abandon`), not a message of the panic hook.
+    let pool = quiet_pool(n).context("cannot start the worker threads")?;
     Ok(Some(Arc::new(pool)))
 }
 

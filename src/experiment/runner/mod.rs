@@ -44,7 +44,7 @@ use std::time::Duration;
 
 use rayon::prelude::*;
 
-use super::catch::quiet_thread;
+use super::catch::quiet_pool;
 use super::config::Config;
 use super::fingerprint::{self, Fingerprints};
 use super::plan::{Item, Plan, Shard};
@@ -363,12 +363,8 @@ fn with_default_out<'a>(opts: &'a RunOptions, config: &Config) -> Cow<'a, RunOpt
 
 /// The run's pool of `threads` worker threads (0: one per core).
 fn worker_pool(threads: usize) -> Result<rayon::ThreadPool, ExperimentError> {
-    rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        // Every job below catches its panics and reports them.
-        .start_handler(|_| quiet_thread())
-        .build()
-        .map_err(|e| ExperimentError::Threads(e.to_string()))
+    // Every job below catches its panics and reports them.
+    quiet_pool(threads).map_err(|e| ExperimentError::Threads(e.to_string()))
 }
 
 /// Solves the `pending` items on `pool`, one item per task; a watcher
