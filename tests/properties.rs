@@ -515,7 +515,7 @@ proptest! {
             extra: Default::default(),
         };
         match (Graph::from_raw(raw), cyclic, first_unreachable) {
-            (Err(memsched::GraphError::Cycle { cycle }), true, _) => {
+            (Err(memsched::GraphError::Cycle { cycle, .. }), true, _) => {
                 let idx: Vec<usize> = cycle.iter().map(|&id| (id - 1000) as usize).collect();
                 prop_assert!(!idx.is_empty());
                 for k in 0..idx.len() {

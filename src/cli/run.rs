@@ -239,11 +239,16 @@ fn report_summary(
         ),
         Some(_) if summary.ran == 0 => note!(
             "{}: stopped by {} after {:.1} s, before any solve of this run ({} already \
-             done){}; {resume}",
+             done{}){}; {resume}",
             config.name,
             super::interrupt::cause(),
             start.elapsed().as_secs_f64(),
             summary.resumed,
+            match summary.untouched && redid {
+                // `resumed` counts the rows the redo keeps; it discarded none yet.
+                true => ", not counting the rows --redo or --redo-graph will discard",
+                false => "",
+            },
             no_final_pass(&summary.out, summary.untouched)
         ),
         Some(not_started) => note!(

@@ -4,11 +4,14 @@ use thiserror::Error;
 
 /// Why a graph was rejected. Every variant names the original node ids (and
 /// buffer ids) involved, so a user can find the problem in the file.
+///
+/// Variants with fields may gain fields: match them with `..`.
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum GraphError {
     /// The text is not valid JSON, or not of the seed format's shape.
     #[error("malformed graph JSON at line {line}, column {column}: {message}")]
+    #[non_exhaustive]
     Json {
         /// Line of the error, counted from 1.
         line: usize,
@@ -20,6 +23,7 @@ pub enum GraphError {
     },
     /// Reading the file failed.
     #[error("cannot read {path}: {message}")]
+    #[non_exhaustive]
     Io {
         /// The path as given (`-` for standard input).
         path: String,
@@ -36,6 +40,7 @@ pub enum GraphError {
     NotAGraphFile(crate::input::Refusal),
     /// Two nodes share one id.
     #[error("duplicate node id {id} (Nodes[{first}] and Nodes[{second}], counted from 0)")]
+    #[non_exhaustive]
     DuplicateId {
         /// The shared id.
         id: i64,
@@ -46,6 +51,7 @@ pub enum GraphError {
     },
     /// An edge names a node that does not exist.
     #[error("Edges[{edge}] (counted from 0) = [{from}, {to}] refers to missing node {missing}")]
+    #[non_exhaustive]
     EdgeToMissingNode {
         /// Position (from 0) of the edge in the `Edges` array.
         edge: usize,
@@ -58,6 +64,7 @@ pub enum GraphError {
     },
     /// The edges contain a cycle; `cycle` lists its nodes in edge order.
     #[error("the edges contain a cycle: {}", fmt_cycle(.cycle))]
+    #[non_exhaustive]
     Cycle {
         /// Node ids around the cycle, each with an edge to the next and the
         /// last with an edge back to the first.
@@ -69,6 +76,7 @@ pub enum GraphError {
         "node {id} has Op {op:?}: write exactly \"{expected}\" (Op is case-sensitive \
          and takes no spaces; any other Op is a compute node, which allocates nothing)"
     )]
+    #[non_exhaustive]
     OpCase {
         /// The node's id.
         id: i64,
@@ -88,6 +96,7 @@ pub enum GraphError {
         "{}extra field {key:?}: {why} (a file written from this graph would not read back)",
         match id { Some(id) => format!("node {id}: "), None => String::new() }
     )]
+    #[non_exhaustive]
     ReservedField {
         /// The node's id; `None` for a top-level field.
         id: Option<i64>,
@@ -104,6 +113,7 @@ pub enum GraphError {
         "node {id} has a field {key:?}: write exactly \"{expected}\" (field names are \
          case-sensitive and take no spaces; {key:?} would be ignored)"
     )]
+    #[non_exhaustive]
     FieldCase {
         /// The node's id.
         id: i64,
@@ -115,6 +125,7 @@ pub enum GraphError {
     },
     /// A `Latency` field that is not a JSON number.
     #[error("node {id} has a Latency that is not a number ({value}); write a JSON number or leave it out")]
+    #[non_exhaustive]
     BadLatency {
         /// The node's id.
         id: i64,
@@ -127,6 +138,7 @@ pub enum GraphError {
         "node {id} has Latency {value}, out of range: its magnitude must be at most 2^63 \
          (about 9.2e18); scale the graph's latencies down"
     )]
+    #[non_exhaustive]
     LatencyOutOfRange {
         /// The node's id.
         id: i64,
@@ -135,12 +147,14 @@ pub enum GraphError {
     },
     /// An ALLOC has no `Size`.
     #[error("ALLOC node {id} has no Size")]
+    #[non_exhaustive]
     MissingSize {
         /// The ALLOC's id.
         id: i64,
     },
     /// An ALLOC has a negative `Size`.
     #[error("ALLOC node {id} has a negative Size ({size})")]
+    #[non_exhaustive]
     NegativeSize {
         /// The ALLOC's id.
         id: i64,
@@ -149,6 +163,7 @@ pub enum GraphError {
     },
     /// An ALLOC or FREE has no `BufId`.
     #[error("{op} node {id} has no BufId")]
+    #[non_exhaustive]
     MissingBufId {
         /// The node's id.
         id: i64,
@@ -157,6 +172,7 @@ pub enum GraphError {
     },
     /// A FREE's buffer has no ALLOC.
     #[error("FREE node {free} releases buffer {buf}, which no ALLOC node allocates")]
+    #[non_exhaustive]
     FreeWithoutAlloc {
         /// The FREE's id.
         free: i64,
@@ -165,6 +181,7 @@ pub enum GraphError {
     },
     /// Two ALLOCs of one buffer.
     #[error("buffer {buf} is allocated twice, by ALLOC nodes {first} and {second}")]
+    #[non_exhaustive]
     DuplicateAlloc {
         /// The buffer id.
         buf: i64,
@@ -175,6 +192,7 @@ pub enum GraphError {
     },
     /// Two FREEs of one buffer.
     #[error("buffer {buf} is freed twice, by FREE nodes {first} and {second}")]
+    #[non_exhaustive]
     DuplicateFree {
         /// The buffer id.
         buf: i64,
@@ -188,6 +206,7 @@ pub enum GraphError {
         "FREE node {free} of buffer {buf} is not reachable from its ALLOC node {alloc}: \
          some order would free the buffer before allocating it (add a path of edges from {alloc} to {free})"
     )]
+    #[non_exhaustive]
     FreeNotReachable {
         /// The buffer id.
         buf: i64,
@@ -199,6 +218,7 @@ pub enum GraphError {
     /// The sizes do not fit the model's integer range: one `Size`, or the
     /// sum of all of them, passes `2^63 - 1` bytes.
     #[error("{}", too_large(*.max, *.id, *.size))]
+    #[non_exhaustive]
     TooLarge {
         /// The limit in bytes: always `i64::MAX`.
         max: i64,
@@ -211,6 +231,7 @@ pub enum GraphError {
     /// [`Graph::with_latencies`](crate::Graph::with_latencies) given a
     /// slice whose length is not the graph's node count.
     #[error("{given} latencies for a graph of {nodes} nodes: give one per node, in node order")]
+    #[non_exhaustive]
     LatencyCount {
         /// The slice's length.
         given: usize,
@@ -219,6 +240,7 @@ pub enum GraphError {
     },
     /// More nodes or edges than the compact storage holds.
     #[error("graph too large: {what} (at most {max})")]
+    #[non_exhaustive]
     Capacity {
         /// The count that is too large, e.g. `5000000000 edges`.
         what: String,
@@ -228,6 +250,7 @@ pub enum GraphError {
     /// An op of a [`TensorProgram`](crate::corpus::program::TensorProgram)
     /// reads a tensor that is not an output of an earlier op.
     #[error("op #{op} (`{name}`) reads output {output} of op #{producer}, {why}")]
+    #[non_exhaustive]
     BadTensorRef {
         /// Index of the reading op.
         op: usize,

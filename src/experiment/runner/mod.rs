@@ -146,8 +146,9 @@ fn acknowledge_stop_while<T>(opts: &RunOptions, work: impl FnOnce() -> T) -> T {
     })
 }
 
-/// What a run did.
+/// What a run did (it may gain fields: it is built only by [`run`]).
 #[derive(Debug, Clone, Default)]
+#[non_exhaustive]
 pub struct RunSummary {
     /// Items of this run (the shard's, or all).
     pub items: usize,
