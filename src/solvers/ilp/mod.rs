@@ -115,19 +115,8 @@ impl Scheduler for Ilp {
         // HiGHS's set-up and LP solves do not see a stop: should the
         // caller leave this solve behind, the start is its answer.
         ctx.post_fallback(&start.order, Some(lb));
-        let gcd_unit = g
-            .deltas()
-            .iter()
-            .fold(0u64, |a, &d| gcd(a, d.unsigned_abs()))
-            .max(1);
-        let coarse = (start.peak / gcd_unit).div_ceil(MAX_MODEL_UNITS).max(1);
-        let unit = (gcd_unit * coarse) as i64;
-        // Every peak is a whole number of gcd units, so the bound rounds up
-        // to one; a coarse unit may not divide the optimum: round down.
-        let lb_units = match coarse {
-            1 => lb.div_ceil(unit as u64) as i64,
-            _ => lb as i64 / unit,
-        };
+        let units = Units::of(g, start.peak, lb);
+        let unit = units.unit;
         let profiles = model::Profiles::new(g, &red, unit);
         let round = |start: &sim::Outcome, tight: bool, warm: bool| {
             let spec = model::Spec {
@@ -135,7 +124,7 @@ impl Scheduler for Ilp {
                 win: &win,
                 unit,
                 profiles: &profiles,
-                lb: lb_units,
+                lb: units.lb,
                 start,
                 ctx,
                 tight,
@@ -143,7 +132,7 @@ impl Scheduler for Ilp {
             };
             model::solve(&spec).map(|answer| Round::settle(answer, start, &red, unit))
         };
-        let mut r = match round(&start, false, true) {
+        let first = match round(&start, false, true) {
             Ok(r) => r,
             Err(e) => {
                 return counted(
@@ -153,37 +142,8 @@ impl Scheduler for Ilp {
                 )
             }
         };
-        // `Optimal` below the peak of the order its solution decodes to:
-        // either HiGHS handed back its MIP start instead of its incumbent
-        // (`stale`: solve again without a start), or it accepted a memory
-        // row violated within its feasibility tolerance (the rows sum sizes
-        // in the millions: solve again from the decoded order with tight
-        // tolerances). Only while
-        // time is left; the first answer stands if the second fails, and
-        // the better bound of the two counts.
-        let first_lb = r.highs_lb;
-        // Against HiGHS's own bound (before the allowance, which would make
-        // every large optimum look short).
-        let raw_bound = r
-            .answer
-            .dual_bound
-            .map(|b| Round::raw_units(b) * unit as u64);
-        // (With coarse units a bound below the peak is expected: only a
-        // returned start is solved again.)
-        let below = raw_bound < Some(r.best.peak) && (coarse == 1 || r.answer.stale);
-        let short = r.answer.status == "Optimal" && below;
-        let mut again_note = "";
-        if short && !ctx.expired() {
-            let stale = r.answer.stale;
-            if let Ok(again) = round(&r.best, !stale, !stale) {
-                r = again;
-                again_note = if stale {
-                    " after a re-solve without a start (HiGHS returned its start)"
-                } else {
-                    " after a re-solve with tight tolerances"
-                };
-            }
-        }
+        let first_lb = first.highs_lb;
+        let (r, again) = solve_again(first, &units, ctx, round);
         let Round {
             answer,
             best,
@@ -191,18 +151,132 @@ impl Scheduler for Ilp {
         } = r;
         let proven = lb.max(highs_lb.max(first_lb).unwrap_or(0));
         let closed_by_highs = answer.status == "Optimal" && highs_lb == Some(best.peak);
+        let note = Note {
+            answer: &answer,
+            again,
+            highs_lb,
+            units: &units,
+            // The combinatorial bound may close what HiGHS's lowered one leaves open.
+            f4_proof: Some(lb).filter(|&lb| !closed_by_highs && lb >= best.peak),
+            steps,
+            nodes: n,
+        }
+        .text(ctx);
+        let out = if schedule::check(g, &best.order).is_err() {
+            // Cannot happen (sim only runs ready clusters); never claim anything on it.
+            Outcome::failed("internal error: decoded order rejected by the checker")
+        } else if closed_by_highs || proven >= best.peak {
+            Outcome::optimal(best.order, best.peak)
+        } else {
+            Outcome::feasible(best.order).with_lower_bound(Some(proven))
+        };
+        counted(
+            out.with_counter("rows", answer.rows as u64)
+                .with_counter("mip_nodes", answer.mip_nodes.unwrap_or(0).max(0) as u64)
+                .with_note(note),
+        )
+    }
+}
+
+/// The model's unit of size and the lower bound counted in it.
+struct Units {
+    /// Bytes per unit: the gcd of the sizes, times `coarse`.
+    unit: i64,
+    /// The factor above the gcd that keeps the start's peak within
+    /// [`MAX_MODEL_UNITS`] units (1: sizes counted exactly).
+    coarse: u64,
+    /// The lower bound in units.
+    lb: i64,
+}
+
+impl Units {
+    fn of(g: &Graph, start_peak: u64, lb: u64) -> Units {
+        let gcd_unit = g
+            .deltas()
+            .iter()
+            .fold(0u64, |a, &d| gcd(a, d.unsigned_abs()))
+            .max(1);
+        let coarse = (start_peak / gcd_unit).div_ceil(MAX_MODEL_UNITS).max(1);
+        let unit = (gcd_unit * coarse) as i64;
+        // Every peak is a whole number of gcd units, so the bound rounds up
+        // to one; a coarse unit may not divide the optimum: round down.
+        let lb = match coarse {
+            1 => lb.div_ceil(unit as u64) as i64,
+            _ => lb as i64 / unit,
+        };
+        Units { unit, coarse, lb }
+    }
+}
+
+/// Solves again when HiGHS says `Optimal` below the peak of the order its
+/// solution decodes to: either it handed back its MIP start instead of
+/// its incumbent (`stale`: solve again without a start), or it accepted a
+/// memory row violated within its feasibility tolerance (the rows sum
+/// sizes in the millions: solve again from the decoded order with tight
+/// tolerances). Only while time is left; the first answer stands if the
+/// second fails (the caller counts the better bound of the two). Returns
+/// the answer kept and, if it is the second, the note's words for why.
+fn solve_again(
+    first: Round,
+    units: &Units,
+    ctx: &SolveContext,
+    round: impl Fn(&sim::Outcome, bool, bool) -> Result<Round, String>,
+) -> (Round, &'static str) {
+    // Against HiGHS's own bound (before the allowance, which would make
+    // every large optimum look short).
+    let raw_bound = first
+        .answer
+        .dual_bound
+        .map(|b| Round::raw_units(b) * units.unit as u64);
+    // (With coarse units a bound below the peak is expected: only a
+    // returned start is solved again.)
+    let below = raw_bound < Some(first.best.peak) && (units.coarse == 1 || first.answer.stale);
+    let short = first.answer.status == "Optimal" && below;
+    if !short || ctx.expired() {
+        return (first, "");
+    }
+    let stale = first.answer.stale;
+    match round(&first.best, !stale, !stale) {
+        Ok(again) if stale => (
+            again,
+            " after a re-solve without a start (HiGHS returned its start)",
+        ),
+        Ok(again) => (again, " after a re-solve with tight tolerances"),
+        Err(_) => (first, ""),
+    }
+}
+
+/// What a finished solve's note says: HiGHS's status and figures, how its
+/// bound and the sizes were counted, and what proved the peak.
+struct Note<'a> {
+    answer: &'a model::Answer,
+    /// Why the answer is a second solve's (empty if it is the first's).
+    again: &'static str,
+    /// HiGHS's bound in bytes, after the allowance.
+    highs_lb: Option<u64>,
+    units: &'a Units,
+    /// The F4 bound, when it proves the peak that HiGHS's bound does not.
+    f4_proof: Option<u64>,
+    steps: usize,
+    nodes: usize,
+}
+
+impl Note<'_> {
+    fn text(&self, ctx: &SolveContext) -> String {
+        let Note { answer, again, .. } = self;
+        let unit = self.units.unit;
         // A bound the allowance lowered past a whole unit (an optimum of
         // about 1e5 units or more) cannot close a proof: say so.
-        let allowance = match (answer.dual_bound, highs_lb) {
-            (Some(b), Some(counted)) if Round::raw_units(b) > Round::units(b) => {
+        let allowance = match (answer.dual_bound, self.highs_lb) {
+            (Some(b), Some(lowered)) if Round::raw_units(b) > Round::units(b) => {
                 format!(
-                    ", counted as {counted} after the {BOUND_ALLOWANCE:e} relative allowance for \
+                    ", counted as {lowered} after the {BOUND_ALLOWANCE:e} relative allowance for \
                      HiGHS's errors"
                 )
             }
             _ => String::new(),
         };
-        let coarse_note = match coarse {
+        let coarse_note = match self.units.coarse {
             1 => String::new(),
             _ => format!(
                 "; sizes counted in units of {unit} B, rounded down (objective and bound \
@@ -221,29 +295,17 @@ impl Scheduler for Ilp {
             Some(b) => format!("{}", b * unit as f64),
             None => "none".to_string(),
         };
-        // The combinatorial bound may close what HiGHS's lowered one leaves open.
-        let by_f4 = match !closed_by_highs && lb >= best.peak {
-            true => format!("; the F4 bound {lb} meets the peak, which proves it"),
-            false => String::new(),
+        let by_f4 = match self.f4_proof {
+            Some(lb) => format!("; the F4 bound {lb} meets the peak, which proves it"),
+            None => String::new(),
         };
-        let note = format!(
-            "{stopped}HiGHS: {}{again_note} (objective {}, bound {bound}{allowance}); {steps} \
-             steps from {n} nodes{coarse_note}{by_f4}",
+        format!(
+            "{stopped}HiGHS: {}{again} (objective {}, bound {bound}{allowance}); {} steps from \
+             {} nodes{coarse_note}{by_f4}",
             answer.status,
             answer.objective * unit as f64,
-        );
-        let out = if schedule::check(g, &best.order).is_err() {
-            // Cannot happen (sim only runs ready clusters); never claim anything on it.
-            Outcome::failed("internal error: decoded order rejected by the checker")
-        } else if closed_by_highs || proven >= best.peak {
-            Outcome::optimal(best.order, best.peak)
-        } else {
-            Outcome::feasible(best.order).with_lower_bound(Some(proven))
-        };
-        counted(
-            out.with_counter("rows", answer.rows as u64)
-                .with_counter("mip_nodes", answer.mip_nodes.unwrap_or(0).max(0) as u64)
-                .with_note(note),
+            self.steps,
+            self.nodes,
         )
     }
 }
