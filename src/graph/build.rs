@@ -29,122 +29,21 @@ impl Graph {
             edges,
             extra: graph_extra,
         } = raw;
-        if let Some(key) = super::seed::GRAPH_FIELDS
-            .into_iter()
-            .find(|&k| graph_extra.contains_key(k))
-        {
-            return Err(GraphError::ReservedField {
-                id: None,
-                key: key.into(),
-                why: HELD,
-            });
-        }
+        check_graph_fields(&graph_extra)?;
+        check_capacity(nodes.len(), edges.len())?;
         let n = nodes.len();
-        if n >= NONE as usize {
-            return Err(GraphError::Capacity {
-                what: format!("{n} nodes"),
-                max: NONE as u64 - 1,
-            });
-        }
-        if edges.len() > u32::MAX as usize {
-            return Err(GraphError::Capacity {
-                what: format!("{} edges", edges.len()),
-                max: u32::MAX as u64,
-            });
-        }
         let ids: Vec<i64> = nodes.iter().map(|node| node.id).collect();
         let id_index = index_ids(&ids)?;
-        let lookup = |id: i64| -> Option<NodeIdx> {
-            match &id_index {
-                IdIndex::Dense => (id >= 0 && (id as usize) < n).then_some(id as NodeIdx),
-                IdIndex::Sorted(t) => t
-                    .binary_search_by_key(&id, |&(k, _)| k)
-                    .ok()
-                    .map(|i| t[i].1),
-            }
-        };
-
-        let mut kinds = Vec::with_capacity(n);
-        let mut deltas = vec![0i64; n];
-        let mut buf_ids = vec![0i64; n];
-        let mut op_codes = Vec::with_capacity(n);
-        let mut op_names: Vec<String> = Vec::new();
-        let mut op_table: HashMap<String, u32> = HashMap::new();
-        let mut extras = Vec::with_capacity(n);
-        let mut total: i128 = 0;
-        for (v, node) in nodes.into_iter().enumerate() {
-            let RawNode {
-                id,
-                op,
-                size,
-                buf_id,
-                extra,
-            } = node;
-            let kind = match op.as_str() {
-                "ALLOC" => NodeKind::Alloc,
-                "FREE" => NodeKind::Free,
-                other => {
-                    if let Some(expected) = miscased_op(other) {
-                        return Err(GraphError::OpCase {
-                            id,
-                            op: other.to_string(),
-                            expected,
-                        });
-                    }
-                    NodeKind::Compute
-                }
-            };
-            check_field_names(id, kind, extra.as_deref())?;
-            let mut extra = extra;
-            match kind {
-                NodeKind::Alloc => {
-                    let size = size.ok_or(GraphError::MissingSize { id })?;
-                    if size < 0 {
-                        return Err(GraphError::NegativeSize { id, size });
-                    }
-                    total += size;
-                    if total > i64::MAX as i128 {
-                        return Err(GraphError::TooLarge {
-                            max: i64::MAX,
-                            id,
-                            size,
-                        });
-                    }
-                    deltas[v] = size as i64;
-                    buf_ids[v] = buf_id.ok_or(GraphError::MissingBufId { id, op: "ALLOC" })?;
-                }
-                NodeKind::Free => {
-                    buf_ids[v] = buf_id.ok_or(GraphError::MissingBufId { id, op: "FREE" })?;
-                    keep_field(&mut extra, "Size", size.map(int_value));
-                }
-                NodeKind::Compute => {
-                    keep_field(&mut extra, "Size", size.map(int_value));
-                    keep_field(&mut extra, "BufId", buf_id.map(Value::from));
-                }
-            }
-            let code = *op_table.entry(op).or_insert_with_key(|name| {
-                op_names.push(name.clone());
-                (op_names.len() - 1) as u32
-            });
-            kinds.push(kind);
-            op_codes.push(code);
-            extras.push(extra);
-        }
-
+        let Columns {
+            kinds,
+            mut deltas,
+            buf_ids,
+            op_codes,
+            op_names,
+            extras,
+        } = Columns::read(nodes)?;
         let partner = pair_buffers(&ids, &kinds, &buf_ids, &mut deltas)?;
-
-        let mut pairs = Vec::with_capacity(edges.len());
-        for (k, &(from, to)) in edges.iter().enumerate() {
-            let missing = |m| GraphError::EdgeToMissingNode {
-                edge: k,
-                from,
-                to,
-                missing: m,
-            };
-            let u = lookup(from).ok_or_else(|| missing(from))?;
-            let v = lookup(to).ok_or_else(|| missing(to))?;
-            pairs.push((u, v));
-        }
+        let pairs = edge_pairs(&edges, &id_index, n)?;
         let succ = Csr::from_pairs(n, pairs.iter().copied());
         let pred = Csr::from_pairs(n, pairs.iter().map(|&(u, v)| (v, u)));
         let program_is_topological = pairs.iter().all(|&(u, v)| u < v);
@@ -198,6 +97,155 @@ impl Graph {
             extra: self.graph_extra.clone(),
         }
     }
+}
+
+/// Refuses a top-level field that the format reserves.
+fn check_graph_fields(graph_extra: &Map<String, Value>) -> Result<(), GraphError> {
+    match super::seed::GRAPH_FIELDS
+        .into_iter()
+        .find(|&k| graph_extra.contains_key(k))
+    {
+        Some(key) => Err(GraphError::ReservedField {
+            id: None,
+            key: key.into(),
+            why: HELD,
+        }),
+        None => Ok(()),
+    }
+}
+
+/// Refuses more nodes or edges than `u32` indices can number.
+fn check_capacity(nodes: usize, edges: usize) -> Result<(), GraphError> {
+    if nodes >= NONE as usize {
+        return Err(GraphError::Capacity {
+            what: format!("{nodes} nodes"),
+            max: NONE as u64 - 1,
+        });
+    }
+    if edges > u32::MAX as usize {
+        return Err(GraphError::Capacity {
+            what: format!("{edges} edges"),
+            max: u32::MAX as u64,
+        });
+    }
+    Ok(())
+}
+
+/// The per-node columns of a graph, read from its `Nodes` array.
+struct Columns {
+    kinds: Vec<NodeKind>,
+    /// An ALLOC's size; 0 for the others (FREEs get theirs from their ALLOC).
+    deltas: Vec<i64>,
+    /// An ALLOC's or FREE's `BufId`; 0 for compute nodes.
+    buf_ids: Vec<i64>,
+    op_codes: Vec<u32>,
+    op_names: Vec<String>,
+    extras: Vec<Option<Box<Map<String, Value>>>>,
+}
+
+impl Columns {
+    /// Reads node by node: `Op` spelling, field names, ALLOC/FREE fields
+    /// and the running total of ALLOC sizes.
+    fn read(nodes: Vec<RawNode>) -> Result<Columns, GraphError> {
+        let n = nodes.len();
+        let mut c = Columns {
+            kinds: Vec::with_capacity(n),
+            deltas: vec![0i64; n],
+            buf_ids: vec![0i64; n],
+            op_codes: Vec::with_capacity(n),
+            op_names: Vec::new(),
+            extras: Vec::with_capacity(n),
+        };
+        let mut op_table: HashMap<String, u32> = HashMap::new();
+        let mut total: i128 = 0;
+        for (v, node) in nodes.into_iter().enumerate() {
+            let RawNode {
+                id,
+                op,
+                size,
+                buf_id,
+                extra,
+            } = node;
+            let kind = node_kind(id, &op)?;
+            check_field_names(id, kind, extra.as_deref())?;
+            let mut extra = extra;
+            match kind {
+                NodeKind::Alloc => {
+                    let size = size.ok_or(GraphError::MissingSize { id })?;
+                    if size < 0 {
+                        return Err(GraphError::NegativeSize { id, size });
+                    }
+                    total += size;
+                    if total > i64::MAX as i128 {
+                        return Err(GraphError::TooLarge {
+                            max: i64::MAX,
+                            id,
+                            size,
+                        });
+                    }
+                    c.deltas[v] = size as i64;
+                    c.buf_ids[v] = buf_id.ok_or(GraphError::MissingBufId { id, op: "ALLOC" })?;
+                }
+                NodeKind::Free => {
+                    c.buf_ids[v] = buf_id.ok_or(GraphError::MissingBufId { id, op: "FREE" })?;
+                    keep_field(&mut extra, "Size", size.map(int_value));
+                }
+                NodeKind::Compute => {
+                    keep_field(&mut extra, "Size", size.map(int_value));
+                    keep_field(&mut extra, "BufId", buf_id.map(Value::from));
+                }
+            }
+            let op_names = &mut c.op_names;
+            let code = *op_table.entry(op).or_insert_with_key(|name| {
+                op_names.push(name.clone());
+                (op_names.len() - 1) as u32
+            });
+            c.kinds.push(kind);
+            c.op_codes.push(code);
+            c.extras.push(extra);
+        }
+        Ok(c)
+    }
+}
+
+/// The kind an `Op` names: exactly `ALLOC` or `FREE`, or any other (compute)
+/// that is not one of those two in another case.
+fn node_kind(id: i64, op: &str) -> Result<NodeKind, GraphError> {
+    Ok(match op {
+        "ALLOC" => NodeKind::Alloc,
+        "FREE" => NodeKind::Free,
+        other => {
+            if let Some(expected) = miscased_op(other) {
+                return Err(GraphError::OpCase {
+                    id,
+                    op: other.to_string(),
+                    expected,
+                });
+            }
+            NodeKind::Compute
+        }
+    })
+}
+
+/// The edges as index pairs, refusing one that names a missing node.
+fn edge_pairs(
+    edges: &[(i64, i64)],
+    id_index: &IdIndex,
+    n: usize,
+) -> Result<Vec<(NodeIdx, NodeIdx)>, GraphError> {
+    let mut pairs = Vec::with_capacity(edges.len());
+    for (k, &(from, to)) in edges.iter().enumerate() {
+        let missing = |m| GraphError::EdgeToMissingNode {
+            edge: k,
+            from,
+            to,
+            missing: m,
+        };
+        let u = id_index.find(from, n).ok_or_else(|| missing(from))?;
+        let v = id_index.find(to, n).ok_or_else(|| missing(to))?;
+        pairs.push((u, v));
+    }
+    Ok(pairs)
 }
 
 /// A JSON integer as written. `Size` is read as i64 or u64, both of which

@@ -107,6 +107,20 @@ pub(crate) enum IdIndex {
     Sorted(Vec<(i64, NodeIdx)>),
 }
 
+impl IdIndex {
+    /// The index of the node with id `id`, among `n` nodes.
+    #[inline]
+    pub(crate) fn find(&self, id: i64, n: usize) -> Option<NodeIdx> {
+        match self {
+            IdIndex::Dense => (id >= 0 && (id as usize) < n).then_some(id as NodeIdx),
+            IdIndex::Sorted(table) => table
+                .binary_search_by_key(&id, |&(k, _)| k)
+                .ok()
+                .map(|i| table[i].1),
+        }
+    }
+}
+
 impl Graph {
     /// Number of nodes.
     #[inline]
@@ -130,13 +144,7 @@ impl Graph {
     }
     /// The index of the node with original id `id`.
     pub fn index_of(&self, id: i64) -> Option<NodeIdx> {
-        match &self.id_index {
-            IdIndex::Dense => (id >= 0 && (id as usize) < self.ids.len()).then_some(id as NodeIdx),
-            IdIndex::Sorted(table) => table
-                .binary_search_by_key(&id, |&(k, _)| k)
-                .ok()
-                .map(|i| table[i].1),
-        }
+        self.id_index.find(id, self.ids.len())
     }
     /// Node indices sorted by original id, or `None` when ids are `0..n` in
     /// program order (then index order is id order).
