@@ -571,6 +571,27 @@ fn a_latency_rule_on_a_graph_without_latencies_is_warned_about() {
     assert!(!err.contains("Latency"), "{err}");
 }
 
+/// When every order found peaks above the program order (the article's
+/// greedy, the default, does on a floating graph), a hint names
+/// `best-heuristic`; when one does not, no hint.
+#[test]
+fn a_default_order_worse_than_the_program_order_gets_a_hint() {
+    let graph = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/datasets/models/resnet50_inference_b1_floating.json"
+    );
+    let err = expect_exit(&run(&["schedule", graph], None), 0);
+    assert!(
+        err.contains("hint: the program order peaks lower (9633792 B) than every order found")
+            && err.contains("`-s best-heuristic`"),
+        "{err}"
+    );
+    for solver in ["best-heuristic", "program"] {
+        let err = expect_exit(&run(&["schedule", graph, "-s", solver], None), 0);
+        assert!(!err.contains("hint"), "{solver}: {err}");
+    }
+}
+
 /// A saved report says what it is of: the graph as named, and the seed,
 /// restarts and time limit a seeded or timed result depends on (the
 /// text's `settings` line names those that apply to its solvers).

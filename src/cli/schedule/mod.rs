@@ -34,6 +34,23 @@ use super::{
     seed_value, threads_value, InvalidInput,
 };
 
+/// Points to `best-heuristic` when every checked order peaks above the
+/// program order: the default, the article's greedy, does on graphs whose
+/// ALLOCs float (it runs them all first), and a newcomer would take its
+/// order for the tool's best.
+fn hint_if_program_is_lower(reports: &[Report], program: Option<u64>) {
+    let best = reports.iter().filter_map(|r| r.peak).min();
+    if let (Some(best), Some(program)) = (best, program) {
+        if best > program {
+            note!(
+                "hint: the program order peaks lower ({program} B) than every order found; \
+                 `-s best-heuristic` runs every fast heuristic, the program order among them, \
+                 and keeps the lowest peak (`memsched solvers` lists them)"
+            );
+        }
+    }
+}
+
 /// `memsched schedule`: reads the graph, runs the chosen solvers, checks
 /// every order and writes the report (and the plot).
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
@@ -124,6 +141,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Err(e) if is_broken_pipe(&e) => {}
         Err(e) => return Err(e),
     }
+    hint_if_program_is_lower(&reports, program.peak);
     let code = exit_code(&reports, &fates);
     if let Some(path) = &args.plot {
         plot(path, &args.graph, &graph, &reports)?;
