@@ -35,6 +35,41 @@ fn check_reports_the_peak_and_where_it_is_reached() {
     );
 }
 
+/// An order given on the command line itself is checked when no file has
+/// that name; a bare id is still a file's name.
+#[test]
+fn check_takes_an_order_given_inline() {
+    for order in ["[0, 1, 2]", "0 1 2", "0,1,2"] {
+        let o = run(&["check", EXAMPLE, order], None);
+        assert_eq!(o.status.code(), Some(0), "{order}: {}", stderr(&o));
+        assert!(stdout(&o).contains("peak         1024 B"), "{}", stdout(&o));
+    }
+    let o = run(&["check", EXAMPLE, "[0, 2, 1]"], None);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("error: the order given is not a schedule of the graph: edge [1, 2]"),
+        "{}",
+        stderr(&o)
+    );
+    let o = run(&["check", EXAMPLE, "2"], None);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("cannot read 2: "), "{}", stderr(&o));
+    // A file of that name is read, not taken for the order.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("0 1 2"), "[0, 2, 1]").unwrap();
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_memsched"))
+        .args(["check", EXAMPLE, "0 1 2"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("0 1 2 is not a schedule"),
+        "{}",
+        stderr(&o)
+    );
+}
+
 /// The text report `schedule -o FILE` saves is an order `check` reads (by
 /// its `order` line), and checks to the same peak.
 #[test]

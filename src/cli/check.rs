@@ -25,14 +25,15 @@ pub struct Args {
     /// that name.
     #[arg(value_name = "GRAPH")]
     graph: String,
-    /// The order to check: node ids in execution order, as a JSON array
-    /// (`[0, 2, 1]`), as a JSON object with an `order` array (the report of
+    /// The order to check, in a file (`-`: standard input) or given itself
+    /// (`'[0, 2, 1]'`, `'0 2 1'`, when no file has that name): node ids in
+    /// execution order, as a JSON array (`[0, 2, 1]`), as a JSON object with an `order` array (the report of
     /// `memsched schedule --format json`, a line of an experiment's
     /// `orders.jsonl`, written when its config has `save_orders = true`),
     /// as plain text separated by whitespace or commas (an empty entry,
     /// as in `0,,1`, is skipped), as the text report of `memsched
     /// schedule` saved with `-o` (its `order` line), or as a trace CSV of
-    /// `memsched schedule --trace` (its `id` column). `-` reads standard input. An `orders.jsonl` line names the
+    /// `memsched schedule --trace` (its `id` column). An `orders.jsonl` line names the
     /// graph it was saved for: an error names it, and an order that checks
     /// against a graph of another name warns.
     #[arg(value_name = "ORDER")]
@@ -51,6 +52,19 @@ pub struct Args {
     /// order's, into this file (a PNG or an SVG by its extension).
     #[arg(long, value_name = "FILE")]
     plot: Option<PathBuf>,
+}
+
+/// Whether ORDER is the order itself, not a file's name: no file has that
+/// name, and it is ids in brackets or separated by commas or whitespace
+/// (`'[0,2,1]'`, `'0 2 1'`; one bare id is taken for a file's name).
+fn is_inline_order(order: &str) -> bool {
+    let ids = order.trim().trim_start_matches('[').trim_end_matches(']');
+    let separated = order.trim().starts_with('[') || ids.contains([',', ' ', '\t', '\n']);
+    separated
+        && !std::path::Path::new(order).exists()
+        && order
+            .chars()
+            .all(|c| c.is_ascii_digit() || "[]-, \t\n".contains(c))
 }
 
 /// Reads the order file `path` (`-`: standard input; `name` in messages)
@@ -166,12 +180,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         &[("graph", &args.graph), ("order", &args.order)],
     )?;
     let graph = read_graph(&args.graph)?;
-    let name = if args.order == "-" {
-        "standard input"
-    } else {
-        &args.order
+    let (name, text) = match args.order.as_str() {
+        "-" => ("standard input", None),
+        inline if is_inline_order(inline) => ("the order given", Some(inline.to_string())),
+        path => (path, None),
     };
-    let text = read_order(&args.order, name, MAX_INPUT_BYTES)?;
+    let text = match text {
+        Some(text) => text,
+        None => read_order(&args.order, name, MAX_INPUT_BYTES)?,
+    };
     let format = args
         .format
         .unwrap_or_else(|| super::schedule::default_format(args.out.as_deref()));
