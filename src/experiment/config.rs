@@ -394,7 +394,16 @@ impl Config {
             path: origin.to_string(),
             message,
         };
-        let mut config: Config = toml::from_str(text).map_err(|e| invalid(e.to_string()))?;
+        let mut config: Config = toml::from_str(text).map_err(|e| match text.trim_start() {
+            // TOML cannot start with `{`; a graph file does.
+            json if json.starts_with('{') => invalid(
+                "it starts with `{`, as a JSON graph does, not a TOML config: `memsched run` \
+                 takes an experiment config (docs/experiments.md; `experiments/*.toml` are \
+                 examples), and `memsched schedule GRAPH` schedules one graph"
+                    .to_string(),
+            ),
+            _ => invalid(e.to_string()),
+        })?;
         if config.name.is_empty() {
             // Absent, the name is the file's; given empty, it is a slip.
             let given = toml::from_str::<toml::Table>(text).is_ok_and(|t| t.contains_key("name"));
@@ -780,6 +789,20 @@ mod tests {
         assert_eq!(c.baselines, vec!["program"]);
         assert_eq!(c.plots.len(), 4);
         assert_eq!(c.all_solvers(), vec!["program", "kahn"]);
+    }
+
+    /// A graph given for the config is named as such, not as TOML's
+    /// `invalid key` at its `{`.
+    #[test]
+    fn a_json_graph_given_as_the_config_is_named() {
+        let err = Config::parse("\n {\"Nodes\": []}", "g.json", "g")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("g.json: it starts with `{`, as a JSON graph does")
+                && err.contains("`memsched schedule GRAPH`"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -191,10 +191,13 @@ fn listed_files(config: &Config) -> Result<Vec<(PathBuf, String)>, String> {
             ));
         }
         if !p.exists() {
-            return Err(format!(
-                "graph file `{f}` does not exist{}",
-                relative_to_cwd(&p)
-            ));
+            return Err(match generated_name(f) {
+                Some((spec, seed)) => format!(
+                    "graph file `{f}` does not exist; a generated graph is listed under \
+                     `[graphs] generate`: `generate = [{{ spec = \"{spec}\", seeds = [{seed}] }}]`"
+                ),
+                None => format!("graph file `{f}` does not exist{}", relative_to_cwd(&p)),
+            });
         }
         if !p.is_file() {
             return Err(format!(
@@ -467,6 +470,17 @@ fn unknown_graph(key: &str, name: &str, graphs: &[GraphEntry]) -> String {
 
 /// For a relative path in a config, where it was looked for: paths in a
 /// config are relative to the current directory, not to the config's.
+/// The spec and seed of `name` when it is a generated graph's name,
+/// `SPEC#SEED` of a known family (`chain#0`), as a `files` entry may be
+/// written by someone who has used it on the command line.
+fn generated_name(name: &str) -> Option<(&str, u64)> {
+    let (spec, seed) = name.rsplit_once('#')?;
+    let seed = seed.parse().ok()?;
+    let parsed = crate::corpus::gen::GenSpec::parse(spec).ok()?;
+    crate::corpus::gen::family(&parsed.family).ok()?;
+    Some((spec, seed))
+}
+
 fn relative_to_cwd(p: &Path) -> String {
     if p.is_absolute() {
         return String::new();
@@ -506,6 +520,31 @@ mod tests {
 
     fn plan(text: &str) -> Plan {
         Plan::new(&Config::parse(text, "t.toml", "t").unwrap()).unwrap()
+    }
+
+    /// A generated graph's name listed as a file is pointed to `generate`;
+    /// another missing file is not.
+    #[test]
+    fn a_generated_name_among_the_files_points_to_generate() {
+        let planned = |file: &str| {
+            let text = format!("solvers = [\"kahn\"]\n[graphs]\nfiles = [\"{file}\"]\n");
+            Plan::new(&Config::parse(&text, "t.toml", "t").unwrap())
+                .err()
+                .unwrap()
+                .to_string()
+        };
+        let err = planned("chain:length=4#2");
+        assert!(
+            err.contains(
+                "`chain:length=4#2` does not exist; a generated graph is listed under \
+                 `[graphs] generate`: `generate = [{ spec = \"chain:length=4\", seeds = [2] }]`"
+            ),
+            "{err}"
+        );
+        for other in ["chian#2", "missing.json"] {
+            let err = planned(other);
+            assert!(!err.contains("generate"), "{err}");
+        }
     }
 
     #[test]

@@ -338,8 +338,12 @@ pub(super) fn redo_solvers(
                 Some(s) => Ok(s.name.clone()),
                 None => {
                     let names: Vec<_> = plan.solvers.iter().map(|s| s.name.as_str()).collect();
+                    let hint = crate::spelling::did_you_mean(&crate::spelling::near(
+                        name.trim(),
+                        names.iter().copied(),
+                    ));
                     Err(ExperimentError::Options(format!(
-                        "--redo {name}: not a solver of this experiment (its solvers: {})",
+                        "--redo {name}: not a solver of this experiment{hint} (its solvers: {})",
                         names.join(", ")
                     )))
                 }

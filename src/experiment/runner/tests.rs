@@ -1087,6 +1087,17 @@ fn redo_solves_one_solver_again_and_keeps_the_rest() {
         err.contains("--redo ilp") && err.contains("kahn, random"),
         "{err}"
     );
+    let typo = RunOptions {
+        redo: vec!["randm".into()],
+        ..bad
+    };
+    let err = run_with(&config, &typo, registry_build)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("--redo randm: not a solver of this experiment (did you mean `random`?)"),
+        "{err}"
+    );
 }
 
 /// A cut last line of the profiles is dropped, so the next profile
