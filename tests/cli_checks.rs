@@ -186,6 +186,13 @@ fn cli_checks_time_limit_and_seed_say_what_is_wrong() {
         assert_exit_2(&o, &[&format!("--time-limit {tiny} is below a nanosecond")]);
     }
     expect_exit(&schedule(&["--time-limit", "1e-9"], EXAMPLE), 0);
+    let o = schedule(&["-s", "random", "--time-limit", "2.5s"], EXAMPLE);
+    expect_exit(&o, 0);
+    assert!(String::from_utf8_lossy(&o.stdout).contains("time limit 2.5 s"));
+    for other in ["500ms", "2m", "1 h"] {
+        let needle = format!("`{other}` is not a number of seconds: write `30` or `30s`");
+        assert_bad_value("--time-limit", other, &needle);
+    }
     for bad in ["-1", "-0.5", "0"] {
         let needle = "--time-limit must be a positive number of seconds";
         assert_bad_value("--time-limit", bad, needle);

@@ -66,7 +66,8 @@ pub struct Args {
     /// removed (as is such a plot at `--plot`).
     #[arg(long, value_name = "FILE.csv")]
     pub(super) trace: Option<PathBuf>,
-    /// Wall-clock limit for each solver, in seconds (fractions allowed).
+    /// Wall-clock limit for each solver, in seconds (fractions allowed;
+    /// `30` or `30s`).
     /// Default: none, the solver runs until it is done. Ctrl-C acts as the
     /// limit.
     ///
@@ -90,7 +91,12 @@ pub struct Args {
     /// reported with the order it had before HiGHS. A second Ctrl-C, half a
     /// second or more after the first, ends at once. SIGTERM acts as Ctrl-C
     /// (status 143), and so does SIGHUP (the terminal closed; 129).
-    #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        value_parser = parse_seconds,
+        allow_negative_numbers = true
+    )]
     pub(super) time_limit: Option<f64>,
     /// Seed for randomized solvers (0 to 18446744073709551615): `random`,
     /// `random-moves`, `noisy:EXPR`, `noisy-moves:EXPR`, `anneal`, and rules
@@ -225,6 +231,17 @@ pub(super) fn parse_states(text: &str) -> Result<u64, String> {
             u64::MAX
         )),
     }
+}
+
+/// Reads `--time-limit`'s value as written: seconds, a number (`2.5`) or
+/// one with an `s` (`2.5s`); another unit (`500ms`, `2m`) gets an error
+/// saying to write seconds. Its range is [`time_limit`]'s to check.
+pub(super) fn parse_seconds(text: &str) -> Result<f64, String> {
+    let number = text.trim();
+    let number = number.strip_suffix('s').unwrap_or(number);
+    number.parse::<f64>().map_err(|_| {
+        format!("`{text}` is not a number of seconds: write `30` or `30s` (`120` for two minutes)")
+    })
 }
 
 /// Reads `--time-limit`: a positive number of seconds within Duration's range.
