@@ -30,14 +30,7 @@ pub(crate) fn solve(
     ctx: &SolveContext,
     upper_ran: bool,
 ) -> Option<Outcome> {
-    let mut done = vec![false; g.node_count()];
-    let mut pieces = Vec::with_capacity(parts.len());
-    for nodes in parts {
-        pieces.push(Piece::new(g, nodes, &done).ok()?);
-        for &v in nodes {
-            done[v as usize] = true;
-        }
-    }
+    let pieces = build_pieces(g, parts)?;
     let preps: Vec<Prepared> = pieces
         .iter()
         .map(|pc| {
@@ -105,41 +98,24 @@ pub(crate) fn solve(
             }
         }
     }
+    let attempts: Vec<Attempt> = attempts
+        .into_iter()
+        .map(|a| a.expect("every piece was attempted in the first pass"))
+        .collect();
     let mut order = Vec::with_capacity(g.node_count());
     let (mut peak, mut lower) = (0u64, floor);
     let mut branches = 0;
     let mut proven = 0;
     for (i, a) in attempts.iter().enumerate() {
-        let a = a
-            .as_ref()
-            .expect("every piece was attempted in the first pass");
         order.extend(pieces[i].lift(&a.order));
         peak = peak.max(shifted(i, a.peak));
         lower = lower.max(shifted(i, a.lower));
         branches += a.branches;
         proven += usize::from(a.lower >= a.peak);
     }
-    // What stopped the unproven pieces, so the note names the cause as an
-    // unsplit search's does; a piece stopped by its share of the states or
-    // of the time, while the whole was not spent, says so.
-    let share = |stop: &StopCause| match stop {
-        StopCause::Spent(b @ Resource::States) if states_left > 0 => Some(*b),
-        StopCause::Spent(b @ Resource::Time) if !ctx.expired() => Some(*b),
-        _ => None,
-    };
-    let mut stops: Vec<String> = Vec::new();
-    for a in attempts.iter().flatten().filter(|a| a.lower < a.peak) {
-        if let Some(stop) = &a.stop {
-            let stop = match share(stop) {
-                Some(resource) => format!("stopped by its share of {}", resource.name()),
-                None => stop.to_string(),
-            };
-            if !stops.contains(&stop) {
-                stops.push(stop);
-            }
-        }
-    }
-    let stops: String = stops.iter().map(|c| format!("; {c}")).collect();
+    let stops: String = (unproven_stops(&attempts, states_left, ctx).iter())
+        .map(|c| format!("; {c}"))
+        .collect();
     let note = format!(
         "split at cut points into {} pieces ({proven} proven optimal on their own{stops})",
         pieces.len()
@@ -153,4 +129,43 @@ pub(crate) fn solve(
         out = out.with_counter("symmetric_branches", branches as u64);
     }
     Some(out)
+}
+
+/// The pieces of `g` whose node lists are `parts`, in order; `None` if
+/// one could not be built as a graph.
+fn build_pieces(g: &Graph, parts: &[Vec<NodeIdx>]) -> Option<Vec<Piece>> {
+    let mut done = vec![false; g.node_count()];
+    let mut pieces = Vec::with_capacity(parts.len());
+    for nodes in parts {
+        pieces.push(Piece::new(g, nodes, &done).ok()?);
+        for &v in nodes {
+            done[v as usize] = true;
+        }
+    }
+    Some(pieces)
+}
+
+/// What stopped the unproven pieces, each cause once, so the note names
+/// it as an unsplit search's does; a piece stopped by its share of the
+/// states or of the time, while the whole was not spent (`states_left`,
+/// the deadline), says so.
+fn unproven_stops(attempts: &[Attempt], states_left: u64, ctx: &SolveContext) -> Vec<String> {
+    let share = |stop: &StopCause| match stop {
+        StopCause::Spent(b @ Resource::States) if states_left > 0 => Some(*b),
+        StopCause::Spent(b @ Resource::Time) if !ctx.expired() => Some(*b),
+        _ => None,
+    };
+    let mut stops: Vec<String> = Vec::new();
+    for a in attempts.iter().filter(|a| a.lower < a.peak) {
+        if let Some(stop) = &a.stop {
+            let stop = match share(stop) {
+                Some(resource) => format!("stopped by its share of {}", resource.name()),
+                None => stop.to_string(),
+            };
+            if !stops.contains(&stop) {
+                stops.push(stop);
+            }
+        }
+    }
+    stops
 }
