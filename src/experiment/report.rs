@@ -126,6 +126,27 @@ pub(crate) fn headline(
     baselines: &[String],
 ) -> String {
     let mut parts = Vec::new();
+    parts.extend(best_solver(summary, baselines));
+    if let Some(g) = summary.iter().find(|x| x.solver == "seed-greedy") {
+        parts.push(format!(
+            "the article's greedy (`seed-greedy`) averages {}% (max {}%)",
+            opt_pct(g.mean_reduction_pct),
+            opt_pct(g.max_reduction_pct)
+        ));
+    }
+    if !claims.is_empty() {
+        parts.push(claims_beside_ours(rows, claims));
+    }
+    if parts.is_empty() {
+        return String::new();
+    }
+    format!("{}.", parts.join("; "))
+}
+
+/// The headline's clause on the solver with the largest mean reduction
+/// (besides the baselines), with its median, max, the runs it is over and
+/// those tied with it; `None` when no solver has a reduction.
+fn best_solver(summary: &[SolverSummary], baselines: &[String]) -> Option<String> {
     let ranked: Vec<&SolverSummary> = summary
         .iter()
         .filter(|x| x.mean_reduction_pct.is_some() && !baselines.contains(&x.solver))
@@ -155,7 +176,7 @@ pub(crate) fn headline(
         let proofs = b.proven_optimal.cmp(&a.proven_optimal);
         mean(b).total_cmp(&mean(a)).then(proofs)
     });
-    if let Some(b) = best {
+    best.map(|b| {
         // Others with the same mean are named too: naming only the first
         // would pick a winner by config order.
         let tied: Vec<String> = candidates
@@ -174,8 +195,8 @@ pub(crate) fn headline(
         let compared = b.wins + b.ties + b.losses;
         let over = if compared < b.valid {
             format!(
-                "over {compared} run{}: {} of {} runs valid, {} of them on a graph without a valid baseline",
-                if compared == 1 { "" } else { "s" },
+                "over {}: {} of {} runs valid, {} of them on a graph without a valid baseline",
+                crate::text::count(compared, "run"),
                 b.valid,
                 b.runs,
                 b.valid - compared
@@ -183,62 +204,53 @@ pub(crate) fn headline(
         } else {
             format!("{} of {} runs valid", b.valid, b.runs)
         };
-        parts.push(format!(
+        format!(
             "{among}, `{}` has the largest mean reduction, {}% (median {}%, max {}%, \
              {over}{tied})",
             b.solver,
             opt_pct(b.mean_reduction_pct),
             opt_pct(b.median_reduction_pct),
             opt_pct(b.max_reduction_pct),
-        ));
+        )
+    })
+}
+
+/// The headline's clause setting the article's claimed reductions beside
+/// our measurement of its greedy, over the graphs that have both.
+fn claims_beside_ours(rows: &[Row], claims: &BTreeMap<String, f64>) -> String {
+    let (claimed, measured): (Vec<f64>, Vec<f64>) = rows
+        .iter()
+        .filter(|r| r.solver == "seed-greedy")
+        .filter_map(|r| Some((*claims.get(&r.graph)?, r.reduction_pct?)))
+        .unzip();
+    let mean = |v: &[f64]| super::summary::stats(v.to_vec()).0;
+    let coverage = if measured.len() < claims.len() {
+        format!(
+            " (measured on {} of the {} graphs with a claim)",
+            measured.len(),
+            claims.len()
+        )
+    } else {
+        String::new()
+    };
+    if measured.is_empty() {
+        let all: Vec<f64> = claims.values().copied().collect();
+        format!(
+            "{} with a published claim (mean {}%), none has a `seed-greedy` reduction to \
+             set beside it (a valid `seed-greedy` row and a valid baseline are needed)",
+            match claims.len() {
+                1 => "of the 1 graph".to_string(),
+                n => format!("of the {n} graphs"),
+            },
+            opt_pct(mean(&all))
+        )
+    } else {
+        format!(
+            "on the graphs with a published claim, the claims average {}% and our measurement of the article's greedy {}%{coverage}",
+            opt_pct(mean(&claimed)),
+            opt_pct(mean(&measured))
+        )
     }
-    if let Some(g) = summary.iter().find(|x| x.solver == "seed-greedy") {
-        parts.push(format!(
-            "the article's greedy (`seed-greedy`) averages {}% (max {}%)",
-            opt_pct(g.mean_reduction_pct),
-            opt_pct(g.max_reduction_pct)
-        ));
-    }
-    if !claims.is_empty() {
-        // Claim and measurement side by side, over the graphs that have both.
-        let (claimed, measured): (Vec<f64>, Vec<f64>) = rows
-            .iter()
-            .filter(|r| r.solver == "seed-greedy")
-            .filter_map(|r| Some((*claims.get(&r.graph)?, r.reduction_pct?)))
-            .unzip();
-        let mean = |v: &[f64]| super::summary::stats(v.to_vec()).0;
-        let coverage = if measured.len() < claims.len() {
-            format!(
-                " (measured on {} of the {} graphs with a claim)",
-                measured.len(),
-                claims.len()
-            )
-        } else {
-            String::new()
-        };
-        if measured.is_empty() {
-            let all: Vec<f64> = claims.values().copied().collect();
-            parts.push(format!(
-                "{} with a published claim (mean {}%), none has a `seed-greedy` reduction to \
-                 set beside it (a valid `seed-greedy` row and a valid baseline are needed)",
-                match claims.len() {
-                    1 => "of the 1 graph".to_string(),
-                    n => format!("of the {n} graphs"),
-                },
-                opt_pct(mean(&all))
-            ));
-        } else {
-            parts.push(format!(
-                "on the graphs with a published claim, the claims average {}% and our measurement of the article's greedy {}%{coverage}",
-                opt_pct(mean(&claimed)),
-                opt_pct(mean(&measured))
-            ));
-        }
-    }
-    if parts.is_empty() {
-        return String::new();
-    }
-    format!("{}.", parts.join("; "))
 }
 
 /// The gap-to-bound cell of a graph: `optimal` when its bound meets its
