@@ -448,9 +448,9 @@ const OVERSUBSCRIBED: usize = 4;
 pub fn oversubscribed(threads: usize, cores: usize) -> Option<String> {
     (threads > OVERSUBSCRIBED * cores).then(|| {
         format!(
-            "{threads} worker threads on {cores} core{}: threads beyond the cores take turns \
+            "{threads} worker threads on {}: threads beyond the cores take turns \
              on them, which slows every solve and overruns time limits (one per core is fastest)",
-            if cores == 1 { "" } else { "s" }
+            crate::text::count(cores, "core")
         )
     })
 }

@@ -79,16 +79,15 @@ pub(crate) fn solve_forest(g: &Graph, ctx: &SolveContext) -> Result<Outcome, Str
         .filter(|&&h| g.kind(h) == NodeKind::Compute)
         .count();
     let unread = forest.post_order.len() - ops;
-    let plural = |k: usize| if k == 1 { "" } else { "s" };
     let also = match unread {
         0 => String::new(),
-        k => format!(" and {k} buffer{} no op reads", plural(k)),
+        k => format!(" and {} no op reads", crate::text::count(k, "buffer")),
     };
     Ok(Outcome::optimal(seq.nodes, peak)
         .with_counter("ops", ops as u64)
         .with_note(format!(
-            "in-forest of {ops} op{}{also}: Liu (1987)",
-            plural(ops)
+            "in-forest of {}{also}: Liu (1987)",
+            crate::text::count(ops, "op")
         )))
 }
 
