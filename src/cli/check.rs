@@ -26,7 +26,9 @@ pub struct Args {
     #[arg(value_name = "GRAPH")]
     graph: String,
     /// The order to check, in a file (`-`: standard input) or given itself
-    /// (`'[0, 2, 1]'`, `'0 2 1'`, when no file has that name): node ids in
+    /// (`'[0, 2, 1]'`, `'0 2 1'`, when no file has that name; one bare id
+    /// is a file's name, and an order that starts with a negative id goes
+    /// in brackets or after `--`): node ids in
     /// execution order, as a JSON array (`[0, 2, 1]`), as a JSON object with an `order` array (the report of
     /// `memsched schedule --format json`, a line of an experiment's
     /// `orders.jsonl`, written when its config has `save_orders = true`),

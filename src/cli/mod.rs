@@ -106,7 +106,7 @@ pub(crate) enum Command {
     Validate(validate::Args),
     /// Schedule one graph with one solver (or compare several) and report the checked peaks.
     Schedule(schedule::Args),
-    /// Check an order made elsewhere (ids in a file) and report its peak, or what breaks it.
+    /// Check an order made elsewhere (ids in a file, or given) and report its peak, or what breaks it.
     Check(check::Args),
     /// List every solver with a one-line description.
     Solvers(solvers::Args),

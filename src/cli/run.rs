@@ -244,7 +244,7 @@ fn report_summary(
             super::interrupt::cause(),
             start.elapsed().as_secs_f64(),
             summary.resumed,
-            match summary.untouched && redid {
+            match summary.untouched && redid && summary.out.is_dir() {
                 // `resumed` counts the rows the redo keeps; it discarded none yet.
                 true => ", not counting the rows --redo or --redo-graph will discard",
                 false => "",

@@ -394,7 +394,8 @@ impl Config {
             path: origin.to_string(),
             message,
         };
-        let mut config: Config = toml::from_str(text).map_err(|e| match text.trim_start() {
+        let start = text.trim_start_matches(|c: char| c == '\u{feff}' || c.is_whitespace());
+        let mut config: Config = toml::from_str(text).map_err(|e| match start {
             // TOML cannot start with `{`; a graph file does.
             json if json.starts_with('{') => invalid(
                 "it starts with `{`, as a JSON graph does, not a TOML config: `memsched run` \
@@ -795,7 +796,7 @@ mod tests {
     /// `invalid key` at its `{`.
     #[test]
     fn a_json_graph_given_as_the_config_is_named() {
-        let err = Config::parse("\n {\"Nodes\": []}", "g.json", "g")
+        let err = Config::parse("\u{feff}\n {\"Nodes\": []}", "g.json", "g")
             .unwrap_err()
             .to_string();
         assert!(

@@ -191,10 +191,10 @@ fn listed_files(config: &Config) -> Result<Vec<(PathBuf, String)>, String> {
             ));
         }
         if !p.exists() {
-            return Err(match generated_name(f) {
-                Some((spec, seed)) => format!(
+            return Err(match generate_entry(f) {
+                Some(entry) => format!(
                     "graph file `{f}` does not exist; a generated graph is listed under \
-                     `[graphs] generate`: `generate = [{{ spec = \"{spec}\", seeds = [{seed}] }}]`"
+                     `[graphs] generate`: `{entry}`"
                 ),
                 None => format!("graph file `{f}` does not exist{}", relative_to_cwd(&p)),
             });
@@ -468,19 +468,25 @@ fn unknown_graph(key: &str, name: &str, graphs: &[GraphEntry]) -> String {
     )
 }
 
-/// For a relative path in a config, where it was looked for: paths in a
-/// config are relative to the current directory, not to the config's.
-/// The spec and seed of `name` when it is a generated graph's name,
-/// `SPEC#SEED` of a known family (`chain#0`), as a `files` entry may be
-/// written by someone who has used it on the command line.
-fn generated_name(name: &str) -> Option<(&str, u64)> {
-    let (spec, seed) = name.rsplit_once('#')?;
-    let seed = seed.parse().ok()?;
-    let parsed = crate::corpus::gen::GenSpec::parse(spec).ok()?;
-    crate::corpus::gen::family(&parsed.family).ok()?;
-    Some((spec, seed))
+/// The `[graphs] generate` entry for `name` when it is a generated
+/// graph's name, `SPEC#SEED` of a known family and parameters (`chain#0`),
+/// as a `files` entry may be written by someone who has used it on the
+/// command line. A seed past TOML's integers is written as a range.
+fn generate_entry(name: &str) -> Option<String> {
+    let (spec, seed) = crate::corpus::gen::parse_graph_name(name)?.ok()?;
+    spec.check_names().ok()?;
+    let seeds = match i64::try_from(seed) {
+        Ok(_) => format!("[{seed}]"),
+        Err(_) => format!("\"{seed}..{}\"", u128::from(seed) + 1),
+    };
+    let (spec, _) = name.rsplit_once('#')?;
+    Some(format!(
+        "generate = [{{ spec = \"{spec}\", seeds = {seeds} }}]"
+    ))
 }
 
+/// For a relative path in a config, where it was looked for: paths in a
+/// config are relative to the current directory, not to the config's.
 fn relative_to_cwd(p: &Path) -> String {
     if p.is_absolute() {
         return String::new();
@@ -541,7 +547,12 @@ mod tests {
             ),
             "{err}"
         );
-        for other in ["chian#2", "missing.json"] {
+        let err = planned("chain#18446744073709551615");
+        assert!(
+            err.contains("seeds = \"18446744073709551615..18446744073709551616\""),
+            "{err}"
+        );
+        for other in ["chian#2", "chain:lenght=4#2", "missing.json"] {
             let err = planned(other);
             assert!(!err.contains("generate"), "{err}");
         }

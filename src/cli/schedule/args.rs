@@ -17,15 +17,19 @@ pub enum Format {
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Graph file in seed JSON format (`-` reads standard input), or a
-    /// generated graph's name as `runs.csv` gives it, `SPEC#SEED` (e.g.
+    /// Graph file in seed JSON format (`-`: standard input), or a generated
+    /// graph's name, `SPEC#SEED`.
+    ///
+    /// A generated graph's name is as `runs.csv` gives it (e.g.
     /// `random-layered:layers=12,width=4#3`): generated when no file has
     /// that name.
     #[arg(value_name = "GRAPH")]
     pub(super) graph: String,
-    /// Solver name (see `memsched solvers`), e.g. `seed-greedy` or `kahn`.
-    /// Repeat it to compare solvers on the graph (`-s seed-greedy -s
-    /// 'rule:-height,id' -s exact`): they run one after another, each under
+    /// Solver name (`memsched solvers` lists them); repeat it to compare
+    /// solvers.
+    ///
+    /// E.g. `seed-greedy` or `kahn`. Given more than once (`-s seed-greedy
+    /// -s 'rule:-height,id' -s exact`), the solvers run one after another, each under
     /// the same flags, and the report becomes a table (with `--format
     /// json`, one object per line, or an array in a `-o FILE.json`). A
     /// `rule:EXPR` is a comma-separated key of features, each maybe `-`
@@ -35,41 +39,49 @@ pub struct Args {
     /// live_after, rise, latency, random (docs/rules.md).
     #[arg(long, short, default_value = "seed-greedy")]
     pub(super) solver: Vec<String>,
-    /// Output format. Default: `json` when `--out` ends in `.json` or
-    /// `.jsonl`, else `text`. The text report's `order` line lists every
+    /// Output format (default: `json` when `--out` ends in `.json` or
+    /// `.jsonl`, else `text`).
+    ///
+    /// The text report's `order` line lists every
     /// id, except on a terminal, where an order of more than 200 nodes
     /// shows its first 200 and a count (`-o FILE`, a pipe or `--format
     /// json` keep them all).
     #[arg(long, value_enum)]
     pub(super) format: Option<Format>,
-    /// Write the report here instead of standard output (`.json` or
-    /// `.jsonl`: the JSON report, unless `--format text`; with several
-    /// solvers, a `.json` file holds a JSON array of their reports and
-    /// anything else one object per line, JSON Lines).
+    /// Write the report here instead of standard output.
+    ///
+    /// A name ending in `.json` or `.jsonl` gets the JSON report, unless
+    /// `--format text`; with several solvers, a `.json` file holds a JSON
+    /// array of their reports and anything else one object per line (JSON
+    /// Lines).
     #[arg(long, short)]
     pub(super) out: Option<String>,
-    /// Also draw live memory over the steps of each solver's checked
-    /// schedule into this file, a PNG or an SVG by its extension (e.g.
-    /// `memory.svg`): one line per solver, its peak in the legend.
+    /// Also draw live memory over the steps of each solver's schedule into
+    /// this PNG or SVG file.
+    ///
+    /// The file's extension chooses (e.g. `memory.svg`): one line per
+    /// solver's checked schedule, its peak in the legend.
     #[arg(long, value_name = "FILE")]
     pub(super) plot: Option<PathBuf>,
-    /// Also write the schedule step by step into this CSV file: `step`
-    /// (from 1), `id`, `op`, `type`, `delta`, `memory_after`, `ready` (how
+    /// Also write the schedule step by step into this CSV file (one
+    /// --solver): to see why a rule chose what it chose.
+    ///
+    /// Columns: `step` (from 1), `id`, `op`, `type`, `delta`, `memory_after`, `ready` (how
     /// many nodes were ready, the one run among them) and, for a `rule:EXPR`
     /// solver, one column per term of EXPR (`term1:TEXT`, ...) with the value the rule ranked
     /// the node by at that step (`live_after` ranks as `delta`; `unlocks`
     /// and `frees_after` as of that step), then `runner_up` (the ready node
     /// ranked next), `decided_by` (the first term the two differ on, or
-    /// `id`) and `runner_up_value`: to see why a rule chose what it chose.
-    /// Takes one --solver. If the solver returns no valid schedule,
+    /// `id`) and `runner_up_value`. If the solver returns no valid schedule,
     /// no trace is written, and a trace an earlier run left in the file is
     /// removed (as is such a plot at `--plot`).
     #[arg(long, value_name = "FILE.csv")]
     pub(super) trace: Option<PathBuf>,
-    /// Wall-clock limit for each solver, in seconds (fractions allowed;
-    /// `30` or `30s`).
-    /// Default: none, the solver runs until it is done. Ctrl-C acts as the
-    /// limit.
+    /// Wall-clock limit for each solver, in seconds (`30` or `30s`;
+    /// default: none).
+    ///
+    /// Fractions allowed. Without it the solver runs until it is done.
+    /// Ctrl-C acts as the limit.
     ///
     /// `exact`, `dp` and `ilp` can run for hours on large graphs (and `dp`
     /// can fill gigabytes): bound a run with this and `--memory-budget`.
@@ -95,42 +107,53 @@ pub struct Args {
         long,
         value_name = "SECONDS",
         value_parser = parse_seconds,
+        // Not `allow_hyphen_values`: `--time-limit --seed 3` would read
+        // `--seed` as the limit. So `-5s` is clap's error, `-5` ours.
         allow_negative_numbers = true
     )]
     pub(super) time_limit: Option<f64>,
-    /// Seed for randomized solvers (0 to 18446744073709551615): `random`,
-    /// `random-moves`, `noisy:EXPR`, `noisy-moves:EXPR`, `anneal`, and rules
+    /// Seed for randomized solvers (default 0).
+    ///
+    /// From 0 to 18446744073709551615. Read by `random`, `random-moves`, `noisy:EXPR`, `noisy-moves:EXPR`, `anneal`, and rules
     /// that read `random` (the solvers `memsched solvers` calls seeded);
-    /// `ilp` hands it to HiGHS, whose search it steers. Default 0.
+    /// `ilp` hands it to HiGHS, whose search it steers.
     #[arg(long, allow_negative_numbers = true)]
     pub(super) seed: Option<i128>,
-    /// Runs of a randomized solver (`random`, `random-moves`, `noisy:EXPR`,
-    /// `noisy-moves:EXPR`), best kept; run in parallel. For an
+    /// Runs of a randomized solver, best kept (default 1).
+    ///
+    /// Read by `random`, `random-moves`, `noisy:EXPR`,
+    /// `noisy-moves:EXPR`; the runs are in parallel. For an
     /// `anneal:START` whose START is one of them, the runs pick the start
     /// and the annealing runs once from it (so a larger K need not end
     /// lower). A rule that reads `random` runs once (loop over --seed for
-    /// several). At least 1; default 1.
+    /// several). At least 1.
     #[arg(long, value_name = "K", allow_negative_numbers = true)]
     pub(super) restarts: Option<i128>,
-    /// Worker threads for the solvers that work in parallel: the restarts
+    /// Worker threads (default: every core).
+    ///
+    /// For the solvers that work in parallel: the restarts
     /// of `noisy:EXPR`, `random` and the others that take `--restarts`, and
-    /// the members of `best-heuristic` on large graphs. Default: every core
-    /// (or `RAYON_NUM_THREADS` if set); at most 4096. Without `--time-limit`
+    /// the members of `best-heuristic` on large graphs. `RAYON_NUM_THREADS`,
+    /// if set, replaces the default; at most 4096. Without `--time-limit`
     /// the result is the same for any number.
     #[arg(long, short = 'j', value_name = "N")]
     pub(super) threads: Option<usize>,
-    /// What a `rule:EXPR` key ranks: single ready nodes, or moves (a delta <= 0
-    /// node together with the ALLOCs it still needs). `moves` turns `rule:E` into `moves:E`
+    /// What a `rule:EXPR` key ranks: single ready nodes, or moves.
+    ///
+    /// A move is a delta <= 0
+    /// node together with the ALLOCs it still needs. `moves` turns `rule:E` into `moves:E`
     /// (`noisy:E` stays as it is: its move form is `noisy-moves:E`).
     #[arg(long, value_enum, default_value_t = RuleMode::Nodes)]
     pub(super) rule_mode: RuleMode,
-    /// Most bytes the tables of a search may hold (read by `exact`, `dp` and
-    /// the solvers that run one: `best-heuristic`, `anneal`), e.g.
-    /// `512MiB` or `2GiB` (suffixes KiB, MiB, GiB, TiB, or K, M, G, T for
-    /// the same binary units; plain number: bytes).
+    /// Most bytes the tables of a search may hold, e.g. `512MiB` or `2GiB`
+    /// [default: 4GiB].
+    ///
+    /// Read by `exact`, `dp` and
+    /// the solvers that run one: `best-heuristic`, `anneal`. Suffixes KiB,
+    /// MiB, GiB, TiB, or K, M, G, T for
+    /// the same binary units; a plain number is bytes.
     /// Past it the search stops and returns its best order so far. The figure
     /// is the search's own estimate of its tables: the process uses more.
-    /// [default: 4GiB]
     // The default is written above rather than given to clap, so that a
     // budget the user names (even the default) can be told from none, as
     // --seed and --restarts are.
@@ -240,7 +263,11 @@ pub(super) fn parse_seconds(text: &str) -> Result<f64, String> {
     let number = text.trim();
     let number = number.strip_suffix('s').unwrap_or(number);
     number.parse::<f64>().map_err(|_| {
-        format!("`{text}` is not a number of seconds: write `30` or `30s` (`120` for two minutes)")
+        let value = match text.trim() {
+            "" => "an empty value".to_string(),
+            _ => format!("`{text}`"),
+        };
+        format!("{value} is not a number of seconds: write `30` or `30s` (`120` for two minutes)")
     })
 }
 

@@ -44,8 +44,8 @@ fn hint_if_program_is_lower(reports: &[Report], program: Option<u64>) {
         if best > program {
             note!(
                 "hint: the program order peaks lower ({program} B) than every order found; \
-                 `-s best-heuristic` runs every fast heuristic, the program order among them, \
-                 and keeps the lowest peak (`memsched solvers` lists them)"
+                 `-s best-heuristic` runs twelve fast heuristics, the program order among \
+                 them, and keeps the lowest peak (`memsched solvers` lists every solver)"
             );
         }
     }
