@@ -19,17 +19,21 @@ use super::{emit, human_bytes, is_broken_pipe, percent, read_graph, saved_for, I
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Graph file in seed JSON format (`-` reads standard input), or a
-    /// generated graph's name as `runs.csv` gives it, `SPEC#SEED` (e.g.
+    /// Graph file in seed JSON format (`-`: standard input), or a generated
+    /// graph's name, `SPEC#SEED`.
+    ///
+    /// A generated graph's name is as `runs.csv` gives it (e.g.
     /// `random-layered:layers=12,width=4#3`): generated when no file has
     /// that name.
     #[arg(value_name = "GRAPH")]
     graph: String,
-    /// The order to check, in a file (`-`: standard input) or given itself
-    /// (`'[0, 2, 1]'`, `'0 2 1'`, when no file has that name; one bare id
+    /// The order to check: node ids in execution order, in a file (`-`:
+    /// standard input) or given itself (`'[0, 2, 1]'`, `'0 2 1'`).
+    ///
+    /// Given itself when no file has that name; one bare id
     /// is a file's name, and an order that starts with a negative id goes
-    /// in brackets or after `--`): node ids in
-    /// execution order, as a JSON array (`[0, 2, 1]`), as a JSON object with an `order` array (the report of
+    /// in brackets or after `--`. Read as a JSON array (`[0, 2, 1]`), as
+    /// a JSON object with an `order` array (the report of
     /// `memsched schedule --format json`, a line of an experiment's
     /// `orders.jsonl`, written when its config has `save_orders = true`),
     /// as plain text separated by whitespace or commas (an empty entry,

@@ -15,15 +15,18 @@ pub struct Args {
     /// Experiment config (`experiments/NAME.toml`).
     #[arg(value_name = "CONFIG")]
     config: PathBuf,
-    /// Worker threads (default: every core; at most 4096, and never more
-    /// than the larger of the solves to run and the cores).
+    /// Worker threads (default: every core).
+    ///
+    /// At most 4096, and never more than the larger of the solves to run
+    /// and the cores.
     #[arg(long, short = 'j', value_name = "N")]
     threads: Option<usize>,
     /// Output directory (default: `results/NAME`, or `results/NAME/shard-K-of-N` with --shard).
     #[arg(long, short, value_name = "DIR")]
     out: Option<PathBuf>,
-    /// No progress on standard error (for CI and batch jobs). Without it,
-    /// a terminal shows a bar; otherwise (output to a file or a pipe) a
+    /// No progress on standard error (for CI and batch jobs).
+    ///
+    /// Without it, a terminal shows a bar; otherwise (output to a file or a pipe) a
     /// line is written at every tenth of the solves (after the first, at
     /// most one a second),
     /// at least every 30 s and at the end: `[memsched] 44/126 solves, 12.3 s elapsed, ~20 s left (at
@@ -31,23 +34,29 @@ pub struct Args {
     /// so far, and the worst case if every solve left runs to the limit.
     #[arg(long, short)]
     quiet: bool,
-    /// Run only the K-th of N shares of the items (K from 0). An item's share
+    /// Run only the K-th of N shares of the items (K from 0).
+    ///
+    /// An item's share
     /// depends only on its graph, solver and seed, so editing the config
     /// moves no finished item; join shards with `memsched merge`.
     #[arg(long, value_name = "K/N")]
     shard: Option<String>,
-    /// Discard existing results instead of resuming (the run reports at
-    /// its end how many rows).
+    /// Discard existing results instead of resuming.
+    ///
+    /// The run reports at its end how many rows it discarded.
     #[arg(long)]
     fresh: bool,
-    /// Solve this solver's items again (its rows, orders and profiles are
-    /// discarded; the other solvers' rows resume): after fixing a solver,
-    /// say. Repeatable; a solver of the config, in any spelling.
+    /// Solve this solver's items again (after fixing it, say); repeatable.
+    ///
+    /// Its rows, orders and profiles are discarded; the other solvers'
+    /// rows resume. A solver of the config, in any spelling.
     #[arg(long, value_name = "SOLVER", conflicts_with = "fresh")]
     redo: Vec<String>,
-    /// Solve this graph's items again (its rows, orders and profiles are
-    /// discarded and its fingerprint recorded anew; the other graphs' rows
-    /// resume): after editing its file, say. Repeatable; the name as in
+    /// Solve this graph's items again (after editing its file, say);
+    /// repeatable.
+    ///
+    /// Its rows, orders and profiles are discarded and its fingerprint
+    /// recorded anew; the other graphs' rows resume. The name as in
     /// runs.csv's `graph` column (a file's stem, or SPEC#SEED). In a
     /// directory that several shards write, their rows of the graph go too:
     /// run those shards again.
