@@ -302,3 +302,30 @@ pub(crate) fn error_message(err: &anyhow::Error) -> String {
     }
     message
 }
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory as _;
+
+    /// clap's own checks of the command line's definition (conflicting
+    /// names, short flags used twice, defaults that do not parse...),
+    /// which it otherwise makes only when that subcommand is run.
+    #[test]
+    fn the_command_line_is_well_formed() {
+        super::Cli::command().debug_assert();
+    }
+
+    /// Every flag's `-h` line is its doc's first paragraph: one short
+    /// summary, the details left to `--help`.
+    #[test]
+    fn short_help_is_short() {
+        for name in ["schedule", "run", "check"] {
+            let mut cli = super::Cli::command();
+            let sub = cli.find_subcommand_mut(name).unwrap();
+            let short = sub.render_help().to_string();
+            assert!(short.lines().count() <= 32, "{name} -h:\n{short}");
+            let long = sub.render_long_help().to_string();
+            assert!(long.lines().count() > short.lines().count(), "{name} --help");
+        }
+    }
+}
