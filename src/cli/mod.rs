@@ -325,7 +325,10 @@ mod tests {
             let short = sub.render_help().to_string();
             assert!(short.lines().count() <= 32, "{name} -h:\n{short}");
             let long = sub.render_long_help().to_string();
-            assert!(long.lines().count() > short.lines().count(), "{name} --help");
+            assert!(
+                long.lines().count() > short.lines().count(),
+                "{name} --help"
+            );
         }
     }
 }

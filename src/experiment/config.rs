@@ -268,8 +268,9 @@ pub struct Config {
     /// Seeds for randomized solvers; deterministic ones run with seed 0 only.
     #[serde(default = "Seeds::zero")]
     pub seeds: Seeds,
-    /// Wall-clock limit per solve, in seconds.
-    #[serde(default = "default_time_limit")]
+    /// Wall-clock limit per solve, in seconds (`30`, `2.5`, or `"30s"` as
+    /// `schedule --time-limit` takes it).
+    #[serde(default = "default_time_limit", deserialize_with = "seconds")]
     pub time_limit: f64,
     /// Runs a best-of-K solver (`random`, `noisy:EXPR`...) makes per seed,
     /// keeping the lowest peak (`memsched schedule --restarts K`).
@@ -308,6 +309,37 @@ pub(super) fn any_has<'a>(
     has: impl Fn(&solvers::Abilities) -> bool,
 ) -> bool {
     names.any(|n| solvers::build(n).is_ok_and(|s| has(&s.abilities())))
+}
+
+/// Reads `time_limit`: a number of seconds, or a string of one with an
+/// `s` (`"30s"`); another unit (`"2m"`) is named in the error.
+pub(super) fn seconds<'de, D: serde::Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    struct Seconds;
+    impl serde::de::Visitor<'_> for Seconds {
+        type Value = f64;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a number of seconds (`30`, `2.5`) or a string such as `\"30s\"`")
+        }
+        fn visit_f64<E: serde::de::Error>(self, x: f64) -> Result<f64, E> {
+            Ok(x)
+        }
+        fn visit_i64<E: serde::de::Error>(self, x: i64) -> Result<f64, E> {
+            Ok(x as f64)
+        }
+        fn visit_u64<E: serde::de::Error>(self, x: u64) -> Result<f64, E> {
+            Ok(x as f64)
+        }
+        fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<f64, E> {
+            let number = text.trim().strip_suffix('s').unwrap_or(text.trim());
+            number.trim().parse().map_err(|_| {
+                E::custom(format!(
+                    "`{text}` is not a number of seconds: write `30` or `\"30s\"` (`120` for two \
+                     minutes)"
+                ))
+            })
+        }
+    }
+    d.deserialize_any(Seconds)
 }
 
 pub(super) fn default_time_limit() -> f64 {
@@ -1081,6 +1113,30 @@ mod tests {
         .unwrap_err()
         .to_string();
         assert!(err.contains("nosuch"), "{err}");
+    }
+
+    #[test]
+    fn a_time_limit_is_read_in_seconds_with_or_without_an_s() {
+        let limit = |value: &str| {
+            let text = format!("solvers = [\"kahn\"]\ntime_limit = {value}\n");
+            Config::parse(&text, "exp.toml", "e").map(|c| c.time_limit)
+        };
+        for (value, seconds) in [
+            ("30", 30.0),
+            ("2.5", 2.5),
+            ("\"30s\"", 30.0),
+            ("\"0.5 s\"", 0.5),
+        ] {
+            assert_eq!(limit(value).unwrap(), seconds, "{value}");
+        }
+        let err = limit("\"2m\"").unwrap_err().to_string();
+        assert!(
+            err.contains("`2m` is not a number of seconds: write `30` or `\"30s\"`"),
+            "{err}"
+        );
+        let err = limit("true").unwrap_err().to_string();
+        assert!(err.contains("a number of seconds"), "{err}");
+        assert!(limit("\"-1s\"").is_err(), "still checked as a limit");
     }
 
     #[test]

@@ -26,7 +26,10 @@ struct Settings {
     /// taken for one of the defaults.
     #[serde(rename = "name")]
     _name: String,
-    #[serde(default = "config::default_time_limit")]
+    #[serde(
+        default = "config::default_time_limit",
+        deserialize_with = "config::seconds"
+    )]
     time_limit: f64,
     #[serde(default = "config::default_restarts")]
     restarts: u32,
