@@ -416,101 +416,39 @@ impl Scheduler for Anneal {
             Ok(start) => start,
             Err(why) => return Outcome::failed(why),
         };
-        let done = |order: Vec<NodeIdx>, peak: u64, note: String| match bound {
-            // A bound above the peak is wrong: kept, so the checks flag it.
-            Some(lb) if lb == peak => Outcome::optimal(order, peak).with_note(note),
-            _ => Outcome::feasible(order)
-                .with_lower_bound(bound)
-                .with_note(note),
-        };
         if n < 2 {
             let peak = schedule::check(g, &start).map_or(0, |e| e.peak);
-            return done(start, peak, note);
+            return settled(start, peak, bound, note);
         }
         let mut state = MoveState::new(g, start);
         let start_peak = state.peak();
         // Nothing to improve on a start proven optimal.
         if bound == Some(start_peak) {
-            return done(state.order().to_vec(), start_peak, note);
+            return settled(state.order().to_vec(), start_peak, bound, note);
         }
         let mut best_peak = start_peak;
         let mut best = state.order().to_vec();
-        let allocs: Vec<i64> = g.deltas().iter().copied().filter(|&d| d > 0).collect();
-        let mean = if allocs.is_empty() {
-            1.0
-        } else {
-            allocs.iter().map(|&d| d as f64).sum::<f64>() / allocs.len() as f64
-        };
-        let (t0, t1) = ((0.3 * mean).max(1e-9), (0.001 * mean).max(1e-12));
-        let timed = ctx.deadline.map(|d| {
-            let now = Instant::now();
-            let left = d.saturating_duration_since(now);
-            (now, now + left.mul_f64(0.9), left.mul_f64(0.9))
-        });
+        let (t0, t1) = temperatures(g);
+        let timed = ctx.deadline.map(time_span);
         let iterations = self.budget(n);
         let mut rng = Rng::new(ctx.seed);
-        let energy = |mc: MaxCount| -> f64 {
-            if mc.max <= 0 {
-                0.0
-            } else {
-                mc.max as f64 + mc.count as f64 / (n as f64 + 1.0)
-            }
-        };
-        let mut current = energy(state.tree.query(0, n));
+        let mut current = energy(state.tree.query(0, n), n);
         let (mut proposed, mut accepted) = (0u64, 0u64);
-        let mut time_fraction = 0.0f64;
-        // The cooling follows the moves alone, so that the result depends on
-        // the seed only, unless the limit cannot fit them: the first moves,
-        // up to the checkpoint, are timed, and once they project all of them
-        // past half of `span` (90% of the time left), the cooling follows
-        // the clock too (a
-        // machine's hiccup could otherwise change the schedule). The clock
-        // only grows, so deciding before the checkpoint decides as the
-        // checkpoint would, and a search the limit cuts short before it
-        // still cools.
-        let checkpoint = (iterations / CHECKPOINT_SHARE).max(1);
-        let mut clocked = false;
+        let mut clock = Clock::new(timed, iterations);
         loop {
             if proposed >= iterations || (proposed % 256 == 0 && ctx.stopped()) {
                 break;
             }
-            if let Some((began, stop, span)) = timed {
-                if proposed % 256 == 0 || proposed == checkpoint {
-                    let now = Instant::now();
-                    if now >= stop {
-                        break;
-                    }
-                    time_fraction = (now - began).as_secs_f64()
-                        / span.max(Duration::from_nanos(1)).as_secs_f64();
-                    if proposed <= checkpoint && !clocked {
-                        clocked = time_fraction * (iterations as f64 / checkpoint as f64) > 0.5;
-                    }
-                }
+            if clock.expired(proposed) {
+                break;
             }
-            let fraction = cooled(proposed, iterations, clocked.then_some(time_fraction));
+            let fraction = clock.cooled(proposed);
             proposed += 1;
             let v = rng.below(n as u64) as NodeIdx;
-            let (lo, hi) = state.window(v);
-            if hi <= lo {
+            let Some(to) = propose(&state, v, &mut rng) else {
                 continue;
-            }
-            let from = state.pos[v as usize] as usize;
-            let d = g.delta(v);
-            let to = if d != 0 && rng.below(4) == 0 {
-                // F1/F2 direction: a FREE as early, an ALLOC as late as allowed.
-                if d > 0 {
-                    hi
-                } else {
-                    lo
-                }
-            } else {
-                let (a, b) = (lo.max(from.saturating_sub(LOCAL)), hi.min(from + LOCAL));
-                a + rng.below((b - a + 1) as u64) as usize
             };
-            if to == from {
-                continue;
-            }
-            let next = energy(state.evaluate(v, to));
+            let next = energy(state.evaluate(v, to), n);
             let temperature = t0 * (t1 / t0).powf(fraction);
             if next <= current || rng.f64() < ((current - next) / temperature).exp() {
                 state.apply(v, to);
@@ -523,31 +461,177 @@ impl Scheduler for Anneal {
                 }
             }
         }
-        // Cut short: fewer moves than planned.
-        let note = match proposed < iterations {
-            true => format!(
-                "{note}; {} ended it after {proposed} of {iterations} moves",
-                ctx.limit_cause()
-            ),
-            false => note,
-        };
-        let note = match clocked {
-            true => format!(
-                "{note}; its first 1/{CHECKPOINT_SHARE} of {iterations} moves projected all \
-                 of them past 45% of the time left, so the cooling followed the clock (the \
-                 result depends on the machine's speed)"
-            ),
-            false => note,
-        };
-        done(best, best_peak, note)
+        let note = closing_note(note, ctx, proposed, iterations, clock.clocked);
+        settled(best, best_peak, bound, note)
             .with_counter("proposed", proposed)
             .with_counter("accepted", accepted)
+    }
+}
+
+/// The outcome of `order` at `peak`: optimal when the start's proven
+/// `bound` is that peak, else feasible with the bound kept.
+fn settled(order: Vec<NodeIdx>, peak: u64, bound: Option<u64>, note: String) -> Outcome {
+    match bound {
+        // A bound above the peak is wrong: kept, so the checks flag it.
+        Some(lb) if lb == peak => Outcome::optimal(order, peak).with_note(note),
+        _ => Outcome::feasible(order)
+            .with_lower_bound(bound)
+            .with_note(note),
+    }
+}
+
+/// The starting and final temperatures: 30% and 0.1% of `g`'s mean
+/// buffer size (1 without buffers).
+fn temperatures(g: &Graph) -> (f64, f64) {
+    let allocs: Vec<i64> = g.deltas().iter().copied().filter(|&d| d > 0).collect();
+    let mean = if allocs.is_empty() {
+        1.0
+    } else {
+        allocs.iter().map(|&d| d as f64).sum::<f64>() / allocs.len() as f64
+    };
+    ((0.3 * mean).max(1e-9), (0.001 * mean).max(1e-12))
+}
+
+/// When the search begins, when it must stop to meet `deadline` (after
+/// 90% of the time left), and that span.
+fn time_span(deadline: Instant) -> (Instant, Instant, Duration) {
+    let now = Instant::now();
+    let left = deadline.saturating_duration_since(now);
+    (now, now + left.mul_f64(0.9), left.mul_f64(0.9))
+}
+
+/// The energy of a max-and-count over `n` nodes: the peak, plus the steps
+/// at it over `n + 1` (0 when nothing is allocated).
+fn energy(mc: MaxCount, n: usize) -> f64 {
+    if mc.max <= 0 {
+        0.0
+    } else {
+        mc.max as f64 + mc.count as f64 / (n as f64 + 1.0)
+    }
+}
+
+/// A position to move `v` to, drawn from `rng`, or `None` when its window
+/// leaves it no room or the draw is its own position: one time in four
+/// (for an ALLOC or FREE) the window's end F2/F1 favour, otherwise
+/// uniformly within [`LOCAL`] positions of `v`.
+fn propose(state: &MoveState, v: NodeIdx, rng: &mut Rng) -> Option<usize> {
+    let (lo, hi) = state.window(v);
+    if hi <= lo {
+        return None;
+    }
+    let from = state.pos[v as usize] as usize;
+    let d = state.g.delta(v);
+    let to = if d != 0 && rng.below(4) == 0 {
+        // F1/F2 direction: a FREE as early, an ALLOC as late as allowed.
+        if d > 0 {
+            hi
+        } else {
+            lo
+        }
+    } else {
+        let (a, b) = (lo.max(from.saturating_sub(LOCAL)), hi.min(from + LOCAL));
+        a + rng.below((b - a + 1) as u64) as usize
+    };
+    (to != from).then_some(to)
+}
+
+/// `note`, plus what cut the search short (when it proposed fewer than its
+/// `iterations` moves) and whether its cooling followed the clock.
+fn closing_note(
+    note: String,
+    ctx: &SolveContext,
+    proposed: u64,
+    iterations: u64,
+    clocked: bool,
+) -> String {
+    // Cut short: fewer moves than planned.
+    let note = match proposed < iterations {
+        true => format!(
+            "{note}; {} ended it after {proposed} of {iterations} moves",
+            ctx.limit_cause()
+        ),
+        false => note,
+    };
+    match clocked {
+        true => format!(
+            "{note}; its first 1/{CHECKPOINT_SHARE} of {iterations} moves projected all \
+             of them past 45% of the time left, so the cooling followed the clock (the \
+             result depends on the machine's speed)"
+        ),
+        false => note,
     }
 }
 
 /// The share of the move budget after which `anneal` times its moves
 /// (1/64: the clock is read once there, besides every 256 moves).
 const CHECKPOINT_SHARE: u64 = 64;
+
+/// The clock of a search of `iterations` moves, and whether its cooling
+/// follows it.
+///
+/// The cooling follows the moves alone, so that the result depends on
+/// the seed only, unless the limit cannot fit them: the first moves, up
+/// to the checkpoint, are timed, and once they project all of them past
+/// half of the span (90% of the time left), the cooling follows the
+/// clock too (a machine's hiccup could otherwise change the schedule).
+/// The clock only grows, so deciding before the checkpoint decides as
+/// the checkpoint would, and a search the limit cuts short before it
+/// still cools.
+struct Clock {
+    /// The search's [`time_span`], under a time limit.
+    timed: Option<(Instant, Instant, Duration)>,
+    /// The moves planned.
+    iterations: u64,
+    /// The move at which the clock is read besides every 256th.
+    checkpoint: u64,
+    /// The share of the span spent at the last reading.
+    time_fraction: f64,
+    /// Whether the cooling follows the clock too.
+    clocked: bool,
+}
+
+impl Clock {
+    /// The clock of a search of `iterations` moves in `timed`, if timed.
+    fn new(timed: Option<(Instant, Instant, Duration)>, iterations: u64) -> Self {
+        Clock {
+            timed,
+            iterations,
+            checkpoint: (iterations / CHECKPOINT_SHARE).max(1),
+            time_fraction: 0.0,
+            clocked: false,
+        }
+    }
+
+    /// Reads the clock when due after `proposed` moves: whether the search
+    /// is past its stop.
+    fn expired(&mut self, proposed: u64) -> bool {
+        if let Some((began, stop, span)) = self.timed {
+            if proposed.is_multiple_of(256) || proposed == self.checkpoint {
+                let now = Instant::now();
+                if now >= stop {
+                    return true;
+                }
+                self.time_fraction =
+                    (now - began).as_secs_f64() / span.max(Duration::from_nanos(1)).as_secs_f64();
+                if proposed <= self.checkpoint && !self.clocked {
+                    self.clocked = self.time_fraction
+                        * (self.iterations as f64 / self.checkpoint as f64)
+                        > 0.5;
+                }
+            }
+        }
+        false
+    }
+
+    /// The share of the cooling done after `proposed` moves (see [`cooled`]).
+    fn cooled(&self, proposed: u64) -> f64 {
+        cooled(
+            proposed,
+            self.iterations,
+            self.clocked.then_some(self.time_fraction),
+        )
+    }
+}
 
 /// The share of the cooling done after `proposed` of `iterations` moves:
 /// the moves' share, or the clock's `time_fraction` when the cooling

@@ -48,120 +48,15 @@ impl Forest {
     /// O(n + m).
     pub fn of(g: &Graph) -> Result<Forest, String> {
         let n = g.node_count();
-        let mut task = vec![NONE; n];
-        for v in g.nodes() {
-            if g.kind(v) == NodeKind::Compute {
-                task[v as usize] = v;
-            }
-        }
-        for v in g.nodes().filter(|&v| g.kind(v) == NodeKind::Alloc) {
-            // Parallel edges to one node count once.
-            let mut succs = g.succs(v).to_vec();
-            succs.sort_unstable();
-            succs.dedup();
-            match succs[..] {
-                [h] if g.kind(h) == NodeKind::Compute => task[v as usize] = h,
-                // A buffer no op reads: a task of its own, headed by its
-                // ALLOC (a root, with the FREE if it has one).
-                [] => task[v as usize] = v,
-                [f] if g.kind(f) == NodeKind::Free && g.preds(f).iter().all(|&p| p == v) => {
-                    task[v as usize] = v
-                }
-                [w] => {
-                    return Err(format!(
-                        "ALLOC {} feeds {} {}, not an op",
-                        g.id(v),
-                        g.kind(w).label(),
-                        g.id(w)
-                    ))
-                }
-                _ => {
-                    return Err(format!(
-                        "ALLOC {} has {} successors, not one op",
-                        g.id(v),
-                        succs.len()
-                    ))
-                }
-            }
-        }
-        let heads = || (0..n as NodeIdx).filter(|&v| task[v as usize] == v);
-        let mut parent = vec![NONE; n];
-        for h in g.nodes().filter(|&v| g.kind(v) == NodeKind::Compute) {
-            for &w in g.succs(h) {
-                if g.kind(w) == NodeKind::Free {
-                    continue;
-                }
-                let t = task[w as usize];
-                match parent[h as usize] {
-                    p if p == NONE => parent[h as usize] = t,
-                    p if p == t => {}
-                    p => {
-                        // A head is an op, or the ALLOC of an unread buffer.
-                        let head = |v: NodeIdx| format!("{} {}", g.kind(v).label(), g.id(v));
-                        return Err(format!(
-                            "op {} feeds two ops' tasks, {} and {}",
-                            g.id(h),
-                            head(p),
-                            head(t)
-                        ));
-                    }
-                }
-            }
-        }
-        let mut children = vec![Vec::new(); n];
-        let mut roots = Vec::new();
-        for h in heads() {
-            match parent[h as usize] {
-                p if p == NONE => roots.push(h),
-                p => children[p as usize].push(h),
-            }
-        }
+        let mut task = op_and_alloc_tasks(g)?;
+        let parent = parents(g, &task)?;
+        let (children, roots) = children_and_roots(&task, &parent);
         let (post_order, span) = euler_tour(&roots, &children, n);
-        let below = |t: NodeIdx, u: NodeIdx| {
-            let (a, b) = (span[t as usize], span[u as usize]);
-            a.0 >= b.0 && a.1 <= b.1
-        };
         // First every FREE's successors, so that below every predecessor
         // of a FREE (an op or an ALLOC) has a task.
+        frees_end_their_branches(g)?;
         for f in g.nodes().filter(|&v| g.kind(v) == NodeKind::Free) {
-            if let Some(&w) = g.succs(f).first() {
-                return Err(format!(
-                    "FREE {} has a successor ({}): a FREE must end its branch",
-                    g.id(f),
-                    g.id(w)
-                ));
-            }
-        }
-        for f in g.nodes().filter(|&v| g.kind(v) == NodeKind::Free) {
-            // The task whose subtree holds every predecessor: the one
-            // entered first in the tour among theirs.
-            let top = g
-                .preds(f)
-                .iter()
-                .map(|&p| task[p as usize])
-                .min_by_key(|&t| span[t as usize].0)
-                .expect("a FREE has a predecessor: its ALLOC reaches it");
-            for &p in g.preds(f) {
-                let t = task[p as usize];
-                if t == top && p != top {
-                    return Err(format!(
-                        "FREE {} follows {} {} of op {} but not the op itself",
-                        g.id(f),
-                        g.kind(p).label(),
-                        g.id(p),
-                        g.id(top)
-                    ));
-                }
-                if !below(t, top) {
-                    return Err(format!(
-                        "FREE {} follows ops {} and {} of two branches",
-                        g.id(f),
-                        g.id(t),
-                        g.id(top)
-                    ));
-                }
-            }
-            task[f as usize] = top;
+            task[f as usize] = free_task(g, f, &task, &span)?;
         }
         Ok(Forest {
             task,
@@ -170,6 +65,150 @@ impl Forest {
             roots,
         })
     }
+}
+
+/// Per node, the head of its task, FREEs aside (left [`NONE`]): an op
+/// heads its own, an ALLOC joins its op's, or heads its own if no op
+/// reads it.
+fn op_and_alloc_tasks(g: &Graph) -> Result<Vec<NodeIdx>, String> {
+    let mut task = vec![NONE; g.node_count()];
+    for v in g.nodes() {
+        if g.kind(v) == NodeKind::Compute {
+            task[v as usize] = v;
+        }
+    }
+    for v in g.nodes().filter(|&v| g.kind(v) == NodeKind::Alloc) {
+        task[v as usize] = alloc_task(g, v)?;
+    }
+    Ok(task)
+}
+
+/// The head of ALLOC `v`'s task: its only successor, an op, or `v` itself
+/// for a buffer no op reads; or why it is neither.
+fn alloc_task(g: &Graph, v: NodeIdx) -> Result<NodeIdx, String> {
+    // Parallel edges to one node count once.
+    let mut succs = g.succs(v).to_vec();
+    succs.sort_unstable();
+    succs.dedup();
+    match succs[..] {
+        [h] if g.kind(h) == NodeKind::Compute => Ok(h),
+        // A buffer no op reads: a task of its own, headed by its
+        // ALLOC (a root, with the FREE if it has one).
+        [] => Ok(v),
+        [f] if g.kind(f) == NodeKind::Free && g.preds(f).iter().all(|&p| p == v) => Ok(v),
+        [w] => Err(format!(
+            "ALLOC {} feeds {} {}, not an op",
+            g.id(v),
+            g.kind(w).label(),
+            g.id(w)
+        )),
+        _ => Err(format!(
+            "ALLOC {} has {} successors, not one op",
+            g.id(v),
+            succs.len()
+        )),
+    }
+}
+
+/// Per op, the head of the one task its non-FREE successors lie in (its
+/// parent; [`NONE`] for a root), or the first op that feeds two tasks.
+fn parents(g: &Graph, task: &[NodeIdx]) -> Result<Vec<NodeIdx>, String> {
+    let mut parent = vec![NONE; g.node_count()];
+    for h in g.nodes().filter(|&v| g.kind(v) == NodeKind::Compute) {
+        for &w in g.succs(h) {
+            if g.kind(w) == NodeKind::Free {
+                continue;
+            }
+            let t = task[w as usize];
+            match parent[h as usize] {
+                p if p == NONE => parent[h as usize] = t,
+                p if p == t => {}
+                p => {
+                    // A head is an op, or the ALLOC of an unread buffer.
+                    let head = |v: NodeIdx| format!("{} {}", g.kind(v).label(), g.id(v));
+                    return Err(format!(
+                        "op {} feeds two ops' tasks, {} and {}",
+                        g.id(h),
+                        head(p),
+                        head(t)
+                    ));
+                }
+            }
+        }
+    }
+    Ok(parent)
+}
+
+/// Per head, its children heads, and the heads without a parent, both in
+/// node order.
+fn children_and_roots(task: &[NodeIdx], parent: &[NodeIdx]) -> (Vec<Vec<NodeIdx>>, Vec<NodeIdx>) {
+    let n = task.len();
+    let mut children = vec![Vec::new(); n];
+    let mut roots = Vec::new();
+    for h in (0..n as NodeIdx).filter(|&v| task[v as usize] == v) {
+        match parent[h as usize] {
+            p if p == NONE => roots.push(h),
+            p => children[p as usize].push(h),
+        }
+    }
+    (children, roots)
+}
+
+/// Checks that no FREE has a successor, naming the first that has one.
+fn frees_end_their_branches(g: &Graph) -> Result<(), String> {
+    for f in g.nodes().filter(|&v| g.kind(v) == NodeKind::Free) {
+        if let Some(&w) = g.succs(f).first() {
+            return Err(format!(
+                "FREE {} has a successor ({}): a FREE must end its branch",
+                g.id(f),
+                g.id(w)
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The task of FREE `f`: the one whose subtree holds all its
+/// predecessors, given each head's tour `span`; or why there is none.
+fn free_task(
+    g: &Graph,
+    f: NodeIdx,
+    task: &[NodeIdx],
+    span: &[(u32, u32)],
+) -> Result<NodeIdx, String> {
+    let below = |t: NodeIdx, u: NodeIdx| {
+        let (a, b) = (span[t as usize], span[u as usize]);
+        a.0 >= b.0 && a.1 <= b.1
+    };
+    // The task whose subtree holds every predecessor: the one
+    // entered first in the tour among theirs.
+    let top = g
+        .preds(f)
+        .iter()
+        .map(|&p| task[p as usize])
+        .min_by_key(|&t| span[t as usize].0)
+        .expect("a FREE has a predecessor: its ALLOC reaches it");
+    for &p in g.preds(f) {
+        let t = task[p as usize];
+        if t == top && p != top {
+            return Err(format!(
+                "FREE {} follows {} {} of op {} but not the op itself",
+                g.id(f),
+                g.kind(p).label(),
+                g.id(p),
+                g.id(top)
+            ));
+        }
+        if !below(t, top) {
+            return Err(format!(
+                "FREE {} follows ops {} and {} of two branches",
+                g.id(f),
+                g.id(t),
+                g.id(top)
+            ));
+        }
+    }
+    Ok(top)
 }
 
 /// Heads in post-order and, per head, its (entry, exit) times in a
