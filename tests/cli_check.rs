@@ -57,7 +57,7 @@ fn check_takes_an_order_given_inline() {
     // A file of that name is read, not taken for the order.
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("0 1 2"), "[0, 2, 1]").unwrap();
-    let o = std::process::Command::new(env!("CARGO_BIN_EXE_memsched"))
+    let o = std::process::Command::new(cli_support::BIN)
         .args(["check", EXAMPLE, "0 1 2"])
         .current_dir(dir.path())
         .output()

@@ -187,13 +187,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     )?;
     let graph = read_graph(&args.graph)?;
     let (name, text) = match args.order.as_str() {
-        "-" => ("standard input", None),
-        inline if is_inline_order(inline) => ("the order given", Some(inline.to_string())),
-        path => (path, None),
-    };
-    let text = match text {
-        Some(text) => text,
-        None => read_order(&args.order, name, MAX_INPUT_BYTES)?,
+        "-" => (
+            "standard input",
+            read_order("-", "standard input", MAX_INPUT_BYTES)?,
+        ),
+        inline if is_inline_order(inline) => ("the order given", inline.to_string()),
+        path => (path, read_order(path, path, MAX_INPUT_BYTES)?),
     };
     let format = args
         .format

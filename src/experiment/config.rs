@@ -311,8 +311,18 @@ pub(super) fn any_has<'a>(
     names.any(|n| solvers::build(n).is_ok_and(|s| has(&s.abilities())))
 }
 
+/// A number of seconds as written, with or without an `s` (`30`, `2.5`,
+/// `30s`, `0.5 s`): how a config's `time_limit` string and `schedule
+/// --time-limit` read one. `None` for another unit (`2m`) or no number.
+pub(crate) fn read_seconds(text: &str) -> Option<f64> {
+    let number = text.trim();
+    let number = number.strip_suffix('s').unwrap_or(number);
+    number.trim().parse().ok()
+}
+
 /// Reads `time_limit`: a number of seconds, or a string of one with an
-/// `s` (`"30s"`); another unit (`"2m"`) is named in the error.
+/// `s` (`"30s"`, [`read_seconds`]); another unit (`"2m"`) is named in the
+/// error.
 pub(super) fn seconds<'de, D: serde::Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
     struct Seconds;
     impl serde::de::Visitor<'_> for Seconds {
@@ -330,8 +340,7 @@ pub(super) fn seconds<'de, D: serde::Deserializer<'de>>(d: D) -> Result<f64, D::
             Ok(x as f64)
         }
         fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<f64, E> {
-            let number = text.trim().strip_suffix('s').unwrap_or(text.trim());
-            number.trim().parse().map_err(|_| {
+            read_seconds(text).ok_or_else(|| {
                 E::custom(format!(
                     "`{text}` is not a number of seconds: write `30` or `\"30s\"` (`120` for two \
                      minutes)"
@@ -426,16 +435,18 @@ impl Config {
             path: origin.to_string(),
             message,
         };
-        let start = text.trim_start_matches(|c: char| c == '\u{feff}' || c.is_whitespace());
-        let mut config: Config = toml::from_str(text).map_err(|e| match start {
+        let mut config: Config = toml::from_str(text).map_err(|e| {
+            let start = text.trim_start_matches(|c: char| c == '\u{feff}' || c.is_whitespace());
             // TOML cannot start with `{`; a graph file does.
-            json if json.starts_with('{') => invalid(
-                "it starts with `{`, as a JSON graph does, not a TOML config: `memsched run` \
+            match start.starts_with('{') {
+                true => invalid(
+                    "it starts with `{`, as a JSON graph does, not a TOML config: `memsched run` \
                  takes an experiment config (docs/experiments.md; `experiments/*.toml` are \
                  examples), and `memsched schedule GRAPH` schedules one graph"
-                    .to_string(),
-            ),
-            _ => invalid(e.to_string()),
+                        .to_string(),
+                ),
+                false => invalid(e.to_string()),
+            }
         })?;
         if config.name.is_empty() {
             // Absent, the name is the file's; given empty, it is a slip.

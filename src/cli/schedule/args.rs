@@ -257,12 +257,12 @@ pub(super) fn parse_states(text: &str) -> Result<u64, String> {
 }
 
 /// Reads `--time-limit`'s value as written: seconds, a number (`2.5`) or
-/// one with an `s` (`2.5s`); another unit (`500ms`, `2m`) gets an error
-/// saying to write seconds. Its range is [`time_limit`]'s to check.
+/// one with an `s` (`2.5s`), as a config's `time_limit` is read
+/// ([`read_seconds`](crate::experiment::config::read_seconds)); another
+/// unit (`500ms`, `2m`) gets an error saying to write seconds. Its range
+/// is [`time_limit`]'s to check.
 pub(super) fn parse_seconds(text: &str) -> Result<f64, String> {
-    let number = text.trim();
-    let number = number.strip_suffix('s').unwrap_or(number);
-    number.parse::<f64>().map_err(|_| {
+    crate::experiment::config::read_seconds(text).ok_or_else(|| {
         let value = match text.trim() {
             "" => "an empty value".to_string(),
             _ => format!("`{text}`"),
