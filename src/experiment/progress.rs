@@ -449,7 +449,7 @@ fn line(
 
 /// What the bar and the lines say of the time left, with `done` of `total`
 /// solves ended: `~20 s left` ([`eta`]; `due now` when the last solve runs
-/// past the mean), `time left unknown` before the first solve ends, or,
+/// past the mean, `under 0.1 s left` for many quick ones), `time left unknown` before the first solve ends, or,
 /// after a stop (`stopping`), how many solves are in flight, whose time no
 /// mean foretells; each with the worst case at the time limit where that
 /// is longer ([`at_most`]).
@@ -465,10 +465,15 @@ fn left_text(
         // The bar's last drawing, every solve done.
         _ if in_flight == 0 => ("~0.0 s left".to_string(), None),
         _ if stopping => (format!("waiting for {in_flight} in flight"), None),
-        // The solve next due runs past the mean (or all but its last
+        // The last solve runs past the mean (or all but its last
         // twentieth of a second, which would read `~0.0 s left` while it
         // may run to the time limit): no figure would be right.
-        Some(left) if left < DUE_NOW => ("due now".to_string(), Some(Duration::ZERO)),
+        Some(left) if left < DUE_NOW && in_flight == 1 => {
+            ("due now".to_string(), Some(Duration::ZERO))
+        }
+        // Many quick solves left (`13/128 solves, 0.0 s elapsed`): they
+        // are not overdue, just quick.
+        Some(left) if left < DUE_NOW => ("under 0.1 s left".to_string(), Some(left)),
         Some(left) => (format!("~{} left", duration(left)), Some(left)),
         None => ("time left unknown".to_string(), None),
     };
@@ -476,8 +481,9 @@ fn left_text(
     s
 }
 
-/// An estimate below this reads `due now`: `~0.0 s left` would promise an
-/// end that a solve past the mean does not keep.
+/// An estimate below this reads `due now` for the last solve and `under
+/// 0.1 s left` for more: `~0.0 s left` would promise an end that a solve
+/// past the mean does not keep.
 const DUE_NOW: Duration = Duration::from_millis(50);
 
 /// The time left if solves keep ending at the rate they have: the next
@@ -666,6 +672,12 @@ mod tests {
         assert_eq!(
             eta(times.0, 1, 3, times.1),
             Some(Duration::from_secs_f64(30.2))
+        );
+        // Many quick solves left are not overdue: under 0.1 s, not due now.
+        let quick = (Duration::from_millis(4), Duration::ZERO);
+        assert_eq!(
+            line(13, 128, None, quick, None),
+            "[memsched] 13/128 solves, 0.0 s elapsed, under 0.1 s left"
         );
         // Not when the estimate is already longer.
         let slow = Duration::from_secs(3600);
