@@ -37,9 +37,8 @@ mod store;
 mod tests;
 
 use std::borrow::Cow;
-use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicUsize};
-use std::sync::{mpsc, Mutex};
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
 use std::time::Duration;
 
 use rayon::prelude::*;
@@ -225,13 +224,7 @@ fn run_with(
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let pool = worker_pool(pool_size(opts.threads, pending.len(), cores))?;
     let store = GraphStore::new(&plan.graphs, pending);
-    // Without rows, old fingerprints describe nothing: every graph is loaded now.
-    let old_fingerprints = if start.existing.is_empty() {
-        Fingerprints::new()
-    } else {
-        fingerprint::read(out)?
-    };
-    let recorded = Recorded::from_rows(&start.existing, old_fingerprints);
+    let recorded = recorded(out, &start)?;
     let stopping = || opts.stopping();
     let (loaded, lints) = acknowledge_stop_while(opts, || {
         check_graphs(&plan, &store, pending, &pool, &recorded, &stopping)
@@ -239,15 +232,7 @@ fn run_with(
     if opts.stopping() {
         // Stopped while the graphs were checked: the directory is left as
         // it was.
-        return Ok(RunSummary {
-            items: start.items.len(),
-            resumed: start.items.len() - pending.len(),
-            out: out.clone(),
-            warnings: shown_lints(lints),
-            stopped: Some(pending.len()),
-            untouched: true,
-            ..RunSummary::default()
-        });
+        return Ok(stopped_while_checking(&start, out, shown_lints(lints)));
     }
     let _lock = claimed.create()?;
     let tetris = tetris_graph(config, &plan);
@@ -257,82 +242,117 @@ fn run_with(
         limit: config.time_limit(),
         threads: pool.current_num_threads(),
     };
-    let solving = Solving {
-        inputs: SolveInputs {
-            plan: &plan,
-            store: &store,
-            ctx: SolveContext {
-                budget: config.budget(),
-                restarts: config.restarts,
-                ..SolveContext::new(0, Some(config.time_limit()))
-            },
-            tetris,
-            keep_order: config.save_orders,
-            build,
+    let inputs = SolveInputs {
+        plan: &plan,
+        store: &store,
+        ctx: SolveContext {
+            budget: config.budget(),
+            restarts: config.restarts,
+            ..SolveContext::new(0, Some(config.time_limit()))
         },
-        opts,
-        sink: Mutex::new(Sink::open(&paths, tetris.is_some(), config.save_orders)?),
-        bar: Progress::new(pending.len(), opts.quiet, Some(worst)),
-        // Solver bugs recorded by an earlier, interrupted run still count.
-        broken: AtomicUsize::new(start.existing.iter().filter(|r| rows::is_broken(r)).count()),
-        error: Mutex::new(None),
-        failed: AtomicBool::new(false),
-        not_started: AtomicUsize::new(0),
-        in_flight: AtomicUsize::new(0),
+        tetris,
+        keep_order: config.save_orders,
+        build,
     };
+    let solving = Solving::new(
+        inputs,
+        opts,
+        Sink::open(&paths, tetris.is_some(), config.save_orders)?,
+        Progress::new(pending.len(), opts.quiet, Some(worst)),
+        // Solver bugs recorded by an earlier, interrupted run still count.
+        start.existing.iter().filter(|r| rows::is_broken(r)).count(),
+    );
     // Said before the solves it slows, not among the run's warnings at
     // the end.
     if let Some(w) = oversubscribed(pool.current_num_threads(), cores) {
         solving.bar.println(&format!("warning: {w}"));
     }
     solve_all(&solving, &pool, pending, worst.limit);
-    let Solving {
-        sink,
-        bar,
-        broken,
-        error,
-        not_started,
-        ..
-    } = solving;
-    bar.finish();
-    if let Some(e) = error.into_inner().unwrap_or_else(|e| e.into_inner()) {
-        return Err(e);
-    }
-    let sink = sink.into_inner().unwrap_or_else(|e| e.into_inner());
+    let ended = solving.end()?;
     let restored = close_records(
-        sink,
+        ended.sink,
         &paths,
         tetris,
         config.save_orders && !pending.is_empty(),
     )?;
-    let not_started = not_started.into_inner();
-    // A stop after the last solve started held nothing back: the final
-    // pass runs (the caller says the stop came late).
-    let stopped = not_started > 0;
     let mut summary = RunSummary {
-        items: start.items.len(),
-        resumed: start.items.len() - pending.len(),
-        ran: pending.len() - not_started,
-        redone: start.redone.intersection(&start.ours).count(),
-        dropped: start.redone.difference(&start.ours).count(),
-        discarded: start.discarded,
-        broken: broken.into_inner(),
-        out: out.clone(),
         restored,
-        malformed: start.rejected.len(),
         warnings: shown_lints(lints),
-        stopped: stopped.then_some(not_started),
-        untouched: false,
+        ..solved_summary(&start, out, ended.broken, ended.not_started)
     };
     summary.warnings.extend(prepared.damaged);
     summary.warnings.extend(stale);
     summary.warnings.extend(rows_file_warnings(&start));
-    if stopped {
+    if summary.stopped.is_some() {
         return Ok(summary);
     }
-    let partial = partial_note(&plan, &start);
+    final_pass(summary, (config, &plan, &start), &paths, prepared.unsaved)
+}
+
+/// The rows read at the start, with the fingerprints of the graphs they
+/// were solved on.
+fn recorded(out: &Path, start: &Start) -> Result<Recorded, ExperimentError> {
+    // Without rows, old fingerprints describe nothing: every graph is loaded now.
+    let old_fingerprints = if start.existing.is_empty() {
+        Fingerprints::new()
+    } else {
+        fingerprint::read(out)?
+    };
+    Ok(Recorded::from_rows(&start.existing, old_fingerprints))
+}
+
+/// The summary of a run stopped while its graphs were checked: nothing
+/// solved, the directory `out` untouched.
+fn stopped_while_checking(start: &Start, out: &Path, warnings: Vec<String>) -> RunSummary {
+    let pending = start.pending.len();
+    RunSummary {
+        items: start.items.len(),
+        resumed: start.items.len() - pending,
+        out: out.to_path_buf(),
+        warnings,
+        stopped: Some(pending),
+        untouched: true,
+        ..RunSummary::default()
+    }
+}
+
+/// The summary of a run whose solves ended, `not_started` of them held
+/// back by a stop, with `broken` rows in all; its files and warnings are
+/// the caller's to add.
+fn solved_summary(start: &Start, out: &Path, broken: usize, not_started: usize) -> RunSummary {
+    let pending = start.pending.len();
+    RunSummary {
+        items: start.items.len(),
+        resumed: start.items.len() - pending,
+        ran: pending - not_started,
+        redone: start.redone.intersection(&start.ours).count(),
+        dropped: start.redone.difference(&start.ours).count(),
+        discarded: start.discarded,
+        broken,
+        out: out.to_path_buf(),
+        restored: Vec::new(),
+        malformed: start.rejected.len(),
+        warnings: Vec::new(),
+        // A stop after the last solve started held nothing back: the
+        // final pass runs (the caller says the stop came late).
+        stopped: (not_started > 0).then_some(not_started),
+        untouched: false,
+    }
+}
+
+/// Ends a run whose solves all ran: the final pass over its directory,
+/// whose warnings and refuted bounds join `summary`, then what
+/// `orders.jsonl` lacks (`unsaved` valid rows without an order).
+fn final_pass(
+    mut summary: RunSummary,
+    (config, plan, start): (&Config, &Plan, &Start),
+    paths: &RecordPaths,
+    unsaved: usize,
+) -> Result<RunSummary, ExperimentError> {
+    let out = &summary.out;
+    let partial = partial_note(plan, start);
     let finished =
-        super::finish_with(out, config, Some(&plan), partial.as_deref()).map_err(|e| {
+        super::finish_with(out, config, Some(plan), partial.as_deref()).map_err(|e| {
             e.in_final_pass(
                 out,
                 "run the same command again once that is fixed; it solves nothing again and \
@@ -340,12 +360,9 @@ fn run_with(
             )
         })?;
     summary.warnings.extend(finished.warnings);
-    summary.warnings.extend(orders_warnings(
-        config,
-        &paths,
-        pending.len(),
-        prepared.unsaved,
-    ));
+    summary
+        .warnings
+        .extend(orders_warnings(config, paths, start.pending.len(), unsaved));
     // The final pass may have found more: a bound above a checked peak.
     summary.broken = summary.broken.max(finished.broken);
     Ok(summary)

@@ -38,6 +38,62 @@ pub(super) struct Solving<'a> {
     pub(super) in_flight: AtomicUsize,
 }
 
+/// What the solves leave once they have all ended: the rows' files to
+/// close, and the counts the run's summary reports.
+pub(super) struct Ended {
+    pub(super) sink: Sink,
+    /// Rows that show a solver bug.
+    pub(super) broken: usize,
+    /// Items not started because of the stop flag.
+    pub(super) not_started: usize,
+}
+
+impl<'a> Solving<'a> {
+    /// The solves of `inputs`, appending to `sink`, with `broken` rows
+    /// already counted (an earlier run's).
+    pub(super) fn new(
+        inputs: SolveInputs<'a>,
+        opts: &'a RunOptions,
+        sink: Sink,
+        bar: Progress,
+        broken: usize,
+    ) -> Self {
+        Solving {
+            inputs,
+            opts,
+            sink: Mutex::new(sink),
+            bar,
+            broken: AtomicUsize::new(broken),
+            error: Mutex::new(None),
+            failed: AtomicBool::new(false),
+            not_started: AtomicUsize::new(0),
+            in_flight: AtomicUsize::new(0),
+        }
+    }
+
+    /// Once every solve has ended: the bar's last drawing, then the
+    /// first error that ended the run, if any.
+    pub(super) fn end(self) -> Result<Ended, ExperimentError> {
+        let Solving {
+            sink,
+            bar,
+            broken,
+            error,
+            not_started,
+            ..
+        } = self;
+        bar.finish();
+        if let Some(e) = error.into_inner().unwrap_or_else(|e| e.into_inner()) {
+            return Err(e);
+        }
+        Ok(Ended {
+            sink: sink.into_inner().unwrap_or_else(|e| e.into_inner()),
+            broken: broken.into_inner(),
+            not_started: not_started.into_inner(),
+        })
+    }
+}
+
 impl Solving<'_> {
     /// True once the stop flag is set.
     fn stopping(&self) -> bool {

@@ -11,8 +11,8 @@ use crate::graph::Graph;
 use crate::solvers::{Outcome, Scheduler};
 use std::fs;
 use std::path::Path;
-use std::sync::atomic::Ordering;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 
 #[test]
 fn the_pool_has_no_more_threads_than_solves_or_cores() {
