@@ -144,121 +144,18 @@ impl Profiles {
 
 /// Builds and solves the model.
 pub(crate) fn solve(spec: &Spec) -> Result<Answer, String> {
-    let red = spec.red;
-    let win = spec.win;
-    let k = red.clusters.len();
-    let steps = red.steps();
-    let unit = spec.unit;
     // The start's rows count whole units, at most its peak's bytes: P up
     // to the peak in whole units (rounded down) keeps the start feasible.
-    let ub = (spec.start.peak / unit as u64) as i64;
-
-    let mut vars = ProblemVariables::new();
-    let mut init = Vec::new();
-    let mut y = vec![Vec::new(); k];
-    for (c, cl) in red.clusters.iter().enumerate() {
-        let def = match cl.role {
-            Role::Main => variable().binary(),
-            Role::Absorbed => variable().min(0).max(1),
-            Role::Tail => continue,
-        };
-        for t in win.lo[c]..win.hi[c] {
-            y[c].push(vars.add(def.clone()));
-            init.push(if spec.start.done_at[c] <= t { 1.0 } else { 0.0 });
-        }
-    }
-    // P is continuous, though its optimum is integral: with an integer P
-    // HiGHS sees an integral objective and rounds its dual bound up to the
-    // next integer after subtracting its tolerance, so LP noise just above
-    // an integer became a whole unit. A continuous P leaves the rounding to
-    // `Round::units`, which allows for HiGHS's errors first (docs/ilp.md).
-    let p = vars.add(variable().min(spec.lb.min(ub) as f64).max(ub as f64));
-    init.push(ub as f64);
-    let vs = Vars { win, y };
-    let mut problem = vars.minimise(p).using(highs);
-    let mut rows = 0usize;
-    // Adds `lin (- rhs) <= bound`, or `= bound` when `eq`.
-    let mut row = |lin: Lin, rhs: Option<Variable>, bound: f64, eq: bool| {
-        if lin.vars == 0 && rhs.is_none() {
-            return;
-        }
-        let mut lhs = lin.expr;
-        if let Some(r) = rhs {
-            lhs.add_mul(-1.0, r);
-        }
-        let bound = bound - lin.konst;
-        problem.add_constraint(if eq { lhs.eq(bound) } else { lhs.leq(bound) });
-        rows += 1;
+    let ub = (spec.start.peak / spec.unit as u64) as i64;
+    let Columns { vars, vs, p, init } = Columns::new(spec, ub);
+    let mut rows = Rows {
+        problem: vars.minimise(p).using(highs),
+        count: 0,
     };
-
-    for (c, cl) in red.clusters.iter().enumerate() {
-        let (lo, hi) = (win.lo[c], win.hi[c]);
-        match cl.role {
-            Role::Main => {
-                for t in lo..hi {
-                    // Monotone.
-                    let mut lin = Lin::default();
-                    lin.add(1.0, vs.y(c, t));
-                    lin.add(-1.0, vs.y(c, t + 1));
-                    row(lin, None, 0.0, false);
-                    // Precedence.
-                    for &u in &red.preds[c] {
-                        if let Y::Const(v) = vs.y(u, t - 1) {
-                            if v == 1.0 {
-                                continue;
-                            }
-                        }
-                        let mut lin = Lin::default();
-                        lin.add(1.0, vs.y(c, t));
-                        lin.add(-1.0, vs.y(u, t - 1));
-                        row(lin, None, 0.0, false);
-                    }
-                }
-            }
-            Role::Absorbed => {
-                let preds = &red.preds[c];
-                for t in lo..hi {
-                    let mut all = Lin::default();
-                    all.add(-1.0, vs.y(c, t));
-                    for &u in preds {
-                        let mut lin = Lin::default();
-                        lin.add(1.0, vs.y(c, t));
-                        lin.add(-1.0, vs.y(u, t));
-                        row(lin, None, 0.0, false);
-                        all.add(1.0, vs.y(u, t));
-                    }
-                    // sum y(u) - y(w) <= |U| - 1
-                    row(all, None, preds.len() as f64 - 1.0, false);
-                }
-            }
-            Role::Tail => {}
-        }
-    }
-    for t in 1..steps {
-        let mut lin = Lin::default();
-        for &c in &red.main {
-            lin.add(1.0, vs.y(c, t));
-        }
-        row(lin, None, t as f64, true);
-    }
-    for t in 1..=steps {
-        let mut lin = Lin::default();
-        for (c, cl) in red.clusters.iter().enumerate() {
-            if cl.role == Role::Tail || t < win.lo[c] {
-                continue;
-            }
-            let (total, peak) = spec.profiles.0[c];
-            let (total, peak) = (total as f64, peak as f64);
-            if cl.role == Role::Main && t <= win.hi[c] {
-                lin.add(peak, vs.y(c, t));
-                lin.add(total - peak, vs.y(c, t - 1));
-            } else {
-                lin.add(total, vs.y(c, t - 1));
-            }
-        }
-        row(lin, Some(p), 0.0, false);
-    }
-
+    rows.order(spec.red, &vs);
+    rows.one_per_step(spec.red, &vs);
+    rows.memory(spec, &vs, p);
+    let Rows { problem, count } = rows;
     let mut model = problem
         .try_into_inner()
         .map_err(|e| format!("HiGHS rejected the model: {e}"))?;
@@ -312,56 +209,233 @@ pub(crate) fn solve(spec: &Spec) -> Result<Answer, String> {
     // The `highs` crate is not a direct dependency, so its enums cannot be
     // named here: read them through their Debug names (versions pinned by
     // Cargo.lock).
-    let status = format!("{:?}", solved.status());
     let has_solution = format!("{:?}", solved.primal_solution_status()) == "Feasible";
-    let dual_bound = solved
-        .double_info_value(c"mip_dual_bound")
-        .ok()
-        .filter(|b| b.is_finite());
-    // SAFETY: `solved`'s own pointer, alive while `solved` is.
-    #[allow(unsafe_code)]
-    let mip_nodes = unsafe { mip_node_count(solved.as_ptr()) };
-    let objective = solved.objective_value();
-    // Without a binary (P is continuous) HiGHS solves an LP and reports no
-    // MIP bound (0): the LP's optimum is the bound.
-    let has_binaries = red
-        .clusters
-        .iter()
-        .zip(&vs.y)
-        .any(|(cl, y)| cl.role == Role::Main && !y.is_empty());
-    let dual_bound = match dual_bound {
-        _ if !has_binaries && status == "Optimal" => Some(objective),
-        b => b,
+    let reading = Reading {
+        status: format!("{:?}", solved.status()),
+        objective: solved.objective_value(),
+        dual_bound: (solved.double_info_value(c"mip_dual_bound").ok()).filter(|b| b.is_finite()),
+        // SAFETY: `solved`'s own pointer, alive while `solved` is.
+        #[allow(unsafe_code)]
+        mip_nodes: unsafe { mip_node_count(solved.as_ptr()) },
+        columns: has_solution.then(|| solved.get_solution().columns().to_vec()),
     };
-    let sol = has_solution.then(|| solved.get_solution());
-    // P is the last column; its value is the solution's objective.
-    let stale = sol
-        .as_ref()
-        .and_then(|sol| sol.columns().last().copied())
-        .is_some_and(|p| p > objective + 0.5);
-    let steps_of = sol.map(|sol| {
-        let cols = sol.columns();
-        let mut at = vec![0usize; k];
-        let mut next = 0usize;
+    Ok(reading.answer(spec.red, &vs, count))
+}
+
+/// The model's columns: the `y` of each cluster's window, then P; with
+/// the start's values of them all, in that order, for HiGHS's MIP start.
+struct Columns<'a> {
+    vars: ProblemVariables,
+    vs: Vars<'a>,
+    p: Variable,
+    init: Vec<f64>,
+}
+
+impl<'a> Columns<'a> {
+    /// The columns of `spec`'s model, P at most `ub`.
+    fn new(spec: &Spec<'a>, ub: i64) -> Self {
+        let (red, win) = (spec.red, spec.win);
+        let mut vars = ProblemVariables::new();
+        let mut init = Vec::new();
+        let mut y = vec![Vec::new(); red.clusters.len()];
         for (c, cl) in red.clusters.iter().enumerate() {
-            let width = vs.y[c].len();
-            if cl.role == Role::Main {
-                let first = (0..width).find(|&i| cols[next + i] > 0.5);
-                at[c] = first.map_or(win.hi[c], |i| win.lo[c] + i);
+            let def = match cl.role {
+                Role::Main => variable().binary(),
+                Role::Absorbed => variable().min(0).max(1),
+                Role::Tail => continue,
+            };
+            for t in win.lo[c]..win.hi[c] {
+                y[c].push(vars.add(def.clone()));
+                init.push(if spec.start.done_at[c] <= t { 1.0 } else { 0.0 });
             }
-            next += width;
         }
-        at
-    });
-    Ok(Answer {
-        status,
-        steps: steps_of,
-        stale,
-        objective,
-        dual_bound,
-        mip_nodes,
-        rows,
-    })
+        // P is continuous, though its optimum is integral: with an integer P
+        // HiGHS sees an integral objective and rounds its dual bound up to the
+        // next integer after subtracting its tolerance, so LP noise just above
+        // an integer became a whole unit. A continuous P leaves the rounding to
+        // `Round::units`, which allows for HiGHS's errors first (docs/ilp.md).
+        let p = vars.add(variable().min(spec.lb.min(ub) as f64).max(ub as f64));
+        init.push(ub as f64);
+        Columns {
+            vars,
+            vs: Vars { win, y },
+            p,
+            init,
+        }
+    }
+}
+
+/// The model's rows as they are added, and how many.
+struct Rows {
+    problem: good_lp::solvers::highs::HighsProblem,
+    count: usize,
+}
+
+impl Rows {
+    /// Adds `lin (- rhs) <= bound`, or `= bound` when `eq`; nothing when
+    /// it has no variable.
+    fn add(&mut self, lin: Lin, rhs: Option<Variable>, bound: f64, eq: bool) {
+        if lin.vars == 0 && rhs.is_none() {
+            return;
+        }
+        let mut lhs = lin.expr;
+        if let Some(r) = rhs {
+            lhs.add_mul(-1.0, r);
+        }
+        let bound = bound - lin.konst;
+        (self.problem).add_constraint(if eq { lhs.eq(bound) } else { lhs.leq(bound) });
+        self.count += 1;
+    }
+
+    /// Each cluster's rows in cluster order: a main one's monotone and
+    /// precedence rows, an absorbed one's "done exactly when all its
+    /// predecessors are".
+    fn order(&mut self, red: &Reduced, vs: &Vars) {
+        let win = vs.win;
+        for (c, cl) in red.clusters.iter().enumerate() {
+            let (lo, hi) = (win.lo[c], win.hi[c]);
+            match cl.role {
+                Role::Main => {
+                    for t in lo..hi {
+                        // Monotone.
+                        let mut lin = Lin::default();
+                        lin.add(1.0, vs.y(c, t));
+                        lin.add(-1.0, vs.y(c, t + 1));
+                        self.add(lin, None, 0.0, false);
+                        // Precedence.
+                        for &u in &red.preds[c] {
+                            if let Y::Const(v) = vs.y(u, t - 1) {
+                                if v == 1.0 {
+                                    continue;
+                                }
+                            }
+                            let mut lin = Lin::default();
+                            lin.add(1.0, vs.y(c, t));
+                            lin.add(-1.0, vs.y(u, t - 1));
+                            self.add(lin, None, 0.0, false);
+                        }
+                    }
+                }
+                Role::Absorbed => {
+                    let preds = &red.preds[c];
+                    for t in lo..hi {
+                        let mut all = Lin::default();
+                        all.add(-1.0, vs.y(c, t));
+                        for &u in preds {
+                            let mut lin = Lin::default();
+                            lin.add(1.0, vs.y(c, t));
+                            lin.add(-1.0, vs.y(u, t));
+                            self.add(lin, None, 0.0, false);
+                            all.add(1.0, vs.y(u, t));
+                        }
+                        // sum y(u) - y(w) <= |U| - 1
+                        self.add(all, None, preds.len() as f64 - 1.0, false);
+                    }
+                }
+                Role::Tail => {}
+            }
+        }
+    }
+
+    /// One main cluster per step: `sum over main c of y(c, t) = t`.
+    fn one_per_step(&mut self, red: &Reduced, vs: &Vars) {
+        for t in 1..red.steps() {
+            let mut lin = Lin::default();
+            for &c in &red.main {
+                lin.add(1.0, vs.y(c, t));
+            }
+            self.add(lin, None, t as f64, true);
+        }
+    }
+
+    /// The memory rows: at each step, what stays of the clusters done
+    /// before it, plus the rise of the main cluster it runs, is at most P.
+    fn memory(&mut self, spec: &Spec, vs: &Vars, p: Variable) {
+        let (red, win) = (spec.red, spec.win);
+        for t in 1..=red.steps() {
+            let mut lin = Lin::default();
+            for (c, cl) in red.clusters.iter().enumerate() {
+                if cl.role == Role::Tail || t < win.lo[c] {
+                    continue;
+                }
+                let (total, peak) = spec.profiles.0[c];
+                let (total, peak) = (total as f64, peak as f64);
+                if cl.role == Role::Main && t <= win.hi[c] {
+                    lin.add(peak, vs.y(c, t));
+                    lin.add(total - peak, vs.y(c, t - 1));
+                } else {
+                    lin.add(total, vs.y(c, t - 1));
+                }
+            }
+            self.add(lin, Some(p), 0.0, false);
+        }
+    }
+}
+
+/// What HiGHS's solve of the model of `red` (columns `vs`, `rows` rows)
+/// said, as [`solve`] reads it off the solved model.
+struct Reading {
+    status: String,
+    objective: f64,
+    dual_bound: Option<f64>,
+    mip_nodes: Option<i64>,
+    /// The solution's column values, if HiGHS has a solution.
+    columns: Option<Vec<f64>>,
+}
+
+impl Reading {
+    /// The answer for the model of `red` (columns `vs`, `rows` rows): the
+    /// LP's optimum as the bound of a model without binaries, a stale
+    /// start told apart, the step of each main cluster.
+    fn answer(self, red: &Reduced, vs: &Vars, rows: usize) -> Answer {
+        let Reading {
+            status,
+            objective,
+            dual_bound,
+            mip_nodes,
+            columns,
+        } = self;
+        // Without a binary (P is continuous) HiGHS solves an LP and reports no
+        // MIP bound (0): the LP's optimum is the bound.
+        let has_binaries = red
+            .clusters
+            .iter()
+            .zip(&vs.y)
+            .any(|(cl, y)| cl.role == Role::Main && !y.is_empty());
+        let dual_bound = match dual_bound {
+            _ if !has_binaries && status == "Optimal" => Some(objective),
+            b => b,
+        };
+        // P is the last column; its value is the solution's objective.
+        let stale = (columns.as_ref())
+            .and_then(|cols| cols.last().copied())
+            .is_some_and(|p| p > objective + 0.5);
+        Answer {
+            steps: columns.map(|cols| main_steps(&cols, red, vs)),
+            status,
+            stale,
+            objective,
+            dual_bound,
+            mip_nodes,
+            rows,
+        }
+    }
+}
+
+/// For each cluster, the step at which the solution `cols` runs it: a main
+/// cluster's first step done (the window's end if none), 0 for the others.
+fn main_steps(cols: &[f64], red: &Reduced, vs: &Vars) -> Vec<usize> {
+    let mut at = vec![0usize; red.clusters.len()];
+    let mut next = 0usize;
+    for (c, cl) in red.clusters.iter().enumerate() {
+        let width = vs.y[c].len();
+        if cl.role == Role::Main {
+            let first = (0..width).find(|&i| cols[next + i] > 0.5);
+            at[c] = first.map_or(vs.win.hi[c], |i| vs.win.lo[c] + i);
+        }
+        next += width;
+    }
+    at
 }
 
 /// HiGHS's count of branch-and-bound nodes of the solve behind `highs` (a
