@@ -7,7 +7,7 @@
 
 use thiserror::Error;
 
-use crate::graph::{Graph, NodeIdx};
+use crate::graph::{Graph, NodeIdx, NodeKind};
 
 /// The memory facts of a valid order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -148,6 +148,38 @@ pub fn profile(g: &Graph, order: &[NodeIdx]) -> Result<Vec<i64>, ScheduleError> 
         .collect())
 }
 
+/// The ALLOC nodes whose buffers are live after step `step` of `order`
+/// (counted from 0, as [`Evaluation::peak_step`]): allocated at or before
+/// it and not yet freed; largest first, then in the order they ran. What
+/// makes up the peak when `step` is the peak's.
+///
+/// `order` must be a schedule ([`check`] it first).
+///
+/// # Complexity
+/// O(n) time and n bits of scratch, plus the sort of the live buffers.
+pub fn live_after(g: &Graph, order: &[NodeIdx], step: usize) -> Vec<NodeIdx> {
+    let mut live = vec![false; g.node_count()];
+    let mut allocs = Vec::new();
+    for &v in &order[..=step.min(order.len().saturating_sub(1))] {
+        match g.kind(v) {
+            NodeKind::Alloc => {
+                live[v as usize] = true;
+                allocs.push(v);
+            }
+            NodeKind::Free => {
+                if let Some(alloc) = g.partner(v) {
+                    live[alloc as usize] = false;
+                }
+            }
+            NodeKind::Compute => {}
+        }
+    }
+    allocs.retain(|&a| live[a as usize]);
+    // Stable: equal sizes stay in the order they ran.
+    allocs.sort_by_key(|&a| std::cmp::Reverse(g.size(a)));
+    allocs
+}
+
 /// Peak and final memory of an order already known to be a permutation.
 /// Sums cannot overflow: validation bounds the total of all sizes by i64::MAX.
 fn evaluate_unchecked(g: &Graph, order: &[NodeIdx]) -> Evaluation {
@@ -200,6 +232,26 @@ mod tests {
             err.to_string().contains("runs at step 1, before node"),
             "{err}"
         );
+    }
+
+    /// The buffers live after a step are those allocated and not yet
+    /// freed, largest first; their sizes add up to the memory there.
+    #[test]
+    fn live_buffers_make_up_the_memory_of_their_step() {
+        let g = generate(&GenSpec::parse("tensor-program:ops=30").unwrap(), 4).unwrap();
+        let order: Vec<NodeIdx> = g.nodes().collect();
+        let profile = profile(&g, &order).unwrap();
+        for (k, &mem) in profile.iter().enumerate() {
+            let live = live_after(&g, &order, k);
+            let sizes: Vec<u64> = live.iter().map(|&a| g.size(a)).collect();
+            assert_eq!(sizes.iter().sum::<u64>() as i64, mem, "step {k}");
+            assert!(sizes.windows(2).all(|w| w[0] >= w[1]), "step {k}");
+            assert!(live.iter().all(|&a| g.kind(a) == NodeKind::Alloc));
+        }
+        let eval = check(&g, &order).unwrap();
+        let at_peak = live_after(&g, &order, eval.peak_step.unwrap());
+        let total: u64 = at_peak.iter().map(|&a| g.size(a)).sum();
+        assert_eq!(total, eval.peak);
     }
 
     /// An id that names no node is reported as that id, negative ones too.

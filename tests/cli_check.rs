@@ -35,6 +35,64 @@ fn check_reports_the_peak_and_where_it_is_reached() {
     );
 }
 
+/// The buffers live at the peak are listed, largest first, each with the
+/// node its ALLOC feeds; `--live N` says how many, the JSON has them all.
+#[test]
+fn check_names_the_buffers_live_at_the_peak() {
+    let graph = r#"{"Nodes": [
+        {"Id": 0, "Op": "ALLOC", "Size": 100, "BufId": 0},
+        {"Id": 1, "Op": "Conv", "Name": "c1"},
+        {"Id": 2, "Op": "ALLOC", "Size": 300, "BufId": 1},
+        {"Id": 3, "Op": "Relu", "Name": "r1"},
+        {"Id": 4, "Op": "FREE", "BufId": 0},
+        {"Id": 5, "Op": "FREE", "BufId": 1}],
+      "Edges": [[0, 1], [1, 2], [2, 3], [1, 3], [3, 4], [3, 5]]}"#;
+    let (_d, g) = temp_file("g.json", graph);
+    let o = run(&["check", &g, "0 1 2 3 4 5"], None);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = stdout(&o);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines[2], "peak at      step 3, after node 2", "{out}");
+    assert_eq!(lines[3], "live at peak 2 buffers, largest first:", "{out}");
+    assert_eq!(
+        lines[4].trim(),
+        r#"300 B  buf 1: ALLOC 2 -> node 3 Relu "r1""#,
+        "{out}"
+    );
+    assert_eq!(
+        lines[5].trim(),
+        r#"100 B  buf 0: ALLOC 0 -> node 1 Conv "c1""#
+    );
+    let o = run(&["check", &g, "0 1 2 3 4 5", "--live", "1"], None);
+    let out = stdout(&o);
+    assert!(
+        out.contains("live at peak 2 buffers; the largest (--live N for more):\n"),
+        "{out}"
+    );
+    assert!(out.contains("buf 1") && !out.contains("buf 0"), "{out}");
+    let o = run(&["check", &g, "0 1 2 3 4 5", "--live", "0"], None);
+    assert!(stdout(&o).contains("live at peak 2 buffers\nprogram peak"));
+    let o = run(&["check", &g, "0 1 2 3 4 5", "--format", "json"], None);
+    let v: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let live: Vec<_> = (v["live_at_peak"].as_array().unwrap().iter())
+        .map(|b| {
+            (
+                b["buf"].as_i64(),
+                b["size"].as_u64(),
+                b["alloc"].as_i64(),
+                b["feeds"].as_i64(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        live,
+        [
+            (Some(1), Some(300), Some(2), Some(3)),
+            (Some(0), Some(100), Some(0), Some(1))
+        ]
+    );
+}
+
 /// An order given on the command line itself is checked when no file has
 /// that name; a bare id is still a file's name.
 #[test]
@@ -54,6 +112,22 @@ fn check_takes_an_order_given_inline() {
     let o = run(&["check", EXAMPLE, "2"], None);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("cannot read 2: "), "{}", stderr(&o));
+    // A typo in an order given itself is named, as is a pasted report.
+    let o = run(&["check", EXAMPLE, "0 x 2"], None);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(
+        err.contains("cannot read 0 x 2: ")
+            && err.contains("read as an order given itself, the 2nd entry (`x`) is not a node id"),
+        "{err}"
+    );
+    let pasted = format!("reduction 15.65% vs program order {}", "0 1 ".repeat(50));
+    let err = stderr(&run(&["check", EXAMPLE, &pasted], None));
+    assert!(
+        err.contains("cannot read `reduction 15.65% vs program order 0 1 0 1 0 1 0 1 0 1 0 1 0 ...` (234 characters)")
+            && err.contains("the 1st entry (`reduction`) is not a node id"),
+        "{err}"
+    );
     // A file of that name is read, not taken for the order.
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("0 1 2"), "[0, 2, 1]").unwrap();

@@ -58,6 +58,14 @@ pub struct Args {
     /// order's, into this file (a PNG or an SVG by its extension).
     #[arg(long, value_name = "FILE")]
     plot: Option<PathBuf>,
+    /// How many of the buffers live at the peak the text report lists,
+    /// largest first (0: none).
+    ///
+    /// Each with its size, BufId, ALLOC and the node that ALLOC feeds (its
+    /// `Op` and `Name`, if it has one). The JSON report lists them all in
+    /// `live_at_peak`.
+    #[arg(long, value_name = "N", default_value_t = 5)]
+    live: usize,
 }
 
 /// Whether ORDER is the order itself, not a file's name: no file has that
@@ -71,6 +79,31 @@ fn is_inline_order(order: &str) -> bool {
         && order
             .chars()
             .all(|c| c.is_ascii_digit() || "[]-, \t\n".contains(c))
+}
+
+/// `e`, the error of reading `order` as a file, with what is wrong with
+/// it as an order given itself when it looks like one (ids and words
+/// separated by commas or whitespace, and no such file): its first entry
+/// that is not an id, as in `'0 1 x 2'` or a pasted report line.
+fn not_inline(order: &str, e: InvalidInput) -> InvalidInput {
+    let separated = order.trim().starts_with('[') || order.trim().contains([',', ' ', '\t', '\n']);
+    if !separated || std::path::Path::new(order).exists() {
+        return e;
+    }
+    let entries = order.split(|c: char| c == ',' || c == '[' || c == ']' || c.is_whitespace());
+    let not_id =
+        (entries.filter(|t| !t.is_empty()).enumerate()).find(|(_, t)| t.parse::<i64>().is_err());
+    let Some((i, t)) = not_id else { return e };
+    // A pasted report would fill the screen: its start says which it is.
+    let shown: String = match order.char_indices().nth(60) {
+        Some((cut, _)) => format!("`{}...` ({} characters)", &order[..cut], order.len()),
+        None => order.to_string(),
+    };
+    InvalidInput(format!(
+        "{}; read as an order given itself, {} (`{t}`) is not a node id",
+        e.0.replacen(order, &shown, 1),
+        nth_entry(i)
+    ))
 }
 
 /// Reads the order file `path` (`-`: standard input; `name` in messages)
@@ -192,7 +225,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             read_order("-", "standard input", MAX_INPUT_BYTES)?,
         ),
         inline if is_inline_order(inline) => ("the order given", inline.to_string()),
-        path => (path, read_order(path, path, MAX_INPUT_BYTES)?),
+        path => (
+            path,
+            read_order(path, path, MAX_INPUT_BYTES).map_err(|e| not_inline(path, e))?,
+        ),
     };
     let format = args
         .format
@@ -213,7 +249,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
              same (ignore this if both are one graph)"
         );
     }
-    let text = valid_report(format, &graph, &order, &eval);
+    let text = valid_report(format, &graph, &order, &eval, args.live);
     match emit(args.out.as_deref(), &text) {
         Err(e) if !is_broken_pipe(&e) => return Err(e),
         _ => {}
@@ -257,24 +293,40 @@ fn report_invalid(
 }
 
 /// The report on a valid `order` of `graph`: its peak, where it is first
-/// reached, program order's peak and the reduction, and the final memory.
+/// reached and what is live there (the text: the `live` largest
+/// buffers), program order's peak and the reduction, and the final memory.
 fn valid_report(
     format: Format,
     graph: &Graph,
     order: &[NodeIdx],
     eval: &schedule::Evaluation,
+    live: usize,
 ) -> String {
     let program = solvers::run(&ProgramOrder, graph, &SolveContext::default()).peak;
     let reduction = reduction_pct(Some(eval.peak), program);
     // The node that reaches the peak first, and its step (1-based).
     let at_peak = eval.peak_step.map(|k| (k + 1, graph.id(order[k])));
+    let live_at_peak = eval
+        .peak_step
+        .map_or_else(Vec::new, |k| schedule::live_after(graph, order, k));
     match format {
         Format::Json => {
+            let buffers: Vec<_> = (live_at_peak.iter())
+                .map(|&a| {
+                    json!({
+                        "buf": graph.buf_id(a),
+                        "size": graph.size(a),
+                        "alloc": graph.id(a),
+                        "feeds": feeds(graph, a).map(|w| graph.id(w)),
+                    })
+                })
+                .collect();
             let value = json!({
                 "valid": true,
                 "peak": eval.peak,
                 "peak_step": at_peak.map(|(k, _)| k),
                 "peak_node": at_peak.map(|(_, id)| id),
+                "live_at_peak": buffers,
                 "program_peak": program,
                 "reduction_pct": reduction,
                 "final_memory": eval.final_memory,
@@ -297,6 +349,7 @@ fn valid_report(
             s += &format!("peak         {}\n", human_bytes(eval.peak));
             if let Some((k, id)) = at_peak {
                 s += &format!("peak at      step {k}, after node {id}\n");
+                s += &live_lines(graph, &live_at_peak, live);
             }
             s += &format!("program peak {}\n", opt(program));
             if let Some(r) = reduction {
@@ -309,6 +362,55 @@ fn valid_report(
             s
         }
     }
+}
+
+/// The text report's lines on the buffers live at the peak (`allocs`,
+/// largest first): how many, then the `shown` largest, one a line:
+/// `12.0 MiB  buf 17: ALLOC 45 -> node 46 aten.convolution "conv_3"`.
+fn live_lines(graph: &Graph, allocs: &[NodeIdx], shown: usize) -> String {
+    let mut s = format!(
+        "live at peak {}",
+        crate::text::count(allocs.len(), "buffer")
+    );
+    let listed = &allocs[..shown.min(allocs.len())];
+    match listed.len() {
+        0 => {}
+        n if n == allocs.len() => s += ", largest first:",
+        1 => s += "; the largest (--live N for more):",
+        n => s += &format!("; the {n} largest (--live N for more):"),
+    }
+    s += "\n";
+    for &a in listed {
+        let fed = feeds(graph, a).map_or(String::new(), |w| {
+            let name = (graph.extra(w))
+                .and_then(|e| e.get("Name")?.as_str())
+                .map_or(String::new(), |n| format!(" {n:?}"));
+            format!(" -> node {} {}{name}", graph.id(w), graph.op(w))
+        });
+        let buf = graph.buf_id(a).unwrap_or_default();
+        s += &format!(
+            "             {:>10}  buf {buf}: ALLOC {}{fed}\n",
+            short_bytes(graph.size(a)),
+            graph.id(a)
+        );
+    }
+    s
+}
+
+/// `12.0 MiB`: [`human_bytes`]'s unit part alone (`512 B` below a KiB).
+fn short_bytes(b: u64) -> String {
+    let text = human_bytes(b);
+    match text.split_once(" (") {
+        Some((_, unit)) => unit.trim_end_matches(')').to_string(),
+        None => text,
+    }
+}
+
+/// The node the ALLOC `alloc` feeds, which defines its buffer (as XLA and
+/// Inductor's node-output model has it, [`crate::solvers`]' published
+/// schedulers): its first compute successor, if it has one.
+fn feeds(graph: &Graph, alloc: NodeIdx) -> Option<NodeIdx> {
+    (graph.succs(alloc).iter().copied()).find(|&w| graph.kind(w) == crate::graph::NodeKind::Compute)
 }
 
 /// Plots the memory profile of `order` (read from `name`) and, when it is
