@@ -267,7 +267,13 @@ fn malformed_json_reports_line_and_column() {
         "{\"Nodes\": [{\"Id\": 0, \"Op\": \"A\"}],\n \"Edges\": [[0, 1, 2]]}",
         &["line 2, column"],
     );
-    assert_invalid("", &["line 1, column 0"]);
+    assert_invalid("", &["at the start of line 1"]);
+    // An edge of the wrong shape that starts a line is refused there: at
+    // the line's start, not at column 0.
+    assert_invalid(
+        "{\"Nodes\": [{\"Id\": 0, \"Op\": \"A\"}, {\"Id\": 1, \"Op\": \"B\"}],\n\"Edges\": [\n{\"src\": 0, \"dst\": 1},\n[0, 1]]}",
+        &["malformed graph JSON at the start of line 3: invalid type: map"],
+    );
     assert_invalid("{\"Edges\": []}", &["Nodes"]);
     assert_invalid(
         "[1, 2]",

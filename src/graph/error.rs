@@ -10,7 +10,7 @@ use thiserror::Error;
 #[non_exhaustive]
 pub enum GraphError {
     /// The text is not valid JSON, or not of the seed format's shape.
-    #[error("malformed graph JSON at line {line}, column {column}: {message}")]
+    #[error("malformed graph JSON {}: {message}", json_position(*line, *column))]
     #[non_exhaustive]
     Json {
         /// Line of the error, counted from 1.
@@ -306,6 +306,17 @@ impl GraphError {
             column: err.column(),
             message,
         }
+    }
+}
+
+/// Where [`GraphError::Json`] is: `at line 3, column 9`. serde_json gives
+/// column 0 for the place just after a line break, before the line's
+/// first character (where an edge of the wrong shape that starts a line is
+/// refused): `at the start of line 3`, not a column no editor shows.
+fn json_position(line: usize, column: usize) -> String {
+    match column {
+        0 => format!("at the start of line {line}"),
+        _ => format!("at line {line}, column {column}"),
     }
 }
 
