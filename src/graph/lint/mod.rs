@@ -28,6 +28,9 @@ use inputs::{budget_note, input_id, inputs_freed_early, unordered_inputs, SEARCH
 ///   (`"Lantency"`): kept as metadata nothing reads;
 /// - a compute node whose `BufId` names a buffer no FREE releases (a
 ///   release under another Op name, `DEALLOC`): the buffer stays live;
+/// - every FREE (of two or more) has one predecessor, the node its ALLOC
+///   feeds, which other nodes follow: the edges from the buffers' readers
+///   to their FREEs look lost, and every peak would count too little;
 /// - an `Inputs` entry (not a FREE) with no path of edges to its node: the
 ///   node may then run first, which an export that lost an edge did not
 ///   mean;
@@ -35,7 +38,7 @@ use inputs::{budget_note, input_id, inputs_freed_early, unordered_inputs, SEARCH
 ///   the node (it always runs after the buffer is freed), or none from it
 ///   (the buffer may be freed before the node reads it).
 pub fn lint(g: &Graph) -> Vec<String> {
-    let checks: [fn(&Graph) -> Option<String>; 11] = [
+    let checks: [fn(&Graph) -> Option<String>; 12] = [
         empty_graph,
         edgeless_graph,
         free_sizes_ignored,
@@ -46,6 +49,7 @@ pub fn lint(g: &Graph) -> Vec<String> {
         repeated_edge,
         misspelt_field,
         op_naming_an_unfreed_buffer,
+        frees_after_writers_only,
         unordered_input,
     ];
     let mut warnings: Vec<String> = checks.iter().filter_map(|check| check(g)).collect();
@@ -185,6 +189,44 @@ fn misspelt_field(g: &Graph) -> Option<String> {
         g.id(v),
         printable(key),
         more_like_it(misspelt.len(), "field", "fields")
+    ))
+}
+
+/// Every FREE (of two or more) follows its writer alone, the compute node
+/// its ALLOC feeds, while some writer has another compute successor (a
+/// likely reader). Only the edges order the nodes, so each buffer may then
+/// be freed as soon as it is written: an export that kept the
+/// producer-to-FREE edges and lost the reader-to-FREE ones, whose every
+/// peak, the optimum's too, is counted too low without a word.
+fn frees_after_writers_only(g: &Graph) -> Option<String> {
+    let frees: Vec<NodeIdx> = g.nodes().filter(|&v| g.kind(v) == NodeKind::Free).collect();
+    if frees.len() < 2 {
+        return None;
+    }
+    let writer = |free: NodeIdx| {
+        let alloc = g.partner(free)?;
+        match *g.preds(free) {
+            [w] if g.kind(w) == NodeKind::Compute && g.preds(w).contains(&alloc) => Some(w),
+            _ => None,
+        }
+    };
+    let writers: Vec<(NodeIdx, NodeIdx)> = (frees.iter())
+        .map(|&f| Some((f, writer(f)?)))
+        .collect::<Option<_>>()?;
+    let (free, w, reader) = writers.iter().find_map(|&(f, w)| {
+        let compute = |&&r: &&NodeIdx| g.kind(r) == NodeKind::Compute;
+        Some((f, w, *g.succs(w).iter().find(compute)?))
+    })?;
+    Some(format!(
+        "each of its {} FREEs follows only the node its ALLOC feeds (FREE {} follows node {} \
+         alone), so a buffer may be freed as soon as it is written, before the nodes that read \
+         it (node {} follows node {}): if other nodes read these buffers, the edges from them \
+         to the FREEs are missing, and every peak counts too little",
+        frees.len(),
+        g.id(free),
+        g.id(w),
+        g.id(reader),
+        g.id(w),
     ))
 }
 
@@ -382,6 +424,36 @@ mod tests {
         );
     }
 
+    /// FREEs that all follow only their writers, which other nodes follow,
+    /// are named: the readers' edges to them look lost. With the reader's
+    /// edge to the FREE, or with one FREE only, nothing is said.
+    #[test]
+    fn frees_after_their_writers_alone_are_named() {
+        let graph = |free_edge: &str| {
+            format!(
+                r#"{{"Nodes": [{{"Id": 0, "Op": "ALLOC", "Size": 8, "BufId": 1}},
+                    {{"Id": 1, "Op": "Conv"}}, {{"Id": 2, "Op": "ALLOC", "Size": 8, "BufId": 2}},
+                    {{"Id": 3, "Op": "Relu"}}, {{"Id": 4, "Op": "FREE", "BufId": 1}},
+                    {{"Id": 5, "Op": "FREE", "BufId": 2}}],
+                    "Edges": [[0, 1], [1, 3], [2, 3], {free_edge}, [3, 5]]}}"#
+            )
+        };
+        let w = lint_of(&graph("[1, 4]"));
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert!(
+            w[0].starts_with(
+                "each of its 2 FREEs follows only the node its ALLOC feeds (FREE 4 follows \
+                 node 1 alone)"
+            ) && w[0].contains("(node 3 follows node 1)"),
+            "{w:?}"
+        );
+        assert!(lint_of(&graph("[3, 4]")).is_empty());
+        let one_free = r#"{"Nodes": [{"Id": 0, "Op": "ALLOC", "Size": 8, "BufId": 1},
+            {"Id": 1, "Op": "Conv"}, {"Id": 2, "Op": "Relu"}, {"Id": 3, "Op": "FREE", "BufId": 1}],
+            "Edges": [[0, 1], [1, 2], [1, 3]]}"#;
+        assert!(lint_of(one_free).is_empty());
+    }
+
     /// Inputs that are not a list are named: nothing checks them.
     #[test]
     fn inputs_that_are_not_a_list_are_named() {
@@ -531,15 +603,21 @@ mod tests {
             {"Id": 5, "Op": "ALLOC", "Size": 1000, "BufId": 3}, {"Id": 6, "Op": "FREE", "BufId": 3}],
             "Edges": [[0, 1], [2, 1], [1, 3], [1, 4], [5, 4], [4, 6]]}"#;
         let w = lint_of(json);
-        assert_eq!(w.len(), 1, "{w:?}");
+        // Both FREEs follow their writers alone, which the general check
+        // names too.
+        assert_eq!(w.len(), 2, "{w:?}");
         assert!(
-            w[0].starts_with(
+            w[0].starts_with("each of its 2 FREEs follows only"),
+            "{w:?}"
+        );
+        assert!(
+            w[1].starts_with(
                 "node 4 (`B`) lists ALLOC 0 in its Inputs, but no path of Edges leads from 4 \
                  to FREE node 3 of that buffer"
             ),
             "{w:?}"
         );
-        assert!(w[0].contains("is the edge [4, 3] missing?"), "{w:?}");
+        assert!(w[1].contains("is the edge [4, 3] missing?"), "{w:?}");
         // With the edge, or a path through another node, nothing is named.
         assert!(lint_of(&json.replace("[4, 6]]", "[4, 6], [4, 3]]")).is_empty());
         let through = json.replace("[4, 6]]", "[4, 6], [6, 3]]");
