@@ -34,6 +34,45 @@ fn first_graph_row<'a>(rows: &'a mut [Row], solver: &str) -> &'a mut Row {
         .unwrap()
 }
 
+/// `--new-solver` compares two solvers of one directory, graph by graph:
+/// the repaired greedy against the article's on the committed rows.
+#[test]
+fn two_solvers_of_one_directory_are_compared() {
+    let args = ["diff", RESULTS, RESULTS, "-s", "seed-greedy"];
+    let o = run(
+        &[&args[..], &["--new-solver", "moves:delta,type,id"]].concat(),
+        None,
+    );
+    expect_exit(&o, 0);
+    let out = stdout(&o);
+    assert!(
+        out.starts_with("- Compared: `seed-greedy` in OLD with `moves:delta,type,id` in NEW\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("16 solves in both: 7 better, 0 worse, 9 unchanged."),
+        "{out}"
+    );
+    assert!(!stderr(&o).contains("same file"), "{}", stderr(&o));
+    // One --solver is needed, and the new one must have rows.
+    let o = run(&["diff", RESULTS, RESULTS, "--new-solver", "kahn"], None);
+    assert!(
+        stderr(&o).contains("name that one with --solver (once)"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(o.status.code(), Some(2));
+    let o = run(&[&args[..], &["--new-solver", "xla-list"]].concat(), None);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains(
+            "no row of solver `xla-list` (--new-solver) in NEW; its solvers: `best-heuristic`"
+        ),
+        "{}",
+        stderr(&o)
+    );
+}
+
 /// A raised peak, a failed solve and a dropped row show up as what they
 /// are, the worst first; `--fail-on-regression` turns them into exit 1.
 #[test]

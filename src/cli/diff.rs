@@ -33,6 +33,7 @@ enum Format {
   memsched diff before/ after/ -s 'rule:delta,type,id' --graph 'random-layered*'
   memsched diff before/ after/ --format csv -o changes.csv
   memsched diff before/ after/ --fail-on-regression    # exit 1 if any solve got worse
+  memsched diff results/rules results/rules -s 'rule:delta,id' --new-solver 'rule:-height,id'
 
 A solve is matched by graph, solver and seed. Each is counted as: lower or higher (its checked
 peak fell or rose), same, now unsolved (a valid order before, none now: failed, invalid or timed
@@ -53,6 +54,14 @@ pub struct Args {
     /// A solver to compare (repeat it). Default: every solver in both.
     #[arg(long, short, value_name = "NAME")]
     solver: Vec<String>,
+    /// Compare OLD's rows of the one `--solver` with NEW's rows of this
+    /// solver instead: two rules on the same graphs, say. OLD and NEW may
+    /// then be one directory.
+    ///
+    /// Solves are matched by graph and seed; the report names the pair
+    /// and shows OLD's solver name in its rows.
+    #[arg(long, value_name = "NAME")]
+    new_solver: Option<String>,
     /// Graphs to compare, by name; `*` matches any run of characters and
     /// `?` one (`'random-layered*'`). Repeat it for several. Default: every
     /// graph in both.
@@ -95,7 +104,19 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         let inputs: Vec<(&str, &str)> = inputs.iter().map(|(r, p)| (*r, p.as_str())).collect();
         check_output_is_not_an_input("--out", out, &inputs)?;
     }
-    if super::same_output(&old_runs, &new_runs) {
+    let pair = match (&args.new_solver, args.solver.as_slice()) {
+        (None, _) => None,
+        (Some(new), [old]) => Some((spelled_as_rows(old), spelled_as_rows(new))),
+        (Some(_), _) => {
+            return Err(InvalidInput(
+                "--new-solver compares it with one solver of OLD: name that one with --solver \
+                 (once)"
+                    .into(),
+            )
+            .into())
+        }
+    };
+    if pair.is_none() && super::same_output(&old_runs, &new_runs) {
         note!(
             "warning: OLD and NEW are the same file, {}: every solve compares equal",
             old_runs.display()
@@ -105,7 +126,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     // baselines: a config beside the rows that does not read is no reason
     // to stop.
     let old_rows = read_finalized(&old_runs, Settings::IfReadable)?;
-    let new_rows = read_finalized(&new_runs, Settings::IfReadable)?;
+    let mut new_rows = read_finalized(&new_runs, Settings::IfReadable)?;
+    if let Some((old_name, new_name)) = &pair {
+        new_rows = as_solver(new_rows, new_name, old_name).map_err(InvalidInput)?;
+    }
     let opts = diff::Options {
         solvers: args.solver.iter().map(|s| spelled_as_rows(s)).collect(),
         graphs: args.graph.clone(),
@@ -140,8 +164,20 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         )),
     };
     let text = match args.format {
-        Format::Markdown => markdown(&d, args.limit, &old_runs, &new_runs, settings.as_deref()),
+        Format::Markdown => {
+            let compared = pair.as_ref().map_or(String::new(), |(old, new)| {
+                format!(
+                    "- Compared: {} in OLD with {} in NEW\n",
+                    code(old),
+                    code(new)
+                )
+            });
+            compared + &markdown(&d, args.limit, &old_runs, &new_runs, settings.as_deref())
+        }
         Format::Csv => {
+            if let Some((old, new)) = &pair {
+                note!("note: its `solver` column names `{old}` (OLD); NEW's rows are `{new}`'s");
+            }
             if let Some(settings) = &settings {
                 note!("warning: {settings}");
             }
@@ -163,6 +199,30 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::from(1));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// NEW's `rows` of solver `new`, named `old` so that they pair with OLD's
+/// (`--new-solver`); an error when it has none, naming the solvers it has.
+fn as_solver(mut rows: Vec<Row>, new: &str, old: &str) -> Result<Vec<Row>, String> {
+    if !rows.iter().any(|r| r.solver == new) {
+        let names: std::collections::BTreeSet<&str> =
+            rows.iter().map(|r| r.solver.as_str()).collect();
+        let names = crate::text::first_few(
+            names.iter(),
+            12,
+            |s| format!("`{s}`"),
+            |k| format!("{k} more"),
+        );
+        return Err(format!(
+            "no row of solver `{new}` (--new-solver) in NEW; its solvers: {}",
+            names.join(", ")
+        ));
+    }
+    rows.retain(|r| r.solver == new);
+    for r in &mut rows {
+        r.solver = old.to_string();
+    }
+    Ok(rows)
 }
 
 /// The graph fingerprints recorded beside `runs`; none, with a warning,
