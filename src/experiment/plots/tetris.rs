@@ -156,7 +156,7 @@ impl Draw for Steps<'_> {
             // Earlier lines wider, so that a line under a later one with
             // the same steps still shows at its edges.
             let width = 2 + (count - 1 - i as u32);
-            let peak = p.points.iter().map(|q| q.1).max().unwrap_or(0) as f64 / div;
+            let peak = p.points.iter().map(|q| q.1).max().unwrap_or(0);
             // A staircase: memory after step s holds from s - 1 to s.
             let mut pts = vec![(0.0, 0.0)];
             let mut prev = 0usize;
@@ -169,10 +169,7 @@ impl Draw for Steps<'_> {
             chart
                 .draw_series(LineSeries::new(pts, c.stroke_width(width)))
                 .map_err(err)?
-                .label(match unit {
-                    "B" => format!("{label} - peak {peak:.0} B"),
-                    _ => format!("{label} - peak {peak:.2} {unit}"),
-                })
+                .label(format!("{label} - peak {}", peak_text(peak as f64)))
                 .legend(line_key(c));
         }
         draw_legend(&mut chart, SeriesLabelPosition::UpperRight)
@@ -237,9 +234,27 @@ impl<'a> Steps<'a> {
     }
 }
 
+/// A line's peak in the legend, in its own unit (`143.36 MiB`, not the
+/// axis's `0.14 GiB`), so that peaks near each other read apart.
+fn peak_text(bytes: f64) -> String {
+    match super::byte_unit(bytes) {
+        (_, "B") => format!("{bytes:.0} B"),
+        (div, unit) => format!("{:.2} {unit}", bytes / div),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Each peak is read in its own unit: beside a 2 GiB line, a 150 MB
+    /// one shows `143.05 MiB`, not the axis's `0.14 GiB`.
+    #[test]
+    fn peaks_read_in_their_own_unit() {
+        assert_eq!(peak_text(150e6), "143.05 MiB");
+        assert_eq!(peak_text(3.0 * 2f64.powi(30)), "3.00 GiB");
+        assert_eq!(peak_text(1500.0), "1500 B");
+    }
     use crate::experiment::rows;
 
     fn row(solver: &str, peak: u64, status: &str) -> Row {
