@@ -117,8 +117,9 @@ pub(crate) struct MergeScratch {
 impl Bounds {
     /// The merge bound of downset `set` (see the module docs), given the
     /// chains' fronts `starts` and the buffers `live` in `set`; `i64::MIN`
-    /// if no chain has a buffer left to allocate, or if it cannot exceed
-    /// `floor` (every level summed at its largest is not above it).
+    /// if no chain has a buffer left to allocate, if it cannot exceed
+    /// `floor` (every level summed at its largest is not above it), or if
+    /// the runs are not worth merging ([`worth_merging`]).
     ///
     /// # Complexity
     /// O(events * residents + chains * n / 64) bit operations.
@@ -138,24 +139,48 @@ impl Bounds {
             kept,
             merge,
         } = scratch;
-        let chains = self.chains();
+        if self.merge_ceiling(starts, live) <= floor {
+            return i64::MIN;
+        }
+        self.find_runs(starts, runs);
+        if !worth_merging(runs) {
+            return i64::MIN;
+        }
+        self.drop_join_events(reach, runs, lasts);
+        self.unkeep_shared_fronts(reach, runs, firsts);
+        self.find_residents(reach, live, runs, kept, residents);
+        merge.clear();
+        for r in runs.iter() {
+            self.push_levels(reach, r, residents, lasts, merge);
+        }
+        merge.least_peak()
+    }
+
+    /// Every level at its largest, summed: each chain's largest event level
+    /// from its first event on, plus every live buffer. The merge bound
+    /// cannot exceed it.
+    fn merge_ceiling(&self, starts: &[Option<usize>], live: &[Buffer]) -> i64 {
         let data = self.merge_data();
-        let most: i64 = chains
+        self.chains()
             .iter()
             .zip(starts)
             .enumerate()
             .filter_map(|(c, (chain, &front))| {
-                let first = front.map_or(0, |f| f + 1);
+                let first = first_event(front);
                 (first < chain.len()).then(|| data.top[c][first])
             })
             .chain(live.iter().map(|b| b.size))
-            .sum();
-        if most <= floor {
-            return i64::MIN;
-        }
+            .sum()
+    }
+
+    /// Fills `runs` with every chain's run (front kept for now): from the
+    /// buffer after the front, as far as each ALLOC is an ancestor of the
+    /// next, at most [`MAX_EVENTS`] events.
+    fn find_runs(&self, starts: &[Option<usize>], runs: &mut Vec<Run>) {
+        let data = self.merge_data();
         runs.clear();
-        for (c, (chain, &front)) in chains.iter().zip(starts).enumerate() {
-            let first = front.map_or(0, |f| f + 1);
+        for (c, (chain, &front)) in self.chains().iter().zip(starts).enumerate() {
+            let first = first_event(front);
             if first >= chain.len() {
                 continue;
             }
@@ -170,95 +195,161 @@ impl Bounds {
                 last,
             });
         }
-        // With one chain of several events at most, the hill bound sees
-        // about as much.
-        let several = runs.iter().filter(|r| r.first < r.last).count();
-        if several < 2 || runs.len() > MAX_HILLS {
-            return i64::MIN;
-        }
-        let buf = |c: usize, i: usize| self.buffer(chains[c][i]);
-        let alloc_at = |r: &Run, i: usize| buf(r.chain, i).alloc;
-        let mark = |bits: &mut Vec<u64>, nodes: &mut dyn Iterator<Item = NodeIdx>| {
-            bits.clear();
-            bits.resize(reach.words, 0);
-            nodes.for_each(|v| state::add(bits, v));
-        };
-        // Whether every node of `bits` other than `own` is in `anc`.
-        let all_in = |bits: &[u64], anc: &[u64], own: NodeIdx| {
-            let own_bit = |k: usize| {
-                if (own >> 6) as usize == k {
-                    1 << (own & 63)
-                } else {
-                    0
-                }
-            };
-            (0..bits.len()).all(|k| bits[k] & !anc[k] & !own_bit(k) == 0)
-        };
-        // An event after every other run's last (a join's output) could
-        // only run last; merged, it would let its chain drop early.
-        mark(lasts, &mut runs.iter().map(|r| alloc_at(r, r.last)));
+    }
+
+    /// Drops each run's last events while their ALLOC descends from every
+    /// other run's last: an event after every other run's last (a join's
+    /// output) could only run last; merged, it would let its chain drop
+    /// early. Leaves `lasts` marking the runs' (new) last ALLOCs.
+    fn drop_join_events(&self, reach: &Reach, runs: &mut [Run], lasts: &mut Vec<u64>) {
+        // Every test sees the last ALLOCs from before any drop.
+        mark(
+            lasts,
+            reach.words,
+            runs.iter().map(|r| self.alloc_at(r, r.last)),
+        );
         for r in runs.iter_mut() {
             while r.last > r.first {
-                let a = alloc_at(r, r.last);
+                let a = self.alloc_at(r, r.last);
                 if !all_in(lasts, reach.anc(a), a) {
                     break;
                 }
                 r.last -= 1;
             }
         }
-        mark(lasts, &mut runs.iter().map(|r| alloc_at(r, r.last)));
-        // A front read by another run's first event is a resident instead.
-        mark(firsts, &mut runs.iter().map(|r| alloc_at(r, r.first)));
+        mark(
+            lasts,
+            reach.words,
+            runs.iter().map(|r| self.alloc_at(r, r.last)),
+        );
+    }
+
+    /// Unkeeps every front read by another run's first event (its FREE
+    /// descends from that ALLOC): it is counted as a resident instead.
+    /// Leaves `firsts` marking the runs' first ALLOCs.
+    fn unkeep_shared_fronts(&self, reach: &Reach, runs: &mut [Run], firsts: &mut Vec<u64>) {
+        mark(
+            firsts,
+            reach.words,
+            runs.iter().map(|r| self.alloc_at(r, r.first)),
+        );
         for r in runs.iter_mut() {
             let Some(f) = r.kept else { continue };
-            let own = alloc_at(r, r.first);
-            let shared = buf(r.chain, f).free.is_some_and(|x| {
-                let anc = reach.anc(x);
-                (0..firsts.len()).any(|k| {
-                    let own_bit = if (own >> 6) as usize == k {
-                        1 << (own & 63)
-                    } else {
-                        0
-                    };
-                    firsts[k] & anc[k] & !own_bit != 0
-                })
-            });
+            let own = self.alloc_at(r, r.first);
+            let shared = self
+                .chain_buffer(r.chain, f)
+                .free
+                .is_some_and(|x| any_in(firsts, reach.anc(x), own));
             if shared {
                 r.kept = None;
             }
         }
+    }
+
+    /// Fills `residents` with the buffers of `live` other than the kept
+    /// fronts (`kept` marks their ALLOCs), or none past [`MAX_RESIDENTS`]
+    /// live buffers.
+    fn find_residents(
+        &self,
+        reach: &Reach,
+        live: &[Buffer],
+        runs: &[Run],
+        kept: &mut Vec<u64>,
+        residents: &mut Vec<Buffer>,
+    ) {
         residents.clear();
         if live.len() <= MAX_RESIDENTS {
-            mark(
-                kept,
-                &mut runs.iter().filter_map(|r| r.kept.map(|f| alloc_at(r, f))),
-            );
+            let fronts = runs
+                .iter()
+                .filter_map(|r| r.kept.map(|f| self.alloc_at(r, f)));
+            mark(kept, reach.words, fronts);
             residents.extend(live.iter().filter(|b| !has(kept, b.alloc)));
         }
-        let resident_at = |event: NodeIdx| -> i64 {
-            residents
-                .iter()
-                .filter(|b| b.free.is_none_or(|x| has(reach.anc(x), event)))
-                .map(|b| b.size)
-                .sum()
-        };
-        merge.clear();
-        for r in runs.iter() {
-            let held = r.kept.map_or(0, |f| buf(r.chain, f).size);
-            merge.begin(held);
-            for e in r.first..=r.last {
-                let b = buf(r.chain, e);
-                let before = if e == r.first {
-                    held
-                } else {
-                    buf(r.chain, e - 1).size
-                };
-                merge.push(before + b.size + resident_at(b.alloc));
-                let stays =
-                    e < r.last || b.free.is_none_or(|x| all_in(lasts, reach.anc(x), b.alloc));
-                merge.push(if stays { b.size } else { 0 });
-            }
-        }
-        merge.least_peak()
     }
+
+    /// Appends run `r`'s sequence of levels to `merge`: its kept front (or
+    /// 0), then per event the pair of neighbours plus the residents live
+    /// there, and the level after it (`c_l` stays after the last event only
+    /// if its FREE descends from every run's last ALLOC, `lasts`).
+    fn push_levels(
+        &self,
+        reach: &Reach,
+        r: &Run,
+        residents: &[Buffer],
+        lasts: &[u64],
+        merge: &mut Merge,
+    ) {
+        let held = r.kept.map_or(0, |f| self.chain_buffer(r.chain, f).size);
+        merge.begin(held);
+        for e in r.first..=r.last {
+            let b = self.chain_buffer(r.chain, e);
+            let before = if e == r.first {
+                held
+            } else {
+                self.chain_buffer(r.chain, e - 1).size
+            };
+            merge.push(before + b.size + resident_at(reach, residents, b.alloc));
+            let stays = e < r.last || b.free.is_none_or(|x| all_in(lasts, reach.anc(x), b.alloc));
+            merge.push(if stays { b.size } else { 0 });
+        }
+    }
+
+    /// Buffer `i` of chain `c`.
+    fn chain_buffer(&self, c: usize, i: usize) -> &Buffer {
+        self.buffer(self.chains()[c][i])
+    }
+
+    /// The ALLOC of run `r`'s chain's buffer `i`.
+    fn alloc_at(&self, r: &Run, i: usize) -> NodeIdx {
+        self.chain_buffer(r.chain, i).alloc
+    }
+}
+
+/// Position of a chain's first event: just after its front `front`, or 0.
+fn first_event(front: Option<usize>) -> usize {
+    front.map_or(0, |f| f + 1)
+}
+
+/// Whether the runs are worth merging: with one chain of several events at
+/// most, the hill bound sees about as much; past [`MAX_HILLS`] runs the
+/// bound is skipped.
+fn worth_merging(runs: &[Run]) -> bool {
+    let several = runs.iter().filter(|r| r.first < r.last).count();
+    several >= 2 && runs.len() <= MAX_HILLS
+}
+
+/// Sets `bits` to the node set of `nodes`, over `words` words.
+fn mark(bits: &mut Vec<u64>, words: usize, nodes: impl Iterator<Item = NodeIdx>) {
+    bits.clear();
+    bits.resize(words, 0);
+    nodes.for_each(|v| state::add(bits, v));
+}
+
+/// `own`'s bit in word `k` of a node set (0 if it is in another word).
+fn own_bit(own: NodeIdx, k: usize) -> u64 {
+    if (own >> 6) as usize == k {
+        1 << (own & 63)
+    } else {
+        0
+    }
+}
+
+/// Whether every node of `bits` other than `own` is in `anc`.
+fn all_in(bits: &[u64], anc: &[u64], own: NodeIdx) -> bool {
+    (0..bits.len()).all(|k| bits[k] & !anc[k] & !own_bit(own, k) == 0)
+}
+
+/// Whether some node of `bits` other than `own` is in `anc`.
+fn any_in(bits: &[u64], anc: &[u64], own: NodeIdx) -> bool {
+    (0..bits.len()).any(|k| bits[k] & anc[k] & !own_bit(own, k) != 0)
+}
+
+/// The size of the residents live at `event`: those whose FREE descends
+/// from it, or that have none.
+fn resident_at(reach: &Reach, residents: &[Buffer], event: NodeIdx) -> i64 {
+    residents
+        .iter()
+        .filter(|b| b.free.is_none_or(|x| has(reach.anc(x), event)))
+        .map(|b| b.size)
+        .sum()
 }
