@@ -397,6 +397,7 @@ pub fn readme(
     );
     claims_list(&mut s, config);
     per_solver_table(&mut s, summary);
+    unsolved_section(&mut s, rows);
     plots_section(&mut s, plots, caveats.plots);
     s
 }
@@ -684,6 +685,59 @@ fn per_solver_table(s: &mut String, summary: &[SolverSummary]) {
     }
 }
 
+/// Solves listed with their reasons at most, in [`unsolved_section`].
+const UNSOLVED_LISTED: usize = 20;
+
+/// Characters of a reason shown there; `runs.csv` keeps it whole.
+const REASON_SHOWN: usize = 200;
+
+/// The "Failed and invalid solves" section, when any: each such solve with
+/// the reason its row gives (a `failed` cell of the tables says no more),
+/// up to [`UNSOLVED_LISTED`] in row order, then how many more.
+fn unsolved_section(s: &mut String, rows: &[Row]) {
+    let unsolved: Vec<&Row> = (rows.iter())
+        .filter(|r| matches!(r.status, RowStatus::Failed | RowStatus::Invalid))
+        .collect();
+    if unsolved.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        s,
+        "
+## Failed and invalid solves
+"
+    );
+    let _ = writeln!(
+        s,
+        "Why each has no valid order (`invalid`: a solver bug the checker caught), as the \
+         `reason` column of `runs.csv` gives it.\n"
+    );
+    let _ = writeln!(s, "| graph | solver | seed | status | reason |");
+    let _ = writeln!(s, "|---|---|---:|---|---|");
+    for r in unsolved.iter().take(UNSOLVED_LISTED) {
+        let reason = match r.reason.char_indices().nth(REASON_SHOWN) {
+            Some((cut, _)) => format!("{}...", &r.reason[..cut]),
+            None => r.reason.clone(),
+        };
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} | {} |",
+            code(&r.graph),
+            code(&r.solver),
+            r.seed,
+            r.status.label(),
+            super::table::markdown_escape(&reason)
+        );
+    }
+    if unsolved.len() > UNSOLVED_LISTED {
+        let _ = writeln!(
+            s,
+            "\n... and {} more: `runs.csv` lists them all.",
+            unsolved.len() - UNSOLVED_LISTED
+        );
+    }
+}
+
 /// The "Plots" section: the PNG files among `plots`, or why the config's
 /// plots were not drawn (`not_drawn`, see [`Caveats::plots`]).
 fn plots_section(s: &mut String, plots: &[String], not_drawn: Option<&str>) {
@@ -713,6 +767,44 @@ fn seeds_text(seeds: &Seeds) -> String {
 mod tests {
     use super::*;
     use crate::experiment::plan::canonical_name;
+
+    /// Failed and invalid solves are listed with their reasons (escaped,
+    /// long ones cut), at most [`UNSOLVED_LISTED`]; with none, no section.
+    #[test]
+    fn unsolved_solves_are_listed_with_their_reasons() {
+        let row = |solver: &str, status: RowStatus, reason: &str| Row {
+            graph: "g".into(),
+            solver: solver.into(),
+            status,
+            reason: reason.into(),
+            ..crate::experiment::rows::blank()
+        };
+        let mut s = String::new();
+        unsolved_section(&mut s, &[row("kahn", RowStatus::Feasible, "")]);
+        assert!(s.is_empty(), "{s}");
+        let long = "x".repeat(REASON_SHOWN + 5);
+        let rows = [
+            row("liu", RowStatus::Failed, "not an in-tree | of ops"),
+            row("exact", RowStatus::Invalid, &long),
+        ];
+        unsolved_section(&mut s, &rows);
+        assert!(
+            s.contains("| `g` | `liu` | 0 | failed | not an in-tree \\| of ops |"),
+            "{s}"
+        );
+        let cut = format!(
+            "| `g` | `exact` | 0 | invalid | {}... |",
+            "x".repeat(REASON_SHOWN)
+        );
+        assert!(s.contains(&cut), "{s}");
+        let many = vec![row("liu", RowStatus::Failed, "no"); UNSOLVED_LISTED + 3];
+        let mut s = String::new();
+        unsolved_section(&mut s, &many);
+        assert!(
+            s.ends_with("... and 3 more: `runs.csv` lists them all.\n"),
+            "{s}"
+        );
+    }
 
     /// Up to ten seeds are listed; a longer range is named with its count.
     #[test]
