@@ -15,6 +15,11 @@ use std::time::{Duration, Instant};
 /// thread, and no time limit: `exact` would search for far longer than a
 /// test.
 fn schedule_bert(solvers: &[&str]) -> Child {
+    schedule_bert_with(solvers, &[])
+}
+
+/// [`schedule_bert`] with `more` arguments after the solvers.
+fn schedule_bert_with(solvers: &[&str], more: &[&str]) -> Child {
     let graph = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/datasets/models/bert_base_training_b1.json"
@@ -24,6 +29,7 @@ fn schedule_bert(solvers: &[&str]) -> Child {
     for solver in solvers {
         command.args(["-s", solver]);
     }
+    command.args(more);
     command
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -56,6 +62,35 @@ fn ctrl_c_stops_the_solvers_and_the_report_is_still_written() {
         "{err}"
     );
     assert!(out.contains("best peak"), "{out}");
+}
+
+/// In the JSON report, a solver Ctrl-C kept from starting says so:
+/// `"ran": false` beside its `timed_out`, which a reader of the status
+/// alone would count as a solve that ran out of time.
+#[test]
+fn the_json_report_tells_solvers_not_run() {
+    let child = schedule_bert_with(&["exact", "xla-list"], &["--format", "json"]);
+    let (_, out, err) = interrupt(child, "schedule", None, "INT");
+    let objects: Vec<serde_json::Value> = (out.lines())
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}\n{err}")))
+        .collect();
+    let ran: Vec<_> = (objects.iter())
+        .map(|o| {
+            (
+                o["solver"].as_str(),
+                o["ran"].as_bool(),
+                o["status"].as_str(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        ran,
+        [
+            (Some("exact"), Some(true), Some("feasible")),
+            (Some("xla-list"), Some(false), Some("timed_out"))
+        ],
+        "{out}"
+    );
 }
 
 /// `timeout` sends its signal to the process and then to its process

@@ -95,7 +95,8 @@ pub struct Args {
     /// clock).
     ///
     /// Ctrl-C: the solver running stops at its best so far, the solvers
-    /// after it do not run (`timed_out`, noted "not run"), the report is
+    /// after it do not run (`timed_out`, noted "not run"; `"ran": false`
+    /// in JSON), the report is
     /// written, and the exit is as Ctrl-C's (status 130). `ilp` stops at
     /// HiGHS's next limit check in its branch and bound, but not during
     /// HiGHS's set-up or inside an LP solve (the root LP can take

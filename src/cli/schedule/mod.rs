@@ -130,7 +130,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         format,
         args.out.as_deref(),
         &graph,
-        &reports,
+        (&reports, &fates),
         program.peak,
         &about,
     );
@@ -262,18 +262,19 @@ fn worker_pool(threads: Option<usize>) -> anyhow::Result<Option<Arc<rayon::Threa
 
 /// The report in `format`: JSON objects, one solver's text report (its
 /// order cut short on a terminal), or the comparison table of several.
+/// `fates` tell the solvers a Ctrl-C kept from starting (`"ran": false`).
 fn report_text(
     format: Format,
     out: Option<&str>,
     graph: &Graph,
-    reports: &[Report],
+    (reports, fates): (&[Report], &[Fate]),
     program_peak: Option<u64>,
     about: &About,
 ) -> String {
     match (format, reports) {
         (Format::Json, _) => {
-            let objects: Vec<String> = (reports.iter())
-                .map(|r| to_json(graph, r, program_peak, about))
+            let objects: Vec<String> = (reports.iter().zip(fates))
+                .map(|(r, fate)| to_json(graph, r, *fate != Fate::NotRun, program_peak, about))
                 .collect();
             json_document(&objects, out)
         }

@@ -255,9 +255,12 @@ pub(in crate::cli) fn reduction_pct(peak: Option<u64>, base: Option<u64>) -> Opt
     }
 }
 
+/// One solve's JSON object; `ran` is false for a solver a Ctrl-C kept
+/// from starting (its status is `timed_out`, its note says "not run").
 pub(super) fn to_json(
     g: &crate::Graph,
     r: &Report,
+    ran: bool,
     program_peak: Option<u64>,
     about: &About,
 ) -> String {
@@ -273,6 +276,7 @@ pub(super) fn to_json(
         "time_limit_s": about.time_limit,
         "solver": r.solver,
         "status": r.status.label(),
+        "ran": ran,
         "reason": r.status.reason(),
         "valid": r.valid(),
         "peak": r.peak,
