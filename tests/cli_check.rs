@@ -72,6 +72,14 @@ fn check_names_the_buffers_live_at_the_peak() {
     assert!(out.contains("buf 1") && !out.contains("buf 0"), "{out}");
     let o = run(&["check", &g, "0 1 2 3 4 5", "--live", "0"], None);
     assert!(stdout(&o).contains("live at peak 2 buffers\nprogram peak"));
+    // A graph's Op cannot forge a line of the report.
+    let (_d2, forged) = temp_file("f.json", &graph.replace("Relu", "Re\\nFAKE\\u001b[31m"));
+    let out = stdout(&run(&["check", &forged, "0 1 2 3 4 5"], None));
+    assert!(
+        out.contains(r#"ALLOC 2 -> node 3 Re\nFAKE\u{1b}[31m "r1""#),
+        "{out}"
+    );
+    assert!(!out.lines().any(|l| l.starts_with("FAKE")), "{out}");
     let o = run(&["check", &g, "0 1 2 3 4 5", "--format", "json"], None);
     let v: Value = serde_json::from_str(&stdout(&o)).unwrap();
     let live: Vec<_> = (v["live_at_peak"].as_array().unwrap().iter())

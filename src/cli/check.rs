@@ -12,6 +12,7 @@ use crate::input::{self, ReadError, Start, MAX_INPUT_BYTES};
 use crate::order_file::{self, nth_entry};
 use crate::schedule;
 use crate::solvers::{self, ProgramOrder, SolveContext};
+use crate::text::printable;
 use crate::Graph;
 
 use super::schedule::{check_outputs, plot_orders, reduction_pct, Format};
@@ -96,13 +97,18 @@ fn not_inline(order: &str, e: InvalidInput) -> InvalidInput {
     let Some((i, t)) = not_id else { return e };
     // A pasted report would fill the screen: its start says which it is.
     let shown: String = match order.char_indices().nth(60) {
-        Some((cut, _)) => format!("`{}...` ({} characters)", &order[..cut], order.len()),
-        None => order.to_string(),
+        Some((cut, _)) => format!(
+            "`{}...` ({} characters)",
+            printable(&order[..cut]),
+            order.chars().count()
+        ),
+        None => printable(order).into_owned(),
     };
     InvalidInput(format!(
-        "{}; read as an order given itself, {} (`{t}`) is not a node id",
+        "{}; read as an order given itself, {} (`{}`) is not a node id",
         e.0.replacen(order, &shown, 1),
-        nth_entry(i)
+        nth_entry(i),
+        printable(t)
     ))
 }
 
@@ -385,7 +391,8 @@ fn live_lines(graph: &Graph, allocs: &[NodeIdx], shown: usize) -> String {
             let name = (graph.extra(w))
                 .and_then(|e| e.get("Name")?.as_str())
                 .map_or(String::new(), |n| format!(" {n:?}"));
-            format!(" -> node {} {}{name}", graph.id(w), graph.op(w))
+            let op = printable(graph.op(w));
+            format!(" -> node {} {op}{name}", graph.id(w))
         });
         let buf = graph.buf_id(a).unwrap_or_default();
         s += &format!(
