@@ -28,9 +28,10 @@ use inputs::{budget_note, input_id, inputs_freed_early, unordered_inputs, SEARCH
 ///   (`"Lantency"`): kept as metadata nothing reads;
 /// - a compute node whose `BufId` names a buffer no FREE releases (a
 ///   release under another Op name, `DEALLOC`): the buffer stays live;
-/// - every FREE (of two or more) has one predecessor, the node its ALLOC
-///   feeds, which other nodes follow: the edges from the buffers' readers
-///   to their FREEs look lost, and every peak would count too little;
+/// - the FREEs of most buffers (two or more, three quarters of the
+///   ALLOCs) have one predecessor, the node their ALLOC feeds, which
+///   other nodes follow: the edges from the buffers' readers to their
+///   FREEs look lost, and every peak would count too little;
 /// - an `Inputs` entry (not a FREE) with no path of edges to its node: the
 ///   node may then run first, which an export that lost an edge did not
 ///   mean;
@@ -192,17 +193,16 @@ fn misspelt_field(g: &Graph) -> Option<String> {
     ))
 }
 
-/// Every FREE (of two or more) follows its writer alone, the compute node
-/// its ALLOC feeds, while some writer has another compute successor (a
-/// likely reader). Only the edges order the nodes, so each buffer may then
+/// Most buffers' FREEs (two or more, and at least three quarters of the
+/// ALLOCs) follow their writer alone, the compute node their ALLOC feeds,
+/// while some such writer has another compute successor (a likely
+/// reader). Only the edges order the nodes, so each of those buffers may
 /// be freed as soon as it is written: an export that kept the
 /// producer-to-FREE edges and lost the reader-to-FREE ones, whose every
-/// peak, the optimum's too, is counted too low without a word.
+/// peak, the optimum's too, is counted too low without a word. Counting
+/// against the ALLOCs, not the FREEs, keeps quiet a graph whose outputs
+/// stay live and whose workspaces alone are freed after their op.
 fn frees_after_writers_only(g: &Graph) -> Option<String> {
-    let frees: Vec<NodeIdx> = g.nodes().filter(|&v| g.kind(v) == NodeKind::Free).collect();
-    if frees.len() < 2 {
-        return None;
-    }
     let writer = |free: NodeIdx| {
         let alloc = g.partner(free)?;
         match *g.preds(free) {
@@ -210,19 +210,23 @@ fn frees_after_writers_only(g: &Graph) -> Option<String> {
             _ => None,
         }
     };
-    let writers: Vec<(NodeIdx, NodeIdx)> = (frees.iter())
-        .map(|&f| Some((f, writer(f)?)))
-        .collect::<Option<_>>()?;
+    let frees = g.nodes().filter(|&v| g.kind(v) == NodeKind::Free);
+    let writers: Vec<(NodeIdx, NodeIdx)> = frees.filter_map(|f| Some((f, writer(f)?))).collect();
+    let allocs = g.nodes().filter(|&v| g.kind(v) == NodeKind::Alloc).count();
+    if writers.len() < 2 || writers.len() * 4 < allocs * 3 {
+        return None;
+    }
     let (free, w, reader) = writers.iter().find_map(|&(f, w)| {
         let compute = |&&r: &&NodeIdx| g.kind(r) == NodeKind::Compute;
         Some((f, w, *g.succs(w).iter().find(compute)?))
     })?;
     Some(format!(
-        "each of its {} FREEs follows only the node its ALLOC feeds (FREE {} follows node {} \
-         alone), so a buffer may be freed as soon as it is written, before the nodes that read \
-         it (node {} follows node {}): if other nodes read these buffers, the edges from them \
-         to the FREEs are missing, and every peak counts too little",
-        frees.len(),
+        "the FREEs of {} of its {} follow only the node their ALLOC feeds (FREE {} follows node {} \
+         alone), so those buffers may be freed as soon as they are written, before the nodes \
+         that read them (node {} follows node {}): if other nodes read these buffers, the \
+         edges from them to the FREEs are missing, and every peak counts too little",
+        writers.len(),
+        crate::text::count(allocs, "buffer"),
         g.id(free),
         g.id(w),
         g.id(reader),
@@ -442,7 +446,7 @@ mod tests {
         assert_eq!(w.len(), 1, "{w:?}");
         assert!(
             w[0].starts_with(
-                "each of its 2 FREEs follows only the node its ALLOC feeds (FREE 4 follows \
+                "the FREEs of 2 of its 2 buffers follow only the node their ALLOC feeds (FREE 4 follows \
                  node 1 alone)"
             ) && w[0].contains("(node 3 follows node 1)"),
             "{w:?}"
@@ -452,6 +456,14 @@ mod tests {
             {"Id": 1, "Op": "Conv"}, {"Id": 2, "Op": "Relu"}, {"Id": 3, "Op": "FREE", "BufId": 1}],
             "Edges": [[0, 1], [1, 2], [1, 3]]}"#;
         assert!(lint_of(one_free).is_empty());
+        // Outputs that stay live, workspaces freed after their op: quiet.
+        let workspaces = r#"{"Nodes": [{"Id": 0, "Op": "ALLOC", "Size": 8, "BufId": 1},
+            {"Id": 1, "Op": "ALLOC", "Size": 4, "BufId": 2}, {"Id": 2, "Op": "A"},
+            {"Id": 3, "Op": "FREE", "BufId": 2}, {"Id": 4, "Op": "ALLOC", "Size": 8, "BufId": 3},
+            {"Id": 5, "Op": "ALLOC", "Size": 4, "BufId": 4}, {"Id": 6, "Op": "B"},
+            {"Id": 7, "Op": "FREE", "BufId": 4}],
+            "Edges": [[0, 2], [1, 2], [2, 3], [2, 6], [4, 6], [5, 6], [6, 7]]}"#;
+        assert!(lint_of(workspaces).is_empty(), "{:?}", lint_of(workspaces));
     }
 
     /// Inputs that are not a list are named: nothing checks them.
@@ -603,21 +615,17 @@ mod tests {
             {"Id": 5, "Op": "ALLOC", "Size": 1000, "BufId": 3}, {"Id": 6, "Op": "FREE", "BufId": 3}],
             "Edges": [[0, 1], [2, 1], [1, 3], [1, 4], [5, 4], [4, 6]]}"#;
         let w = lint_of(json);
-        // Both FREEs follow their writers alone, which the general check
-        // names too.
-        assert_eq!(w.len(), 2, "{w:?}");
+        // Buffer 2 is never freed: the check of FREEs after their writers
+        // alone (two of three buffers) stays quiet.
+        assert_eq!(w.len(), 1, "{w:?}");
         assert!(
-            w[0].starts_with("each of its 2 FREEs follows only"),
-            "{w:?}"
-        );
-        assert!(
-            w[1].starts_with(
+            w[0].starts_with(
                 "node 4 (`B`) lists ALLOC 0 in its Inputs, but no path of Edges leads from 4 \
                  to FREE node 3 of that buffer"
             ),
             "{w:?}"
         );
-        assert!(w[1].contains("is the edge [4, 3] missing?"), "{w:?}");
+        assert!(w[0].contains("is the edge [4, 3] missing?"), "{w:?}");
         // With the edge, or a path through another node, nothing is named.
         assert!(lint_of(&json.replace("[4, 6]]", "[4, 6], [4, 3]]")).is_empty());
         let through = json.replace("[4, 6]]", "[4, 6], [6, 3]]");
