@@ -46,7 +46,10 @@ fn two_solvers_of_one_directory_are_compared() {
     expect_exit(&o, 0);
     let out = stdout(&o);
     assert!(
-        out.starts_with("- Compared: `seed-greedy` in OLD with `moves:delta,type,id` in NEW\n"),
+        out.starts_with(
+            "- Compared: `seed-greedy` in OLD with `moves:delta,type,id` in NEW, matched by \
+             graph and seed (the lines below name both `seed-greedy`)\n"
+        ),
         "{out}"
     );
     assert!(

@@ -167,9 +167,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Format::Markdown => {
             let compared = pair.as_ref().map_or(String::new(), |(old, new)| {
                 format!(
-                    "- Compared: {} in OLD with {} in NEW\n",
+                    "- Compared: {} in OLD with {} in NEW, matched by graph and seed (the lines \
+                     below name both {})\n",
                     code(old),
-                    code(new)
+                    code(new),
+                    code(old)
                 )
             });
             compared + &markdown(&d, args.limit, &old_runs, &new_runs, settings.as_deref())
