@@ -105,7 +105,7 @@ fn check_names_the_buffers_live_at_the_peak() {
 /// that name; a bare id is still a file's name.
 #[test]
 fn check_takes_an_order_given_inline() {
-    for order in ["[0, 1, 2]", "0 1 2", "0,1,2"] {
+    for order in ["[0, 1, 2]", "0 1 2", "0,1,2", "0\r\n1\r\n2\r\n"] {
         let o = run(&["check", EXAMPLE, order], None);
         assert_eq!(o.status.code(), Some(0), "{order}: {}", stderr(&o));
         assert!(stdout(&o).contains("peak         1024 B"), "{}", stdout(&o));

@@ -75,11 +75,12 @@ pub struct Args {
 fn is_inline_order(order: &str) -> bool {
     let ids = order.trim().trim_start_matches('[').trim_end_matches(']');
     let separated = order.trim().starts_with('[') || ids.contains([',', ' ', '\t', '\n']);
+    // `\r`: a list pasted with CRLF line endings.
     separated
         && !std::path::Path::new(order).exists()
         && order
             .chars()
-            .all(|c| c.is_ascii_digit() || "[]-, \t\n".contains(c))
+            .all(|c| c.is_ascii_digit() || "[]-, \t\n\r".contains(c))
 }
 
 /// `e`, the error of reading `order` as a file, with what is wrong with
