@@ -160,7 +160,7 @@ pub fn profile(g: &Graph, order: &[NodeIdx]) -> Result<Vec<i64>, ScheduleError> 
 pub fn live_after(g: &Graph, order: &[NodeIdx], step: usize) -> Vec<NodeIdx> {
     let mut live = vec![false; g.node_count()];
     let mut allocs = Vec::new();
-    for &v in &order[..=step.min(order.len().saturating_sub(1))] {
+    for &v in order.iter().take(step.saturating_add(1)) {
         match g.kind(v) {
             NodeKind::Alloc => {
                 live[v as usize] = true;

@@ -15,6 +15,7 @@ use crate::solvers::{self, ProgramOrder, SolveContext};
 use crate::text::printable;
 use crate::Graph;
 
+use super::numbers::short_bytes;
 use super::schedule::{check_outputs, plot_orders, reduction_pct, Format};
 use super::{emit, human_bytes, is_broken_pipe, percent, read_graph, saved_for, InvalidInput};
 
@@ -73,14 +74,19 @@ pub struct Args {
 /// name, and it is ids in brackets or separated by commas or whitespace
 /// (`'[0,2,1]'`, `'0 2 1'`; one bare id is taken for a file's name).
 fn is_inline_order(order: &str) -> bool {
-    let ids = order.trim().trim_start_matches('[').trim_end_matches(']');
-    let separated = order.trim().starts_with('[') || ids.contains([',', ' ', '\t', '\n']);
     // `\r`: a list pasted with CRLF line endings.
-    separated
-        && !std::path::Path::new(order).exists()
+    looks_like_a_list(order)
         && order
             .chars()
             .all(|c| c.is_ascii_digit() || "[]-, \t\n\r".contains(c))
+}
+
+/// Whether ORDER reads as a list rather than a file's name: in brackets,
+/// or entries separated by commas or whitespace, and no file of that name.
+fn looks_like_a_list(order: &str) -> bool {
+    let trimmed = order.trim();
+    (trimmed.starts_with('[') || trimmed.contains([',', ' ', '\t', '\n']))
+        && !std::path::Path::new(order).exists()
 }
 
 /// `e`, the error of reading `order` as a file, with what is wrong with
@@ -88,8 +94,7 @@ fn is_inline_order(order: &str) -> bool {
 /// separated by commas or whitespace, and no such file): its first entry
 /// that is not an id, as in `'0 1 x 2'` or a pasted report line.
 fn not_inline(order: &str, e: InvalidInput) -> InvalidInput {
-    let separated = order.trim().starts_with('[') || order.trim().contains([',', ' ', '\t', '\n']);
-    if !separated || std::path::Path::new(order).exists() {
+    if !looks_like_a_list(order) {
         return e;
     }
     let entries = order.split(|c: char| c == ',' || c == '[' || c == ']' || c.is_whitespace());
@@ -403,15 +408,6 @@ fn live_lines(graph: &Graph, allocs: &[NodeIdx], shown: usize) -> String {
         );
     }
     s
-}
-
-/// `12.0 MiB`: [`human_bytes`]'s unit part alone (`512 B` below a KiB).
-fn short_bytes(b: u64) -> String {
-    let text = human_bytes(b);
-    match text.split_once(" (") {
-        Some((_, unit)) => unit.trim_end_matches(')').to_string(),
-        None => text,
-    }
 }
 
 /// The node the ALLOC `alloc` feeds, which defines its buffer (as XLA and

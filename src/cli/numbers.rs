@@ -21,10 +21,25 @@ pub(crate) fn percent(x: f64) -> String {
 
 /// Formats a byte count as `123456 B (120.6 KiB)`.
 pub(crate) fn human_bytes(b: u64) -> String {
+    match short_unit(b) {
+        Some(scaled) => format!("{b} B ({scaled})"),
+        None => format!("{b} B"),
+    }
+}
+
+/// Formats a byte count in its unit alone: `120.6 KiB` (`512 B` below a
+/// KiB), as [`human_bytes`] puts it in parentheses.
+pub(crate) fn short_bytes(b: u64) -> String {
+    short_unit(b).unwrap_or_else(|| format!("{b} B"))
+}
+
+/// `b` in the largest binary unit that keeps it at 1 or more, one
+/// decimal (`120.6 KiB`); `None` below a KiB.
+fn short_unit(b: u64) -> Option<String> {
     // Up to EiB: a graph's bytes stay below 2^63 (8 EiB).
     const UNITS: [&str; 6] = ["KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
     if b < 1024 {
-        return format!("{b} B");
+        return None;
     }
     let mut x = b as f64;
     let mut unit = "B";
@@ -35,7 +50,7 @@ pub(crate) fn human_bytes(b: u64) -> String {
         x /= 1024.0;
         unit = u;
     }
-    format!("{b} B ({x:.1} {unit})")
+    Some(format!("{x:.1} {unit}"))
 }
 
 #[cfg(test)]
@@ -49,5 +64,7 @@ mod tests {
         assert_eq!(human_bytes(1023), "1023 B");
         assert_eq!(human_bytes(1536), "1536 B (1.5 KiB)");
         assert_eq!(human_bytes(1 << 63), "9223372036854775808 B (8.0 EiB)");
+        assert_eq!(super::short_bytes(1023), "1023 B");
+        assert_eq!(super::short_bytes(1536), "1.5 KiB");
     }
 }
