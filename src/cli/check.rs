@@ -410,9 +410,10 @@ fn live_lines(graph: &Graph, allocs: &[NodeIdx], shown: usize) -> String {
     s
 }
 
-/// The node the ALLOC `alloc` feeds, which defines its buffer (as XLA and
-/// Inductor's node-output model has it, [`crate::solvers`]' published
-/// schedulers): its first compute successor, if it has one.
+/// The node the ALLOC `alloc` feeds, which defines its buffer: its first
+/// compute successor in the order its edges are written, if it has one.
+/// (The published schedulers' op view takes the first in program order;
+/// the two differ only for an ALLOC that feeds several ops.)
 fn feeds(graph: &Graph, alloc: NodeIdx) -> Option<NodeIdx> {
     (graph.succs(alloc).iter().copied()).find(|&w| graph.kind(w) == crate::graph::NodeKind::Compute)
 }
